@@ -1,0 +1,86 @@
+#ifndef HMO_ANALYSIS_BEST_FIT_PLACER_H_
+#define HMO_ANALYSIS_BEST_FIT_PLACER_H_
+
+// BestFitPlacer: the placement step of XLA's GlobalDecreasingSizeBestFitHeap,
+// independent of the buffer type. It keeps the chunks placed so far in a
+// BufferIntervalTree and, for a new buffer (or group of colocated buffers
+// that must share one offset), finds the free gap XLA would pick:
+//
+//  1. Collect the chunks of every placed node that overlaps in time (inclusive
+//     ends) any of the group's lifetimes.
+//  2. Sort them by offset and merge overlapping ones. Walking up from offset 0,
+//     each gap [free_start, next_used_offset) is a candidate only if it is at
+//     least `size` bytes (the size of the buffer being placed, not of the
+//     group); after each used run, free_start moves to the run's end aligned
+//     up. The last gap is [free_start, +inf).
+//  3. A preferred offset (>= 0 and aligned) wins when some gap contains
+//     [preferred, preferred + group_size).
+//  4. Otherwise, over the gaps in ascending offset whose aligned start still
+//     leaves room for group_size before the gap end: kLowestOffset takes the
+//     first; kBestFit takes the gap with the strictly smallest (end - start),
+//     so the lowest offset wins ties.
+
+#include <cstdint>
+#include <limits>
+#include <utility>
+#include <vector>
+
+#include "absl/types/span.h"
+#include "hmo/analysis/buffer_interval_tree.h"
+#include "hmo/analysis/heap_chunk.h"
+
+namespace hmo {
+
+// How a free gap is chosen among those that fit.
+enum class ChunkPlacement {
+  kBestFit,      // the smallest fitting gap, lowest offset on ties
+  kLowestOffset  // the fitting gap with the lowest offset
+};
+
+// A live range in event-counter time, both ends inclusive.
+struct HeapTimeInterval {
+  int64_t start = 0;
+  int64_t end = 0;
+};
+
+class BestFitPlacer {
+ public:
+  // `alignment` must be positive; it need not be a power of two.
+  BestFitPlacer(int64_t alignment, ChunkPlacement placement)
+      : alignment_(alignment), placement_(placement) {}
+
+  // The offset XLA's FindChunkCandidate returns for a buffer of `size` bytes
+  // that, with its colocations, occupies `group_size` bytes during every
+  // interval of `lifetimes` (the buffer's own first). `preferred_offset` < 0
+  // means none.
+  int64_t FindOffset(absl::Span<const HeapTimeInterval> lifetimes, int64_t size,
+                     int64_t group_size, int64_t preferred_offset = -1) const;
+
+  // Records that the group occupies `chunk` during every interval of
+  // `lifetimes`.
+  void Commit(absl::Span<const HeapTimeInterval> lifetimes, const HeapChunk& chunk);
+
+  // `value` rounded up to the alignment.
+  int64_t AlignUp(int64_t value) const { return AlignHeapOffsetUp(value, alignment_); }
+
+  int64_t alignment() const { return alignment_; }
+  ChunkPlacement placement() const { return placement_; }
+  const BufferIntervalTree& interval_tree() const { return tree_; }
+
+  // Forgets every placed chunk.
+  void Clear() { tree_.Clear(); }
+
+ private:
+  // The free gaps (start, end) for a buffer of `size` bytes, ascending.
+  void MakeFreeGaps(absl::Span<const HeapTimeInterval> lifetimes, int64_t size) const;
+
+  int64_t alignment_;
+  ChunkPlacement placement_;
+  BufferIntervalTree tree_;
+  mutable std::vector<HeapChunk> used_chunks_;
+  mutable std::vector<std::pair<int64_t, int64_t>> free_gaps_;
+};
+
+}  // namespace hmo
+
+#endif  // HMO_ANALYSIS_BEST_FIT_PLACER_H_

@@ -1,0 +1,104 @@
+#ifndef HMO_ANALYSIS_TIGHT_PACKING_BRANCH_AND_BOUND_H_
+#define HMO_ANALYSIS_TIGHT_PACKING_BRANCH_AND_BOUND_H_
+
+// TightPackingBranchAndBound: an exact decision procedure for a
+// HeapPackingProblem in the style of MiniMalloc (Moffitt, ASPLOS 2023): is
+// there a placement whose height is at most `capacity`?
+//
+// It only enumerates canonical placements: blocks are placed one at a time,
+// each at its lowest feasible offset given the blocks placed before it (its
+// "min offset": the aligned end of the highest conflicting block placed so
+// far), in non-decreasing offset order, with blocks placed at the same offset
+// taken in preorder rank. Every placement can be turned into a canonical one
+// of no greater height, so the search is complete. It prunes with
+//  * dominance: a block whose min offset is at or above the lowest possible
+//    end of any unplaced block would leave a gap that block could fill, so it
+//    is not tried;
+//  * section inference: in every time section, the unplaced blocks must stack
+//    above the section's floor (the highest end placed there, and the lowest
+//    min offset of the unplaced blocks there) within the capacity;
+// and decomposes dynamically: once no unplaced block spans a section
+// boundary, the two sides are solved independently.
+//
+// The search is deterministic; a node limit and an optional deadline bound it.
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "hmo/analysis/heap_packing_problem.h"
+#include "hmo/analysis/tight_packing_sweep.h"
+
+namespace hmo {
+
+enum class TightPackingOutcome {
+  kFound,       // a placement within the capacity was found
+  kInfeasible,  // proven: no placement fits the capacity
+  kAborted,     // the node limit or the deadline ran out first
+};
+
+class TightPackingBranchAndBound {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  // `problem` and `sweep` must outlive the search.
+  TightPackingBranchAndBound(const HeapPackingProblem& problem, const TightPackingSweep& sweep);
+
+  // Searches for a placement of height <= `capacity`, branching among equal
+  // offsets in the order of `rank` (a permutation: lower rank first), using at
+  // most `node_limit` nodes. On kFound, `offsets` holds the placement.
+  TightPackingOutcome Decide(int64_t capacity, const std::vector<int32_t>& rank,
+                             int64_t node_limit, std::optional<Clock::time_point> deadline,
+                             std::vector<int64_t>& offsets);
+
+  // Nodes expanded by the last Decide.
+  int64_t nodes() const { return nodes_; }
+
+ private:
+  struct Partition {
+    std::vector<int32_t> blocks;
+    int32_t section_begin = 0;
+    int32_t section_end = 0;
+  };
+  struct Candidate {
+    int64_t offset;
+    int32_t rank;
+    int32_t block;
+  };
+
+  TightPackingOutcome Search(const Partition& partition, int64_t last_offset, int32_t last_rank);
+  TightPackingOutcome Decompose(const Partition& partition, int32_t block, int64_t offset);
+  TightPackingOutcome SolvePartition(const Partition& partition);
+  // Places `block` at `offset`; returns the trail sizes to undo to.
+  void Place(int32_t block, int64_t offset);
+  void Undo(int32_t block, size_t offset_trail_size, size_t floor_trail_size);
+  bool Check(const Partition& partition, int64_t offset) const;
+  int64_t AlignUp(int64_t value) const { return AlignHeapOffsetUp(value, problem_.alignment); }
+
+  const HeapPackingProblem& problem_;
+  const TightPackingSweep& sweep_;
+
+  int64_t capacity_ = 0;
+  const std::vector<int32_t>* rank_ = nullptr;
+  int64_t node_limit_ = 0;
+  std::optional<Clock::time_point> deadline_;
+  int64_t nodes_ = 0;
+  bool out_of_budget_ = false;
+
+  std::vector<int64_t> offset_;      // -1 while unplaced
+  std::vector<int64_t> min_offset_;
+  std::vector<int64_t> floor_;       // per section
+  std::vector<int64_t> total_;       // per section: bytes of unplaced blocks
+  std::vector<int32_t> cuts_;        // per section boundary: unplaced spanning blocks
+  std::vector<std::pair<int32_t, int64_t>> offset_trail_;  // (block, old min offset)
+  std::vector<std::pair<int32_t, int64_t>> floor_trail_;   // (section, old floor)
+  std::vector<int32_t> affected_stamp_;                    // per section
+  int32_t stamp_ = 0;
+  std::vector<int32_t> affected_;
+  std::vector<int64_t> solution_;
+};
+
+}  // namespace hmo
+
+#endif  // HMO_ANALYSIS_TIGHT_PACKING_BRANCH_AND_BOUND_H_

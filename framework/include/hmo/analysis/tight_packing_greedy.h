@@ -1,0 +1,64 @@
+#ifndef HMO_ANALYSIS_TIGHT_PACKING_GREEDY_H_
+#define HMO_ANALYSIS_TIGHT_PACKING_GREEDY_H_
+
+// Greedy placements for the tight packer: blocks placed one at a time, in a
+// given order, at the gap BestFitPlacer picks (XLA's best fit or lowest
+// offset); the orders it tries; and the squeaky-wheel repair that reorders
+// the blocks that set the peak.
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/types/span.h"
+#include "hmo/analysis/best_fit_placer.h"
+#include "hmo/analysis/heap_packing_problem.h"
+
+namespace hmo {
+
+// Places the blocks in `order` (a permutation of the block indices; size-0
+// blocks go to 0) and returns the height; `offsets` receives the placement.
+int64_t PlaceBlocksInOrder(const HeapPackingProblem& problem, absl::Span<const int32_t> order,
+                           ChunkPlacement placement, std::vector<int64_t>& offsets);
+
+// Per-block facts the orders are built from.
+struct BlockOrderKeys {
+  std::vector<int64_t> size;
+  std::vector<int64_t> live_steps;   // time steps covered by the lifetimes
+  std::vector<int64_t> first_start;  // earliest start
+  std::vector<int64_t> last_end;     // latest end
+  std::vector<int64_t> peak_total;   // most bytes live at one step during the block's lifetimes
+};
+BlockOrderKeys ComputeBlockOrderKeys(const HeapPackingProblem& problem);
+
+// A named block order.
+struct BlockOrder {
+  std::string name;
+  std::vector<int32_t> order;
+};
+
+// The deterministic orders the tight packer starts from: size, area, live
+// steps, peak total (MiniMalloc's "T"), start time and end time, each
+// descending with the others as tie breaks.
+std::vector<BlockOrder> TightPackingStartOrders(const BlockOrderKeys& keys);
+
+// Squeaky-wheel repair. Starting from `order` (whose placement has height
+// `height`), repeatedly places the blocks, blames those whose end rises above
+// `target` (the blocks that set the peak), moves each blamed block a random
+// distance toward the front of the order, and keeps the best placement seen.
+// Runs at most `iterations` placements; stops early at `target`. Seeded by
+// `rng`; deterministic for a given seed.
+struct SqueakyWheelResult {
+  std::vector<int32_t> order;
+  std::vector<int64_t> offsets;
+  int64_t height = 0;
+  int64_t placements = 0;
+};
+SqueakyWheelResult SqueakyWheelRepair(const HeapPackingProblem& problem,
+                                      std::vector<int32_t> order, ChunkPlacement placement,
+                                      int64_t target, int64_t iterations, std::mt19937_64& rng);
+
+}  // namespace hmo
+
+#endif  // HMO_ANALYSIS_TIGHT_PACKING_GREEDY_H_

@@ -1,0 +1,66 @@
+#ifndef HMO_ANALYSIS_TIGHT_PACKING_SOLVER_H_
+#define HMO_ANALYSIS_TIGHT_PACKING_SOLVER_H_
+
+// SolveTightPacking: lowers the height of a HeapPackingProblem placement
+// toward the lower bound (the most bytes live at once), never above the
+// placement it starts from.
+//
+//  1. Greedy: best-fit and lowest-offset placement in six block orders
+//     (size, area, lifetime, peak live bytes, start, end).
+//  2. Exact search (small instances: at most `exact_max_blocks` blocks and
+//     `exact_max_conflict_pairs` conflicting pairs): the MiniMalloc-style
+//     branch and bound of TightPackingBranchAndBound, first at the lower
+//     bound, then a binary search on the height between the lower bound and
+//     the best height found. Three static preorders (lifetime/area/peak total
+//     in MiniMalloc's "WAT", "TAW", "TWA" orders) are tried round robin with
+//     doubling node limits.
+//  3. Squeaky-wheel repair of the best greedy order when still above the
+//     lower bound.
+// Deterministic for given options unless a time limit is set.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hmo/analysis/heap_packing_problem.h"
+
+namespace hmo {
+
+struct TightPackingOptions {
+  // Branch-and-bound nodes for the whole solve (the deterministic budget).
+  int64_t node_budget = 2'000'000;
+  // Wall-clock limit in seconds for the whole solve; <= 0 means none. With a
+  // limit the result may depend on machine speed.
+  double time_limit_seconds = 0;
+  // Greedy placements the squeaky-wheel repair may run.
+  int64_t repair_placements = 48;
+  // Skip the squeaky-wheel repair when blocks x repair_placements exceeds
+  // this (each placement is O(n log n)).
+  int64_t repair_max_block_placements = 4'000'000;
+  // Size limits for attempting the exact search.
+  int64_t exact_max_blocks = 5000;
+  int64_t exact_max_conflict_pairs = 4'000'000;
+  // Seed of the repair's random moves.
+  uint64_t seed = 0x5EED;
+};
+
+struct TightPackingReport {
+  int64_t lower_bound = 0;
+  int64_t initial_height = 0;
+  int64_t height = 0;
+  int64_t nodes = 0;       // branch-and-bound nodes expanded
+  int64_t placements = 0;  // greedy placements run
+  bool proven_optimal = false;
+  std::string method;      // the step that produced the returned placement
+};
+
+// Returns a valid placement of height <= the height of `initial_offsets`
+// (which must be a valid placement of `problem`). `report` may be null.
+std::vector<int64_t> SolveTightPacking(const HeapPackingProblem& problem,
+                                       std::vector<int64_t> initial_offsets,
+                                       const TightPackingOptions& options,
+                                       TightPackingReport* report);
+
+}  // namespace hmo
+
+#endif  // HMO_ANALYSIS_TIGHT_PACKING_SOLVER_H_

@@ -1,0 +1,64 @@
+#ifndef HMO_PLUGIN_BACKEND_H_
+#define HMO_PLUGIN_BACKEND_H_
+
+// A compilation target as memory optimization sees it, provided by a backend
+// plugin (backends/cpu, backends/gpu) and selected by name, e.g. through a
+// pass option. Backend objects are immutable descriptions, shared by every
+// thread.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "hmo/pass/named_registry.h"
+
+namespace hmo {
+
+class Shape;
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+
+  // Returns the backend's kebab-case name ("cpu", "gpu").
+  virtual std::string_view name() const = 0;
+
+  // Returns how many bytes a buffer of `shape` occupies on this target.
+  virtual int64_t BufferSizeBytes(const Shape& shape) const = 0;
+
+  // Returns the alignment, in bytes, the target requires of buffer offsets.
+  virtual int64_t BufferAlignment() const = 0;
+};
+
+struct BackendRegistration {
+  std::string name;  // equals backend->name()
+  std::string description;
+  std::shared_ptr<const Backend> backend;
+};
+
+using RegisteredBackend = Registered<BackendRegistration>;
+
+class BackendRegistry {
+ public:
+  // Adds `registration` from `plugin`. Returns InvalidArgument for a bad name,
+  // a null backend or a name that differs from backend->name(); AlreadyExists
+  // naming both plugins when the name is taken.
+  absl::Status Register(BackendRegistration registration, std::string_view plugin);
+
+  // Returns the backend called `name`, or null.
+  const RegisteredBackend* Find(std::string_view name) const { return backends_.Find(name); }
+  // Returns every backend, sorted by name.
+  std::vector<const RegisteredBackend*> List() const { return backends_.List(); }
+  // Returns every backend name, sorted.
+  std::vector<std::string> Names() const { return backends_.Names(); }
+
+ private:
+  NamedRegistry<BackendRegistration> backends_{"backend"};
+};
+
+}  // namespace hmo
+
+#endif  // HMO_PLUGIN_BACKEND_H_

@@ -1,0 +1,160 @@
+#ifndef HMO_PLUGIN_PLUGIN_ABI_H_
+#define HMO_PLUGIN_PLUGIN_ABI_H_
+
+/* The hmo plugin ABI: the one entry point every plugin shared object exports
+ * and the self-describing struct it returns.
+ *
+ * A plugin exports exactly one unmangled symbol:
+ *
+ *     HMO_PLUGIN_EXPORT const HmoPluginInfo* hmoGetPluginInfo(void);
+ *
+ * The host calls it once, right after loading the shared object, checks the
+ * returned struct (below), then calls each non-NULL registration callback once,
+ * in struct order. The struct and every string it points to must stay valid
+ * while the plugin is loaded; the host keeps plugins loaded for the life of
+ * the process, so static storage is the natural choice.
+ *
+ * Two tiers of plugin
+ * -------------------
+ * 1. C++ plugins (every in-tree plugin and backend) register passes, backends
+ *    and analyses, which are C++ objects built against libhmo_framework.so.
+ *    C++ types crossing a shared-object boundary tie the plugin to the exact
+ *    build, so such a plugin sets `build_fingerprint` to HMO_BUILD_FINGERPRINT
+ *    and the host refuses it unless the fingerprint equals its own.
+ * 2. C plugins register only scheduler strategies, through the pure C interface
+ *    in scheduler_strategy_abi.h. They set `build_fingerprint` to NULL, may not
+ *    set the C++ callbacks, and keep working across hmo rebuilds as long as the
+ *    ABI major versions match.
+ *
+ * Versioning rules (for this struct and every struct in scheduler_strategy_abi.h)
+ * ------------------------------------------------------------------------------
+ * - Every struct that crosses the boundary begins with `size_t struct_size`,
+ *   which the side that fills it sets to sizeof() as it was compiled.
+ * - MINOR version: fields are only ever appended at the end of a struct. An
+ *   older plugin's struct is shorter: the host reads the fields it has and
+ *   treats the missing trailing fields as NULL / zero. A newer plugin's struct
+ *   is longer: the host ignores the fields it does not know. Minor versions
+ *   therefore need not match.
+ * - MAJOR version: anything removed, reordered or retyped, or a changed meaning
+ *   of an existing field. The host refuses a plugin whose `abi_major` differs
+ *   from HMO_PLUGIN_ABI_MAJOR, naming both versions.
+ * - A struct shorter than its size in the first minor version of the current
+ *   major (HMO_PLUGIN_INFO_MIN_SIZE here) is refused as malformed.
+ *
+ * Errors
+ * ------
+ * Callbacks report failure by returning a non-zero HmoStatusCode and writing a
+ * NUL-terminated explanation into `message`, a host-owned buffer of
+ * `message_capacity` (at least HMO_MESSAGE_CAPACITY) bytes; hmoSetMessage()
+ * does this. C++ exceptions must never escape a callback.
+ *
+ * This header is C (C99 and later) and C++. */
+
+#include "hmo/plugin/abi_base.h"
+
+#ifdef __cplusplus
+#include <cstddef>  /* defines the standard library's version macros */
+extern "C" {
+#endif
+
+#define HMO_PLUGIN_ABI_MAJOR 1
+/* 1.1: the value table of scheduler_strategy_abi.h (HmoSchedulingView.value_*,
+ * HmoSchedulingInstruction.defined_value_ids / used_value_ids / flags). */
+#define HMO_PLUGIN_ABI_MINOR 1
+
+/* The name of the entry point, for the host's symbol lookup. */
+#define HMO_PLUGIN_ENTRY_POINT_NAME "hmoGetPluginInfo"
+
+/* The hmo framework version. The framework's build checks that it equals the
+ * project version in CMakeLists.txt. */
+#define HMO_FRAMEWORK_VERSION "0.1.0"
+
+#define HMO_ABI_STRINGIFY_INNER_(x) #x
+#define HMO_ABI_STRINGIFY_(x) HMO_ABI_STRINGIFY_INNER_(x)
+
+/* HMO_BUILD_FINGERPRINT: the framework version, the compiler and its version,
+ * and the C++ standard library and its version (and, for libstdc++, its string
+ * ABI), as one string literal. The host and a C++ plugin both expand this macro,
+ * each in its own build, and the host compares the two strings. Defined only in
+ * C++: a C plugin has no C++ types to tie it to a build. */
+#ifdef __cplusplus
+#if defined(__clang__)
+#define HMO_FINGERPRINT_COMPILER_ "clang " __clang_version__
+#elif defined(__GNUC__)
+#define HMO_FINGERPRINT_COMPILER_ "gcc " __VERSION__
+#elif defined(_MSC_VER)
+#define HMO_FINGERPRINT_COMPILER_ "msvc " HMO_ABI_STRINGIFY_(_MSC_FULL_VER)
+#else
+#define HMO_FINGERPRINT_COMPILER_ "unknown-compiler"
+#endif
+#if defined(_LIBCPP_VERSION)
+#define HMO_FINGERPRINT_STDLIB_ "libc++ " HMO_ABI_STRINGIFY_(_LIBCPP_VERSION)
+#elif defined(__GLIBCXX__)
+#define HMO_FINGERPRINT_STDLIB_                                        \
+  "libstdc++ " HMO_ABI_STRINGIFY_(_GLIBCXX_RELEASE) " (" HMO_ABI_STRINGIFY_( \
+      __GLIBCXX__) ") cxx11-abi=" HMO_ABI_STRINGIFY_(_GLIBCXX_USE_CXX11_ABI)
+#elif defined(_MSVC_STL_VERSION)
+#define HMO_FINGERPRINT_STDLIB_ "msvc-stl " HMO_ABI_STRINGIFY_(_MSVC_STL_VERSION)
+#else
+#define HMO_FINGERPRINT_STDLIB_ "unknown-stdlib"
+#endif
+#define HMO_BUILD_FINGERPRINT                                     \
+  "hmo " HMO_FRAMEWORK_VERSION "; " HMO_FINGERPRINT_COMPILER_ "; " \
+  HMO_FINGERPRINT_STDLIB_
+#endif  /* __cplusplus */
+
+/* Opaque registrar handles of the C++ tier. A C++ plugin turns one into the
+ * framework's C++ registrar with hmo::PassRegistrar::FromHandle() and friends
+ * (hmo/plugin/plugin_registrars.h). */
+typedef struct HmoPassRegistrar HmoPassRegistrar;
+typedef struct HmoBackendRegistrar HmoBackendRegistrar;
+typedef struct HmoAnalysisRegistrar HmoAnalysisRegistrar;
+/* The scheduler-strategy registrar is a plain C struct; see
+ * scheduler_strategy_abi.h. */
+struct HmoStrategyRegistrar;
+
+/* A registration callback: registers what the plugin provides through
+ * `registrar`, which is valid only during the call. Returns kHmoOk, or an
+ * error code with an explanation written into `message`. */
+typedef HmoStatusCode (*HmoRegisterPassesFn)(HmoPassRegistrar* registrar, char* message,
+                                             size_t message_capacity);
+typedef HmoStatusCode (*HmoRegisterSchedulerStrategiesFn)(
+    struct HmoStrategyRegistrar* registrar, char* message, size_t message_capacity);
+typedef HmoStatusCode (*HmoRegisterBackendsFn)(HmoBackendRegistrar* registrar, char* message,
+                                               size_t message_capacity);
+typedef HmoStatusCode (*HmoRegisterAnalysesFn)(HmoAnalysisRegistrar* registrar, char* message,
+                                               size_t message_capacity);
+
+/* What hmoGetPluginInfo() returns. ABI 1.0 layout. */
+typedef struct HmoPluginInfo {
+  /* sizeof(HmoPluginInfo) as the plugin was compiled. */
+  size_t struct_size;
+  /* HMO_PLUGIN_ABI_MAJOR / HMO_PLUGIN_ABI_MINOR as the plugin was compiled. */
+  uint32_t abi_major;
+  uint32_t abi_minor;
+  /* The plugin's name (non-empty; used in messages and `hmo plugins`) and
+   * version (free-form, e.g. "1.2.0"). */
+  const char* name;
+  const char* version;
+  /* HMO_BUILD_FINGERPRINT for a C++ plugin; NULL for a C plugin, which must
+   * then leave register_passes, register_backends and register_analyses NULL. */
+  const char* build_fingerprint;
+  /* Registration callbacks; each may be NULL. */
+  HmoRegisterPassesFn register_passes;
+  HmoRegisterSchedulerStrategiesFn register_scheduler_strategies;
+  HmoRegisterBackendsFn register_backends;
+  HmoRegisterAnalysesFn register_analyses;
+} HmoPluginInfo;
+
+/* The size of the ABI 1.0 struct: the least struct_size the host accepts. */
+#define HMO_PLUGIN_INFO_MIN_SIZE \
+  (offsetof(HmoPluginInfo, register_analyses) + sizeof(HmoRegisterAnalysesFn))
+
+/* The entry point's type. */
+typedef const HmoPluginInfo* (*HmoGetPluginInfoFn)(void);
+
+#ifdef __cplusplus
+}  /* extern "C" */
+#endif
+
+#endif  /* HMO_PLUGIN_PLUGIN_ABI_H_ */

@@ -1,0 +1,48 @@
+#ifndef HMO_PLUGIN_SCHEDULER_STRATEGY_ADAPTER_H_
+#define HMO_PLUGIN_SCHEDULER_STRATEGY_ADAPTER_H_
+
+// Runs a registered scheduler strategy (a C-ABI function, from a plugin or
+// the framework) on computations, and checks what it returns. Passes that
+// schedule (e.g. the memory scheduler) call these instead of the C ABI.
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "hmo/ir/hlo_schedule.h"
+#include "hmo/plugin/scheduler_strategy_registry.h"
+#include "hmo/plugin/scheduling_view.h"
+
+namespace hmo {
+
+class HloComputation;
+class HloInstruction;
+class HloModule;
+
+// Options handed to a strategy, as key/value text, in order.
+using StrategyOptions = std::vector<std::pair<std::string, std::string>>;
+
+// Asks `strategy` for an order of `computation`'s instructions and checks it:
+// every instruction exactly once, each after its operands and control
+// predecessors. Errors name the strategy, its plugin and the computation:
+// the strategy's own failure (its code and message), or what is wrong with
+// the order (its length, an id out of range, an id given twice, the first
+// instruction placed before an operand or control predecessor).
+absl::StatusOr<std::vector<HloInstruction*>> ScheduleComputationWithStrategy(
+    const RegisteredSchedulerStrategy& strategy, const HloComputation& computation,
+    const StrategyOptions& options, const MayShareOperandBufferFn& may_share = nullptr);
+
+// Schedules every non-fusion computation of `module` with the strategy named
+// `strategy_name`, returning the schedule (not yet set on the module).
+// Returns NotFound, with "did you mean" and the registered names, for an
+// unknown strategy, or the first computation's error.
+absl::StatusOr<HloSchedule> ScheduleModuleWithStrategy(
+    const HloModule& module, const SchedulerStrategyRegistry& strategies,
+    std::string_view strategy_name, const StrategyOptions& options,
+    const MayShareOperandBufferFn& may_share = nullptr);
+
+}  // namespace hmo
+
+#endif  // HMO_PLUGIN_SCHEDULER_STRATEGY_ADAPTER_H_

@@ -1,0 +1,51 @@
+#ifndef HMO_PLUGIN_SCHEDULER_STRATEGY_REGISTRY_H_
+#define HMO_PLUGIN_SCHEDULER_STRATEGY_REGISTRY_H_
+
+// The scheduler strategies a process knows, by name. Strategies arrive through
+// the C ABI (scheduler_strategy_abi.h), from plugins or from the framework.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "hmo/pass/named_registry.h"
+#include "hmo/plugin/scheduler_strategy_abi.h"
+
+namespace hmo {
+
+// A strategy as the host keeps it: its own copies of the name and
+// description, and the plugin's struct (copied; fields the plugin's ABI minor
+// version lacks are zero).
+struct SchedulerStrategyRegistration {
+  std::string name;
+  std::string description;
+  HmoSchedulerStrategy strategy = {};
+};
+
+using RegisteredSchedulerStrategy = Registered<SchedulerStrategyRegistration>;
+
+class SchedulerStrategyRegistry {
+ public:
+  // Copies and adds `strategy`, provided by `plugin`. Returns InvalidArgument
+  // for a struct smaller than ABI 1.0's, a null name or schedule function, or
+  // a name that is not kebab-case; AlreadyExists naming both plugins when the
+  // name is taken.
+  absl::Status Register(const HmoSchedulerStrategy& strategy, std::string_view plugin);
+
+  // Returns the strategy called `name`, or null.
+  const RegisteredSchedulerStrategy* Find(std::string_view name) const {
+    return strategies_.Find(name);
+  }
+  // Returns every strategy, sorted by name.
+  std::vector<const RegisteredSchedulerStrategy*> List() const { return strategies_.List(); }
+  // Returns every strategy name, sorted.
+  std::vector<std::string> Names() const { return strategies_.Names(); }
+
+ private:
+  NamedRegistry<SchedulerStrategyRegistration> strategies_{"scheduler strategy"};
+};
+
+}  // namespace hmo
+
+#endif  // HMO_PLUGIN_SCHEDULER_STRATEGY_REGISTRY_H_

@@ -1,0 +1,83 @@
+#ifndef HMO_PLUGIN_SCHEDULING_VIEW_H_
+#define HMO_PLUGIN_SCHEDULING_VIEW_H_
+
+// Builds the read-only C view of one computation that scheduler strategies
+// receive (HmoSchedulingView in scheduler_strategy_abi.h), and maps the ids in
+// a strategy's answer back to instructions.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "hmo/plugin/scheduler_strategy_abi.h"
+
+namespace hmo {
+
+class HloComputation;
+class HloInstruction;
+
+// Returns whether `instruction`'s output may occupy the buffer of its operand
+// number `operand_index`. The dataflow analysis provides the real answer; the
+// view calls it once per (instruction, distinct operand).
+using MayShareOperandBufferFn =
+    std::function<bool(const HloInstruction& instruction, int64_t operand_index)>;
+
+// Owns the view's arrays and strings; the HmoSchedulingView it exposes is
+// valid while this object lives and the computation is not changed.
+class SchedulingView {
+ public:
+  SchedulingView(const SchedulingView&) = delete;
+  SchedulingView& operator=(const SchedulingView&) = delete;
+
+  // The C view to hand to a strategy.
+  const HmoSchedulingView& view() const { return view_; }
+  // The instruction with id `id` (< size()).
+  HloInstruction* instruction(HmoInstructionId id) const { return instructions_[id]; }
+  // The id of `instruction`, or nullopt when it is not in the computation.
+  std::optional<HmoInstructionId> IdOf(const HloInstruction* instruction) const;
+  size_t size() const { return instructions_.size(); }
+
+ private:
+  friend std::unique_ptr<SchedulingView> BuildSchedulingView(const HloComputation&,
+                                                             const MayShareOperandBufferFn&);
+  SchedulingView() = default;
+
+  std::vector<HloInstruction*> instructions_;
+  absl::flat_hash_map<const HloInstruction*, HmoInstructionId> ids_;
+  // Per instruction: its C struct, its names, and its id arrays.
+  struct Storage {
+    HmoSchedulingInstruction c = {};
+    std::string name;
+    std::string opcode;
+    std::vector<HmoInstructionId> operands, users, control_predecessors, control_successors,
+        may_share;
+  };
+  std::vector<Storage> storage_;
+  std::vector<const HmoSchedulingInstruction*> pointers_;
+  std::string computation_name_;
+  std::string module_name_;
+  HmoSchedulingView view_ = {};
+};
+
+// Builds the view of `computation`:
+//  - ids follow the computation's instruction order (text order for a parsed
+//    module), 0 .. n-1;
+//  - operands in operand order, distinct users, control predecessors and
+//    successors, by id;
+//  - bytes_defined is ShapeUtil::ByteSizeOf(instruction shape);
+//  - is_live_out marks the root and, when the root is a tuple, the
+//    instructions it forwards (through nested root tuples);
+//  - may_share_operand_ids lists each distinct operand for which `may_share`
+//    returns true; with no `may_share` it is empty for every instruction
+//    ("no sharing known", always safe). The dataflow analysis passes its own
+//    function here to fill it.
+std::unique_ptr<SchedulingView> BuildSchedulingView(
+    const HloComputation& computation, const MayShareOperandBufferFn& may_share = nullptr);
+
+}  // namespace hmo
+
+#endif  // HMO_PLUGIN_SCHEDULING_VIEW_H_

@@ -1,0 +1,61 @@
+#ifndef HMO_TEXT_HLO_PRINTER_H_
+#define HMO_TEXT_HLO_PRINTER_H_
+
+// Printer for XLA's HLO text format, in XLA's current short form: names
+// without `%`, operands as bare names, shapes with their layouts, `ROOT`,
+// attributes in XLA's order (verbatim attributes at XLA's position for their
+// name, keeping their relative text order), computations without signatures,
+// callees before callers, the entry marked `ENTRY`.
+//
+// Guarantee: for any module M parsed from text, ParseHloModule(Print(M))
+// yields a module structurally equal to M, and printing that again yields
+// the same bytes.
+
+#include <string>
+
+#include "hmo/ir/hlo_computation.h"
+#include "hmo/ir/hlo_instruction.h"
+#include "hmo/ir/hlo_module.h"
+
+namespace hmo {
+
+struct HloPrintOptions {
+  // Print metadata={...} (verbatim attribute).
+  bool print_metadata = true;
+  // Print backend_config=... (verbatim attribute).
+  bool print_backend_config = true;
+  // Print every element of constants; when false, arrays with more than 10
+  // elements print as {...} (XLA's default; output then loses values).
+  bool print_large_constants = true;
+  // Print operand shapes (`add(f32[] x, f32[] y)`, XLA's long form).
+  bool print_operand_shape = false;
+  // Prefix names with '%' (XLA's long form).
+  bool print_percent = false;
+  // Print `(p: shape, ...) -> shape` after computation names.
+  bool print_computation_signature = false;
+
+  static HloPrintOptions Canonical() { return HloPrintOptions(); }
+  // XLA's long form: %names, operand shapes, signatures.
+  static HloPrintOptions LongForm() {
+    HloPrintOptions o;
+    o.print_operand_shape = true;
+    o.print_percent = true;
+    o.print_computation_signature = true;
+    return o;
+  }
+};
+
+// Whole module, ending with a newline.
+std::string PrintHloModule(const HloModule& module, const HloPrintOptions& options = {});
+// One computation (`[ENTRY ]name {\n  ...\n}` plus `, execution_thread=`),
+// without a trailing newline. Instruction order is the schedule's when the
+// module is scheduled and the computation has a sequence.
+std::string PrintHloComputation(const HloComputation& computation,
+                                const HloPrintOptions& options = {});
+// One instruction line without indentation or ROOT.
+std::string PrintHloInstruction(const HloInstruction& instruction,
+                                const HloPrintOptions& options = {});
+
+}  // namespace hmo
+
+#endif  // HMO_TEXT_HLO_PRINTER_H_

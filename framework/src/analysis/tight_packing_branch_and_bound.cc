@@ -1,0 +1,216 @@
+#include "hmo/analysis/tight_packing_branch_and_bound.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace hmo {
+
+TightPackingBranchAndBound::TightPackingBranchAndBound(const HeapPackingProblem& problem,
+                                                       const TightPackingSweep& sweep)
+    : problem_(problem), sweep_(sweep) {}
+
+TightPackingOutcome TightPackingBranchAndBound::Decide(
+    int64_t capacity, const std::vector<int32_t>& rank, int64_t node_limit,
+    std::optional<Clock::time_point> deadline, std::vector<int64_t>& offsets) {
+  const int32_t n = static_cast<int32_t>(problem_.blocks.size());
+  const int32_t num_sections = sweep_.num_sections();
+  capacity_ = capacity;
+  rank_ = &rank;
+  node_limit_ = node_limit;
+  deadline_ = deadline;
+  nodes_ = 0;
+  out_of_budget_ = false;
+  offset_.assign(n, -1);
+  min_offset_.assign(n, 0);
+  solution_.assign(n, 0);
+  floor_.assign(num_sections, 0);
+  total_.assign(num_sections, 0);
+  cuts_ = sweep_.cuts;
+  offset_trail_.clear();
+  floor_trail_.clear();
+  affected_stamp_.assign(num_sections, 0);
+  stamp_ = 0;
+  for (int32_t s = 0; s < num_sections; ++s) {
+    for (int32_t b : sweep_.section_blocks[s]) total_[s] += problem_.blocks[b].size;
+    if (total_[s] > capacity) return TightPackingOutcome::kInfeasible;
+  }
+  for (int32_t b = 0; b < n; ++b) {
+    if (problem_.blocks[b].size > capacity) return TightPackingOutcome::kInfeasible;
+  }
+  // Root partitions: runs of sections between zero cuts.
+  int32_t begin = 0;
+  std::vector<std::vector<int32_t>> by_first_section(num_sections);
+  for (int32_t b = 0; b < n; ++b) {
+    if (!sweep_.block_sections[b].empty()) by_first_section[sweep_.span_begin(b)].push_back(b);
+  }
+  for (int32_t s = 0; s < num_sections; ++s) {
+    const bool last = s + 1 == num_sections;
+    if (!last && cuts_[s] != 0) continue;
+    Partition partition;
+    partition.section_begin = begin;
+    partition.section_end = s + 1;
+    for (int32_t t = begin; t <= s; ++t) {
+      partition.blocks.insert(partition.blocks.end(), by_first_section[t].begin(),
+                              by_first_section[t].end());
+    }
+    begin = s + 1;
+    if (partition.blocks.empty()) continue;
+    const TightPackingOutcome outcome = SolvePartition(partition);
+    if (outcome != TightPackingOutcome::kFound) return outcome;
+  }
+  offsets = solution_;
+  return TightPackingOutcome::kFound;
+}
+
+TightPackingOutcome TightPackingBranchAndBound::SolvePartition(const Partition& partition) {
+  return Search(partition, std::numeric_limits<int64_t>::min(), -1);
+}
+
+void TightPackingBranchAndBound::Place(int32_t block, int64_t offset) {
+  const int64_t size = problem_.blocks[block].size;
+  const int64_t end = offset + size;
+  const int64_t aligned_end = AlignUp(end);
+  offset_[block] = offset;
+  solution_[block] = offset;
+  ++stamp_;
+  affected_.clear();
+  for (int32_t other : sweep_.conflicts[block]) {
+    if (offset_[other] >= 0 || min_offset_[other] >= aligned_end) continue;
+    offset_trail_.emplace_back(other, min_offset_[other]);
+    min_offset_[other] = aligned_end;
+    for (const auto& range : sweep_.block_sections[other]) {
+      for (int32_t s = range.begin; s < range.end; ++s) {
+        if (affected_stamp_[s] == stamp_) continue;
+        affected_stamp_[s] = stamp_;
+        affected_.push_back(s);
+      }
+    }
+  }
+  for (const auto& range : sweep_.block_sections[block]) {
+    for (int32_t s = range.begin; s < range.end; ++s) {
+      floor_trail_.emplace_back(s, floor_[s]);
+      floor_[s] = std::max(floor_[s], end);
+      total_[s] -= size;
+    }
+  }
+  // A section's floor is at least the lowest min offset of its unplaced
+  // blocks.
+  for (int32_t s : affected_) {
+    int64_t lowest = std::numeric_limits<int64_t>::max();
+    for (int32_t other : sweep_.section_blocks[s]) {
+      if (offset_[other] < 0) lowest = std::min(lowest, min_offset_[other]);
+    }
+    if (lowest != std::numeric_limits<int64_t>::max() && floor_[s] < lowest) {
+      floor_trail_.emplace_back(s, floor_[s]);
+      floor_[s] = lowest;
+    }
+  }
+}
+
+void TightPackingBranchAndBound::Undo(int32_t block, size_t offset_trail_size,
+                                      size_t floor_trail_size) {
+  while (floor_trail_.size() > floor_trail_size) {
+    floor_[floor_trail_.back().first] = floor_trail_.back().second;
+    floor_trail_.pop_back();
+  }
+  while (offset_trail_.size() > offset_trail_size) {
+    min_offset_[offset_trail_.back().first] = offset_trail_.back().second;
+    offset_trail_.pop_back();
+  }
+  const int64_t size = problem_.blocks[block].size;
+  for (const auto& range : sweep_.block_sections[block]) {
+    for (int32_t s = range.begin; s < range.end; ++s) total_[s] += size;
+  }
+  offset_[block] = -1;
+}
+
+bool TightPackingBranchAndBound::Check(const Partition& partition, int64_t offset) const {
+  for (int32_t s = partition.section_begin; s < partition.section_end; ++s) {
+    if (std::max(offset, floor_[s]) + total_[s] > capacity_) return false;
+  }
+  return true;
+}
+
+TightPackingOutcome TightPackingBranchAndBound::Search(const Partition& partition,
+                                                       int64_t last_offset, int32_t last_rank) {
+  if (nodes_ >= node_limit_) {
+    out_of_budget_ = true;
+    return TightPackingOutcome::kAborted;
+  }
+  ++nodes_;
+  if (deadline_.has_value() && (nodes_ & 1023) == 0 && Clock::now() > *deadline_) {
+    node_limit_ = nodes_;
+    out_of_budget_ = true;
+    return TightPackingOutcome::kAborted;
+  }
+  const std::vector<int32_t>& rank = *rank_;
+  int64_t min_height = std::numeric_limits<int64_t>::max();
+  bool any_unplaced = false;
+  for (int32_t b : partition.blocks) {
+    if (offset_[b] >= 0) continue;
+    any_unplaced = true;
+    min_height = std::min(min_height, min_offset_[b] + problem_.blocks[b].size);
+  }
+  if (!any_unplaced) return TightPackingOutcome::kFound;
+  std::vector<Candidate> candidates;
+  for (int32_t b : partition.blocks) {
+    if (offset_[b] >= 0) continue;
+    const int64_t offset = min_offset_[b];
+    if (offset >= min_height) continue;  // dominated: leaves a fillable gap
+    if (offset < last_offset || (offset == last_offset && rank[b] < last_rank)) continue;
+    candidates.push_back({offset, rank[b], b});
+  }
+  std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
+    return a.offset != b.offset ? a.offset < b.offset : a.rank < b.rank;
+  });
+  for (const Candidate& candidate : candidates) {
+    const size_t offset_mark = offset_trail_.size();
+    const size_t floor_mark = floor_trail_.size();
+    Place(candidate.block, candidate.offset);
+    TightPackingOutcome outcome = TightPackingOutcome::kInfeasible;
+    if (Check(partition, candidate.offset)) {
+      outcome = Decompose(partition, candidate.block, candidate.offset);
+    }
+    Undo(candidate.block, offset_mark, floor_mark);
+    if (outcome != TightPackingOutcome::kInfeasible) return outcome;
+  }
+  return TightPackingOutcome::kInfeasible;
+}
+
+TightPackingOutcome TightPackingBranchAndBound::Decompose(const Partition& partition,
+                                                          int32_t block, int64_t offset) {
+  const int32_t first = sweep_.span_begin(block);
+  const int32_t last = sweep_.span_end(block) - 1;
+  std::vector<int32_t> cut_points;
+  for (int32_t k = first; k < last; ++k) {
+    if (--cuts_[k] == 0 && k >= partition.section_begin && k + 1 < partition.section_end) {
+      cut_points.push_back(k + 1);
+    }
+  }
+  TightPackingOutcome outcome = TightPackingOutcome::kFound;
+  if (cut_points.empty()) {
+    outcome = Search(partition, offset, (*rank_)[block]);
+  } else {
+    cut_points.insert(cut_points.begin(), partition.section_begin);
+    cut_points.push_back(partition.section_end);
+    for (size_t i = 0; i + 1 < cut_points.size(); ++i) {
+      Partition sub;
+      sub.section_begin = cut_points[i];
+      sub.section_end = cut_points[i + 1];
+      for (int32_t b : partition.blocks) {
+        if (offset_[b] >= 0) continue;
+        if (sweep_.span_end(b) <= sub.section_begin || sub.section_end <= sweep_.span_begin(b)) {
+          continue;
+        }
+        sub.blocks.push_back(b);
+      }
+      if (sub.blocks.empty()) continue;
+      outcome = SolvePartition(sub);
+      if (outcome != TightPackingOutcome::kFound) break;
+    }
+  }
+  for (int32_t k = first; k < last; ++k) ++cuts_[k];
+  return outcome;
+}
+
+}  // namespace hmo

@@ -1,0 +1,175 @@
+#include "hmo/analysis/tight_packing_greedy.h"
+
+#include <algorithm>
+#include <numeric>
+#include <tuple>
+
+namespace hmo {
+
+int64_t PlaceBlocksInOrder(const HeapPackingProblem& problem, absl::Span<const int32_t> order,
+                           ChunkPlacement placement, std::vector<int64_t>& offsets) {
+  BestFitPlacer placer(problem.alignment, placement);
+  offsets.assign(problem.blocks.size(), 0);
+  int64_t height = 0;
+  for (int32_t b : order) {
+    const HeapPackingBlock& block = problem.blocks[b];
+    if (block.size == 0) continue;
+    const int64_t offset = placer.FindOffset(block.lifetimes, block.size, block.size);
+    offsets[b] = offset;
+    placer.Commit(block.lifetimes, HeapChunk::FromOffsetSize(offset, block.size));
+    height = std::max(height, offset + block.size);
+  }
+  return height;
+}
+
+BlockOrderKeys ComputeBlockOrderKeys(const HeapPackingProblem& problem) {
+  const size_t n = problem.blocks.size();
+  BlockOrderKeys keys;
+  keys.size.resize(n);
+  keys.live_steps.resize(n);
+  keys.first_start.resize(n);
+  keys.last_end.resize(n);
+  keys.peak_total.assign(n, 0);
+  // Live bytes per time step, over compressed time.
+  std::vector<int64_t> points;
+  for (size_t b = 0; b < n; ++b) {
+    const HeapPackingBlock& block = problem.blocks[b];
+    keys.size[b] = block.size;
+    int64_t steps = 0;
+    int64_t first = block.lifetimes.empty() ? 0 : block.lifetimes[0].start;
+    int64_t last = block.lifetimes.empty() ? 0 : block.lifetimes[0].end;
+    for (const HeapTimeInterval& lifetime : block.lifetimes) {
+      steps += lifetime.end - lifetime.start + 1;
+      first = std::min(first, lifetime.start);
+      last = std::max(last, lifetime.end);
+      points.push_back(lifetime.start);
+      points.push_back(lifetime.end + 1);
+    }
+    keys.live_steps[b] = steps;
+    keys.first_start[b] = first;
+    keys.last_end[b] = last;
+  }
+  std::sort(points.begin(), points.end());
+  points.erase(std::unique(points.begin(), points.end()), points.end());
+  auto index_of = [&points](int64_t t) {
+    return std::lower_bound(points.begin(), points.end(), t) - points.begin();
+  };
+  std::vector<int64_t> live(points.size() + 1, 0);
+  for (size_t b = 0; b < n; ++b) {
+    for (const HeapTimeInterval& lifetime : problem.blocks[b].lifetimes) {
+      live[index_of(lifetime.start)] += problem.blocks[b].size;
+      live[index_of(lifetime.end + 1)] -= problem.blocks[b].size;
+    }
+  }
+  for (size_t i = 1; i < live.size(); ++i) live[i] += live[i - 1];
+  // Range maximum via a sparse table.
+  const size_t m = live.size();
+  std::vector<std::vector<int64_t>> table = {live};
+  for (size_t width = 2; width <= m; width *= 2) {
+    const std::vector<int64_t>& prev = table.back();
+    std::vector<int64_t> next(m - width + 1);
+    for (size_t i = 0; i + width <= m; ++i) next[i] = std::max(prev[i], prev[i + width / 2]);
+    table.push_back(std::move(next));
+  }
+  auto range_max = [&](size_t lo, size_t hi) {  // [lo, hi)
+    size_t level = 0;
+    while ((size_t{2} << level) <= hi - lo) ++level;
+    return std::max(table[level][lo], table[level][hi - (size_t{1} << level)]);
+  };
+  for (size_t b = 0; b < n; ++b) {
+    for (const HeapTimeInterval& lifetime : problem.blocks[b].lifetimes) {
+      const size_t lo = index_of(lifetime.start);
+      const size_t hi = index_of(lifetime.end + 1);
+      if (hi > lo) keys.peak_total[b] = std::max(keys.peak_total[b], range_max(lo, hi));
+    }
+  }
+  return keys;
+}
+
+namespace {
+
+template <typename Key>
+std::vector<int32_t> SortedBy(size_t n, Key key) {
+  std::vector<int32_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&key](int32_t a, int32_t b) { return key(a) > key(b); });
+  return order;
+}
+
+}  // namespace
+
+std::vector<BlockOrder> TightPackingStartOrders(const BlockOrderKeys& k) {
+  const size_t n = k.size.size();
+  auto area = [&k](int32_t b) {
+    return static_cast<unsigned __int128>(k.size[b]) * static_cast<uint64_t>(k.live_steps[b]);
+  };
+  std::vector<BlockOrder> orders;
+  orders.push_back({"size", SortedBy(n, [&](int32_t b) {
+                      return std::make_tuple(k.size[b], k.live_steps[b], -b);
+                    })});
+  orders.push_back({"area", SortedBy(n, [&](int32_t b) {
+                      return std::make_tuple(area(b), k.size[b], -b);
+                    })});
+  orders.push_back({"length", SortedBy(n, [&](int32_t b) {
+                      return std::make_tuple(k.live_steps[b], k.size[b], -b);
+                    })});
+  orders.push_back({"total", SortedBy(n, [&](int32_t b) {
+                      return std::make_tuple(k.peak_total[b], area(b), -b);
+                    })});
+  orders.push_back({"start", SortedBy(n, [&](int32_t b) {
+                      return std::make_tuple(-k.first_start[b], k.size[b], -b);
+                    })});
+  orders.push_back({"end", SortedBy(n, [&](int32_t b) {
+                      return std::make_tuple(k.last_end[b], k.size[b], -b);
+                    })});
+  return orders;
+}
+
+SqueakyWheelResult SqueakyWheelRepair(const HeapPackingProblem& problem,
+                                      std::vector<int32_t> order, ChunkPlacement placement,
+                                      int64_t target, int64_t iterations, std::mt19937_64& rng) {
+  const size_t n = order.size();
+  SqueakyWheelResult best;
+  best.order = order;
+  best.height = PlaceBlocksInOrder(problem, order, placement, best.offsets);
+  best.placements = 1;
+  if (n < 2) return best;
+  std::vector<int64_t> offsets = best.offsets;
+  int64_t height = best.height;
+  // Priority: position in the order; blamed blocks get smaller numbers.
+  std::vector<double> priority(problem.blocks.size(), 0.0);
+  std::vector<int32_t> blamed;
+  for (int64_t iteration = 1; iteration < iterations && best.height > target; ++iteration) {
+    for (size_t i = 0; i < n; ++i) priority[order[i]] = static_cast<double>(i);
+    // Blame the blocks above the target, heavier the higher they reach.
+    blamed.clear();
+    for (int32_t b : order) {
+      const int64_t end = offsets[b] + problem.blocks[b].size;
+      if (problem.blocks[b].size > 0 && end > target) blamed.push_back(b);
+    }
+    std::uniform_real_distribution<double> jump(0.0, 1.0);
+    for (int32_t b : blamed) {
+      const double reach = static_cast<double>(offsets[b] + problem.blocks[b].size - target) /
+                           static_cast<double>(std::max<int64_t>(1, height - target));
+      priority[b] -= (0.25 + jump(rng)) * reach * priority[b];
+    }
+    std::stable_sort(order.begin(), order.end(),
+                     [&priority](int32_t a, int32_t b) { return priority[a] < priority[b]; });
+    height = PlaceBlocksInOrder(problem, order, placement, offsets);
+    ++best.placements;
+    if (height < best.height) {
+      best.height = height;
+      best.offsets = offsets;
+      best.order = order;
+    } else if (height > best.height + (best.height - target)) {
+      // Drifted too far: restart from the best order.
+      order = best.order;
+      offsets = best.offsets;
+      height = best.height;
+    }
+  }
+  return best;
+}
+
+}  // namespace hmo

@@ -1,0 +1,221 @@
+#include "hmo/analysis/tight_packing_solver.h"
+
+#include <algorithm>
+#include <chrono>
+#include <numeric>
+#include <optional>
+#include <random>
+#include <tuple>
+
+#include "hmo/analysis/tight_packing_branch_and_bound.h"
+#include "hmo/analysis/tight_packing_greedy.h"
+#include "hmo/analysis/tight_packing_sweep.h"
+
+namespace hmo {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The lattice every height lies on: gcd of the block sizes (and of the
+// alignment, whose padding can shift offsets).
+int64_t HeightGranularity(const HeapPackingProblem& problem) {
+  int64_t g = problem.alignment > 1 ? problem.alignment : 0;
+  for (const HeapPackingBlock& block : problem.blocks) g = std::gcd(g, block.size);
+  return std::max<int64_t>(g, 1);
+}
+
+// rank[b] = position of b when sorted by `keys` descending (index ascending
+// on ties).
+template <typename Key>
+std::vector<int32_t> RankBy(size_t n, Key key) {
+  std::vector<int32_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&key](int32_t a, int32_t b) { return key(a) > key(b); });
+  std::vector<int32_t> rank(n);
+  for (size_t i = 0; i < n; ++i) rank[order[i]] = static_cast<int32_t>(i);
+  return rank;
+}
+
+class Solver {
+ public:
+  Solver(const HeapPackingProblem& problem, const TightPackingOptions& options,
+         TightPackingReport& report)
+      : problem_(problem), options_(options), report_(report) {
+    if (options.time_limit_seconds > 0) {
+      deadline_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                     std::chrono::duration<double>(options.time_limit_seconds));
+    }
+  }
+
+  std::vector<int64_t> Run(std::vector<int64_t> initial) {
+    report_.lower_bound = HeapPackingLowerBound(problem_);
+    best_offsets_ = std::move(initial);
+    best_height_ = HeapPackingHeight(problem_, best_offsets_);
+    report_.initial_height = best_height_;
+    report_.method = "initial";
+    if (!Done()) RunGreedy();
+    if (!Done()) RunExact();
+    if (!Done()) RunRepair();
+    report_.height = best_height_;
+    report_.proven_optimal = report_.proven_optimal || best_height_ <= report_.lower_bound;
+    return best_offsets_;
+  }
+
+ private:
+  bool Done() const {
+    return best_height_ <= report_.lower_bound || report_.proven_optimal || TimeUp();
+  }
+  bool TimeUp() const { return deadline_.has_value() && Clock::now() > *deadline_; }
+
+  void Offer(const std::vector<int64_t>& offsets, int64_t height, const std::string& method) {
+    if (height < best_height_) {
+      best_height_ = height;
+      best_offsets_ = offsets;
+      report_.method = method;
+    }
+  }
+
+  void RunGreedy() {
+    keys_ = ComputeBlockOrderKeys(problem_);
+    std::vector<int64_t> offsets;
+    for (BlockOrder& order : TightPackingStartOrders(keys_)) {
+      for (ChunkPlacement placement : {ChunkPlacement::kBestFit, ChunkPlacement::kLowestOffset}) {
+        const int64_t height = PlaceBlocksInOrder(problem_, order.order, placement, offsets);
+        ++report_.placements;
+        if (!best_order_.has_value() || height < best_greedy_height_) {
+          best_greedy_height_ = height;
+          best_order_ = order.order;
+          best_placement_ = placement;
+        }
+        Offer(offsets, height,
+              GreedyName(order.name, placement == ChunkPlacement::kBestFit));
+        if (TimeUp()) return;
+      }
+    }
+  }
+
+  static std::string GreedyName(const std::string& order, bool best_fit) {
+    return "greedy-" + order + (best_fit ? "-best-fit" : "-lowest-offset");
+  }
+
+  // Round robin over the preorders with doubling node limits, within
+  // `budget` nodes.
+  TightPackingOutcome DecideRoundRobin(TightPackingBranchAndBound& search, int64_t capacity,
+                                       int64_t budget, std::vector<int64_t>& offsets) {
+    int64_t used = 0;
+    int64_t limit = std::max<int64_t>(64, static_cast<int64_t>(problem_.blocks.size()));
+    while (used < budget) {
+      limit *= 2;
+      for (const std::vector<int32_t>& rank : ranks_) {
+        const int64_t allowed = std::min(limit, budget - used);
+        if (allowed <= 0) break;
+        const TightPackingOutcome outcome =
+            search.Decide(capacity, rank, allowed, deadline_, offsets);
+        used += search.nodes();
+        report_.nodes += search.nodes();
+        if (outcome != TightPackingOutcome::kAborted) return outcome;
+        if (TimeUp()) return TightPackingOutcome::kAborted;
+      }
+    }
+    return TightPackingOutcome::kAborted;
+  }
+
+  void RunExact() {
+    const int64_t n = static_cast<int64_t>(problem_.blocks.size());
+    if (n > options_.exact_max_blocks || options_.node_budget <= 0) return;
+    TightPackingSweep sweep;
+    if (!BuildTightPackingSweep(problem_, options_.exact_max_conflict_pairs, sweep)) return;
+    const BlockOrderKeys& k = keys_;
+    auto area = [&k](int32_t b) {
+      return static_cast<unsigned __int128>(k.size[b]) * static_cast<uint64_t>(k.live_steps[b]);
+    };
+    ranks_.clear();
+    ranks_.push_back(RankBy(n, [&](int32_t b) {  // WAT
+      return std::make_tuple(k.live_steps[b], area(b), k.peak_total[b]);
+    }));
+    ranks_.push_back(RankBy(n, [&](int32_t b) {  // TAW
+      return std::make_tuple(k.peak_total[b], area(b), k.live_steps[b]);
+    }));
+    ranks_.push_back(RankBy(n, [&](int32_t b) {  // TWA
+      return std::make_tuple(k.peak_total[b], k.live_steps[b], area(b));
+    }));
+    TightPackingBranchAndBound search(problem_, sweep);
+    const int64_t g = HeightGranularity(problem_);
+    int64_t remaining = options_.node_budget;
+    std::vector<int64_t> offsets;
+    auto try_capacity = [&](int64_t capacity, int64_t budget) {
+      const int64_t before = report_.nodes;
+      const TightPackingOutcome outcome = DecideRoundRobin(search, capacity, budget, offsets);
+      remaining -= report_.nodes - before;
+      if (outcome == TightPackingOutcome::kFound) {
+        Offer(offsets, HeapPackingHeight(problem_, offsets), "branch-and-bound");
+      }
+      return outcome;
+    };
+    // The lower bound first: most instances reach it.
+    int64_t low = report_.lower_bound;
+    const TightPackingOutcome at_bound = try_capacity(low, remaining / 2);
+    if (at_bound == TightPackingOutcome::kFound) {
+      report_.proven_optimal = true;
+      return;
+    }
+    if (at_bound == TightPackingOutcome::kAborted) proven_below_ = false;
+    low += g;
+    // Binary search on the height in multiples of g.
+    while (!TimeUp() && remaining > 0) {
+      const int64_t high = best_height_ - g;
+      if (low > high) {
+        // Every height below best was refuted.
+        report_.proven_optimal = proven_below_;
+        break;
+      }
+      const int64_t steps = (high - low) / g;
+      const int64_t capacity = low + (steps / 2) * g;
+      const int64_t budget = std::max<int64_t>(remaining / 4, std::min<int64_t>(remaining, 1000));
+      const TightPackingOutcome outcome = try_capacity(capacity, budget);
+      if (outcome == TightPackingOutcome::kFound) continue;  // best_height_ moved down
+      if (outcome == TightPackingOutcome::kAborted) proven_below_ = false;
+      low = capacity + g;
+    }
+  }
+
+  void RunRepair() {
+    if (!best_order_.has_value() || options_.repair_placements <= 1) return;
+    const int64_t n = static_cast<int64_t>(problem_.blocks.size());
+    if (n * options_.repair_placements > options_.repair_max_block_placements) return;
+    std::mt19937_64 rng(options_.seed);
+    // Aim just below the best height found so far.
+    const int64_t target = report_.lower_bound;
+    SqueakyWheelResult repaired = SqueakyWheelRepair(problem_, *best_order_, best_placement_,
+                                                     target, options_.repair_placements, rng);
+    report_.placements += repaired.placements;
+    Offer(repaired.offsets, repaired.height, "squeaky-wheel");
+  }
+
+  const HeapPackingProblem& problem_;
+  const TightPackingOptions& options_;
+  TightPackingReport& report_;
+  std::optional<Clock::time_point> deadline_;
+  std::vector<int64_t> best_offsets_;
+  int64_t best_height_ = 0;
+  BlockOrderKeys keys_;
+  std::optional<std::vector<int32_t>> best_order_;
+  int64_t best_greedy_height_ = 0;
+  ChunkPlacement best_placement_ = ChunkPlacement::kBestFit;
+  std::vector<std::vector<int32_t>> ranks_;
+  bool proven_below_ = true;
+};
+
+}  // namespace
+
+std::vector<int64_t> SolveTightPacking(const HeapPackingProblem& problem,
+                                       std::vector<int64_t> initial_offsets,
+                                       const TightPackingOptions& options,
+                                       TightPackingReport* report) {
+  TightPackingReport local;
+  Solver solver(problem, options, report != nullptr ? *report : local);
+  return solver.Run(std::move(initial_offsets));
+}
+
+}  // namespace hmo

@@ -1,0 +1,91 @@
+#include "hmo/pipeline/pass_manager.h"
+
+#include "fmt/format.h"
+#include "hmo/base/status_macros.h"
+#include "hmo/ir/hlo_module.h"
+#include "hmo/pass/analysis_manager.h"
+#include "hmo/pass/pass_context.h"
+#include "spdlog/spdlog.h"
+
+namespace hmo {
+
+absl::StatusOr<PipelineRunSummary> PassManager::Run(HloModule& module) {
+  PipelineRunSummary summary;
+  for (PassInstrumentation* instrumentation : instrumentations_) {
+    HMO_RETURN_IF_ERROR(instrumentation->BeforePipeline(module));
+  }
+  AnalysisManager analyses(module, &registries_.analyses);
+  bool changed = false;
+  HMO_RETURN_IF_ERROR(RunSteps(pipeline_.steps, module, analyses, 0, changed, summary));
+  summary.changed = changed;
+  for (auto it = instrumentations_.rbegin(); it != instrumentations_.rend(); ++it) {
+    HMO_RETURN_IF_ERROR((*it)->AfterPipeline(module));
+  }
+  return summary;
+}
+
+absl::Status PassManager::RunSteps(const std::vector<ResolvedStep>& steps, HloModule& module,
+                                   AnalysisManager& analyses, int64_t iteration, bool& changed,
+                                   PipelineRunSummary& summary) {
+  for (const ResolvedStep& step : steps) {
+    if (step.kind == ResolvedStep::Kind::kPass) {
+      HMO_RETURN_IF_ERROR(RunPass(step, module, analyses, iteration, changed, summary));
+      continue;
+    }
+    bool converged = false;
+    for (int64_t i = 1; i <= step.max_iterations && !converged; ++i) {
+      bool changed_this_iteration = false;
+      HMO_RETURN_IF_ERROR(
+          RunSteps(step.steps, module, analyses, i, changed_this_iteration, summary));
+      changed = changed || changed_this_iteration;
+      converged = !changed_this_iteration;
+    }
+    if (!converged) {
+      ++summary.fixed_point_caps_reached;
+      spdlog::warn("module '{}': a fixed-point group reached max-iterations={} while its passes "
+                   "still changed the module",
+                   module.name(), step.max_iterations);
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status PassManager::RunPass(const ResolvedStep& step, HloModule& module,
+                                  AnalysisManager& analyses, int64_t iteration, bool& changed,
+                                  PipelineRunSummary& summary) {
+  const PassRegistration& registration = step.pass->registration;
+  absl::StatusOr<std::unique_ptr<HloPass>> pass = registration.create(step.options);
+  if (!pass.ok()) {
+    return absl::Status(pass.status().code(),
+                        fmt::format("cannot create pass '{}': {}", registration.name,
+                                    std::string(pass.status().message())));
+  }
+  PassRunInfo run;
+  run.pass_name = registration.name;
+  run.options = &step.options;
+  run.sequence = static_cast<int64_t>(summary.runs.size()) + 1;
+  run.iteration = iteration;
+  for (PassInstrumentation* instrumentation : instrumentations_) {
+    HMO_RETURN_IF_ERROR(instrumentation->BeforePass(run, module));
+  }
+  spdlog::debug("module '{}': running pass '{}' (#{})", module.name(), run.pass_name,
+                run.sequence);
+  PassContext context(analyses, registries_);
+  absl::StatusOr<bool> pass_changed = (*pass)->Run(module, context);
+  if (!pass_changed.ok()) {
+    return absl::Status(pass_changed.status().code(),
+                        fmt::format("pass '{}' failed on module '{}': {}", registration.name,
+                                    module.name(), std::string(pass_changed.status().message())));
+  }
+  if (*pass_changed) {
+    analyses.Invalidate(context.preserved());
+    changed = true;
+  }
+  summary.runs.push_back({registration.name, run.sequence, *pass_changed});
+  for (auto it = instrumentations_.rbegin(); it != instrumentations_.rend(); ++it) {
+    HMO_RETURN_IF_ERROR((*it)->AfterPass(run, module, *pass_changed));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace hmo

@@ -1,0 +1,281 @@
+#include "hmo/pipeline/pipeline_yaml_parser.h"
+
+#include <algorithm>
+#include <charconv>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+#include "fmt/format.h"
+#include "hmo/base/status_macros.h"
+#include "hmo/pass/spelling_suggestion.h"
+
+namespace hmo {
+namespace {
+
+std::string_view NodeKindName(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Scalar:
+      return "a scalar";
+    case YAML::NodeType::Sequence:
+      return "a list";
+    case YAML::NodeType::Map:
+      return "a mapping";
+    default:
+      return "nothing";
+  }
+}
+
+// Reads one pipeline document, reporting errors against `source_`.
+class YamlPipelineReader {
+ public:
+  explicit YamlPipelineReader(SourceText source) : source_(std::move(source)) {}
+
+  absl::StatusOr<PipelineSpec> Read() {
+    YAML::Node root;
+    try {
+      root = YAML::Load(source_.text);
+    } catch (const YAML::Exception& e) {
+      return SourceError(source_, {e.mark.line + 1, e.mark.column + 1}, e.msg);
+    }
+    if (!root.IsMap()) {
+      return Error(root, {1, 1},
+                   fmt::format("a pipeline is a mapping with 'version' and 'passes', got {}",
+                               NodeKindName(root)));
+    }
+    HMO_RETURN_IF_ERROR(CheckKeys(root, {"version", "plugins", "verify", "dump", "passes"},
+                                  "at the top level"));
+    PipelineSpec spec;
+    spec.source = source_;
+
+    const YAML::Node version = root["version"];
+    if (!version) return Error(root, {1, 1}, "missing 'version' (this hmo reads version 1)");
+    HMO_ASSIGN_OR_RETURN(int64_t version_number, ReadInt(version, "'version'"));
+    if (version_number != kPipelineSchemaVersion) {
+      return Error(version, {}, fmt::format("unsupported pipeline version {}; this hmo reads "
+                                            "version {}",
+                                            version_number, kPipelineSchemaVersion));
+    }
+    spec.version = static_cast<int>(version_number);
+
+    if (const YAML::Node plugins = root["plugins"]; plugins && !plugins.IsNull()) {
+      HMO_RETURN_IF_ERROR(ExpectKind(plugins, YAML::NodeType::Sequence, "'plugins'"));
+      for (const YAML::Node& plugin : plugins) {
+        HMO_ASSIGN_OR_RETURN(std::string reference, ReadScalar(plugin, "a plugin"));
+        spec.plugins.push_back({std::move(reference), Position(plugin, {})});
+      }
+    }
+
+    if (const YAML::Node verify = root["verify"]; verify) {
+      HMO_ASSIGN_OR_RETURN(std::string mode, ReadScalar(verify, "'verify'"));
+      if (mode == "never") {
+        spec.verify = VerifyMode::kNever;
+      } else if (mode == "changed") {
+        spec.verify = VerifyMode::kChanged;
+      } else if (mode == "always") {
+        spec.verify = VerifyMode::kAlways;
+      } else {
+        return Error(verify, {},
+                     fmt::format("'verify' is never, changed or always, got '{}'{}", mode,
+                                 DidYouMean(mode, {"never", "changed", "always"})));
+      }
+    }
+
+    if (const YAML::Node dump = root["dump"]; dump && !dump.IsNull()) {
+      HMO_RETURN_IF_ERROR(ExpectKind(dump, YAML::NodeType::Map, "'dump'"));
+      HMO_RETURN_IF_ERROR(CheckKeys(dump, {"to", "after"}, "in 'dump'"));
+      if (const YAML::Node to = dump["to"]; to) {
+        HMO_ASSIGN_OR_RETURN(spec.dump.directory, ReadScalar(to, "'dump.to'"));
+      }
+      if (const YAML::Node after = dump["after"]; after) {
+        HMO_ASSIGN_OR_RETURN(spec.dump.after, ReadScalar(after, "'dump.after'"));
+        spec.dump_after_position = Position(after, {});
+      }
+    }
+
+    const YAML::Node passes = root["passes"];
+    if (!passes) return Error(root, {1, 1}, "missing 'passes' (the list of passes to run)");
+    HMO_ASSIGN_OR_RETURN(spec.steps, ReadSteps(passes, "'passes'", KeyPosition(root, "passes")));
+    return spec;
+  }
+
+ private:
+  SourcePosition Position(const YAML::Node& node, SourcePosition fallback) const {
+    const YAML::Mark mark = node.Mark();
+    if (mark.is_null()) return fallback;
+    return {mark.line + 1, mark.column + 1};
+  }
+
+  // The position of key `key` in mapping `map`.
+  SourcePosition KeyPosition(const YAML::Node& map, std::string_view key) const {
+    for (auto it = map.begin(); it != map.end(); ++it) {
+      if (it->first.IsScalar() && it->first.Scalar() == key) return Position(it->first, {});
+    }
+    return Position(map, {});
+  }
+
+  absl::Status Error(const YAML::Node& node, SourcePosition fallback, std::string_view message) {
+    return SourceError(source_, Position(node, fallback), message);
+  }
+
+  absl::Status ExpectKind(const YAML::Node& node, YAML::NodeType::value kind,
+                          std::string_view what) {
+    if (node.Type() == kind) return absl::OkStatus();
+    std::string_view expected = kind == YAML::NodeType::Map        ? "a mapping"
+                                : kind == YAML::NodeType::Sequence ? "a list"
+                                                                   : "a scalar";
+    return Error(node, {}, fmt::format("{} must be {}, got {}", what, expected, NodeKindName(node)));
+  }
+
+  // Reports the first key of `map` not in `allowed`.
+  absl::Status CheckKeys(const YAML::Node& map, const std::vector<std::string>& allowed,
+                         std::string_view where) {
+    for (auto it = map.begin(); it != map.end(); ++it) {
+      const YAML::Node& key = it->first;
+      const std::string name = key.IsScalar() ? key.Scalar() : std::string("?");
+      if (std::find(allowed.begin(), allowed.end(), name) != allowed.end()) continue;
+      return Error(key, {},
+                   fmt::format("unknown key '{}' {}{}; expected one of: {}", name, where,
+                               DidYouMean(name, allowed), fmt::join(allowed, ", ")));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<std::string> ReadScalar(const YAML::Node& node, std::string_view what) {
+    HMO_RETURN_IF_ERROR(ExpectKind(node, YAML::NodeType::Scalar, what));
+    return node.Scalar();
+  }
+
+  absl::StatusOr<int64_t> ReadInt(const YAML::Node& node, std::string_view what) {
+    HMO_ASSIGN_OR_RETURN(std::string text, ReadScalar(node, what));
+    int64_t value = 0;
+    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (text.empty() || error != std::errc() || end != text.data() + text.size()) {
+      return Error(node, {}, fmt::format("{} must be an integer, got '{}'", what, text));
+    }
+    return value;
+  }
+
+  absl::StatusOr<std::vector<PipelineStepSpec>> ReadSteps(const YAML::Node& list,
+                                                          std::string_view what,
+                                                          SourcePosition key_position) {
+    if (list.IsNull()) {
+      return SourceError(source_, key_position, fmt::format("{} must list at least one pass", what));
+    }
+    HMO_RETURN_IF_ERROR(ExpectKind(list, YAML::NodeType::Sequence, what));
+    std::vector<PipelineStepSpec> steps;
+    for (const YAML::Node& item : list) {
+      HMO_ASSIGN_OR_RETURN(PipelineStepSpec step, ReadStep(item));
+      steps.push_back(std::move(step));
+    }
+    if (steps.empty()) {
+      return Error(list, key_position, fmt::format("{} must list at least one pass", what));
+    }
+    return steps;
+  }
+
+  // A step: `name`, `{pass: name, options: {...}}` or `{fixed-point: {...}}`.
+  absl::StatusOr<PipelineStepSpec> ReadStep(const YAML::Node& item) {
+    PipelineStepSpec step;
+    if (item.IsScalar()) {
+      step.pass_name = item.Scalar();
+      step.position = Position(item, {});
+      return step;
+    }
+    if (!item.IsMap()) {
+      return Error(item, {},
+                   fmt::format("a pass entry is a pass name, 'pass: NAME' or 'fixed-point:', "
+                               "got {}",
+                               NodeKindName(item)));
+    }
+    if (item["fixed-point"]) {
+      HMO_RETURN_IF_ERROR(CheckKeys(item, {"fixed-point"}, "in a fixed-point entry"));
+      return ReadFixedPoint(item["fixed-point"], KeyPosition(item, "fixed-point"));
+    }
+    HMO_RETURN_IF_ERROR(CheckKeys(item, {"pass", "options"}, "in a pass entry"));
+    const YAML::Node name = item["pass"];
+    if (!name) {
+      return Error(item, {}, "a pass entry needs 'pass: NAME' (or is a 'fixed-point:' group)");
+    }
+    HMO_ASSIGN_OR_RETURN(step.pass_name, ReadScalar(name, "'pass'"));
+    step.position = Position(name, {});
+    const YAML::Node options = item["options"];
+    if (!options || options.IsNull()) return step;
+    HMO_RETURN_IF_ERROR(ExpectKind(options, YAML::NodeType::Map, "'options'"));
+    for (auto it = options.begin(); it != options.end(); ++it) {
+      PipelineOptionSpec option;
+      HMO_ASSIGN_OR_RETURN(option.assignment.key, ReadScalar(it->first, "an option name"));
+      option.key_position = Position(it->first, {});
+      option.value_position = Position(it->second, option.key_position);
+      const YAML::Node& value = it->second;
+      if (value.IsSequence()) {
+        std::vector<std::string> elements;
+        for (const YAML::Node& element : value) {
+          HMO_ASSIGN_OR_RETURN(std::string text,
+                               ReadScalar(element, fmt::format("an element of option '{}'",
+                                                               option.assignment.key)));
+          elements.push_back(std::move(text));
+        }
+        option.assignment.value = std::move(elements);
+      } else if (value.IsScalar()) {
+        option.assignment.value = value.Scalar();
+      } else {
+        return SourceError(source_, option.value_position,
+                           fmt::format("option '{}' must be a scalar or a list, got {}",
+                                       option.assignment.key, NodeKindName(value)));
+      }
+      step.options.push_back(std::move(option));
+    }
+    return step;
+  }
+
+  absl::StatusOr<PipelineStepSpec> ReadFixedPoint(const YAML::Node& group,
+                                                   SourcePosition key_position) {
+    PipelineStepSpec step;
+    step.kind = PipelineStepSpec::Kind::kFixedPoint;
+    step.position = key_position;
+    step.max_iterations = kDefaultFixedPointIterations;
+    if (!group.IsMap()) {
+      return Error(group, key_position,
+                   fmt::format("'fixed-point' must be a mapping with 'passes' (and optionally "
+                               "'max-iterations'), got {}",
+                               NodeKindName(group)));
+    }
+    HMO_RETURN_IF_ERROR(CheckKeys(group, {"max-iterations", "passes"}, "in 'fixed-point'"));
+    if (const YAML::Node cap = group["max-iterations"]; cap) {
+      HMO_ASSIGN_OR_RETURN(step.max_iterations, ReadInt(cap, "'max-iterations'"));
+      if (step.max_iterations < 1) {
+        return Error(cap, {}, fmt::format("'max-iterations' must be at least 1, got {}",
+                                          step.max_iterations));
+      }
+    }
+    const YAML::Node passes = group["passes"];
+    if (!passes) return SourceError(source_, key_position, "'fixed-point' needs 'passes'");
+    HMO_ASSIGN_OR_RETURN(step.steps,
+                         ReadSteps(passes, "'fixed-point' 'passes'", KeyPosition(group, "passes")));
+    return step;
+  }
+
+  SourceText source_;
+};
+
+}  // namespace
+
+absl::StatusOr<PipelineSpec> ParsePipelineYaml(std::string_view text, std::string_view filename) {
+  return YamlPipelineReader(SourceText{std::string(filename), std::string(text)}).Read();
+}
+
+absl::StatusOr<PipelineSpec> ParsePipelineYamlFile(const std::filesystem::path& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) {
+    return absl::NotFoundError(fmt::format("{}: cannot read pipeline file", path.string()));
+  }
+  std::stringstream contents;
+  contents << file.rdbuf();
+  return ParsePipelineYaml(contents.str(), path.string());
+}
+
+}  // namespace hmo

@@ -1,0 +1,1623 @@
+#include "hmo/text/hlo_parser.h"
+#include "../ir/str_cat.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "hlo_attribute_order.h"
+#include "hlo_lexer.h"
+
+namespace hmo {
+
+using ir_internal::StrCat;
+using ir_internal::StrAppend;
+namespace {
+
+using text_internal::AttributeRank;
+using text_internal::HloLexer;
+using text_internal::TokKind;
+using text_internal::Token;
+
+absl::string_view AbslView(std::string_view s) { return absl::string_view(s.data(), s.size()); }
+std::string_view StdView(absl::string_view s) { return std::string_view(s.data(), s.size()); }
+
+std::string_view StripPercent(std::string_view name) {
+  return !name.empty() && name[0] == '%' ? name.substr(1) : name;
+}
+
+// A reference to a computation by name, resolved once the whole module has
+// been read (callees may be written after their callers).
+struct PendingCall {
+  HloInstruction* instruction;
+  size_t slot;
+  std::string_view name;
+  size_t offset;
+};
+
+// Computation references of one instruction, by attribute.
+struct CallRefs {
+  struct Ref {
+    std::string_view name;
+    size_t offset;
+  };
+  std::vector<std::pair<std::string_view, std::vector<Ref>>> by_attr;
+  const std::vector<Ref>* Get(std::string_view attr) const {
+    for (const auto& [name, refs] : by_attr) {
+      if (name == attr) return &refs;
+    }
+    return nullptr;
+  }
+};
+
+class Parser {
+ public:
+  Parser(std::string_view source, size_t begin, size_t end, std::string_view filename)
+      : src_(source), lexer_(source, begin, end), filename_(filename) {}
+
+  absl::StatusOr<std::unique_ptr<HloModule>> ParseModule();
+  absl::StatusOr<Shape> ParseStandaloneShape();
+  absl::StatusOr<Layout> ParseStandaloneLayout();
+  absl::StatusOr<Literal> ParseStandaloneLiteral(const Shape& shape);
+
+ private:
+  // ------------------------------------------------------------ errors
+  absl::Status Error(size_t offset, std::string_view message) const;
+  absl::Status ErrorHere(std::string_view message) const { return Error(lexer_.Peek().offset, message); }
+  std::string Describe(const Token& t) const;
+  // "expected <what>, got <current token>".
+  absl::Status Unexpected(std::string_view what) const;
+  absl::Status Expect(TokKind kind, std::string_view what);
+  bool TryConsume(TokKind kind) {
+    if (lexer_.kind() != kind) return false;
+    lexer_.Next();
+    return true;
+  }
+  bool AtName(std::string_view text) const {
+    return lexer_.kind() == TokKind::kName && lexer_.Peek().text == text;
+  }
+
+  // --------------------------------------------------------- structure
+  absl::Status ParseModuleAttribute();
+  absl::Status ParseComputation();
+  absl::Status ParseSignature(int64_t* parameter_count);
+  absl::Status ParseInstruction(HloComputation* computation, HloInstruction** root,
+                                size_t* root_offset);
+  absl::Status ParseOperands(HloInstruction* instr);
+  absl::Status ParseAttribute(HloInstruction* instr, CallRefs* refs,
+                              std::vector<std::string_view>* seen);
+  absl::Status CheckRequiredAttributes(const HloInstruction* instr, const CallRefs& refs,
+                                       const std::vector<std::string_view>& seen,
+                                       size_t opcode_offset);
+  absl::Status AssignCallSlots(HloInstruction* instr, const CallRefs& refs);
+  absl::Status ResolveCalls();
+
+  // ------------------------------------------------------------ values
+  absl::Status ParseShape(Shape* shape);
+  absl::Status ParseLayout(const Shape& shape, Layout* layout);
+  absl::Status ParseLiteral(const Shape& shape, Literal* literal);
+  absl::Status ParseArrayLevel(const Shape& shape, int64_t dim, Literal* literal, int64_t* linear);
+  absl::Status ParseElement(Literal* literal, int64_t linear);
+  absl::Status ParseInt(int64_t* value);
+  absl::Status ParseBool(bool* value);
+  absl::Status ParseString(std::string* value);
+  absl::Status ParseIntList(std::vector<int64_t>* values);  // {1,2,3}
+  absl::Status ParseShapeIndex(ShapeIndex* index);          // {0,1}
+  absl::Status ParseName(std::string_view what, std::string_view* name);
+  absl::Status ParseRawValue(std::string* value);
+  absl::Status ParseSlice(HloInstruction* instr);
+  absl::Status ParsePadding(PaddingConfig* padding);
+  absl::Status ParseWindow(Window* window);
+  absl::Status ParseFrontendAttributes(FrontendAttributes* attrs);
+  absl::Status ParseOutputOperandAliasing(std::vector<OutputOperandAlias>* aliases);
+  absl::Status ParseComputationRefs(std::string_view attr, bool list, CallRefs* refs);
+  absl::Status ParseEntryComputationLayout();
+  absl::Status ParseInputOutputAlias();
+  absl::Status ParseBufferDonor();
+
+  std::string_view src_;
+  HloLexer lexer_;
+  std::string_view filename_;
+
+  std::unique_ptr<HloModule> module_;
+  bool is_scheduled_ = false;
+  HloComputation* entry_ = nullptr;
+  size_t entry_layout_offset_ = 0;
+  absl::flat_hash_map<absl::string_view, std::pair<HloComputation*, size_t>> computations_;
+  absl::flat_hash_map<absl::string_view, HloInstruction*> instructions_;  // current computation
+  std::vector<PendingCall> pending_calls_;
+  std::vector<HloInstruction*> async_done_without_calls_;
+  std::vector<HloInstruction*> pending_control_predecessors_;
+  HloInstruction* last_added_ = nullptr;
+};
+
+// ------------------------------------------------------------------ errors
+
+absl::Status Parser::Error(size_t offset, std::string_view message) const {
+  if (offset > src_.size()) offset = src_.size();
+  size_t line = 1;
+  size_t line_start = 0;
+  for (size_t i = 0; i < offset; ++i) {
+    if (src_[i] == '\n') {
+      ++line;
+      line_start = i + 1;
+    }
+  }
+  size_t line_end = src_.find('\n', offset);
+  if (line_end == std::string_view::npos) line_end = src_.size();
+  std::string_view line_text = src_.substr(line_start, line_end - line_start);
+  if (!line_text.empty() && line_text.back() == '\r') line_text.remove_suffix(1);
+  size_t col = offset - line_start + 1;
+  return absl::InvalidArgumentError(StrCat(
+      AbslView(filename_), ":", line, ":", col, ": error: ", AbslView(message), "\n",
+      AbslView(line_text), "\n", std::string(col - 1, ' '), "^"));
+}
+
+std::string Parser::Describe(const Token& t) const {
+  if (t.kind == TokKind::kEof) return "end of input";
+  if (t.kind == TokKind::kError) return std::string(t.text);
+  std::string_view text = t.text;
+  if (text.size() > 40) return StrCat("'", AbslView(text.substr(0, 40)), "...'");
+  return StrCat("'", AbslView(text), "'");
+}
+
+absl::Status Parser::Unexpected(std::string_view what) const {
+  return ErrorHere(StrCat("expected ", AbslView(what), ", got ", Describe(lexer_.Peek())));
+}
+
+absl::Status Parser::Expect(TokKind kind, std::string_view what) {
+  if (lexer_.kind() != kind) return Unexpected(what);
+  lexer_.Next();
+  return absl::OkStatus();
+}
+
+// ------------------------------------------------------------- basic values
+
+absl::Status Parser::ParseInt(int64_t* value) {
+  if (lexer_.kind() != TokKind::kInt) return Unexpected("an integer");
+  std::string_view t = lexer_.Peek().text;
+  auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), *value);
+  if (ec != std::errc() || ptr != t.data() + t.size()) {
+    return ErrorHere(StrCat("integer ", AbslView(t), " is out of range"));
+  }
+  lexer_.Next();
+  return absl::OkStatus();
+}
+
+absl::Status Parser::ParseBool(bool* value) {
+  if (AtName("true")) {
+    *value = true;
+  } else if (AtName("false")) {
+    *value = false;
+  } else {
+    return Unexpected("true or false");
+  }
+  lexer_.Next();
+  return absl::OkStatus();
+}
+
+absl::Status Parser::ParseString(std::string* value) {
+  if (lexer_.kind() != TokKind::kString) return Unexpected("a string");
+  std::string_view t = lexer_.Peek().text;
+  std::string error;
+  if (!absl::CUnescape(AbslView(t.substr(1, t.size() - 2)), value, &error)) {
+    return ErrorHere(StrCat("bad string escape: ", error));
+  }
+  lexer_.Next();
+  return absl::OkStatus();
+}
+
+absl::Status Parser::ParseIntList(std::vector<int64_t>* values) {
+  values->clear();
+  if (absl::Status st = Expect(TokKind::kLbrace, "'{'"); !st.ok()) return st;
+  while (lexer_.kind() != TokKind::kRbrace) {
+    if (!values->empty()) {
+      if (absl::Status st = Expect(TokKind::kComma, "',' or '}'"); !st.ok()) return st;
+    }
+    int64_t v;
+    if (absl::Status st = ParseInt(&v); !st.ok()) return st;
+    values->push_back(v);
+  }
+  lexer_.Next();
+  return absl::OkStatus();
+}
+
+absl::Status Parser::ParseShapeIndex(ShapeIndex* index) { return ParseIntList(index); }
+
+absl::Status Parser::ParseName(std::string_view what, std::string_view* name) {
+  if (lexer_.kind() != TokKind::kName) return Unexpected(what);
+  *name = StripPercent(lexer_.Next().text);
+  return absl::OkStatus();
+}
+
+// A verbatim value: tokens up to a ',' or closing bracket at depth 0, or up
+// to the first token on a new line at depth 0.
+absl::Status Parser::ParseRawValue(std::string* value) {
+  const size_t start = lexer_.Peek().offset;
+  size_t end = start;
+  int depth = 0;
+  bool first = true;
+  while (true) {
+    const Token& t = lexer_.Peek();
+    if (t.kind == TokKind::kEof) break;
+    if (t.kind == TokKind::kError) return ErrorHere(t.text);
+    if (depth == 0 && !first) {
+      if (t.kind == TokKind::kComma || t.kind == TokKind::kRbrace || t.kind == TokKind::kRparen ||
+          t.kind == TokKind::kRsquare || lexer_.CurrentStartsNewLine()) {
+        break;
+      }
+    }
+    if (depth == 0 && first &&
+        (t.kind == TokKind::kComma || t.kind == TokKind::kRbrace || t.kind == TokKind::kRparen)) {
+      break;
+    }
+    if (t.kind == TokKind::kLbrace || t.kind == TokKind::kLparen || t.kind == TokKind::kLsquare) {
+      ++depth;
+    } else if (t.kind == TokKind::kRbrace || t.kind == TokKind::kRparen || t.kind == TokKind::kRsquare) {
+      --depth;
+    }
+    end = t.end();
+    lexer_.Next();
+    first = false;
+  }
+  if (end == start) return Unexpected("an attribute value");
+  if (depth != 0) return Error(start, "unbalanced brackets in attribute value");
+  value->assign(src_.data() + start, end - start);
+  return absl::OkStatus();
+}
+
+// ------------------------------------------------------------------ shapes
+
+absl::Status Parser::ParseShape(Shape* shape) {
+  if (lexer_.kind() == TokKind::kLparen) {
+    lexer_.Next();
+    std::vector<Shape> elements;
+    while (lexer_.kind() != TokKind::kRparen) {
+      if (!elements.empty()) {
+        if (absl::Status st = Expect(TokKind::kComma, "',' or ')' in tuple shape"); !st.ok()) return st;
+      }
+      Shape element;
+      if (absl::Status st = ParseShape(&element); !st.ok()) return st;
+      elements.push_back(std::move(element));
+    }
+    lexer_.Next();
+    *shape = Shape(std::move(elements));
+    return absl::OkStatus();
+  }
+  if (lexer_.kind() != TokKind::kName) return Unexpected("a shape");
+  const Token type_tok = lexer_.Peek();
+  std::optional<PrimitiveType> type = primitive_util::StringToPrimitiveType(type_tok.text);
+  if (!type || *type == PrimitiveType::TUPLE) {
+    if (lexer_.NextCharIs('[')) {
+      return ErrorHere(StrCat("unknown element type '", AbslView(type_tok.text), "'"));
+    }
+    return Unexpected("a shape");
+  }
+  lexer_.Next();
+  if (lexer_.kind() != TokKind::kLsquare || lexer_.Peek().offset != type_tok.end()) {
+    return Unexpected(StrCat("'[' after element type ", AbslView(type_tok.text)));
+  }
+  lexer_.Next();
+  Shape s;
+  s.set_element_type(*type);
+  bool first = true;
+  while (lexer_.kind() != TokKind::kRsquare) {
+    if (!first) {
+      if (absl::Status st = Expect(TokKind::kComma, "',' or ']' in shape dimensions"); !st.ok()) return st;
+    }
+    first = false;
+    if (lexer_.kind() == TokKind::kOther && lexer_.Peek().text == "?") {
+      lexer_.Next();
+      s.add_dimensions(Shape::kUnboundedSize, true);
+      continue;
+    }
+    bool dynamic = TryConsume(TokKind::kLeq);
+    if (lexer_.kind() != TokKind::kInt) return Unexpected("a dimension size");
+    int64_t size;
+    if (absl::Status st = ParseInt(&size); !st.ok()) return st;
+    if (size < 0) return Error(lexer_.prev_end() - 1, "dimension size must not be negative");
+    s.add_dimensions(size, dynamic);
+  }
+  lexer_.Next();
+  if ((*type == PrimitiveType::TOKEN || *type == PrimitiveType::OPAQUE_TYPE) && s.rank() != 0) {
+    return Error(type_tok.offset, StrCat(AbslView(type_tok.text), " shapes have no dimensions"));
+  }
+  // A layout must follow ']' directly: `-> f32[] {` opens a computation body.
+  if (lexer_.kind() == TokKind::kLbrace && lexer_.Peek().offset == lexer_.prev_end() && s.IsArray()) {
+    Layout layout;
+    if (absl::Status st = ParseLayout(s, &layout); !st.ok()) return st;
+    // `{}` on a scalar is the same as no layout; keep one canonical form.
+    if (!(s.rank() == 0 && layout.HasOnlyMinorToMajor())) s.set_layout(std::move(layout));
+  }
+  *shape = std::move(s);
+  return absl::OkStatus();
+}
+
+absl::Status Parser::ParseLayout(const Shape& shape, Layout* layout) {
+  const size_t start = lexer_.Peek().offset;
+  if (absl::Status st = Expect(TokKind::kLbrace, "'{'"); !st.ok()) return st;
+  std::vector<int64_t> m2m;
+  while (lexer_.kind() == TokKind::kInt) {
+    int64_t d;
+    if (absl::Status st = ParseInt(&d); !st.ok()) return st;
+    m2m.push_back(d);
+    if (!TryConsume(TokKind::kComma)) break;
+  }
+  *layout->mutable_minor_to_major() = m2m;
+  auto paren_int = [&](int64_t* v) -> absl::Status {
+    if (absl::Status st = Expect(TokKind::kLparen, "'('"); !st.ok()) return st;
+    if (absl::Status st = ParseInt(v); !st.ok()) return st;
+    return Expect(TokKind::kRparen, "')'");
+  };
+  auto paren_type = [&](PrimitiveType* t) -> absl::Status {
+    if (absl::Status st = Expect(TokKind::kLparen, "'('"); !st.ok()) return st;
+    if (lexer_.kind() != TokKind::kName) return Unexpected("an element type");
+    auto type = primitive_util::StringToPrimitiveType(lexer_.Peek().text);
+    if (!type) return ErrorHere(StrCat("unknown element type '", AbslView(lexer_.Peek().text), "'"));
+    lexer_.Next();
+    *t = *type;
+    return Expect(TokKind::kRparen, "')'");
+  };
+  if (TryConsume(TokKind::kColon)) {
+    while (lexer_.kind() != TokKind::kRbrace) {
+      const Token t = lexer_.Peek();
+      std::string_view key = t.text;
+      if (t.kind == TokKind::kName && key == "T") {
+        lexer_.Next();
+        if (lexer_.kind() != TokKind::kLparen) return Unexpected("'(' after T");
+        while (lexer_.kind() == TokKind::kLparen) {
+          lexer_.Next();
+          Tile tile;
+          while (lexer_.kind() != TokKind::kRparen) {
+            if (!tile.dimensions().empty()) {
+              if (absl::Status st = Expect(TokKind::kComma, "',' or ')' in tile"); !st.ok()) return st;
+            }
+            if (lexer_.kind() == TokKind::kOther && lexer_.Peek().text == "*") {
+              lexer_.Next();
+              tile.mutable_dimensions()->push_back(Tile::kCombineDimension);
+            } else {
+              int64_t d;
+              if (absl::Status st = ParseInt(&d); !st.ok()) return st;
+              tile.mutable_dimensions()->push_back(d);
+            }
+          }
+          lexer_.Next();
+          layout->add_tile(std::move(tile));
+        }
+      } else if (t.kind == TokKind::kName && key == "L") {
+        lexer_.Next();
+        int64_t v;
+        if (absl::Status st = paren_int(&v); !st.ok()) return st;
+        layout->set_tail_padding_alignment_in_elements(v);
+      } else if (t.kind == TokKind::kName && key == "E") {
+        lexer_.Next();
+        int64_t v;
+        if (absl::Status st = paren_int(&v); !st.ok()) return st;
+        layout->set_element_size_in_bits(v);
+      } else if (t.kind == TokKind::kName && key == "S") {
+        lexer_.Next();
+        int64_t v;
+        if (absl::Status st = paren_int(&v); !st.ok()) return st;
+        layout->set_memory_space(v);
+      } else if (t.kind == TokKind::kName && key == "M") {
+        lexer_.Next();
+        int64_t v;
+        if (absl::Status st = paren_int(&v); !st.ok()) return st;
+        layout->set_dynamic_shape_metadata_prefix_bytes(v);
+      } else if (t.kind == TokKind::kName && key == "SC") {
+        lexer_.Next();
+        if (absl::Status st = Expect(TokKind::kLparen, "'(' after SC"); !st.ok()) return st;
+        SplitConfig sc;
+        int64_t dim;
+        if (absl::Status st = ParseInt(&dim); !st.ok()) return st;
+        sc.set_dimension(dim);
+        if (absl::Status st = Expect(TokKind::kColon, "':' in split config"); !st.ok()) return st;
+        while (true) {
+          int64_t idx;
+          if (absl::Status st = ParseInt(&idx); !st.ok()) return st;
+          sc.mutable_split_indices()->push_back(idx);
+          if (!TryConsume(TokKind::kComma)) break;
+        }
+        if (absl::Status st = Expect(TokKind::kRparen, "')' after split config"); !st.ok()) return st;
+        layout->add_split_config(std::move(sc));
+      } else if (t.kind == TokKind::kName && key == "P") {
+        lexer_.Next();
+        if (absl::Status st = Expect(TokKind::kLparen, "'(' after P"); !st.ok()) return st;
+        Shape physical;
+        if (absl::Status st = ParseShape(&physical); !st.ok()) return st;
+        if (absl::Status st = Expect(TokKind::kRparen, "')' after physical shape"); !st.ok()) return st;
+        layout->set_physical_shape(physical);
+      } else if (t.kind == TokKind::kName && key == "D") {
+        lexer_.Next();
+        if (lexer_.kind() != TokKind::kLparen) return Unexpected("'(' after D");
+        std::string_view inside;
+        if (!lexer_.ScanBalanced(&inside)) return ErrorHere("unterminated D(...)");
+        layout->set_dim_level_types_text(std::string(inside));
+      } else if (t.kind == TokKind::kOther && key == "#") {
+        lexer_.Next();
+        PrimitiveType type;
+        if (absl::Status st = paren_type(&type); !st.ok()) return st;
+        layout->set_index_primitive_type(type);
+      } else if (t.kind == TokKind::kOther && key == "*") {
+        lexer_.Next();
+        PrimitiveType type;
+        if (absl::Status st = paren_type(&type); !st.ok()) return st;
+        layout->set_pointer_primitive_type(type);
+      } else if (t.kind == TokKind::kEof) {
+        return Error(start, "unterminated layout");
+      } else {
+        return ErrorHere(StrCat("unknown layout attribute ", Describe(t)));
+      }
+    }
+  }
+  if (lexer_.kind() != TokKind::kRbrace) return Unexpected("',' ':' or '}' in layout");
+  lexer_.Next();
+  const int64_t rank = shape.rank();
+  if (static_cast<int64_t>(m2m.size()) != rank) {
+    return Error(start, StrCat("layout ", layout->ToString(), " has ", m2m.size(),
+                                     " dimensions but the shape has rank ", rank));
+  }
+  std::vector<bool> seen(rank, false);
+  for (int64_t d : m2m) {
+    if (d < 0 || d >= rank || seen[d]) {
+      return Error(start, StrCat("layout ", layout->ToString(),
+                                       " is not a permutation of the dimensions 0..", rank - 1));
+    }
+    seen[d] = true;
+  }
+  return absl::OkStatus();
+}
+
+// ---------------------------------------------------------------- literals
+
+absl::Status Parser::ParseElement(Literal* literal, int64_t linear) {
+  const PrimitiveType type = literal->element_type();
+  const Token t = lexer_.Peek();
+  const bool store = linear < literal->element_count();
+  if (type == PrimitiveType::PRED) {
+    int64_t v;
+    if (AtName("true")) {
+      v = 1;
+    } else if (AtName("false")) {
+      v = 0;
+    } else if (t.kind == TokKind::kInt && (t.text == "0" || t.text == "1")) {
+      v = t.text == "1";
+    } else {
+      return Unexpected("true or false");
+    }
+    lexer_.Next();
+    if (store) literal->SetFromInt64(linear, v);
+    return absl::OkStatus();
+  }
+  if (IsComplex(type)) {
+    if (absl::Status st = Expect(TokKind::kLparen, "'(' of a complex value"); !st.ok()) return st;
+    double parts[2];
+    for (int k = 0; k < 2; ++k) {
+      if (k == 1) {
+        if (absl::Status st = Expect(TokKind::kComma, "','"); !st.ok()) return st;
+      }
+      const Token p = lexer_.Peek();
+      if (p.kind != TokKind::kInt && p.kind != TokKind::kFloat &&
+          !(p.kind == TokKind::kName && (p.text == "inf" || p.text == "nan"))) {
+        return Unexpected("a number");
+      }
+      parts[k] = std::strtod(std::string(p.text).c_str(), nullptr);
+      lexer_.Next();
+    }
+    if (absl::Status st = Expect(TokKind::kRparen, "')'"); !st.ok()) return st;
+    if (store) literal->SetFromComplex(linear, {parts[0], parts[1]});
+    return absl::OkStatus();
+  }
+  if (IsFloatingPoint(type)) {
+    if (t.kind != TokKind::kInt && t.kind != TokKind::kFloat &&
+        !(t.kind == TokKind::kName && (t.text == "inf" || t.text == "nan"))) {
+      return Unexpected(StrCat("a ", AbslView(PrimitiveTypeName(type)), " value"));
+    }
+    double v = std::strtod(std::string(t.text).c_str(), nullptr);
+    lexer_.Next();
+    if (store) literal->SetFromDouble(linear, v);
+    return absl::OkStatus();
+  }
+  // Integers.
+  if (t.kind != TokKind::kInt) {
+    return Unexpected(StrCat("an integer ", AbslView(PrimitiveTypeName(type)), " value"));
+  }
+  if (type == PrimitiveType::U64) {
+    uint64_t v;
+    auto [ptr, ec] = std::from_chars(t.text.data(), t.text.data() + t.text.size(), v);
+    if (ec != std::errc() || ptr != t.text.data() + t.text.size()) {
+      return ErrorHere(StrCat("value ", AbslView(t.text), " does not fit u64"));
+    }
+    lexer_.Next();
+    if (store) literal->SetFromUint64(linear, v);
+    return absl::OkStatus();
+  }
+  int64_t v;
+  auto [ptr, ec] = std::from_chars(t.text.data(), t.text.data() + t.text.size(), v);
+  if (ec != std::errc() || ptr != t.text.data() + t.text.size()) {
+    return ErrorHere(StrCat("value ", AbslView(t.text), " is out of range"));
+  }
+  const int bits = BitWidth(type);
+  if (bits < 64) {
+    const bool is_signed = primitive_util::IsSignedIntegralType(type);
+    const int64_t lo = is_signed ? -(int64_t{1} << (bits - 1)) : 0;
+    const int64_t hi = is_signed ? (int64_t{1} << (bits - 1)) - 1 : (int64_t{1} << bits) - 1;
+    if (v < lo || v > hi) {
+      return ErrorHere(StrCat("value ", v, " does not fit ", AbslView(PrimitiveTypeName(type))));
+    }
+  }
+  lexer_.Next();
+  if (store) literal->SetFromInt64(linear, v);
+  return absl::OkStatus();
+}
+
+absl::Status Parser::ParseArrayLevel(const Shape& shape, int64_t dim, Literal* literal,
+                                     int64_t* linear) {
+  const size_t brace = lexer_.Peek().offset;
+  if (absl::Status st = Expect(TokKind::kLbrace, "'{' of an array literal"); !st.ok()) return st;
+  int64_t count = 0;
+  while (lexer_.kind() != TokKind::kRbrace) {
+    if (count > 0) {
+      if (absl::Status st = Expect(TokKind::kComma, "',' or '}' in literal"); !st.ok()) return st;
+    }
+    if (dim == shape.rank() - 1) {
+      if (absl::Status st = ParseElement(literal, (*linear)++); !st.ok()) return st;
+    } else {
+      if (absl::Status st = ParseArrayLevel(shape, dim + 1, literal, linear); !st.ok()) return st;
+    }
+    ++count;
+  }
+  lexer_.Next();
+  if (count != shape.dimensions(dim)) {
+    return Error(brace, StrCat("literal has ", count, " element", count == 1 ? "" : "s",
+                                     " in dimension ", dim, " but shape ", shape.ToString(false),
+                                     " expects ", shape.dimensions(dim)));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Parser::ParseLiteral(const Shape& shape, Literal* literal) {
+  if (lexer_.CurrentStartsWith("{...}")) {
+    *literal = Literal::CreateElided(shape);
+    lexer_.Reset(lexer_.Peek().offset + 5);
+    return absl::OkStatus();
+  }
+  if (shape.IsTuple()) {
+    if (absl::Status st = Expect(TokKind::kLparen, "'(' of a tuple literal"); !st.ok()) return st;
+    std::vector<Literal> elements;
+    for (int64_t i = 0; i < shape.tuple_shapes_size(); ++i) {
+      if (i > 0) {
+        if (absl::Status st = Expect(TokKind::kComma, "','"); !st.ok()) return st;
+      }
+      // Elements may carry their shape (`(f32[] 1, s32[] 2)`).
+      if ((lexer_.kind() == TokKind::kName && lexer_.NextCharIs('[') &&
+           primitive_util::StringToPrimitiveType(lexer_.Peek().text)) ||
+          (lexer_.kind() == TokKind::kLparen && shape.tuple_shapes(i).IsTuple() && false)) {
+        Shape ignored;
+        if (absl::Status st = ParseShape(&ignored); !st.ok()) return st;
+      }
+      Literal element;
+      if (absl::Status st = ParseLiteral(shape.tuple_shapes(i), &element); !st.ok()) return st;
+      elements.push_back(std::move(element));
+    }
+    if (absl::Status st = Expect(TokKind::kRparen, "')' closing the tuple literal"); !st.ok()) return st;
+    *literal = Literal::MakeTuple(std::move(elements));
+    return absl::OkStatus();
+  }
+  if (!shape.IsArray()) return ErrorHere("constants must have an array or tuple shape");
+  Literal lit(shape);
+  if (shape.rank() == 0) {
+    if (absl::Status st = ParseElement(&lit, 0); !st.ok()) return st;
+  } else {
+    int64_t linear = 0;
+    if (absl::Status st = ParseArrayLevel(shape, 0, &lit, &linear); !st.ok()) return st;
+  }
+  *literal = std::move(lit);
+  return absl::OkStatus();
+}
+
+// ------------------------------------------------------- typed attributes
+
+absl::Status Parser::ParseSlice(HloInstruction* instr) {
+  if (absl::Status st = Expect(TokKind::kLbrace, "'{'"); !st.ok()) return st;
+  std::vector<int64_t> starts, limits, strides;
+  while (lexer_.kind() != TokKind::kRbrace) {
+    if (!starts.empty()) {
+      if (absl::Status st = Expect(TokKind::kComma, "',' or '}'"); !st.ok()) return st;
+    }
+    if (absl::Status st = Expect(TokKind::kLsquare, "'[' of a slice range"); !st.ok()) return st;
+    int64_t a, b, s = 1;
+    if (absl::Status st = ParseInt(&a); !st.ok()) return st;
+    if (absl::Status st = Expect(TokKind::kColon, "':'"); !st.ok()) return st;
+    if (absl::Status st = ParseInt(&b); !st.ok()) return st;
+    if (TryConsume(TokKind::kColon)) {
+      if (absl::Status st = ParseInt(&s); !st.ok()) return st;
+    }
+    if (absl::Status st = Expect(TokKind::kRsquare, "']'"); !st.ok()) return st;
+    starts.push_back(a);
+    limits.push_back(b);
+    strides.push_back(s);
+  }
+  lexer_.Next();
+  instr->set_slice(std::move(starts), std::move(limits), std::move(strides));
+  return absl::OkStatus();
+}
+
+namespace {
+bool ParseIntText(std::string_view s, int64_t* v) {
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), *v);
+  return ec == std::errc() && ptr == s.data() + s.size() && !s.empty();
+}
+std::vector<std::string_view> Split(std::string_view s, char sep) {
+  std::vector<std::string_view> out;
+  size_t start = 0;
+  while (true) {
+    size_t p = s.find(sep, start);
+    if (p == std::string_view::npos) {
+      out.push_back(s.substr(start));
+      return out;
+    }
+    out.push_back(s.substr(start, p - start));
+    start = p + 1;
+  }
+}
+}  // namespace
+
+absl::Status Parser::ParsePadding(PaddingConfig* padding) {
+  const size_t start = lexer_.Peek().offset;
+  std::string_view text = lexer_.ScanRawUntil(",{}()");
+  if (text.empty()) return Error(start, "expected a padding config like 0_1x2_3");
+  padding->dimensions.clear();
+  for (std::string_view dim : Split(text, 'x')) {
+    std::vector<std::string_view> parts = Split(dim, '_');
+    PaddingConfigDimension d;
+    if ((parts.size() != 2 && parts.size() != 3) || !ParseIntText(parts[0], &d.edge_padding_low) ||
+        !ParseIntText(parts[1], &d.edge_padding_high) ||
+        (parts.size() == 3 && !ParseIntText(parts[2], &d.interior_padding))) {
+      return Error(start, StrCat("bad padding config '", AbslView(text),
+                                       "': expected low_high[_interior] per dimension, joined by 'x'"));
+    }
+    padding->dimensions.push_back(d);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Parser::ParseWindow(Window* window) {
+  const size_t start = lexer_.Peek().offset;
+  if (lexer_.kind() != TokKind::kLbrace) return Unexpected("'{' of a window");
+  std::string_view inside;
+  if (!lexer_.ScanBalanced(&inside)) return Error(start, "unterminated window");
+  window->dimensions.clear();
+  size_t pos = 0;
+  std::vector<std::pair<std::string_view, std::string_view>> fields;
+  while (pos < inside.size()) {
+    while (pos < inside.size() && (inside[pos] == ' ' || inside[pos] == '\t' || inside[pos] == '\n')) ++pos;
+    if (pos >= inside.size()) break;
+    size_t end = pos;
+    while (end < inside.size() && inside[end] != ' ' && inside[end] != '\t' && inside[end] != '\n') ++end;
+    std::string_view item = inside.substr(pos, end - pos);
+    size_t eq = item.find('=');
+    if (eq == std::string_view::npos) {
+      return Error(start + 1 + pos, StrCat("bad window field '", AbslView(item), "'"));
+    }
+    fields.emplace_back(item.substr(0, eq), item.substr(eq + 1));
+    pos = end;
+  }
+  size_t rank = 0;
+  for (const auto& [key, value] : fields) {
+    if (key == "size") rank = Split(value, 'x').size();
+  }
+  if (rank == 0 && !fields.empty()) return Error(start, "window has no size=");
+  window->dimensions.assign(rank, WindowDimension());
+  for (const auto& [key, value] : fields) {
+    std::vector<std::string_view> parts = Split(value, 'x');
+    if (parts.size() != rank) {
+      return Error(start, StrCat("window field ", AbslView(key), " has ", parts.size(),
+                                       " dimensions but size= has ", rank));
+    }
+    for (size_t d = 0; d < rank; ++d) {
+      WindowDimension& wd = window->dimensions[d];
+      bool ok = true;
+      if (key == "size") {
+        ok = ParseIntText(parts[d], &wd.size);
+      } else if (key == "stride") {
+        ok = ParseIntText(parts[d], &wd.stride);
+      } else if (key == "pad") {
+        std::vector<std::string_view> lh = Split(parts[d], '_');
+        ok = lh.size() == 2 && ParseIntText(lh[0], &wd.padding_low) && ParseIntText(lh[1], &wd.padding_high);
+      } else if (key == "lhs_dilate") {
+        ok = ParseIntText(parts[d], &wd.base_dilation);
+      } else if (key == "rhs_dilate") {
+        ok = ParseIntText(parts[d], &wd.window_dilation);
+      } else if (key == "rhs_reversal") {
+        int64_t r = 0;
+        ok = ParseIntText(parts[d], &r) && (r == 0 || r == 1);
+        wd.window_reversal = r == 1;
+      } else {
+        return Error(start, StrCat("unknown window field '", AbslView(key), "'"));
+      }
+      if (!ok) {
+        return Error(start, StrCat("bad value '", AbslView(value), "' for window field ",
+                                         AbslView(key)));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Parser::ParseFrontendAttributes(FrontendAttributes* attrs) {
+  if (absl::Status st = Expect(TokKind::kLbrace, "'{'"); !st.ok()) return st;
+  bool first = true;
+  while (lexer_.kind() != TokKind::kRbrace) {
+    if (!first) {
+      if (absl::Status st = Expect(TokKind::kComma, "',' or '}'"); !st.ok()) return st;
+    }
+    first = false;
+    std::string key;
+    if (lexer_.kind() == TokKind::kString) {
+      if (absl::Status st = ParseString(&key); !st.ok()) return st;
+    } else if (lexer_.kind() == TokKind::kName) {
+      key = std::string(lexer_.Next().text);
+    } else {
+      return Unexpected("a frontend attribute name");
+    }
+    if (absl::Status st = Expect(TokKind::kEqual, "'='"); !st.ok()) return st;
+    std::string value;
+    if (absl::Status st = ParseString(&value); !st.ok()) return st;
+    attrs->Set(key, value);
+  }
+  lexer_.Next();
+  return absl::OkStatus();
+}
+
+absl::Status Parser::ParseOutputOperandAliasing(std::vector<OutputOperandAlias>* aliases) {
+  if (absl::Status st = Expect(TokKind::kLbrace, "'{'"); !st.ok()) return st;
+  while (lexer_.kind() != TokKind::kRbrace) {
+    if (!aliases->empty()) {
+      if (absl::Status st = Expect(TokKind::kComma, "',' or '}'"); !st.ok()) return st;
+    }
+    OutputOperandAlias a;
+    if (absl::Status st = ParseShapeIndex(&a.output_index); !st.ok()) return st;
+    if (absl::Status st = Expect(TokKind::kColon, "':'"); !st.ok()) return st;
+    if (absl::Status st = Expect(TokKind::kLparen, "'('"); !st.ok()) return st;
+    if (absl::Status st = ParseInt(&a.operand_number); !st.ok()) return st;
+    if (absl::Status st = Expect(TokKind::kComma, "','"); !st.ok()) return st;
+    if (absl::Status st = ParseShapeIndex(&a.operand_index); !st.ok()) return st;
+    if (absl::Status st = Expect(TokKind::kRparen, "')'"); !st.ok()) return st;
+    aliases->push_back(std::move(a));
+  }
+  lexer_.Next();
+  return absl::OkStatus();
+}
+
+absl::Status Parser::ParseComputationRefs(std::string_view attr, bool list, CallRefs* refs) {
+  std::vector<CallRefs::Ref> names;
+  auto one = [&]() -> absl::Status {
+    if (lexer_.kind() != TokKind::kName) return Unexpected("a computation name");
+    const Token t = lexer_.Next();
+    names.push_back({StripPercent(t.text), t.offset});
+    return absl::OkStatus();
+  };
+  if (list) {
+    if (absl::Status st = Expect(TokKind::kLbrace, "'{'"); !st.ok()) return st;
+    while (lexer_.kind() != TokKind::kRbrace) {
+      if (!names.empty()) {
+        if (absl::Status st = Expect(TokKind::kComma, "',' or '}'"); !st.ok()) return st;
+      }
+      if (absl::Status st = one(); !st.ok()) return st;
+    }
+    lexer_.Next();
+  } else {
+    if (absl::Status st = one(); !st.ok()) return st;
+  }
+  refs->by_attr.emplace_back(attr, std::move(names));
+  return absl::OkStatus();
+}
+
+absl::Status Parser::ParseAttribute(HloInstruction* instr, CallRefs* refs,
+                                    std::vector<std::string_view>* seen) {
+  if (lexer_.kind() != TokKind::kName) return Unexpected("an attribute name");
+  const Token name_tok = lexer_.Next();
+  const std::string_view name = name_tok.text;
+  if (!AttributeRank(name)) return Error(name_tok.offset, StrCat("unknown attribute '", AbslView(name), "'"));
+  for (std::string_view s : *seen) {
+    if (s == name) return Error(name_tok.offset, StrCat("duplicate attribute '", AbslView(name), "'"));
+  }
+  seen->push_back(name);
+  if (absl::Status st = Expect(TokKind::kEqual, StrCat("'=' after ", AbslView(name))); !st.ok()) return st;
+  const HloOpcode op = instr->opcode();
+  const size_t value_offset = lexer_.Peek().offset;
+
+  if (name == "index" && op == HloOpcode::kGetTupleElement) {
+    int64_t v;
+    if (absl::Status st = ParseInt(&v); !st.ok()) return st;
+    instr->set_tuple_index(v);
+  } else if (name == "kind" && op == HloOpcode::kFusion) {
+    if (lexer_.kind() != TokKind::kName) return Unexpected("a fusion kind");
+    auto kind = StringToFusionKind(lexer_.Peek().text);
+    if (!kind) return ErrorHere(StrCat("unknown fusion kind ", Describe(lexer_.Peek())));
+    lexer_.Next();
+    instr->set_fusion_kind(*kind);
+  } else if (name == "custom_call_target") {
+    std::string target;
+    if (absl::Status st = ParseString(&target); !st.ok()) return st;
+    instr->set_custom_call_target(target);
+  } else if (name == "iota_dimension") {
+    int64_t v;
+    if (absl::Status st = ParseInt(&v); !st.ok()) return st;
+    instr->set_iota_dimension(v);
+  } else if (name == "channel_id") {
+    int64_t v;
+    if (absl::Status st = ParseInt(&v); !st.ok()) return st;
+    instr->set_channel_id(v);
+  } else if (name == "dimensions") {
+    std::vector<int64_t> dims;
+    if (absl::Status st = ParseIntList(&dims); !st.ok()) return st;
+    instr->set_dimensions(std::move(dims));
+    instr->set_has_dimensions(true);
+  } else if (name == "direction" && op == HloOpcode::kCompare) {
+    if (lexer_.kind() != TokKind::kName) return Unexpected("a comparison direction");
+    auto d = StringToComparisonDirection(lexer_.Peek().text);
+    if (!d) return ErrorHere(StrCat("unknown comparison direction ", Describe(lexer_.Peek())));
+    lexer_.Next();
+    instr->set_comparison_direction(*d);
+  } else if (name == "type" && op == HloOpcode::kCompare) {
+    if (lexer_.kind() != TokKind::kName) return Unexpected("a comparison type");
+    auto t = StringToComparisonType(lexer_.Peek().text);
+    if (!t) return ErrorHere(StrCat("unknown comparison type ", Describe(lexer_.Peek())));
+    lexer_.Next();
+    instr->set_comparison_type(*t);
+  } else if (name == "slice" && op == HloOpcode::kSlice) {
+    if (absl::Status st = ParseSlice(instr); !st.ok()) return st;
+  } else if (name == "dynamic_slice_sizes") {
+    std::vector<int64_t> v;
+    if (absl::Status st = ParseIntList(&v); !st.ok()) return st;
+    instr->set_dynamic_slice_sizes(std::move(v));
+  } else if (name == "padding" && op == HloOpcode::kPad) {
+    PaddingConfig p;
+    if (absl::Status st = ParsePadding(&p); !st.ok()) return st;
+    instr->set_padding_config(std::move(p));
+  } else if (name == "window") {
+    Window w;
+    if (absl::Status st = ParseWindow(&w); !st.ok()) return st;
+    instr->set_window(std::move(w));
+  } else if (name == "dim_labels") {
+    std::string_view text = lexer_.ScanRawUntil(",{}()");
+    auto dnums = ParseConvolutionDimLabels(text);
+    if (!dnums.ok()) return Error(value_offset, StdView(dnums.status().message()));
+    instr->set_convolution_dimension_numbers(*dnums, std::string(text));
+  } else if (name == "feature_group_count") {
+    int64_t v;
+    if (absl::Status st = ParseInt(&v); !st.ok()) return st;
+    instr->set_feature_group_count(v);
+  } else if (name == "batch_group_count") {
+    int64_t v;
+    if (absl::Status st = ParseInt(&v); !st.ok()) return st;
+    instr->set_batch_group_count(v);
+  } else if ((op == HloOpcode::kDot || op == HloOpcode::kRaggedDot) &&
+             (name == "lhs_batch_dims" || name == "lhs_contracting_dims" ||
+              name == "rhs_batch_dims" || name == "rhs_contracting_dims")) {
+    DotDimensionNumbers* d = instr->mutable_dot_dimension_numbers();
+    std::vector<int64_t>* target = name == "lhs_batch_dims"         ? &d->lhs_batch_dimensions
+                                   : name == "lhs_contracting_dims" ? &d->lhs_contracting_dimensions
+                                   : name == "rhs_batch_dims"       ? &d->rhs_batch_dimensions
+                                                                    : &d->rhs_contracting_dimensions;
+    if (absl::Status st = ParseIntList(target); !st.ok()) return st;
+  } else if (op == HloOpcode::kGather &&
+             (name == "offset_dims" || name == "collapsed_slice_dims" || name == "start_index_map" ||
+              name == "operand_batching_dims" || name == "start_indices_batching_dims" ||
+              name == "slice_sizes")) {
+    GatherDimensionNumbers* d = instr->mutable_gather_dimension_numbers();
+    std::vector<int64_t> v;
+    if (absl::Status st = ParseIntList(&v); !st.ok()) return st;
+    if (name == "offset_dims") d->offset_dims = std::move(v);
+    else if (name == "collapsed_slice_dims") d->collapsed_slice_dims = std::move(v);
+    else if (name == "start_index_map") d->start_index_map = std::move(v);
+    else if (name == "operand_batching_dims") d->operand_batching_dims = std::move(v);
+    else if (name == "start_indices_batching_dims") d->start_indices_batching_dims = std::move(v);
+    else instr->set_gather_slice_sizes(std::move(v));
+  } else if (op == HloOpcode::kScatter &&
+             (name == "update_window_dims" || name == "inserted_window_dims" ||
+              name == "scatter_dims_to_operand_dims" || name == "input_batching_dims" ||
+              name == "scatter_indices_batching_dims")) {
+    ScatterDimensionNumbers* d = instr->mutable_scatter_dimension_numbers();
+    std::vector<int64_t> v;
+    if (absl::Status st = ParseIntList(&v); !st.ok()) return st;
+    if (name == "update_window_dims") d->update_window_dims = std::move(v);
+    else if (name == "inserted_window_dims") d->inserted_window_dims = std::move(v);
+    else if (name == "scatter_dims_to_operand_dims") d->scatter_dims_to_operand_dims = std::move(v);
+    else if (name == "input_batching_dims") d->input_batching_dims = std::move(v);
+    else d->scatter_indices_batching_dims = std::move(v);
+  } else if (name == "index_vector_dim" && (op == HloOpcode::kGather || op == HloOpcode::kScatter)) {
+    int64_t v;
+    if (absl::Status st = ParseInt(&v); !st.ok()) return st;
+    if (op == HloOpcode::kGather) {
+      instr->mutable_gather_dimension_numbers()->index_vector_dim = v;
+    } else {
+      instr->mutable_scatter_dimension_numbers()->index_vector_dim = v;
+    }
+  } else if (name == "indices_are_sorted" && (op == HloOpcode::kGather || op == HloOpcode::kScatter)) {
+    bool v;
+    if (absl::Status st = ParseBool(&v); !st.ok()) return st;
+    instr->set_indices_are_sorted(v);
+  } else if (name == "unique_indices" && op == HloOpcode::kScatter) {
+    bool v;
+    if (absl::Status st = ParseBool(&v); !st.ok()) return st;
+    instr->set_unique_indices(v);
+  } else if (name == "output_to_operand_aliasing") {
+    std::vector<OutputOperandAlias> aliases;
+    if (absl::Status st = ParseOutputOperandAliasing(&aliases); !st.ok()) return st;
+    instr->set_output_to_operand_aliasing(std::move(aliases));
+  } else if (name == "frontend_attributes") {
+    FrontendAttributes attrs;
+    if (absl::Status st = ParseFrontendAttributes(&attrs); !st.ok()) return st;
+    instr->set_frontend_attributes(std::move(attrs));
+  } else if (name == "condition" || name == "body" || name == "true_computation" ||
+             name == "false_computation" || name == "to_apply" ||
+             (name == "calls" && lexer_.kind() != TokKind::kLbrace) ||
+             (op == HloOpcode::kSelectAndScatter && (name == "select" || name == "scatter"))) {
+    if (absl::Status st = ParseComputationRefs(name, /*list=*/false, refs); !st.ok()) return st;
+  } else if (name == "branch_computations" || name == "called_computations" || name == "calls") {
+    if (absl::Status st = ParseComputationRefs(name, /*list=*/true, refs); !st.ok()) return st;
+  } else if (name == "control-predecessors") {
+    if (absl::Status st = Expect(TokKind::kLbrace, "'{'"); !st.ok()) return st;
+    bool first = true;
+    while (lexer_.kind() != TokKind::kRbrace) {
+      if (!first) {
+        if (absl::Status st = Expect(TokKind::kComma, "',' or '}'"); !st.ok()) return st;
+      }
+      first = false;
+      if (lexer_.kind() != TokKind::kName) return Unexpected("an instruction name");
+      const Token t = lexer_.Next();
+      auto it = instructions_.find(AbslView(StripPercent(t.text)));
+      if (it == instructions_.end()) {
+        return Error(t.offset, StrCat("undefined control predecessor '",
+                                            AbslView(StripPercent(t.text)), "'"));
+      }
+      // Edges are added once the instruction joins the computation.
+      pending_control_predecessors_.push_back(it->second);
+    }
+    lexer_.Next();
+  } else {
+    std::string raw;
+    if (absl::Status st = ParseRawValue(&raw); !st.ok()) return st;
+    instr->SetRawAttribute(name, std::move(raw));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Parser::CheckRequiredAttributes(const HloInstruction* instr, const CallRefs& refs,
+                                             const std::vector<std::string_view>& seen,
+                                             size_t opcode_offset) {
+  auto has = [&](std::string_view n) {
+    for (std::string_view s : seen) {
+      if (s == n) return true;
+    }
+    return false;
+  };
+  auto require = [&](std::initializer_list<std::string_view> names) -> absl::Status {
+    for (std::string_view n : names) {
+      if (!has(n)) {
+        return Error(opcode_offset, StrCat("missing required attribute '", AbslView(n), "' for ",
+                                                 AbslView(HloOpcodeString(instr->opcode()))));
+      }
+    }
+    return absl::OkStatus();
+  };
+  switch (instr->opcode()) {
+    case HloOpcode::kGetTupleElement: return require({"index"});
+    case HloOpcode::kFusion: return require({"kind", "calls"});
+    case HloOpcode::kWhile: return require({"condition", "body"});
+    case HloOpcode::kConditional:
+      if (has("branch_computations")) {
+        if (has("true_computation") || has("false_computation")) {
+          return Error(opcode_offset,
+                       "conditional has both branch_computations and true/false_computation");
+        }
+        return absl::OkStatus();
+      }
+      if (!has("true_computation") && !has("false_computation")) {
+        return Error(opcode_offset,
+                     "missing required attribute 'branch_computations' (or true_computation and "
+                     "false_computation) for conditional");
+      }
+      return require({"true_computation", "false_computation"});
+    case HloOpcode::kCall:
+    case HloOpcode::kMap:
+    case HloOpcode::kReduce:
+    case HloOpcode::kReduceWindow:
+    case HloOpcode::kAllReduce:
+    case HloOpcode::kAllReduceStart:
+    case HloOpcode::kReduceScatter:
+    case HloOpcode::kSort:
+      if (instr->opcode() == HloOpcode::kReduce) {
+        if (absl::Status st = require({"dimensions"}); !st.ok()) return st;
+      }
+      if (instr->opcode() == HloOpcode::kReduceWindow) {
+        if (absl::Status st = require({"window"}); !st.ok()) return st;
+      }
+      return require({"to_apply"});
+    case HloOpcode::kScatter:
+      return require({"update_window_dims", "inserted_window_dims", "scatter_dims_to_operand_dims",
+                      "index_vector_dim", "to_apply"});
+    case HloOpcode::kSelectAndScatter: return require({"select", "scatter"});
+    case HloOpcode::kAsyncStart: return require({"calls"});
+    case HloOpcode::kCustomCall: return require({"custom_call_target"});
+    case HloOpcode::kCompare: return require({"direction"});
+    case HloOpcode::kIota: return require({"iota_dimension"});
+    case HloOpcode::kSlice: return require({"slice"});
+    case HloOpcode::kDynamicSlice: return require({"dynamic_slice_sizes"});
+    case HloOpcode::kPad: return require({"padding"});
+    case HloOpcode::kBroadcast:
+    case HloOpcode::kTranspose:
+    case HloOpcode::kConcatenate: return require({"dimensions"});
+    case HloOpcode::kGather:
+      return require({"offset_dims", "collapsed_slice_dims", "start_index_map", "index_vector_dim",
+                      "slice_sizes"});
+    case HloOpcode::kConvolution: return require({"dim_labels"});
+    default: return absl::OkStatus();
+  }
+  (void)refs;
+}
+
+// Turns the named computation references into called_computations slots
+// (XLA's order) and records them for resolution.
+absl::Status Parser::AssignCallSlots(HloInstruction* instr, const CallRefs& refs) {
+  std::vector<CallRefs::Ref> slots;
+  auto append = [&](std::string_view attr) {
+    if (const auto* r = refs.Get(attr)) slots.insert(slots.end(), r->begin(), r->end());
+  };
+  switch (instr->opcode()) {
+    case HloOpcode::kWhile:
+      append("body");
+      append("condition");
+      break;
+    case HloOpcode::kConditional:
+      if (refs.Get("true_computation")) {
+        instr->set_conditional_uses_true_false_form(true);
+        append("true_computation");
+        append("false_computation");
+      } else {
+        append("branch_computations");
+      }
+      break;
+    case HloOpcode::kSelectAndScatter:
+      append("select");
+      append("scatter");
+      break;
+    default:
+      append("calls");
+      append("to_apply");
+      append("called_computations");
+      break;
+  }
+  std::vector<HloComputation*> none(slots.size(), nullptr);
+  instr->set_called_computations(std::move(none));
+  for (size_t k = 0; k < slots.size(); ++k) {
+    pending_calls_.push_back(PendingCall{instr, k, slots[k].name, slots[k].offset});
+  }
+  if (slots.empty() &&
+      (instr->opcode() == HloOpcode::kAsyncDone || instr->opcode() == HloOpcode::kAsyncUpdate)) {
+    async_done_without_calls_.push_back(instr);
+  }
+  return absl::OkStatus();
+}
+
+// ------------------------------------------------------------ instructions
+
+absl::Status Parser::ParseOperands(HloInstruction* instr) {
+  bool first = true;
+  while (lexer_.kind() != TokKind::kRparen) {
+    if (!first) {
+      if (absl::Status st = Expect(TokKind::kComma, "',' or ')' in operand list"); !st.ok()) return st;
+    }
+    first = false;
+    const size_t operand_offset = lexer_.Peek().offset;
+    std::optional<Shape> written;
+    if (lexer_.kind() == TokKind::kLparen ||
+        (lexer_.kind() == TokKind::kName && lexer_.NextCharIs('['))) {
+      Shape s;
+      if (absl::Status st = ParseShape(&s); !st.ok()) return st;
+      written = std::move(s);
+    }
+    if (lexer_.kind() != TokKind::kName) return Unexpected("an operand name");
+    const Token t = lexer_.Next();
+    const std::string_view name = StripPercent(t.text);
+    auto it = instructions_.find(AbslView(name));
+    if (it == instructions_.end()) {
+      return Error(t.offset, StrCat("undefined operand '", AbslView(name), "'"));
+    }
+    if (written && !ShapeUtil::Compatible(*written, it->second->shape())) {
+      return Error(operand_offset,
+                   StrCat("operand '", AbslView(name), "' is written with shape ",
+                                written->ToString(true), " but is defined with shape ",
+                                it->second->shape().ToString(true)));
+    }
+    instr->AppendOperand(it->second);
+  }
+  lexer_.Next();
+  return absl::OkStatus();
+}
+
+absl::Status Parser::ParseInstruction(HloComputation* computation, HloInstruction** root,
+                                      size_t* root_offset) {
+  bool is_root = false;
+  const size_t root_kw_offset = lexer_.Peek().offset;
+  if (AtName("ROOT")) {
+    lexer_.Next();
+    is_root = true;
+  }
+  if (lexer_.kind() != TokKind::kName) return Unexpected("an instruction name");
+  const Token name_tok = lexer_.Next();
+  const std::string_view name = StripPercent(name_tok.text);
+  if (instructions_.contains(AbslView(name))) {
+    return Error(name_tok.offset, StrCat("duplicate instruction name '", AbslView(name),
+                                               "' in computation '", computation->name(), "'"));
+  }
+  if (absl::Status st = Expect(TokKind::kEqual, "'=' after the instruction name"); !st.ok()) return st;
+  Shape shape;
+  if (absl::Status st = ParseShape(&shape); !st.ok()) return st;
+  if (lexer_.kind() != TokKind::kName) return Unexpected("an opcode");
+  const Token op_tok = lexer_.Next();
+  std::optional<HloOpcode> opcode = StringToHloOpcode(op_tok.text);
+  if (!opcode) return Error(op_tok.offset, StrCat("unknown opcode '", AbslView(op_tok.text), "'"));
+  if (absl::Status st = Expect(TokKind::kLparen, StrCat("'(' after ", AbslView(op_tok.text)));
+      !st.ok()) {
+    return st;
+  }
+  std::unique_ptr<HloInstruction> instr = HloInstruction::Create(*opcode, shape, {});
+  instr->SetAndSanitizeName(name);
+  if (*opcode == HloOpcode::kParameter) {
+    int64_t n;
+    if (absl::Status st = ParseInt(&n); !st.ok()) return st;
+    if (n < 0) return Error(lexer_.prev_end() - 1, "parameter number must not be negative");
+    instr->set_parameter_number(n);
+    if (absl::Status st = Expect(TokKind::kRparen, "')'"); !st.ok()) return st;
+  } else if (*opcode == HloOpcode::kConstant) {
+    Literal literal;
+    if (absl::Status st = ParseLiteral(shape, &literal); !st.ok()) return st;
+    instr->set_literal(std::move(literal));
+    if (absl::Status st = Expect(TokKind::kRparen, "')' after the literal"); !st.ok()) return st;
+  } else {
+    if (absl::Status st = ParseOperands(instr.get()); !st.ok()) return st;
+  }
+  if (std::optional<int> arity = HloOpcodeArity(*opcode);
+      arity && *arity != instr->operand_count() && *opcode != HloOpcode::kParameter &&
+      *opcode != HloOpcode::kConstant) {
+    return Error(op_tok.offset, StrCat(AbslView(op_tok.text), " takes ", *arity, " operand",
+                                             *arity == 1 ? "" : "s", " but has ",
+                                             instr->operand_count()));
+  }
+  CallRefs refs;
+  std::vector<std::string_view> seen;
+  pending_control_predecessors_.clear();
+  while (lexer_.kind() == TokKind::kComma) {
+    lexer_.Next();
+    if (absl::Status st = ParseAttribute(instr.get(), &refs, &seen); !st.ok()) return st;
+  }
+  if (lexer_.kind() == TokKind::kError) return ErrorHere(lexer_.Peek().text);
+  if (absl::Status st = CheckRequiredAttributes(instr.get(), refs, seen, op_tok.offset); !st.ok()) return st;
+  if (absl::Status st = AssignCallSlots(instr.get(), refs); !st.ok()) return st;
+  if (*opcode == HloOpcode::kParameter) {
+    const int64_t n = instr->parameter_number();
+    if (n < computation->num_parameters() && computation->parameter_instruction(n) != nullptr) {
+      return Error(name_tok.offset, StrCat("parameter number ", n, " of computation '",
+                                                 computation->name(), "' is used twice (also by '",
+                                                 computation->parameter_instruction(n)->name(), "')"));
+    }
+  }
+  HloInstruction* added = computation->AddInstruction(std::move(instr));
+  instructions_.emplace(AbslView(name), added);
+  last_added_ = added;
+  for (HloInstruction* pred : pending_control_predecessors_) {
+    if (absl::Status st = pred->AddControlDependencyTo(added); !st.ok()) {
+      return Error(name_tok.offset, StdView(st.message()));
+    }
+  }
+  if (is_root) {
+    if (*root != nullptr) {
+      return Error(root_kw_offset, StrCat("computation '", computation->name(),
+                                                "' has more than one ROOT"));
+    }
+    *root = added;
+    *root_offset = root_kw_offset;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Parser::ParseSignature(int64_t* parameter_count) {
+  lexer_.Next();  // '('
+  *parameter_count = 0;
+  while (lexer_.kind() != TokKind::kRparen) {
+    if (*parameter_count > 0) {
+      if (absl::Status st = Expect(TokKind::kComma, "',' or ')' in the signature"); !st.ok()) return st;
+    }
+    std::string_view pname;
+    if (absl::Status st = ParseName("a parameter name", &pname); !st.ok()) return st;
+    if (absl::Status st = Expect(TokKind::kColon, "':' after the parameter name"); !st.ok()) return st;
+    Shape s;
+    if (absl::Status st = ParseShape(&s); !st.ok()) return st;
+    ++*parameter_count;
+  }
+  lexer_.Next();
+  if (absl::Status st = Expect(TokKind::kArrow, "'->' in the signature"); !st.ok()) return st;
+  Shape result;
+  return ParseShape(&result);
+}
+
+absl::Status Parser::ParseComputation() {
+  bool is_entry = false;
+  const size_t entry_offset = lexer_.Peek().offset;
+  if (AtName("ENTRY")) {
+    lexer_.Next();
+    is_entry = true;
+    if (entry_ != nullptr) {
+      return Error(entry_offset, StrCat("multiple ENTRY computations (the first is '",
+                                              entry_->name(), "')"));
+    }
+  }
+  if (lexer_.kind() != TokKind::kName) return Unexpected("a computation name");
+  const Token name_tok = lexer_.Next();
+  const std::string_view name = StripPercent(name_tok.text);
+  if (computations_.contains(AbslView(name))) {
+    return Error(name_tok.offset, StrCat("duplicate computation name '", AbslView(name), "'"));
+  }
+  int64_t signature_params = -1;
+  if (lexer_.kind() == TokKind::kLparen) {
+    if (absl::Status st = ParseSignature(&signature_params); !st.ok()) return st;
+  }
+  const size_t lbrace = lexer_.Peek().offset;
+  if (absl::Status st = Expect(TokKind::kLbrace, "'{' to start the computation body"); !st.ok()) return st;
+  auto computation = std::make_unique<HloComputation>(std::string(name));
+  instructions_.clear();
+  HloInstruction* root = nullptr;
+  size_t root_offset = 0;
+  HloInstruction* last = nullptr;
+  while (lexer_.kind() != TokKind::kRbrace) {
+    if (lexer_.kind() == TokKind::kEof) {
+      return Error(lbrace, StrCat("computation '", AbslView(name),
+                                        "' is not terminated: missing '}' before end of input"));
+    }
+    if (lexer_.kind() == TokKind::kError) return ErrorHere(lexer_.Peek().text);
+    if (absl::Status st = ParseInstruction(computation.get(), &root, &root_offset); !st.ok()) return st;
+    last = last_added_;
+  }
+  lexer_.Next();
+  if (last == nullptr) return Error(name_tok.offset, StrCat("computation '", AbslView(name), "' is empty"));
+  computation->set_root_instruction(root != nullptr ? root : last);
+  // Parameters must be numbered 0..n-1.
+  const auto& params = computation->parameter_instructions();
+  for (size_t p = 0; p < params.size(); ++p) {
+    if (params[p] == nullptr) {
+      return Error(name_tok.offset, StrCat("computation '", AbslView(name), "' has parameter(",
+                                                 params.size() - 1, ") but no parameter(", p,
+                                                 "); parameters must be numbered 0..n-1"));
+    }
+  }
+  if (signature_params >= 0 && signature_params != static_cast<int64_t>(params.size())) {
+    return Error(name_tok.offset, StrCat("the signature of '", AbslView(name), "' declares ",
+                                               signature_params, " parameter(s) but the body has ",
+                                               params.size()));
+  }
+  if (lexer_.kind() == TokKind::kComma) {
+    lexer_.Next();
+    if (!AtName("execution_thread")) return Unexpected("execution_thread after a computation");
+    lexer_.Next();
+    if (absl::Status st = Expect(TokKind::kEqual, "'='"); !st.ok()) return st;
+    std::string thread;
+    if (absl::Status st = ParseString(&thread); !st.ok()) return st;
+    computation->set_execution_thread(thread);
+  }
+  HloComputation* added = module_->AddComputation(std::move(computation), false, /*uniquify_names=*/false);
+  computations_.emplace(AbslView(name), std::make_pair(added, name_tok.offset));
+  if (is_entry) entry_ = added;
+  return absl::OkStatus();
+}
+
+absl::Status Parser::ResolveCalls() {
+  for (const PendingCall& p : pending_calls_) {
+    auto it = computations_.find(AbslView(p.name));
+    if (it == computations_.end()) {
+      return Error(p.offset, StrCat("computation '", AbslView(p.name), "' is not defined"));
+    }
+    std::vector<HloComputation*> called = p.instruction->called_computations();
+    called[p.slot] = it->second.first;
+    p.instruction->set_called_computations(std::move(called));
+  }
+  // async-update/-done written without calls= take the wrapped computation
+  // of the async op they complete.
+  for (HloInstruction* done : async_done_without_calls_) {
+    if (done->operand_count() == 1 && !done->operand(0)->called_computations().empty()) {
+      done->set_called_computations({done->operand(0)->called_computations()[0]});
+    }
+  }
+  return absl::OkStatus();
+}
+
+// ---------------------------------------------------------- module header
+
+absl::Status Parser::ParseEntryComputationLayout() {
+  entry_layout_offset_ = lexer_.Peek().offset;
+  if (absl::Status st = Expect(TokKind::kLbrace, "'{'"); !st.ok()) return st;
+  if (absl::Status st = Expect(TokKind::kLparen, "'('"); !st.ok()) return st;
+  std::vector<Shape> params;
+  while (lexer_.kind() != TokKind::kRparen) {
+    if (!params.empty()) {
+      if (absl::Status st = Expect(TokKind::kComma, "',' or ')'"); !st.ok()) return st;
+    }
+    Shape s;
+    if (absl::Status st = ParseShape(&s); !st.ok()) return st;
+    params.push_back(std::move(s));
+  }
+  lexer_.Next();
+  if (absl::Status st = Expect(TokKind::kArrow, "'->'"); !st.ok()) return st;
+  Shape result;
+  if (absl::Status st = ParseShape(&result); !st.ok()) return st;
+  if (absl::Status st = Expect(TokKind::kRbrace, "'}'"); !st.ok()) return st;
+  module_->set_entry_computation_layout(ComputationLayout(std::move(params), std::move(result)));
+  return absl::OkStatus();
+}
+
+absl::Status Parser::ParseInputOutputAlias() {
+  if (absl::Status st = Expect(TokKind::kLbrace, "'{'"); !st.ok()) return st;
+  bool first = true;
+  while (lexer_.kind() != TokKind::kRbrace) {
+    if (!first) {
+      if (absl::Status st = Expect(TokKind::kComma, "',' or '}'"); !st.ok()) return st;
+    }
+    first = false;
+    const size_t entry_offset = lexer_.Peek().offset;
+    ShapeIndex out, param_index;
+    int64_t param;
+    if (absl::Status st = ParseShapeIndex(&out); !st.ok()) return st;
+    if (absl::Status st = Expect(TokKind::kColon, "':'"); !st.ok()) return st;
+    if (absl::Status st = Expect(TokKind::kLparen, "'('"); !st.ok()) return st;
+    if (absl::Status st = ParseInt(&param); !st.ok()) return st;
+    if (absl::Status st = Expect(TokKind::kComma, "','"); !st.ok()) return st;
+    if (absl::Status st = ParseShapeIndex(&param_index); !st.ok()) return st;
+    auto kind = HloInputOutputAliasConfig::kMayAlias;
+    if (TryConsume(TokKind::kComma)) {
+      if (AtName("must-alias")) {
+        kind = HloInputOutputAliasConfig::kMustAlias;
+      } else if (!AtName("may-alias")) {
+        return Unexpected("may-alias or must-alias");
+      }
+      lexer_.Next();
+    }
+    if (absl::Status st = Expect(TokKind::kRparen, "')'"); !st.ok()) return st;
+    absl::Status st = module_->input_output_alias_config().SetUpAlias(out, param, param_index, kind);
+    if (!st.ok()) return Error(entry_offset, StdView(st.message()));
+  }
+  lexer_.Next();
+  return absl::OkStatus();
+}
+
+absl::Status Parser::ParseBufferDonor() {
+  if (absl::Status st = Expect(TokKind::kLbrace, "'{'"); !st.ok()) return st;
+  bool first = true;
+  while (lexer_.kind() != TokKind::kRbrace) {
+    if (!first) {
+      if (absl::Status st = Expect(TokKind::kComma, "',' or '}'"); !st.ok()) return st;
+    }
+    first = false;
+    const size_t entry_offset = lexer_.Peek().offset;
+    int64_t param;
+    ShapeIndex index;
+    if (absl::Status st = Expect(TokKind::kLparen, "'('"); !st.ok()) return st;
+    if (absl::Status st = ParseInt(&param); !st.ok()) return st;
+    if (absl::Status st = Expect(TokKind::kComma, "','"); !st.ok()) return st;
+    if (absl::Status st = ParseShapeIndex(&index); !st.ok()) return st;
+    if (absl::Status st = Expect(TokKind::kRparen, "')'"); !st.ok()) return st;
+    absl::Status st = module_->buffer_donor_config().AddBufferDonor(param, index);
+    if (!st.ok()) return Error(entry_offset, StdView(st.message()));
+  }
+  lexer_.Next();
+  return absl::OkStatus();
+}
+
+absl::Status Parser::ParseModuleAttribute() {
+  if (lexer_.kind() != TokKind::kName) return Unexpected("a module attribute name");
+  const Token name_tok = lexer_.Next();
+  const std::string_view name = name_tok.text;
+  if (absl::Status st = Expect(TokKind::kEqual, StrCat("'=' after ", AbslView(name))); !st.ok()) return st;
+  if (name == "is_scheduled") return ParseBool(&is_scheduled_);
+  if (name == "entry_computation_layout") return ParseEntryComputationLayout();
+  if (name == "input_output_alias") return ParseInputOutputAlias();
+  if (name == "buffer_donor") return ParseBufferDonor();
+  if (name == "alias_passthrough_params") {
+    bool v;
+    if (absl::Status st = ParseBool(&v); !st.ok()) return st;
+    module_->set_alias_passthrough_params(v);
+    return absl::OkStatus();
+  }
+  if (name == "replica_count" || name == "num_partitions") {
+    int64_t v;
+    if (absl::Status st = ParseInt(&v); !st.ok()) return st;
+    if (name == "replica_count") {
+      module_->set_replica_count(v);
+    } else {
+      module_->set_num_partitions(v);
+    }
+    return absl::OkStatus();
+  }
+  if (name == "frontend_attributes") return ParseFrontendAttributes(module_->mutable_frontend_attributes());
+  std::string raw;
+  if (absl::Status st = ParseRawValue(&raw); !st.ok()) return st;
+  module_->mutable_raw_attributes()->push_back(HloRawAttribute{std::string(name), std::move(raw)});
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<HloModule>> Parser::ParseModule() {
+  bool has_header = false;
+  if (AtName("HloModule")) {
+    lexer_.Next();
+    if (lexer_.kind() != TokKind::kName) return Unexpected("a module name");
+    module_ = std::make_unique<HloModule>(std::string(StripPercent(lexer_.Next().text)));
+    has_header = true;
+    while (lexer_.kind() == TokKind::kComma) {
+      lexer_.Next();
+      if (absl::Status st = ParseModuleAttribute(); !st.ok()) return st;
+    }
+  } else {
+    module_ = std::make_unique<HloModule>("");
+  }
+  while (lexer_.kind() != TokKind::kEof) {
+    if (lexer_.kind() == TokKind::kError) return ErrorHere(lexer_.Peek().text);
+    if (AtName("HloModule")) {
+      return ErrorHere("a second HloModule header; use ParseHloModules for files with several modules");
+    }
+    if (absl::Status st = ParseComputation(); !st.ok()) return st;
+  }
+  if (module_->computation_count() == 0) {
+    return ErrorHere("no computations: expected an ENTRY computation");
+  }
+  if (absl::Status st = ResolveCalls(); !st.ok()) return st;
+  if (entry_ == nullptr) {
+    // Without ENTRY the last computation is the entry.
+    HloComputation* last = nullptr;
+    for (HloComputation* c : module_->computations()) last = c;
+    entry_ = last;
+  }
+  module_->set_entry_computation(entry_);
+  if (!has_header) module_->set_name(entry_->name());
+  if (module_->has_explicit_entry_computation_layout()) {
+    const ComputationLayout layout = module_->entry_computation_layout();
+    if (layout.parameter_count() != entry_->num_parameters()) {
+      return Error(entry_layout_offset_,
+                   StrCat("entry_computation_layout has ", layout.parameter_count(),
+                                " parameter(s) but the entry computation '", entry_->name(),
+                                "' has ", entry_->num_parameters()));
+    }
+  }
+  if (is_scheduled_) {
+    HloSchedule schedule(module_.get());
+    for (HloComputation* c : module_->MakeNonfusionComputations()) {
+      schedule.set_sequence(c, c->MakeInstructionVector());
+    }
+    if (absl::Status st = module_->set_schedule(std::move(schedule)); !st.ok()) {
+      return Error(0, StrCat("is_scheduled=true but the text order is not a valid schedule: ",
+                                   AbslView(StdView(st.message()))));
+    }
+  }
+  return std::move(module_);
+}
+
+absl::StatusOr<Shape> Parser::ParseStandaloneShape() {
+  Shape s;
+  if (absl::Status st = ParseShape(&s); !st.ok()) return st;
+  if (lexer_.kind() != TokKind::kEof) return Unexpected("end of input after the shape");
+  return s;
+}
+
+absl::StatusOr<Layout> Parser::ParseStandaloneLayout() {
+  // Rank is implied by the layout itself here.
+  const size_t start = lexer_.Peek().offset;
+  int64_t rank = 0;
+  {
+    HloLexer probe(src_, start, src_.size());
+    if (probe.kind() == TokKind::kLbrace) {
+      probe.Next();
+      while (probe.kind() == TokKind::kInt) {
+        ++rank;
+        probe.Next();
+        if (probe.kind() != TokKind::kComma) break;
+        probe.Next();
+      }
+    }
+  }
+  std::vector<int64_t> dims(rank, 1);
+  Shape s(PrimitiveType::F32, dims);
+  Layout layout;
+  if (absl::Status st = ParseLayout(s, &layout); !st.ok()) return st;
+  if (lexer_.kind() != TokKind::kEof) return Unexpected("end of input after the layout");
+  return layout;
+}
+
+absl::StatusOr<Literal> Parser::ParseStandaloneLiteral(const Shape& shape) {
+  Literal lit;
+  if (absl::Status st = ParseLiteral(shape, &lit); !st.ok()) return st;
+  if (lexer_.kind() != TokKind::kEof) return Unexpected("end of input after the literal");
+  return lit;
+}
+
+absl::StatusOr<std::string> ReadFile(std::string_view path) {
+  std::ifstream in{std::string(path), std::ios::binary};
+  if (!in) return absl::NotFoundError(StrCat("cannot open ", AbslView(path)));
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// True when source[begin, end) holds no tokens.
+bool IsBlank(std::string_view source, size_t begin, size_t end) {
+  HloLexer lexer(source, begin, end);
+  return lexer.kind() == TokKind::kEof;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<HloModule>> ParseHloModule(std::string_view text,
+                                                          std::string_view filename) {
+  Parser parser(text, 0, text.size(), filename);
+  return parser.ParseModule();
+}
+
+absl::StatusOr<std::vector<std::unique_ptr<HloModule>>> ParseHloModules(std::string_view text,
+                                                                        std::string_view filename) {
+  std::vector<std::unique_ptr<HloModule>> modules;
+  size_t part_begin = 0;
+  size_t line_begin = 0;
+  auto parse_part = [&](size_t begin, size_t end) -> absl::Status {
+    if (IsBlank(text, begin, end)) return absl::OkStatus();
+    Parser parser(text, begin, end, filename);
+    auto module = parser.ParseModule();
+    if (!module.ok()) return module.status();
+    modules.push_back(std::move(*module));
+    return absl::OkStatus();
+  };
+  while (line_begin < text.size()) {
+    size_t line_end = text.find('\n', line_begin);
+    if (line_end == std::string_view::npos) line_end = text.size();
+    if (text.substr(line_begin, line_end - line_begin).rfind("// -----", 0) == 0) {
+      if (absl::Status st = parse_part(part_begin, line_begin); !st.ok()) return st;
+      part_begin = line_end;
+    }
+    line_begin = line_end + 1;
+  }
+  if (absl::Status st = parse_part(part_begin, text.size()); !st.ok()) return st;
+  return modules;
+}
+
+absl::StatusOr<std::unique_ptr<HloModule>> ParseHloModuleFile(std::string_view path) {
+  auto text = ReadFile(path);
+  if (!text.ok()) return text.status();
+  return ParseHloModule(*text, path);
+}
+
+absl::StatusOr<std::vector<std::unique_ptr<HloModule>>> ParseHloModulesFile(std::string_view path) {
+  auto text = ReadFile(path);
+  if (!text.ok()) return text.status();
+  return ParseHloModules(*text, path);
+}
+
+absl::StatusOr<Shape> ParseShape(std::string_view text) {
+  Parser parser(text, 0, text.size(), "<shape>");
+  return parser.ParseStandaloneShape();
+}
+
+absl::StatusOr<Layout> ParseLayout(std::string_view text) {
+  Parser parser(text, 0, text.size(), "<layout>");
+  return parser.ParseStandaloneLayout();
+}
+
+absl::StatusOr<Literal> ParseLiteral(std::string_view text, const Shape& shape) {
+  Parser parser(text, 0, text.size(), "<literal>");
+  return parser.ParseStandaloneLiteral(shape);
+}
+
+}  // namespace hmo

@@ -1,0 +1,563 @@
+#include "instruction_shape_checks.h"
+
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "hmo/ir/hlo_computation.h"
+
+namespace hmo::verifier_internal {
+namespace {
+
+std::string Str(const Shape& s) { return s.ToString(/*print_layout=*/false); }
+
+std::vector<const Shape*> OperandShapes(const HloInstruction& instr, int64_t begin, int64_t end) {
+  std::vector<const Shape*> out;
+  for (int64_t k = begin; k < end; ++k) out.push_back(&instr.operand(k)->shape());
+  return out;
+}
+
+std::vector<const Shape*> AllOperandShapes(const HloInstruction& instr) {
+  return OperandShapes(instr, 0, instr.operand_count());
+}
+
+ShapeCheckResult FromInference(const absl::StatusOr<Shape>& inferred, const HloInstruction& instr,
+                               std::string_view rule, const ShapeCheckContext& ctx) {
+  if (!inferred.ok()) return Violation(rule, std::string(inferred.status().message()));
+  return ctx.ExpectInferred(instr, *inferred, rule);
+}
+
+ShapeCheckResult FromStatus(const absl::Status& status, std::string_view rule) {
+  if (status.ok()) return std::nullopt;
+  return Violation(rule, std::string(status.message()));
+}
+
+bool IsUnaryElementwise(HloOpcode op) {
+  switch (op) {
+    case HloOpcode::kAbs:
+    case HloOpcode::kCbrt:
+    case HloOpcode::kCeil:
+    case HloOpcode::kClz:
+    case HloOpcode::kCos:
+    case HloOpcode::kErf:
+    case HloOpcode::kExp:
+    case HloOpcode::kExpm1:
+    case HloOpcode::kFloor:
+    case HloOpcode::kImag:
+    case HloOpcode::kIsFinite:
+    case HloOpcode::kLog:
+    case HloOpcode::kLog1p:
+    case HloOpcode::kLogistic:
+    case HloOpcode::kNegate:
+    case HloOpcode::kNot:
+    case HloOpcode::kPopulationCount:
+    case HloOpcode::kReal:
+    case HloOpcode::kReducePrecision:
+    case HloOpcode::kRoundNearestAfz:
+    case HloOpcode::kRoundNearestEven:
+    case HloOpcode::kRsqrt:
+    case HloOpcode::kSign:
+    case HloOpcode::kSin:
+    case HloOpcode::kSqrt:
+    case HloOpcode::kTan:
+    case HloOpcode::kTanh:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool IsBinaryElementwise(HloOpcode op) {
+  switch (op) {
+    case HloOpcode::kAdd:
+    case HloOpcode::kSubtract:
+    case HloOpcode::kMultiply:
+    case HloOpcode::kDivide:
+    case HloOpcode::kRemainder:
+    case HloOpcode::kMaximum:
+    case HloOpcode::kMinimum:
+    case HloOpcode::kPower:
+    case HloOpcode::kAtan2:
+    case HloOpcode::kAnd:
+    case HloOpcode::kOr:
+    case HloOpcode::kXor:
+    case HloOpcode::kShiftLeft:
+    case HloOpcode::kShiftRightArithmetic:
+    case HloOpcode::kShiftRightLogical:
+    case HloOpcode::kComplex:
+    case HloOpcode::kCompare:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool IsScalarOf(const Shape& s, PrimitiveType t) {
+  return s.IsArray() && s.rank() == 0 && s.element_type() == t;
+}
+
+// all-gather / reduce-scatter: per operand, the result (or its tuple
+// element) equals the operand except in `dimension`, where all-gather
+// multiplies and reduce-scatter divides the size.
+ShapeCheckResult CheckGatherScatterCollective(const HloInstruction& instr,
+                                              const ShapeCheckContext& ctx, bool gather) {
+  std::string_view name = HloOpcodeString(instr.opcode());
+  if (instr.dimensions().size() != 1) {
+    return Violation("collective", absl::StrCat(name, " needs exactly one dimension in ",
+                                                "dimensions={...}"));
+  }
+  int64_t dim = instr.dimensions(0);
+  int64_t n = instr.operand_count();
+  if (n > 1 && (!instr.shape().IsTuple() || instr.shape().tuple_shapes_size() != n)) {
+    return Violation("collective", absl::StrCat(name, " with ", n, " operands must produce a tuple of ",
+                                                n, " arrays, got ", Str(instr.shape())));
+  }
+  for (int64_t k = 0; k < n; ++k) {
+    const Shape& in = instr.operand(k)->shape();
+    const Shape& out = n == 1 ? instr.shape() : instr.shape().tuple_shapes(static_cast<int>(k));
+    if (!in.IsArray() || !out.IsArray() || in.rank() != out.rank() || dim < 0 ||
+        dim >= in.rank()) {
+      return Violation("collective", absl::StrCat(name, " operand ", Str(in), " and result ",
+                                                  Str(out), " must be arrays of one rank with ",
+                                                  "dimension ", dim, " in range"));
+    }
+    if (!ElementTypesMatch(in.element_type(), out.element_type(),
+                           ctx.options().allow_mixed_precision)) {
+      return Violation("collective", absl::StrCat(name, " changes the element type: ", Str(in),
+                                                  " -> ", Str(out)));
+    }
+    for (int64_t d = 0; d < in.rank(); ++d) {
+      int64_t a = in.dimensions(d), b = out.dimensions(d);
+      bool ok;
+      if (d != dim) {
+        ok = a == b;
+      } else if (gather) {
+        ok = a == 0 ? b == 0 : b % a == 0;
+      } else {
+        ok = b == 0 ? a == 0 : a % b == 0;
+      }
+      if (!ok) {
+        return Violation("collective",
+                         absl::StrCat(name, " result ", Str(out), " is not ",
+                                      gather ? "a gather" : "a scatter", " of operand ", Str(in),
+                                      " along dimension ", dim));
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+ShapeCheckResult CheckAllReduce(const HloInstruction& instr, const ShapeCheckContext& ctx) {
+  std::vector<const Shape*> operands = AllOperandShapes(instr);
+  if (auto v = FromInference(ShapeInference::InferAllReduceShape(operands), instr, "all-reduce", ctx)) {
+    return v;
+  }
+  const HloComputation* reducer = instr.to_apply();
+  if (reducer == nullptr || !operands[0]->IsArray()) return std::nullopt;
+  return FromStatus(ShapeInference::VerifyReducer(ProgramShape::Of(*reducer),
+                                                  {operands[0]->element_type()}, {},
+                                                  ctx.inference()),
+                    "all-reduce");
+}
+
+ShapeCheckResult CheckConstant(const HloInstruction& instr) {
+  if (!instr.has_literal()) return Violation("constant", "constant has no literal");
+  if (!ShapesEqual(instr.literal().shape(), instr.shape())) {
+    return Violation("constant", absl::StrCat("shape ", Str(instr.shape()),
+                                              " does not match the literal's shape ",
+                                              Str(instr.literal().shape())));
+  }
+  return std::nullopt;
+}
+
+ShapeCheckResult CheckTokenOps(const HloInstruction& instr, const ShapeCheckContext& ctx) {
+  const Shape& shape = instr.shape();
+  switch (instr.opcode()) {
+    case HloOpcode::kAfterAll:
+      for (int64_t k = 0; k < instr.operand_count(); ++k) {
+        if (!instr.operand(k)->shape().IsToken()) {
+          return Violation("token", absl::StrCat("after-all operand ", k, " must be a token, got ",
+                                                 Str(instr.operand(k)->shape())));
+        }
+      }
+      if (!shape.IsToken()) return Violation("token", "after-all must produce a token");
+      return std::nullopt;
+    case HloOpcode::kAddDependency:
+      if (!instr.operand(1)->shape().IsToken()) {
+        return Violation("token", absl::StrCat("add-dependency operand 1 must be a token, got ",
+                                               Str(instr.operand(1)->shape())));
+      }
+      return ctx.Expect(shape, instr.operand(0)->shape(), "token", true, "shape",
+                        "operand 0 shape");
+    case HloOpcode::kInfeed:
+      if (!instr.operand(0)->shape().IsToken()) {
+        return Violation("token", "infeed operand must be a token");
+      }
+      if (!shape.IsTuple() || shape.tuple_shapes_size() != 2 || !shape.tuple_shapes(1).IsToken()) {
+        return Violation("token", absl::StrCat("infeed must produce (data, token[]), got ", Str(shape)));
+      }
+      return std::nullopt;
+    case HloOpcode::kOutfeed:
+      if (!instr.operand(1)->shape().IsToken()) {
+        return Violation("token", "outfeed operand 1 must be a token");
+      }
+      if (!shape.IsToken()) return Violation("token", "outfeed must produce a token");
+      return std::nullopt;
+    default:
+      return std::nullopt;
+  }
+}
+
+ShapeCheckResult CheckAsyncOps(const HloInstruction& instr, const ShapeCheckContext& ctx) {
+  const Shape& shape = instr.shape();
+  std::string_view name = HloOpcodeString(instr.opcode());
+  switch (instr.opcode()) {
+    case HloOpcode::kCopyStart: {
+      if (!shape.IsTuple() || shape.tuple_shapes_size() < 2) {
+        return Violation("async", absl::StrCat("copy-start must produce (destination, source, ",
+                                               "context), got ", Str(shape)));
+      }
+      for (int k = 0; k < 2; ++k) {
+        if (auto v = ctx.Expect(shape.tuple_shapes(k), instr.operand(0)->shape(), "async", false,
+                                absl::StrCat("copy-start element ", k), "the operand shape")) {
+          return v;
+        }
+      }
+      return std::nullopt;
+    }
+    case HloOpcode::kCopyDone: {
+      const Shape& in = instr.operand(0)->shape();
+      if (!in.IsTuple() || in.tuple_shapes_size() < 1) {
+        return Violation("async", absl::StrCat("copy-done operand must be a copy-start tuple, got ",
+                                               Str(in)));
+      }
+      return ctx.Expect(shape, in.tuple_shapes(0), "async", true, "shape",
+                        "the copy-start destination shape");
+    }
+    case HloOpcode::kAsyncStart:
+      if (!shape.IsTuple() || shape.tuple_shapes_size() < 2) {
+        return Violation("async", absl::StrCat(name, " must produce a tuple of at least ",
+                                               "(operands, outputs), got ", Str(shape)));
+      }
+      return std::nullopt;
+    case HloOpcode::kAsyncUpdate:
+      return ctx.Expect(shape, instr.operand(0)->shape(), "async", true, "shape",
+                        "the operand shape");
+    case HloOpcode::kAsyncDone: {
+      const Shape& in = instr.operand(0)->shape();
+      if (!in.IsTuple() || in.tuple_shapes_size() < 2) {
+        return Violation("async", absl::StrCat("async-done operand must be an async tuple, got ",
+                                               Str(in)));
+      }
+      return ctx.Expect(shape, in.tuple_shapes(1), "async", true, "shape",
+                        "the async operation's output shape");
+    }
+    case HloOpcode::kAllReduceDone:
+      return ctx.Expect(shape, instr.operand(0)->shape(), "async", true, "shape",
+                        "the all-reduce-start shape");
+    default:
+      return std::nullopt;
+  }
+}
+
+}  // namespace
+
+ShapeCheckResult ShapeCheckContext::Expect(const Shape& actual, const Shape& expected,
+                                           std::string_view rule, bool forwarding,
+                                           std::string_view what,
+                                           std::string_view expected_what) const {
+  if (ShapesEqual(actual, expected, equality(forwarding))) return std::nullopt;
+  bool layout_only = ShapesEqual(actual, expected, equality(/*forwarding=*/false));
+  bool show_layout = forwarding && options_.layout_sensitive;
+  return Violation(layout_only ? "layout" : rule,
+                   absl::StrCat(what, " ", actual.ToString(show_layout), " does not match ",
+                                expected_what, " ", expected.ToString(show_layout)));
+}
+
+ShapeCheckResult CheckInstructionShape(const HloInstruction& instr, const ShapeCheckContext& ctx) {
+  const HloOpcode op = instr.opcode();
+  const Shape& shape = instr.shape();
+  const ShapeInferenceOptions opts = ctx.inference();
+
+  if (IsUnaryElementwise(op)) {
+    return FromInference(ShapeInference::InferUnaryOpShape(op, instr.operand(0)->shape()), instr,
+                         "elementwise-shapes", ctx);
+  }
+  if (IsBinaryElementwise(op)) {
+    return FromInference(ShapeInference::InferBinaryOpShape(op, instr.operand(0)->shape(),
+                                                            instr.operand(1)->shape(), opts),
+                         instr, op == HloOpcode::kCompare ? "compare" : "elementwise-shapes", ctx);
+  }
+
+  switch (op) {
+    case HloOpcode::kSelect:
+    case HloOpcode::kClamp:
+      return FromInference(
+          ShapeInference::InferTernaryOpShape(op, instr.operand(0)->shape(), instr.operand(1)->shape(),
+                                              instr.operand(2)->shape(), opts),
+          instr, op == HloOpcode::kSelect ? "select" : "clamp", ctx);
+    case HloOpcode::kConvert:
+      return FromInference(
+          ShapeInference::InferConvertShape(instr.operand(0)->shape(), shape.element_type()), instr,
+          "convert", ctx);
+    case HloOpcode::kStochasticConvert: {
+      const Shape& in = instr.operand(0)->shape();
+      if (!in.IsArray() || !IsFloatingPoint(in.element_type())) {
+        return Violation("convert", absl::StrCat("stochastic-convert operand must be a ",
+                                                 "floating-point array, got ", Str(in)));
+      }
+      if (!shape.IsArray() || shape.dimensions() != in.dimensions() ||
+          !instr.operand(1)->shape().IsArray() ||
+          instr.operand(1)->shape().dimensions() != in.dimensions()) {
+        return Violation("convert", absl::StrCat("stochastic-convert operands and result must ",
+                                                 "have equal dimensions"));
+      }
+      return std::nullopt;
+    }
+    case HloOpcode::kBitcastConvert:
+      return FromInference(
+          ShapeInference::InferBitcastConvertShape(instr.operand(0)->shape(), shape.element_type()),
+          instr, "bitcast-convert", ctx);
+    case HloOpcode::kBitcast: {
+      if (!ctx.options().layout_sensitive) return std::nullopt;
+      const Shape& in = instr.operand(0)->shape();
+      if (in.IsArray() && shape.IsArray() && in.is_static() && shape.is_static() &&
+          ShapeUtil::ByteSizeOf(in) != ShapeUtil::ByteSizeOf(shape)) {
+        return Violation("bitcast", absl::StrCat("bitcast changes the byte size: ",
+                                                 in.ToString(true), " has ", ShapeUtil::ByteSizeOf(in),
+                                                 " bytes, ", shape.ToString(true), " has ",
+                                                 ShapeUtil::ByteSizeOf(shape)));
+      }
+      return std::nullopt;
+    }
+    case HloOpcode::kCopy:
+      return ctx.Expect(shape, instr.operand(0)->shape(), "copy", false, "shape",
+                        "the operand shape");
+    case HloOpcode::kOptimizationBarrier:
+    case HloOpcode::kDomain:
+      return ctx.Expect(shape, instr.operand(0)->shape(), HloOpcodeString(op), true, "shape",
+                        "the operand shape");
+    case HloOpcode::kBroadcast:
+      if (!shape.IsArray()) return Violation("broadcast", "broadcast must produce an array");
+      return FromInference(ShapeInference::InferBroadcastShape(instr.operand(0)->shape(),
+                                                               shape.dimensions(), instr.dimensions()),
+                           instr, "broadcast", ctx);
+    case HloOpcode::kReshape:
+      if (!shape.IsArray()) return Violation("reshape", "reshape must produce an array");
+      return FromInference(ShapeInference::InferReshapeShape(instr.operand(0)->shape(), shape.dimensions()),
+                           instr, "reshape", ctx);
+    case HloOpcode::kTranspose:
+      return FromInference(
+          ShapeInference::InferTransposeShape(instr.operand(0)->shape(), instr.dimensions()), instr,
+          "transpose", ctx);
+    case HloOpcode::kReverse:
+      return FromInference(
+          ShapeInference::InferReverseShape(instr.operand(0)->shape(), instr.dimensions()), instr,
+          "reverse", ctx);
+    case HloOpcode::kSlice:
+      return FromInference(
+          ShapeInference::InferSliceShape(instr.operand(0)->shape(), instr.slice_starts(),
+                                          instr.slice_limits(), instr.slice_strides()),
+          instr, "slice", ctx);
+    case HloOpcode::kDynamicSlice:
+      return FromInference(ShapeInference::InferDynamicSliceShape(
+                               instr.operand(0)->shape(), OperandShapes(instr, 1, instr.operand_count()),
+                               instr.dynamic_slice_sizes()),
+                           instr, "dynamic-slice", ctx);
+    case HloOpcode::kDynamicUpdateSlice:
+      return FromInference(
+          ShapeInference::InferDynamicUpdateSliceShape(instr.operand(0)->shape(), instr.operand(1)->shape(),
+                                                       OperandShapes(instr, 2, instr.operand_count()),
+                                                       opts),
+          instr, "dynamic-update-slice", ctx);
+    case HloOpcode::kConcatenate:
+      if (instr.dimensions().size() != 1) {
+        return Violation("concatenate", "concatenate needs exactly one dimension in dimensions={...}");
+      }
+      return FromInference(
+          ShapeInference::InferConcatenateShape(AllOperandShapes(instr), instr.dimensions(0), opts),
+          instr, "concatenate", ctx);
+    case HloOpcode::kPad:
+      return FromInference(ShapeInference::InferPadShape(instr.operand(0)->shape(),
+                                                         instr.operand(1)->shape(),
+                                                         instr.padding_config(), opts),
+                           instr, "pad", ctx);
+    case HloOpcode::kIota:
+      return FromInference(ShapeInference::InferIotaShape(shape, instr.iota_dimension()), instr,
+                           "iota", ctx);
+    case HloOpcode::kConstant:
+      return CheckConstant(instr);
+    case HloOpcode::kGetTupleElement: {
+      absl::StatusOr<Shape> element =
+          ShapeInference::InferGetTupleElementShape(instr.operand(0)->shape(), instr.tuple_index());
+      if (!element.ok()) return Violation("get-tuple-element", std::string(element.status().message()));
+      return ctx.Expect(shape, *element, "get-tuple-element", true, "shape",
+                        absl::StrCat("tuple element ", instr.tuple_index(), " shape"));
+    }
+    case HloOpcode::kTuple:
+      return ctx.Expect(shape, ShapeInference::InferTupleShape(AllOperandShapes(instr)), "tuple", true,
+                        "shape", "the tuple of its operand shapes");
+    case HloOpcode::kDot:
+      if (!shape.IsArray()) return Violation("dot", "dot must produce an array");
+      return FromInference(ShapeInference::InferDotShape(instr.operand(0)->shape(),
+                                                         instr.operand(1)->shape(),
+                                                         instr.dot_dimension_numbers(),
+                                                         shape.element_type(), opts),
+                           instr, "dot", ctx);
+    case HloOpcode::kConvolution: {
+      if (!shape.IsArray()) return Violation("convolution", "convolution must produce an array");
+      if (!instr.has_convolution_dimension_numbers()) {
+        return Violation("convolution", "convolution has no dim_labels");
+      }
+      Window window = instr.has_window() ? instr.window() : Window{};
+      return FromInference(
+          ShapeInference::InferConvolutionShape(instr.operand(0)->shape(), instr.operand(1)->shape(),
+                                                window, instr.convolution_dimension_numbers(),
+                                                instr.feature_group_count(),
+                                                instr.batch_group_count(), shape.element_type(), opts),
+          instr, "convolution", ctx);
+    }
+    case HloOpcode::kReduce: {
+      int64_t n = instr.operand_count() / 2;
+      return FromInference(
+          ShapeInference::InferReduceShape(OperandShapes(instr, 0, n),
+                                           OperandShapes(instr, n, 2 * n), instr.dimensions(),
+                                           ProgramShape::Of(*instr.to_apply()), opts),
+          instr, "reduce", ctx);
+    }
+    case HloOpcode::kReduceWindow: {
+      if (!instr.has_window()) return Violation("reduce-window", "reduce-window has no window");
+      int64_t n = instr.operand_count() / 2;
+      return FromInference(ShapeInference::InferReduceWindowShape(
+                               OperandShapes(instr, 0, n), OperandShapes(instr, n, 2 * n),
+                               instr.window(), ProgramShape::Of(*instr.to_apply()), opts),
+                           instr, "reduce-window", ctx);
+    }
+    case HloOpcode::kSelectAndScatter: {
+      if (!instr.has_window()) {
+        return Violation("select-and-scatter", "select-and-scatter has no window");
+      }
+      return FromInference(ShapeInference::InferSelectAndScatterShape(
+                               instr.operand(0)->shape(), ProgramShape::Of(*instr.select()),
+                               instr.window(), instr.operand(1)->shape(), instr.operand(2)->shape(),
+                               ProgramShape::Of(*instr.scatter()), opts),
+                           instr, "select-and-scatter", ctx);
+    }
+    case HloOpcode::kGather:
+      return FromInference(ShapeInference::InferGatherShape(instr.operand(0)->shape(),
+                                                            instr.operand(1)->shape(),
+                                                            instr.gather_dimension_numbers(),
+                                                            instr.gather_slice_sizes()),
+                           instr, "gather", ctx);
+    case HloOpcode::kScatter: {
+      int64_t n = (instr.operand_count() - 1) / 2;
+      return FromInference(
+          ShapeInference::InferScatterShape(OperandShapes(instr, 0, n), instr.operand(n)->shape(),
+                                            OperandShapes(instr, n + 1, 2 * n + 1),
+                                            instr.scatter_dimension_numbers(),
+                                            ProgramShape::Of(*instr.to_apply()), opts),
+          instr, "scatter", ctx);
+    }
+    case HloOpcode::kMap:
+      return FromInference(ShapeInference::InferMapShape(AllOperandShapes(instr),
+                                                         ProgramShape::Of(*instr.to_apply()), opts),
+                           instr, "map", ctx);
+    case HloOpcode::kSort:
+      if (instr.dimensions().size() != 1) {
+        return Violation("sort", "sort needs exactly one dimension in dimensions={...}");
+      }
+      return FromInference(ShapeInference::InferSortShape(AllOperandShapes(instr), instr.dimensions(0),
+                                                          ProgramShape::Of(*instr.to_apply()), opts),
+                           instr, "sort", ctx);
+    case HloOpcode::kWhile:
+      return CheckWhileShape(instr, ctx);
+    case HloOpcode::kConditional:
+      return CheckConditionalShape(instr, ctx);
+    case HloOpcode::kCall:
+      return CheckCallShape(instr, ctx);
+    case HloOpcode::kFusion:
+      return CheckFusionShape(instr, ctx);
+    case HloOpcode::kCustomCall:
+      return CheckOutputOperandAliasing(instr);
+    case HloOpcode::kAllReduce:
+    case HloOpcode::kAllReduceStart:
+      return CheckAllReduce(instr, ctx);
+    case HloOpcode::kAllGather:
+      return CheckGatherScatterCollective(instr, ctx, /*gather=*/true);
+    case HloOpcode::kReduceScatter: {
+      if (auto v = CheckGatherScatterCollective(instr, ctx, /*gather=*/false)) return v;
+      const Shape& in = instr.operand(0)->shape();
+      if (!in.IsArray()) return std::nullopt;
+      return FromStatus(ShapeInference::VerifyReducer(ProgramShape::Of(*instr.to_apply()),
+                                                      {in.element_type()}, {}, opts),
+                        "collective");
+    }
+    case HloOpcode::kAllToAll:
+    case HloOpcode::kCollectiveBroadcast:
+      return FromInference(ShapeInference::InferAllReduceShape(AllOperandShapes(instr)), instr,
+                           "collective", ctx);
+    case HloOpcode::kCollectivePermute:
+      if (instr.operand_count() != 1) return std::nullopt;
+      return ctx.ExpectInferred(instr, instr.operand(0)->shape(), "collective");
+    case HloOpcode::kCopyStart:
+    case HloOpcode::kCopyDone:
+    case HloOpcode::kAsyncStart:
+    case HloOpcode::kAsyncUpdate:
+    case HloOpcode::kAsyncDone:
+    case HloOpcode::kAllReduceDone:
+      return CheckAsyncOps(instr, ctx);
+    case HloOpcode::kAfterAll:
+    case HloOpcode::kAddDependency:
+    case HloOpcode::kInfeed:
+    case HloOpcode::kOutfeed:
+      return CheckTokenOps(instr, ctx);
+    case HloOpcode::kRng: {
+      if (!shape.IsArray()) return Violation("rng", "rng must produce an array");
+      for (int64_t k = 0; k < 2; ++k) {
+        const Shape& p = instr.operand(k)->shape();
+        if (!p.IsArray() || p.rank() != 0 ||
+            !ElementTypesMatch(p.element_type(), shape.element_type(),
+                               ctx.options().allow_mixed_precision)) {
+          return Violation("rng", absl::StrCat("rng parameter ", k, " must be a ",
+                                               PrimitiveTypeName(shape.element_type()),
+                                               " scalar, got ", Str(p)));
+        }
+      }
+      return std::nullopt;
+    }
+    case HloOpcode::kPartitionId:
+    case HloOpcode::kReplicaId:
+      if (!IsScalarOf(shape, PrimitiveType::U32)) {
+        return Violation("misc", absl::StrCat(HloOpcodeString(op), " must produce u32[], got ",
+                                              Str(shape)));
+      }
+      return std::nullopt;
+    case HloOpcode::kGetDimensionSize: {
+      const Shape& in = instr.operand(0)->shape();
+      if (instr.dimensions().size() != 1 || !in.IsArray() || instr.dimensions(0) < 0 ||
+          instr.dimensions(0) >= in.rank()) {
+        return Violation("misc", absl::StrCat("get-dimension-size needs one dimension in range for ",
+                                              Str(in)));
+      }
+      if (!IsScalarOf(shape, PrimitiveType::S32)) {
+        return Violation("misc", absl::StrCat("get-dimension-size must produce s32[], got ",
+                                              Str(shape)));
+      }
+      return std::nullopt;
+    }
+    case HloOpcode::kSetDimensionSize: {
+      const Shape& size = instr.operand(1)->shape();
+      if (!size.IsArray() || size.rank() != 0 || !IsInteger(size.element_type())) {
+        return Violation("misc", absl::StrCat("set-dimension-size size operand must be an integer ",
+                                              "scalar, got ", Str(size)));
+      }
+      return ctx.ExpectInferred(instr, instr.operand(0)->shape(), "misc");
+    }
+    default:
+      // parameter, custom-call-like opcodes (send/recv, rng-bit-generator,
+      // *-start/-done collectives, topk, cholesky, fft, batch-norm-*, ...):
+      // operand counts only.
+      return std::nullopt;
+  }
+}
+
+}  // namespace hmo::verifier_internal

@@ -1,0 +1,59 @@
+#include "hmo/verifier/verifier_error.h"
+
+#include "absl/strings/str_cat.h"
+#include "hmo/ir/hlo_computation.h"
+#include "hmo/ir/hlo_instruction.h"
+#include "hmo/ir/hlo_module.h"
+
+namespace hmo {
+namespace {
+std::string InstructionName(const HloInstruction& instruction) {
+  return instruction.name().empty() ? std::string("<unnamed>") : instruction.name();
+}
+}  // namespace
+
+std::string HloVerifierError::ToString() const {
+  std::string scope;
+  if (!instruction.empty()) {
+    scope = absl::StrCat("instruction ", instruction, " in computation ", computation);
+  } else if (!computation.empty()) {
+    scope = absl::StrCat("computation ", computation);
+  } else {
+    scope = absl::StrCat("module ", module);
+  }
+  return absl::StrCat(scope, ": ", message, " (rule: ", rule, ")");
+}
+
+VerifierErrorSink::VerifierErrorSink(const HloModule& module, size_t limit)
+    : module_name_(module.name()), limit_(limit) {}
+
+void VerifierErrorSink::Add(HloVerifierError error) {
+  if (full()) return;
+  error.module = module_name_;
+  errors_.push_back(std::move(error));
+}
+
+void VerifierErrorSink::AddModuleError(std::string_view rule, std::string message) {
+  Add(HloVerifierError{"", "", "", std::string(rule), std::move(message)});
+}
+
+void VerifierErrorSink::AddComputationError(const HloComputation& computation,
+                                            std::string_view rule, std::string message) {
+  Add(HloVerifierError{"", computation.name(), "", std::string(rule), std::move(message)});
+}
+
+void VerifierErrorSink::AddInstructionError(const HloInstruction& instruction,
+                                            std::string_view rule, std::string message) {
+  std::string computation = instruction.parent() ? instruction.parent()->name() : "<none>";
+  Add(HloVerifierError{"", std::move(computation), InstructionName(instruction), std::string(rule),
+                       std::move(message)});
+}
+
+void VerifierErrorSink::AddInstructionError(const HloComputation& computation,
+                                            const HloInstruction& instruction,
+                                            std::string_view rule, std::string message) {
+  Add(HloVerifierError{"", computation.name(), InstructionName(instruction), std::string(rule),
+                       std::move(message)});
+}
+
+}  // namespace hmo

@@ -1,0 +1,74 @@
+// hmo passes [NAME...]: lists the passes the plugins provide, with their
+// options.
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "argument_parser.h"
+#include "exit_codes.h"
+#include "fmt/format.h"
+#include "hmo/pass/spelling_suggestion.h"
+#include "logging_options.h"
+#include "plugin_options.h"
+#include "subcommand.h"
+
+namespace hmo::cli {
+namespace {
+
+void PrintPass(const RegisteredPass& pass) {
+  const PassRegistration& registration = pass.registration;
+  fmt::print("{}  (plugin {})\n  {}\n", registration.name, pass.plugin, registration.description);
+  for (const PassOptionSpec& spec : registration.options.specs()) {
+    const std::string value = spec.required ? std::string("required")
+                                            : fmt::format("default {}",
+                                                          FormatPassOptionValue(*spec.default_value));
+    fmt::print("    {}: {} ({})\n        {}\n", spec.key, PassOptionTypeName(spec.type), value,
+               spec.help);
+  }
+}
+
+int RunPasses(const std::vector<std::string>& args) {
+  std::vector<std::string> names;
+  PluginOptions plugin_options;
+  LoggingOptions logging;
+  ArgumentParser parser("hmo passes [NAME...] [--plugin-dir DIR]...",
+                        "Lists the passes the loaded plugins provide (or only those named), "
+                        "with each option's\ntype, default and help, as pipelines use them: "
+                        "NAME{key=value,list=[a,b]}.");
+  parser.SetPositionals("NAME...", &names, 0, "only show these passes");
+  plugin_options.AddTo(parser);
+  logging.AddTo(parser);
+  if (auto exit = ParseArgumentsOrExit(parser, "passes", args)) return *exit;
+  logging.Apply();
+
+  PluginHost host;
+  absl::Status loaded = LoadSearchPathPlugins(host, plugin_options.SearchPath());
+  if (!loaded.ok()) {
+    fmt::print(stderr, "hmo passes: error: {}\n", std::string(loaded.message()));
+    return kExitFailure;
+  }
+  const PassRegistry& passes = host.registries().passes;
+  if (names.empty()) {
+    if (passes.List().empty()) fmt::print("no passes are loaded\n");
+    for (const RegisteredPass* pass : passes.List()) PrintPass(*pass);
+    return kExitOk;
+  }
+  int status = kExitOk;
+  for (const std::string& name : names) {
+    if (const RegisteredPass* pass = passes.Find(name)) {
+      PrintPass(*pass);
+      continue;
+    }
+    fmt::print(stderr, "hmo passes: error: unknown pass '{}'{}\n", name,
+               DidYouMean(name, passes.Names()));
+    status = kExitFailure;
+  }
+  return status;
+}
+
+const SubcommandRegistration kPasses{
+    {"passes", "list the available passes and their options", &RunPasses}};
+
+}  // namespace
+}  // namespace hmo::cli

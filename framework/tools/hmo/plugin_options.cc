@@ -1,0 +1,27 @@
+#include "plugin_options.h"
+
+#include <cstdlib>
+
+#include "fmt/format.h"
+
+namespace hmo::cli {
+
+void PluginOptions::AddTo(ArgumentParser& parser) {
+  parser.AddRepeatedOption("--plugin-dir", "DIR", &plugin_dirs,
+                           "also load the plugins in DIR (searched first; repeatable)");
+}
+
+PluginSearchPath PluginOptions::SearchPath() const {
+  std::vector<std::filesystem::path> directories(plugin_dirs.begin(), plugin_dirs.end());
+  return PluginSearchPath::Build(std::move(directories), std::getenv("HMO_PLUGIN_PATH"));
+}
+
+absl::Status LoadSearchPathPlugins(PluginHost& host, const PluginSearchPath& search_path) {
+  std::vector<absl::Status> errors = host.LoadAllPlugins(search_path);
+  if (errors.empty()) return absl::OkStatus();
+  std::vector<std::string> messages;
+  for (const absl::Status& error : errors) messages.emplace_back(error.message());
+  return absl::Status(errors.front().code(), fmt::format("{}", fmt::join(messages, "\n")));
+}
+
+}  // namespace hmo::cli

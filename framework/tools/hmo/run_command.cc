@@ -1,0 +1,278 @@
+// hmo run: runs a pipeline of plugin passes on HLO modules.
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "argument_parser.h"
+#include "atomic_file.h"
+#include "exit_codes.h"
+#include "fmt/format.h"
+#include "hmo/ir/hlo_module.h"
+#include "hmo/pipeline/changed_check.h"
+#include "hmo/pipeline/dump_after_pass.h"
+#include "hmo/pipeline/pass_manager.h"
+#include "hmo/pipeline/pass_timing.h"
+#include "hmo/pipeline/pipeline_yaml_printer.h"
+#include "hmo/pipeline/verify_after_pass.h"
+#include "hmo/text/hlo_parser.h"
+#include "hmo/verifier/hlo_verifier.h"
+#include "logging_options.h"
+#include "module_inputs.h"
+#include "parallel_jobs.h"
+#include "pipeline_setup.h"
+#include "plugin_options.h"
+#include "spdlog/spdlog.h"
+#include "subcommand.h"
+
+namespace hmo::cli {
+namespace {
+namespace fs = std::filesystem;
+
+struct RunArguments {
+  std::vector<std::string> positionals;
+  PipelineArguments pipeline;
+  std::string output;
+  std::string jobs;
+  bool time_passes = false;
+  bool check_changed = false;
+  bool dump_pipeline = false;
+};
+
+// What happened to one input.
+struct ModuleResult {
+  absl::Status status;
+  std::string module_name;
+  PipelineRunSummary summary;
+  std::string text;  // the result, kept only when it goes to stdout
+};
+
+// Shared, read-only state of one `hmo run`.
+struct RunSetup {
+  const ResolvedPipeline* pipeline;
+  const PluginRegistries* registries;
+  PassTimingTable* timing;  // null unless --time-passes
+  bool check_changed;
+  bool keep_text;
+};
+
+ModuleResult RunOneModule(const RunSetup& setup, const fs::path& input,
+                          const std::optional<fs::path>& output) {
+  ModuleResult result;
+  auto module = ParseHloModuleFile(input.string());
+  if (!module.ok()) {
+    result.status = module.status();
+    return result;
+  }
+  result.module_name = (*module)->name();
+  PassManager manager(*setup.pipeline, *setup.registries);
+  VerifyAfterPassInstrumentation verify(setup.pipeline->verify, [](const HloModule& m) {
+    return VerifyHloModule(m);
+  });
+  manager.AddInstrumentation(&verify);
+  std::optional<ChangedCheckInstrumentation> changed_check;
+  if (setup.check_changed) manager.AddInstrumentation(&changed_check.emplace());
+  std::optional<DumpAfterPassInstrumentation> dump;
+  if (!setup.pipeline->dump.directory.empty()) {
+    manager.AddInstrumentation(
+        &dump.emplace(setup.pipeline->dump.directory, setup.pipeline->dump.after));
+  }
+  std::optional<PassTimingInstrumentation> timing;
+  if (setup.timing != nullptr) manager.AddInstrumentation(&timing.emplace(*setup.timing));
+
+  absl::StatusOr<PipelineRunSummary> summary = manager.Run(**module);
+  if (!summary.ok()) {
+    result.status = absl::Status(summary.status().code(),
+                                 fmt::format("{}: {}", input.string(),
+                                             std::string(summary.status().message())));
+    return result;
+  }
+  result.summary = *std::move(summary);
+  if (output.has_value()) {
+    result.status = WriteFileAtomically(*output, (*module)->ToString());
+  } else if (setup.keep_text) {
+    result.text = (*module)->ToString();
+  }
+  return result;
+}
+
+std::string DescribeResult(const fs::path& input, const ModuleResult& result) {
+  std::vector<std::string> changed;
+  for (const PassRunRecord& run : result.summary.runs) {
+    if (run.changed && std::find(changed.begin(), changed.end(), run.pass) == changed.end()) {
+      changed.push_back(run.pass);
+    }
+  }
+  std::string line = fmt::format("{}: module '{}': {} pass run{}, ", input.string(),
+                                 result.module_name, result.summary.runs.size(),
+                                 result.summary.runs.size() == 1 ? "" : "s");
+  line += changed.empty() ? std::string("unchanged")
+                          : fmt::format("changed by {}", fmt::join(changed, ", "));
+  if (result.summary.fixed_point_caps_reached > 0) {
+    line += fmt::format(" ({} fixed-point group{} hit max-iterations)",
+                        result.summary.fixed_point_caps_reached,
+                        result.summary.fixed_point_caps_reached == 1 ? "" : "s");
+  }
+  return line;
+}
+
+// Maps each input to its output file: OUT itself for one input (unless OUT is
+// a directory), else OUT/<input file name>.
+absl::StatusOr<std::vector<std::optional<fs::path>>> PlanOutputs(
+    const std::vector<fs::path>& inputs, const std::string& output) {
+  std::vector<std::optional<fs::path>> outputs(inputs.size());
+  if (output.empty()) return outputs;
+  std::error_code error;
+  if (inputs.size() == 1 && !fs::is_directory(output, error)) {
+    outputs[0] = fs::path(output);
+    return outputs;
+  }
+  fs::create_directories(output, error);
+  if (!fs::is_directory(output, error)) {
+    return absl::InvalidArgumentError(
+        fmt::format("-o {}: with several inputs, -o must be a directory", output));
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const fs::path target = fs::path(output) / inputs[i].filename();
+    for (size_t j = 0; j < i; ++j) {
+      if (*outputs[j] == target) {
+        return absl::InvalidArgumentError(fmt::format(
+            "inputs {} and {} would both be written to {}", inputs[j].string(),
+            inputs[i].string(), target.string()));
+      }
+    }
+    outputs[i] = target;
+  }
+  return outputs;
+}
+
+int Fail(const absl::Status& status) {
+  fmt::print(stderr, "hmo run: error: {}\n", std::string(status.message()));
+  return kExitFailure;
+}
+
+int RunRun(const std::vector<std::string>& args) {
+  RunArguments arguments;
+  PluginOptions plugin_options;
+  LoggingOptions logging;
+  ArgumentParser parser(
+      "hmo run PIPELINE.yaml INPUT... [-o OUT]\n"
+      "       hmo run --passes='PASS{key=value},...' INPUT... [-o OUT]",
+      "Loads plugins, runs the pipeline on each INPUT (an HLO file, or a directory of *.hlo /\n"
+      "*.txt files; several run in parallel) and prints a summary. With one input and no -o\n"
+      "the resulting module goes to stdout. Outputs are written atomically; a failing module\n"
+      "leaves no output, the others still complete, and the exit status is 1.");
+  parser.SetPositionals("PIPELINE.yaml INPUT...", &arguments.positionals, 0,
+                        "the pipeline file (unless --passes), then the inputs");
+  parser.AddOption("--passes", "PIPELINE", &arguments.pipeline.passes_text,
+                   "the pipeline as one line: a{k=v},fixed-point(max-iterations=4){b,c}");
+  parser.AddOption("-o,--output", "OUT", &arguments.output,
+                   "output file (one input) or directory (several)");
+  plugin_options.AddTo(parser);
+  parser.AddOption("--verify", "MODE", &arguments.pipeline.verify,
+                   "never | changed | always (overrides the pipeline's 'verify')");
+  parser.AddFlag("--time-passes", &arguments.time_passes,
+                 "print a table of time spent per pass (stderr)");
+  parser.AddOption("--dump-to", "DIR", &arguments.pipeline.dump_to,
+                   "dump the module after passes, and the resolved pipeline, into DIR");
+  parser.AddOption("--dump-after", "REGEX", &arguments.pipeline.dump_after,
+                   "dump only after passes whose name matches REGEX (default: all)");
+  parser.AddFlag("--check-changed", &arguments.check_changed,
+                 "fail when a pass's 'changed' result does not match what it did");
+  parser.AddFlag("--dump-pipeline", &arguments.dump_pipeline,
+                 "print the resolved pipeline as YAML (and stop when there is no INPUT)");
+  parser.AddOption("-j,--jobs", "N", &arguments.jobs,
+                   "run at most N modules at once (default: all cores)");
+  logging.AddTo(parser);
+  if (auto exit = ParseArgumentsOrExit(parser, "run", args)) return *exit;
+  logging.Apply();
+
+  std::vector<std::string> inputs = arguments.positionals;
+  if (arguments.pipeline.passes_text.empty()) {
+    if (inputs.empty()) {
+      fmt::print(stderr, "hmo run: error: missing PIPELINE.yaml (or --passes) (see --help)\n");
+      return kExitUsage;
+    }
+    arguments.pipeline.yaml_file = inputs.front();
+    inputs.erase(inputs.begin());
+  }
+  size_t threads = std::max(1u, std::thread::hardware_concurrency());
+  if (!arguments.jobs.empty()) {
+    const int jobs = std::atoi(arguments.jobs.c_str());
+    if (jobs < 1) {
+      fmt::print(stderr, "hmo run: error: -j needs a positive number, got '{}'\n", arguments.jobs);
+      return kExitUsage;
+    }
+    threads = static_cast<size_t>(jobs);
+  }
+
+  const PluginSearchPath search_path = plugin_options.SearchPath();
+  PluginHost host;
+  if (absl::Status loaded = LoadSearchPathPlugins(host, search_path); !loaded.ok()) {
+    return Fail(loaded);
+  }
+  absl::StatusOr<ResolvedPipeline> pipeline = SetUpPipeline(arguments.pipeline, host, search_path);
+  if (!pipeline.ok()) return Fail(pipeline.status());
+  const std::string pipeline_yaml = PrintPipelineYaml(*pipeline);
+  if (arguments.dump_pipeline) {
+    fmt::print("{}", pipeline_yaml);
+    if (inputs.empty()) return kExitOk;
+  }
+  if (inputs.empty()) {
+    fmt::print(stderr, "hmo run: error: missing INPUT (see --help)\n");
+    return kExitUsage;
+  }
+  absl::StatusOr<std::vector<fs::path>> files = ExpandModuleInputs(inputs);
+  if (!files.ok()) return Fail(files.status());
+  absl::StatusOr<std::vector<std::optional<fs::path>>> outputs =
+      PlanOutputs(*files, arguments.output);
+  if (!outputs.ok()) return Fail(outputs.status());
+  if (!pipeline->dump.directory.empty()) {
+    std::error_code error;
+    fs::create_directories(pipeline->dump.directory, error);
+    absl::Status written =
+        WriteFileAtomically(fs::path(pipeline->dump.directory) / "pipeline.yaml", pipeline_yaml);
+    if (!written.ok()) return Fail(written);
+  }
+
+  const bool module_to_stdout = files->size() == 1 && arguments.output.empty();
+  PassTimingTable timing;
+  const RunSetup setup{&*pipeline, &host.registries(), arguments.time_passes ? &timing : nullptr,
+                       arguments.check_changed, module_to_stdout};
+  std::vector<ModuleResult> results(files->size());
+  spdlog::debug("running {} pass step(s) on {} module(s) with up to {} thread(s)",
+                CountPassSteps(pipeline->steps), files->size(), threads);
+  RunJobsInParallel(
+      files->size(), threads,
+      [&](size_t i) { results[i] = RunOneModule(setup, (*files)[i], (*outputs)[i]); },
+      files->size() > 1 && isatty(STDERR_FILENO));
+
+  std::FILE* summary_out = module_to_stdout ? stderr : stdout;
+  size_t failed = 0;
+  for (size_t i = 0; i < files->size(); ++i) {
+    if (!results[i].status.ok()) {
+      ++failed;
+      fmt::print(stderr, "hmo run: error: {}\n", std::string(results[i].status.message()));
+      continue;
+    }
+    fmt::print(summary_out, "{}\n", DescribeResult((*files)[i], results[i]));
+  }
+  if (module_to_stdout && failed == 0) fmt::print("{}", results[0].text);
+  if (files->size() > 1) {
+    fmt::print(summary_out, "{} modules: {} ok, {} failed\n", files->size(),
+               files->size() - failed, failed);
+  }
+  if (arguments.time_passes) fmt::print(stderr, "{}", timing.Format());
+  return failed == 0 ? kExitOk : kExitFailure;
+}
+
+const SubcommandRegistration kRun{
+    {"run", "run a pipeline of plugin passes on HLO modules", &RunRun}};
+
+}  // namespace
+}  // namespace hmo::cli

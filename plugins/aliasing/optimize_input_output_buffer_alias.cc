@@ -1,0 +1,113 @@
+#include "optimize_input_output_buffer_alias.h"
+
+#include <algorithm>
+#include <map>
+
+#include "hmo/base/status_macros.h"
+#include "hmo/ir/computation_layout.h"
+#include "hmo/ir/hlo_computation.h"
+#include "hmo/ir/hlo_module.h"
+
+namespace hmo {
+namespace {
+
+struct Donor {
+  int64_t parameter_number;
+  ShapeIndex index;
+  int64_t size;
+};
+
+struct Donee {
+  ShapeIndex index;
+  int64_t size;
+};
+
+int64_t BufferSize(const Shape& shape) { return ShapeUtil::ByteSizeOf(shape); }
+
+}  // namespace
+
+PassOptionSchema OptimizeInputOutputBufferAlias::OptionSchema() {
+  return PassOptionSchema().Bool(
+      "registered-buffer-donor-only", false,
+      "Only use parameters listed in buffer_donor as donors (else every parameter leaf)");
+}
+
+OptimizeInputOutputBufferAlias::OptimizeInputOutputBufferAlias(const PassOptions& options)
+    : registered_buffer_donor_only_(options.GetBool("registered-buffer-donor-only")) {}
+
+absl::StatusOr<bool> OptimizeInputOutputBufferAlias::Build(
+    const std::vector<Shape>& input_shapes, const Shape& output_shape,
+    HloInputOutputAliasConfig& alias_config, HloBufferDonorConfig& buffer_donor_config) const {
+  // Aliasing dynamic outputs could disagree on the size at run time.
+  if (!output_shape.is_static()) return false;
+
+  // Ordered by memory space so the result does not depend on hashing.
+  std::map<int64_t, std::vector<Donor>> donors;
+  for (int64_t parameter = 0; parameter < static_cast<int64_t>(input_shapes.size()); ++parameter) {
+    ShapeUtil::ForEachSubshape(input_shapes[parameter], [&](const Shape& subshape,
+                                                            const ShapeIndex& index) {
+      if (!subshape.IsArray() || !subshape.is_static()) return;
+      if (alias_config.ParameterHasAlias(parameter, index)) return;
+      if (registered_buffer_donor_only_ &&
+          !buffer_donor_config.ParameterIsBufferDonor(parameter, index)) {
+        return;
+      }
+      donors[subshape.memory_space()].push_back({parameter, index, BufferSize(subshape)});
+    });
+  }
+
+  std::map<int64_t, std::vector<Donee>> donees;
+  ShapeUtil::ForEachSubshape(output_shape, [&](const Shape& subshape, const ShapeIndex& index) {
+    if (!subshape.IsArray()) return;
+    if (alias_config.OutputHasAlias(index)) return;
+    donees[subshape.memory_space()].push_back({index, BufferSize(subshape)});
+  });
+
+  bool changed = false;
+  for (auto& [memory_space, donor_list] : donors) {
+    auto it = donees.find(memory_space);
+    if (it == donees.end()) continue;
+    std::vector<Donee>& donee_list = it->second;
+    std::stable_sort(donor_list.begin(), donor_list.end(),
+                     [](const Donor& a, const Donor& b) { return a.size > b.size; });
+    std::stable_sort(donee_list.begin(), donee_list.end(),
+                     [](const Donee& a, const Donee& b) { return a.size > b.size; });
+    size_t d = 0;
+    size_t e = 0;
+    while (d < donor_list.size() && e < donee_list.size()) {
+      const Donor& donor = donor_list[d];
+      const Donee& donee = donee_list[e];
+      if (donor.size > donee.size) {
+        ++d;
+      } else if (donor.size < donee.size) {
+        ++e;
+      } else {
+        HMO_RETURN_IF_ERROR(
+            alias_config.SetUpAlias(donee.index, donor.parameter_number, donor.index));
+        buffer_donor_config.RemoveBufferDonor(donor.parameter_number, donor.index);
+        ++d;
+        ++e;
+        changed = true;
+      }
+    }
+  }
+  return changed;
+}
+
+absl::StatusOr<bool> OptimizeInputOutputBufferAlias::Run(HloModule& module, PassContext& context) {
+  // The shapes HloInputOutputAliasConfig::Verify checks against.
+  const ComputationLayout layout = module.entry_computation_layout();
+  std::vector<Shape> input_shapes;
+  const int64_t parameter_count = module.entry_computation()->num_parameters();
+  for (int64_t i = 0; i < parameter_count && i < layout.parameter_count(); ++i) {
+    input_shapes.push_back(layout.parameter_shape(i));
+  }
+  HMO_ASSIGN_OR_RETURN(bool changed, Build(input_shapes, layout.result_shape(),
+                                           module.input_output_alias_config(),
+                                           module.buffer_donor_config()));
+  HMO_RETURN_IF_ERROR(
+      module.input_output_alias_config().Verify(input_shapes, layout.result_shape()));
+  return changed;
+}
+
+}  // namespace hmo

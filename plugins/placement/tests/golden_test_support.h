@@ -1,0 +1,170 @@
+#ifndef HMO_PLUGINS_PLACEMENT_TESTS_GOLDEN_TEST_SUPPORT_H_
+#define HMO_PLUGINS_PLACEMENT_TESTS_GOLDEN_TEST_SUPPORT_H_
+
+// Golden tests for passes: an input module, the pipeline to run on it, and
+// the expected result, all in files beside the test.
+//
+// A case is `<name>.hlo` whose leading comment lines say what to run and
+// what to expect:
+//   // RUN: <textual pipeline>          (required; e.g. `host-offloader`)
+//   // CHANGED: true | false            (optional; what the pipeline reports)
+//   // ERROR: <text>                    (optional; the run must fail with it)
+// and, unless an error is expected, `<name>.expected.hlo`: the module after
+// the pipeline. Both the expected module and the result are parsed and
+// printed canonically before they are compared, so the expected file may use
+// any spelling the parser accepts. Setting HMO_UPDATE_GOLDEN=1 rewrites the
+// expected files from the results (review the diff!).
+//
+// The passes come from the plugins named in `HMO_GOLDEN_PLUGINS` (a
+// comma-separated list the including test defines), loaded once from
+// HMO_TEST_PLUGIN_DIR. The pipeline verifies the module before and after
+// every pass and checks that each pass's `changed` matches the text.
+//
+// Shared by the placement, aliasing and propagation plugin tests.
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "gtest/gtest.h"
+#include "hmo/ir/hlo_module.h"
+#include "hmo/pipeline/changed_check.h"
+#include "hmo/pipeline/pass_manager.h"
+#include "hmo/pipeline/pipeline_text_parser.h"
+#include "hmo/pipeline/resolved_pipeline.h"
+#include "hmo/pipeline/verify_after_pass.h"
+#include "hmo/plugin/plugin_host.h"
+#include "hmo/text/hlo_parser.h"
+#include "hmo/verifier/hlo_verifier.h"
+
+namespace hmo::golden {
+
+inline std::string ReadFileOrDie(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  EXPECT_TRUE(in.good()) << "cannot read " << path;
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+// The plugin host with the plugins `names` (comma-separated plugin names,
+// e.g. "placement,aliasing") loaded from HMO_TEST_PLUGIN_DIR.
+inline PluginHost& TestPluginHost(const std::string& names) {
+  static PluginHost* host = [&] {
+    auto* loaded = new PluginHost();
+    for (std::string_view name : absl::StrSplit(names, ',', absl::SkipEmpty())) {
+      std::filesystem::path file =
+          std::filesystem::path(HMO_TEST_PLUGIN_DIR) / ("libhmo_" + std::string(name) + ".so");
+      absl::Status status = loaded->LoadPlugin(file);
+      if (!status.ok()) ADD_FAILURE() << "loading " << file << ": " << status;
+    }
+    return loaded;
+  }();
+  return *host;
+}
+
+// Runs the textual pipeline `pipeline_text` on `module` with the passes of
+// `host`, verifying the module before and after every pass and checking each
+// pass's changed result. Returns whether the module changed.
+inline absl::StatusOr<bool> RunPipelineText(HloModule& module, const std::string& pipeline_text,
+                                            const PluginHost& host) {
+  absl::StatusOr<PipelineSpec> spec = ParsePipelineText(pipeline_text);
+  if (!spec.ok()) return spec.status();
+  absl::StatusOr<ResolvedPipeline> pipeline = ResolvePipeline(*spec, host.registries().passes);
+  if (!pipeline.ok()) return pipeline.status();
+  PassManager manager(*pipeline, host.registries());
+  VerifyAfterPassInstrumentation verify(
+      VerifyMode::kAlways, [](const HloModule& m) { return VerifyHloModule(m); });
+  ChangedCheckInstrumentation changed_check;
+  manager.AddInstrumentation(&verify);
+  manager.AddInstrumentation(&changed_check);
+  absl::StatusOr<PipelineRunSummary> summary = manager.Run(module);
+  if (!summary.ok()) return summary.status();
+  return summary->changed;
+}
+
+struct GoldenCase {
+  std::string name;  // file stem, e.g. "while_loop_offload"
+  std::filesystem::path input;
+  std::filesystem::path expected;
+  std::string pipeline;
+  std::optional<bool> changed;
+  std::string error;
+};
+
+// Every `*.hlo` case in `directory` (files ending in `.expected.hlo` are
+// results, not cases), sorted by name.
+inline std::vector<GoldenCase> FindGoldenCases(const std::filesystem::path& directory) {
+  std::vector<GoldenCase> cases;
+  for (const auto& entry : std::filesystem::directory_iterator(directory)) {
+    const std::string file = entry.path().filename().string();
+    if (!absl::EndsWith(file, ".hlo") || absl::EndsWith(file, ".expected.hlo")) continue;
+    GoldenCase golden;
+    golden.name = file.substr(0, file.size() - 4);
+    golden.input = entry.path();
+    golden.expected = directory / (golden.name + ".expected.hlo");
+    std::istringstream text(ReadFileOrDie(entry.path()));
+    for (std::string line; std::getline(text, line);) {
+      std::string_view rest = line;
+      if (!absl::ConsumePrefix(&rest, "//")) break;
+      rest = absl::StripLeadingAsciiWhitespace(rest);
+      if (absl::ConsumePrefix(&rest, "RUN:")) {
+        golden.pipeline = std::string(absl::StripAsciiWhitespace(rest));
+      } else if (absl::ConsumePrefix(&rest, "CHANGED:")) {
+        golden.changed = absl::StripAsciiWhitespace(rest) == "true";
+      } else if (absl::ConsumePrefix(&rest, "ERROR:")) {
+        golden.error = std::string(absl::StripAsciiWhitespace(rest));
+      }
+    }
+    cases.push_back(std::move(golden));
+  }
+  std::sort(cases.begin(), cases.end(),
+            [](const GoldenCase& a, const GoldenCase& b) { return a.name < b.name; });
+  return cases;
+}
+
+inline std::string CanonicalText(const std::string& text, const std::string& filename) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text, filename);
+  EXPECT_TRUE(module.ok()) << module.status();
+  return module.ok() ? (*module)->ToString() : std::string();
+}
+
+// Runs one case with gtest expectations.
+inline void RunGoldenCase(const GoldenCase& golden, const PluginHost& host) {
+  SCOPED_TRACE(golden.input.string());
+  ASSERT_FALSE(golden.pipeline.empty()) << "missing `// RUN: <pipeline>` line";
+  absl::StatusOr<std::unique_ptr<HloModule>> module =
+      ParseHloModule(ReadFileOrDie(golden.input), golden.input.string());
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<bool> changed = RunPipelineText(**module, golden.pipeline, host);
+  if (!golden.error.empty()) {
+    ASSERT_FALSE(changed.ok()) << "expected an error containing: " << golden.error;
+    EXPECT_TRUE(absl::StrContains(changed.status().message(), golden.error))
+        << "actual error: " << changed.status();
+    return;
+  }
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  if (golden.changed.has_value()) EXPECT_EQ(*changed, *golden.changed);
+  const std::string actual = (*module)->ToString();
+  if (const char* update = std::getenv("HMO_UPDATE_GOLDEN"); update && std::string(update) == "1") {
+    std::ofstream(golden.expected) << actual;
+    return;
+  }
+  ASSERT_TRUE(std::filesystem::exists(golden.expected)) << "missing " << golden.expected;
+  EXPECT_EQ(actual, CanonicalText(ReadFileOrDie(golden.expected), golden.expected.string()));
+}
+
+}  // namespace hmo::golden
+
+#endif  // HMO_PLUGINS_PLACEMENT_TESTS_GOLDEN_TEST_SUPPORT_H_

@@ -1,0 +1,78 @@
+#ifndef HMO_PLUGINS_SCHEDULER_CORE_MEMORY_MODEL_H_
+#define HMO_PLUGINS_SCHEDULER_CORE_MEMORY_MODEL_H_
+
+// How our own strategies estimate the memory of one computation's order: the
+// bytes live at each step, counted the way XLA's heap simulator counts a
+// computation on its own (NoFragmentationStatsHeap, §1.6 / §2.2 of the
+// reference):
+//
+// - A value is live from the step of its defining instruction to the step of
+//   its last user, both included (the simulator allocates what a step defines
+//   before it frees what the step used last); a live-out value to the end; a
+//   value nobody uses only during its own step.
+// - Values of parameters, and values that reach the computation from outside,
+//   are live throughout: they are the same at every step and form the
+//   baseline. Constants are not counted (the simulator does not allocate them).
+// - An instruction whose output may take over a dying operand's buffer (the
+//   view's may_share_operands, e.g. an elementwise op on its last use) does not
+//   add that buffer again at its own step.
+//
+// The model ignores what it cannot see from one computation (time spent inside
+// called computations, buffers merged by alias analysis); the memory-scheduler
+// pass measures the real module peak with the heap simulator.
+
+#include <cstdint>
+#include <vector>
+
+#include "core/scheduling_graph.h"
+
+namespace hmo::scheduler {
+
+class MemoryModel {
+ public:
+  // `graph` must outlive the model.
+  explicit MemoryModel(const SchedulingGraph& graph);
+
+  const SchedulingGraph& graph() const { return graph_; }
+
+  // Whether value `v` takes part in the order-dependent part of the count.
+  bool tracked(int v) const { return tracked_[v]; }
+  // Bytes live at every step whatever the order (parameters, outside values).
+  int64_t baseline_bytes() const { return baseline_bytes_; }
+
+  // Bytes of the tracked values instruction `i` defines.
+  int64_t defined_bytes(int i) const { return defined_bytes_[i]; }
+  // The part of defined_bytes(i) that outlives i's own step (values that have
+  // users or are live out).
+  int64_t kept_bytes(int i) const { return kept_bytes_[i]; }
+  // The tracked value whose buffer `i`'s output may take over when `i` is that
+  // value's last user, or -1; and the bytes that saves at i's step.
+  int share_value(int i) const { return share_value_[i]; }
+  int64_t share_discount(int i) const { return share_discount_[i]; }
+
+  // The tracked values `i` reads (its used values that are tracked).
+  const std::vector<int>& tracked_uses(int i) const { return tracked_uses_[i]; }
+  // The number of instructions reading value `v`.
+  int use_count(int v) const { return static_cast<int>(graph_.value_users(v).size()); }
+
+  // Returns the bytes live at each step of `order` (a valid order of the
+  // graph), baseline excluded.
+  std::vector<int64_t> Profile(const std::vector<int>& order) const;
+  // Returns the largest number of bytes live at any step of `order`, baseline
+  // included (the baseline alone for an empty computation).
+  int64_t Peak(const std::vector<int>& order) const;
+
+ private:
+  const SchedulingGraph& graph_;
+  std::vector<bool> tracked_;
+  int64_t baseline_bytes_ = 0;
+  std::vector<int64_t> defined_bytes_;
+  std::vector<int64_t> kept_bytes_;
+  std::vector<int> share_value_;
+  std::vector<int64_t> share_discount_;
+  std::vector<std::vector<int>> tracked_uses_;
+};
+
+}  // namespace hmo::scheduler
+
+#endif  // HMO_PLUGINS_SCHEDULER_CORE_MEMORY_MODEL_H_
