@@ -29,8 +29,31 @@ std::string RankName(const CliqueKey& clique, int rank) {
   return absl::StrCat("rank ", rank, " (device ", clique.DeviceAt(rank), ")");
 }
 
-using RequestsOrError = absl::StatusOr<std::vector<CollectiveMemoryRequest>>;
-using SetOrError = absl::StatusOr<std::shared_ptr<CollectiveMemorySet>>;
+// A status as plain data, for passing between ranks: every rank then builds
+// its own absl::Status instead of sharing one status payload across threads.
+struct PortableStatus {
+  absl::StatusCode code = absl::StatusCode::kOk;
+  std::string message;
+
+  static PortableStatus From(const absl::Status& status) {
+    return {status.code(), std::string(status.message())};
+  }
+  bool ok() const { return code == absl::StatusCode::kOk; }
+};
+
+// What each rank brings to the first meeting: its sorted requests, or why
+// they are invalid.
+struct RankRequests {
+  std::vector<CollectiveMemoryRequest> requests;
+  PortableStatus status;
+};
+
+// What the lowest rank brings to the second meeting: the shared objects, or
+// why the backend could not create them.
+struct CreatedSet {
+  std::shared_ptr<CollectiveMemorySet> set;
+  PortableStatus status;
+};
 
 absl::Status WithContext(const absl::Status& status, const CliqueKey& clique) {
   return absl::Status(status.code(), absl::StrCat("acquiring collective memory of ",
@@ -73,27 +96,34 @@ absl::StatusOr<CollectiveMemory> AcquireCollectiveMemory(
 
   // 1. Agree on the requests. A rank with invalid requests still arrives, so
   //    that every rank reports the same error instead of timing out.
-  absl::StatusOr<std::vector<RequestsOrError>> gathered = rendezvous.AllGather<RequestsOrError>(
-      key_prefix + "requests", num_ranks, rank, NormalizeCollectiveMemoryRequests(requests),
-      deadline, rank_namer);
+  RankRequests mine;
+  if (absl::StatusOr<std::vector<CollectiveMemoryRequest>> normalized =
+          NormalizeCollectiveMemoryRequests(requests);
+      normalized.ok()) {
+    mine.requests = *std::move(normalized);
+  } else {
+    mine.status = PortableStatus::From(normalized.status());
+  }
+  absl::StatusOr<std::vector<RankRequests>> gathered = rendezvous.AllGather<RankRequests>(
+      key_prefix + "requests", num_ranks, rank, std::move(mine), deadline, rank_namer);
   if (!gathered.ok()) return WithContext(gathered.status(), clique);
   for (int r = 0; r < num_ranks; ++r) {
-    const RequestsOrError& theirs = (*gathered)[r];
+    const PortableStatus& theirs = (*gathered)[r].status;
     if (!theirs.ok()) {
-      return WithContext(absl::Status(theirs.status().code(),
-                                      absl::StrCat(RankName(clique, r), " made invalid requests: ",
-                                                   theirs.status().message())),
+      return WithContext(absl::Status(theirs.code, absl::StrCat(RankName(clique, r),
+                                                                " made invalid requests: ",
+                                                                theirs.message)),
                          clique);
     }
   }
-  const std::vector<CollectiveMemoryRequest>& agreed = *(*gathered)[0];
+  const std::vector<CollectiveMemoryRequest>& agreed = (*gathered)[0].requests;
   for (int r = 1; r < num_ranks; ++r) {
-    if (*(*gathered)[r] != agreed) {
+    if ((*gathered)[r].requests != agreed) {
       return WithContext(
           absl::InvalidArgumentError(absl::StrCat(
               "ranks disagree on the requests: ", RankName(clique, 0), " asks for ",
               DescribeRequests(agreed), " but ", RankName(clique, r), " asks for ",
-              DescribeRequests(*(*gathered)[r]))),
+              DescribeRequests((*gathered)[r].requests))),
           clique);
     }
   }
@@ -106,20 +136,27 @@ absl::StatusOr<CollectiveMemory> AcquireCollectiveMemory(
   }
 
   // 2. The lowest rank creates the shared objects; the others wait for them.
-  SetOrError created = std::shared_ptr<CollectiveMemorySet>();
-  if (rank == 0) created = backend.CreateShared(clique, agreed);
-  absl::StatusOr<std::vector<SetOrError>> sets = rendezvous.AllGather<SetOrError>(
+  CreatedSet created;
+  if (rank == 0) {
+    absl::StatusOr<std::shared_ptr<CollectiveMemorySet>> set = backend.CreateShared(clique, agreed);
+    if (set.ok()) {
+      created.set = *std::move(set);
+    } else {
+      created.status = PortableStatus::From(set.status());
+    }
+  }
+  absl::StatusOr<std::vector<CreatedSet>> sets = rendezvous.AllGather<CreatedSet>(
       key_prefix + "create", num_ranks, rank, std::move(created), deadline, rank_namer);
   if (!sets.ok()) return WithContext(sets.status(), clique);
-  const SetOrError& shared = (*sets)[0];
-  if (!shared.ok()) {
-    return WithContext(absl::Status(shared.status().code(),
-                                    absl::StrCat(backend.name(), " backend failed on ",
-                                                 RankName(clique, 0), ": ",
-                                                 shared.status().message())),
-                       clique);
+  const CreatedSet& shared = (*sets)[0];
+  if (!shared.status.ok()) {
+    return WithContext(
+        absl::Status(shared.status.code, absl::StrCat(backend.name(), " backend failed on ",
+                                                      RankName(clique, 0), ": ",
+                                                      shared.status.message)),
+        clique);
   }
-  if (*shared == nullptr) {
+  if (shared.set == nullptr) {
     return WithContext(absl::InternalError(absl::StrCat(backend.name(),
                                                         " backend created no shared objects")),
                        clique);
@@ -127,21 +164,22 @@ absl::StatusOr<CollectiveMemory> AcquireCollectiveMemory(
 
   // 3. Every rank maps; all succeed or all fail.
   absl::Status mapped;
-  absl::StatusOr<std::vector<CollectiveAllocation>> views = backend.Map(**shared, clique, rank);
+  absl::StatusOr<std::vector<CollectiveAllocation>> views = backend.Map(*shared.set, clique, rank);
   if (views.ok()) {
-    mapped = memory.AddClique(clique, rank, *std::move(views), *shared);
+    mapped = memory.AddClique(clique, rank, *std::move(views), shared.set);
   } else {
     mapped = views.status();
   }
-  absl::StatusOr<std::vector<absl::Status>> statuses = rendezvous.AllGather<absl::Status>(
-      key_prefix + "map", num_ranks, rank, mapped, deadline, rank_namer);
+  absl::StatusOr<std::vector<PortableStatus>> statuses = rendezvous.AllGather<PortableStatus>(
+      key_prefix + "map", num_ranks, rank, PortableStatus::From(mapped), deadline, rank_namer);
   if (!statuses.ok()) return WithContext(statuses.status(), clique);
   for (int r = 0; r < num_ranks; ++r) {
-    const absl::Status& theirs = (*statuses)[r];
+    const PortableStatus& theirs = (*statuses)[r];
     if (!theirs.ok()) {
-      return WithContext(absl::Status(theirs.code(),
-                                      absl::StrCat(backend.name(), " backend failed to map for ",
-                                                   RankName(clique, r), ": ", theirs.message())),
+      return WithContext(absl::Status(theirs.code, absl::StrCat(backend.name(),
+                                                                " backend failed to map for ",
+                                                                RankName(clique, r), ": ",
+                                                                theirs.message)),
                          clique);
     }
   }

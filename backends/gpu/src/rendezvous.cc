@@ -12,7 +12,7 @@ struct Rendezvous::Point {
   Point(std::string key, int num_ranks)
       : key(std::move(key)), num_ranks(num_ranks), values(num_ranks), arrived(num_ranks, false) {}
 
-  bool done() const { return result != nullptr || !failure.ok(); }
+  bool done() const { return result != nullptr || !failure.empty(); }
 
   const std::string key;
   const int num_ranks;
@@ -20,9 +20,11 @@ struct Rendezvous::Point {
   std::vector<std::any> values;
   std::vector<bool> arrived;
   int num_arrived = 0;
-  // Exactly one of these is set once the point is done.
+  // Set once the point is done: the result, or the failure. The failure is
+  // kept as plain data so each rank builds its own absl::Status (no Status
+  // payload is shared between threads).
   std::shared_ptr<const std::vector<std::any>> result;
-  absl::Status failure;
+  std::string failure;
 };
 
 size_t Rendezvous::num_pending() const {
@@ -84,16 +86,16 @@ absl::StatusOr<std::shared_ptr<const std::vector<std::any>>> Rendezvous::ArriveA
     for (int r = 0; r < num_ranks; ++r) {
       if (!point->arrived[r]) missing.push_back(name(r));
     }
-    point->failure = absl::DeadlineExceededError(absl::StrCat(
+    point->failure = absl::StrCat(
         "rendezvous '", key, "' timed out: ", point->num_arrived, " of ", num_ranks,
         " ranks arrived; missing: [", absl::StrJoin(missing, ", "), "]; ", name(rank),
-        " gave up after ", absl::FormatDuration(absl::Now() - arrived_at)));
+        " gave up after ", absl::FormatDuration(absl::Now() - arrived_at));
     auto it = points_.find(point->key);
     if (it != points_.end() && it->second == point) points_.erase(it);
     point->done_changed.notify_all();
   }
   if (point->result != nullptr) return point->result;
-  return point->failure;
+  return absl::DeadlineExceededError(point->failure);
 }
 
 }  // namespace hmo::gpu

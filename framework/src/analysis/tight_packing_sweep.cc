@@ -19,11 +19,33 @@ bool BuildTightPackingSweep(const HeapPackingProblem& problem, int64_t max_confl
   }
   std::sort(points.begin(), points.end());
   points.erase(std::unique(points.begin(), points.end()), points.end());
-  auto index_of = [&points](int64_t time) {
+  auto point_index = [&points](int64_t time) {
     return static_cast<int32_t>(std::lower_bound(points.begin(), points.end(), time) -
                                 points.begin());
   };
-  const int32_t num_sections = points.empty() ? 0 : static_cast<int32_t>(points.size()) - 1;
+  // Keep only the maximal sections: those that begin where a lifetime starts
+  // and end where one ends. Any other section's live set is a subset of a
+  // neighbour's, so every conflict and every bound shows in a kept section.
+  const int32_t num_points = static_cast<int32_t>(points.size());
+  std::vector<char> starts_at(num_points, 0), ends_at(num_points, 0);
+  for (const HeapPackingBlock& block : problem.blocks) {
+    if (block.size == 0) continue;
+    for (const HeapTimeInterval& lifetime : block.lifetimes) {
+      starts_at[point_index(lifetime.start)] = 1;
+      ends_at[point_index(lifetime.end + 1)] = 1;
+    }
+  }
+  // kept_before[p]: the kept sections that begin at a point before p.
+  std::vector<int32_t> kept_before(num_points + 1, 0);
+  for (int32_t p = 0; p + 1 < num_points; ++p) {
+    kept_before[p + 1] = kept_before[p] + (starts_at[p] && ends_at[p + 1] ? 1 : 0);
+  }
+  if (num_points > 0) kept_before[num_points] = kept_before[num_points - 1];
+  // A lifetime covering the sections between points a and b covers the kept
+  // sections [kept_before[a], kept_before[b]); never none (the first section
+  // of the lifetime that ends at an end point begins at a start point).
+  auto index_of = [&](int64_t time) { return kept_before[point_index(time)]; };
+  const int32_t num_sections = num_points == 0 ? 0 : kept_before[num_points - 1];
   sweep.section_blocks.assign(num_sections, {});
   sweep.block_sections.assign(n, {});
   std::vector<TightPackingSweep::SectionRange> ranges;
@@ -38,6 +60,7 @@ bool BuildTightPackingSweep(const HeapPackingProblem& problem, int64_t max_confl
               [](const auto& a, const auto& b) { return a.begin < b.begin; });
     auto& merged = sweep.block_sections[b];
     for (const auto& range : ranges) {
+      if (range.begin == range.end) continue;
       if (!merged.empty() && range.begin <= merged.back().end) {
         merged.back().end = std::max(merged.back().end, range.end);
       } else {

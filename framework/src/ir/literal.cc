@@ -215,32 +215,43 @@ int64_t SignExtend(uint64_t v, int bits) {
   return static_cast<int64_t>((v ^ m) - m);
 }
 
-// Shortest "%.*g" text that reads back as the same value of `type`.
+// XLA's round-trip float text: f32 and f64 first try their digits10
+// precision and fall back to max_digits10; the narrow formats always use
+// their max_digits10 (ceil(1 + mantissa digits * log10(2))).
 std::string FloatToString(PrimitiveType type, double v) {
   if (std::isnan(v)) return std::signbit(v) ? "-nan" : "nan";
   if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
   char buf[64];
-  for (int precision = 1; precision <= 17; ++precision) {
-    std::snprintf(buf, sizeof(buf), "%.*g", precision, v);
-    double back = std::strtod(buf, nullptr);
-    bool same;
-    switch (type) {
-      case PrimitiveType::F64:
-      case PrimitiveType::C128:
-        same = back == v;
-        break;
-      case PrimitiveType::F32:
-      case PrimitiveType::C64:
-        same = static_cast<float>(back) == static_cast<float>(v);
-        break;
-      default:
-        same = DoubleToNarrowFloatBits(type, back) == DoubleToNarrowFloatBits(type, v);
-        break;
+  switch (type) {
+    case PrimitiveType::F32:
+    case PrimitiveType::C64: {
+      const float f = static_cast<float>(v);
+      std::snprintf(buf, sizeof(buf), "%.*g", 6, static_cast<double>(f));
+      if (std::strtof(buf, nullptr) != f) std::snprintf(buf, sizeof(buf), "%.*g", 9, static_cast<double>(f));
+      return buf;
     }
-    if (same) return buf;
+    case PrimitiveType::F64:
+    case PrimitiveType::C128:
+      std::snprintf(buf, sizeof(buf), "%.*g", 15, v);
+      if (std::strtod(buf, nullptr) != v) std::snprintf(buf, sizeof(buf), "%.*g", 17, v);
+      return buf;
+    default: {
+      int mantissa_digits;
+      switch (type) {
+        case PrimitiveType::F16: mantissa_digits = 11; break;
+        case PrimitiveType::BF16: mantissa_digits = 8; break;
+        case PrimitiveType::F8E5M2:
+        case PrimitiveType::F8E5M2FNUZ: mantissa_digits = 3; break;
+        case PrimitiveType::F8E3M4: mantissa_digits = 5; break;
+        case PrimitiveType::F4E2M1FN: mantissa_digits = 2; break;
+        case PrimitiveType::F8E8M0FNU: mantissa_digits = 1; break;
+        default: mantissa_digits = 4; break;  // the e4m3 variants
+      }
+      const int max_digits10 = static_cast<int>(std::ceil(1 + mantissa_digits * std::log10(2.0)));
+      std::snprintf(buf, sizeof(buf), "%.*g", max_digits10, v);
+      return buf;
+    }
   }
-  std::snprintf(buf, sizeof(buf), "%.17g", v);
-  return buf;
 }
 
 }  // namespace

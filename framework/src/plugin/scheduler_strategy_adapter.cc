@@ -63,10 +63,11 @@ absl::Status CheckOrder(const SchedulingView& view, const std::vector<HmoInstruc
 
 absl::StatusOr<std::vector<HloInstruction*>> ScheduleComputationWithStrategy(
     const RegisteredSchedulerStrategy& strategy, const HloComputation& computation,
-    const StrategyOptions& options, const MayShareOperandBufferFn& may_share) {
+    const StrategyOptions& options, const MayShareOperandBufferFn& may_share,
+    const SchedulingValueSource* values) {
   const std::string who = fmt::format("scheduler strategy '{}' (plugin '{}')",
                                       strategy.registration.name, strategy.plugin);
-  std::unique_ptr<SchedulingView> view = BuildSchedulingView(computation, may_share);
+  std::unique_ptr<SchedulingView> view = BuildSchedulingView(computation, may_share, values);
 
   std::vector<HmoStrategyOption> c_options;
   for (const auto& [key, value] : options) c_options.push_back({key.c_str(), value.c_str()});
@@ -106,7 +107,8 @@ absl::StatusOr<HloSchedule> ScheduleModuleWithStrategy(const HloModule& module,
                                                        const SchedulerStrategyRegistry& strategies,
                                                        std::string_view strategy_name,
                                                        const StrategyOptions& options,
-                                                       const MayShareOperandBufferFn& may_share) {
+                                                       const MayShareOperandBufferFn& may_share,
+                                                       const SchedulingValueSource* values) {
   const RegisteredSchedulerStrategy* strategy = strategies.Find(strategy_name);
   if (strategy == nullptr) {
     const std::vector<std::string> names = strategies.Names();
@@ -119,7 +121,7 @@ absl::StatusOr<HloSchedule> ScheduleModuleWithStrategy(const HloModule& module,
   for (const HloComputation* computation : module.MakeNonfusionComputations()) {
     HMO_ASSIGN_OR_RETURN(std::vector<HloInstruction*> sequence,
                          ScheduleComputationWithStrategy(*strategy, *computation, options,
-                                                         may_share));
+                                                         may_share, values));
     schedule.set_sequence(computation, sequence);
   }
   return schedule;

@@ -29,7 +29,8 @@ std::optional<HmoInstructionId> SchedulingView::IdOf(const HloInstruction* instr
 }
 
 std::unique_ptr<SchedulingView> BuildSchedulingView(const HloComputation& computation,
-                                                    const MayShareOperandBufferFn& may_share) {
+                                                    const MayShareOperandBufferFn& may_share,
+                                                    const SchedulingValueSource* values) {
   std::unique_ptr<SchedulingView> result(new SchedulingView());
   SchedulingView& view = *result;
   for (const HloInstruction* instruction : computation.instructions()) {
@@ -85,8 +86,13 @@ std::unique_ptr<SchedulingView> BuildSchedulingView(const HloComputation& comput
     c.may_share_operand_ids = storage.may_share.data();
     c.may_share_operand_count = storage.may_share.size();
     c.is_live_out = live_out.contains(&instruction) ? 1 : 0;
+    c.flags = SchedulingInstructionFlags(instruction);
   }
   for (const SchedulingView::Storage& storage : view.storage_) view.pointers_.push_back(&storage.c);
+  if (values != nullptr && values->dataflow != nullptr) {
+    view.values_ = SchedulingViewValues::Build(computation, view.instructions_, *values->dataflow,
+                                               values->size_fn);
+  }
 
   view.computation_name_ = computation.name();
   view.module_name_ = computation.parent() != nullptr ? computation.parent()->name() : "";
@@ -98,6 +104,11 @@ std::unique_ptr<SchedulingView> BuildSchedulingView(const HloComputation& comput
   view.view_.root_id = computation.root_instruction() != nullptr
                            ? view.ids_.at(computation.root_instruction())
                            : 0;
+  if (view.values_ != nullptr) {
+    std::vector<HmoSchedulingInstruction*> structs;
+    for (SchedulingView::Storage& storage : view.storage_) structs.push_back(&storage.c);
+    view.values_->Attach(view.view_, structs);
+  }
   return result;
 }
 

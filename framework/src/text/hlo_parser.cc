@@ -1583,7 +1583,12 @@ absl::StatusOr<std::vector<std::unique_ptr<HloModule>>> ParseHloModules(std::str
   while (line_begin < text.size()) {
     size_t line_end = text.find('\n', line_begin);
     if (line_end == std::string_view::npos) line_end = text.size();
-    if (text.substr(line_begin, line_end - line_begin).rfind("// -----", 0) == 0) {
+    std::string_view line = text.substr(line_begin, line_end - line_begin);
+    while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r')) {
+      line.remove_suffix(1);
+    }
+    // Only the exact marker splits; decorative "// ------------" lines do not.
+    if (line == "// -----") {
       if (absl::Status st = parse_part(part_begin, line_begin); !st.ok()) return st;
       part_begin = line_end;
     }

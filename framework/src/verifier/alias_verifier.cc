@@ -6,8 +6,12 @@
 #include "absl/strings/str_cat.h"
 #include "hmo/ir/hlo_computation.h"
 #include "hmo/ir/hlo_instruction.h"
+#include "str_util.h"
 
 namespace hmo {
+
+using verifier_internal::StrAppend;
+using verifier_internal::StrCat;
 namespace {
 
 // Parameter shape by number, or null when the entry has no such parameter.
@@ -29,11 +33,11 @@ void CheckModuleAliasing(const HloModule& module, VerifierErrorSink& sink) {
   for (const auto& [output_index, alias] : config.aliases()) {
     if (sink.full()) return;
     std::string entry_text =
-        absl::StrCat("input_output_alias entry ", ShapeIndexToString(output_index), ": ",
+        StrCat("input_output_alias entry ", ShapeIndexToString(output_index), ": ",
                      alias.ToString());
     if (!ShapeUtil::IndexIsValid(result, output_index)) {
       sink.AddModuleError("alias-output-index",
-                          absl::StrCat(entry_text, ": output index ",
+                          StrCat(entry_text, ": output index ",
                                        ShapeIndexToString(output_index),
                                        " is not in the entry result shape ",
                                        result.ToString(false)));
@@ -42,14 +46,14 @@ void CheckModuleAliasing(const HloModule& module, VerifierErrorSink& sink) {
     const Shape* param = ParameterShape(*entry, alias.parameter_number);
     if (param == nullptr) {
       sink.AddModuleError("alias-parameter",
-                          absl::StrCat(entry_text, ": entry computation ", entry->name(),
+                          StrCat(entry_text, ": entry computation ", entry->name(),
                                        " has no parameter ", alias.parameter_number, " (it has ",
                                        entry->num_parameters(), ")"));
       continue;
     }
     if (!ShapeUtil::IndexIsValid(*param, alias.parameter_index)) {
       sink.AddModuleError("alias-parameter",
-                          absl::StrCat(entry_text, ": parameter index ",
+                          StrCat(entry_text, ": parameter index ",
                                        ShapeIndexToString(alias.parameter_index),
                                        " is not in parameter ", alias.parameter_number,
                                        " of shape ", param->ToString(false)));
@@ -60,7 +64,7 @@ void CheckModuleAliasing(const HloModule& module, VerifierErrorSink& sink) {
                                output_index);
     if (!inserted) {
       sink.AddModuleError("alias-duplicate-parameter",
-                          absl::StrCat(entry_text, ": parameter ", alias.parameter_number, " ",
+                          StrCat(entry_text, ": parameter ", alias.parameter_number, " ",
                                        ShapeIndexToString(alias.parameter_index),
                                        " is already aliased with output ",
                                        ShapeIndexToString(it->second)));
@@ -70,7 +74,7 @@ void CheckModuleAliasing(const HloModule& module, VerifierErrorSink& sink) {
     const Shape& in = ShapeUtil::GetSubshape(*param, alias.parameter_index);
     if (!out.IsArray() || !in.IsArray()) {
       sink.AddModuleError("alias-shape",
-                          absl::StrCat(entry_text, ": aliased shapes must be arrays, got output ",
+                          StrCat(entry_text, ": aliased shapes must be arrays, got output ",
                                        out.ToString(false), " and parameter ", in.ToString(false)));
       continue;
     }
@@ -78,14 +82,14 @@ void CheckModuleAliasing(const HloModule& module, VerifierErrorSink& sink) {
     int64_t in_bytes = ShapeUtil::ByteSizeOf(in);
     if (out_bytes != in_bytes) {
       sink.AddModuleError("alias-size",
-                          absl::StrCat(entry_text, ": output ", out.ToString(true), " (", out_bytes,
+                          StrCat(entry_text, ": output ", out.ToString(true), " (", out_bytes,
                                        " bytes) and parameter ", in.ToString(true), " (", in_bytes,
                                        " bytes) differ in size"));
       continue;
     }
     if (out.memory_space() != in.memory_space()) {
       sink.AddModuleError("alias-memory-space",
-                          absl::StrCat(entry_text, ": output ", out.ToString(true),
+                          StrCat(entry_text, ": output ", out.ToString(true),
                                        " is in memory space ", out.memory_space(),
                                        " but parameter ", in.ToString(true), " is in memory space ",
                                        in.memory_space()));
@@ -95,24 +99,24 @@ void CheckModuleAliasing(const HloModule& module, VerifierErrorSink& sink) {
   for (const HloBufferDonorConfig::BufferDonor& donor :
        module.buffer_donor_config().buffer_donors()) {
     if (sink.full()) return;
-    std::string donor_text = absl::StrCat("buffer_donor (", donor.param_number, ", ",
+    std::string donor_text = StrCat("buffer_donor (", donor.param_number, ", ",
                                           ShapeIndexToString(donor.param_index), ")");
     const Shape* param = ParameterShape(*entry, donor.param_number);
     if (param == nullptr) {
       sink.AddModuleError("buffer-donor",
-                          absl::StrCat(donor_text, ": entry computation ", entry->name(),
+                          StrCat(donor_text, ": entry computation ", entry->name(),
                                        " has no parameter ", donor.param_number));
       continue;
     }
     if (!ShapeUtil::IndexIsValid(*param, donor.param_index)) {
       sink.AddModuleError("buffer-donor",
-                          absl::StrCat(donor_text, ": index is not in parameter ",
+                          StrCat(donor_text, ": index is not in parameter ",
                                        donor.param_number, " of shape ", param->ToString(false)));
       continue;
     }
     if (config.ParameterHasAlias(donor.param_number, donor.param_index)) {
       sink.AddModuleError("buffer-donor-aliased",
-                          absl::StrCat(donor_text, ": the parameter buffer is also in ",
+                          StrCat(donor_text, ": the parameter buffer is also in ",
                                        "input_output_alias"));
     }
   }

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "hmo/ir/hlo_computation.h"
 #include "instruction_shape_checks.h"
+#include "str_util.h"
 
 namespace hmo::verifier_internal {
 namespace {
@@ -28,32 +29,32 @@ ShapeCheckResult CheckWhileShape(const HloInstruction& instr, const ShapeCheckCo
     return v;
   }
   if (body.num_parameters() != 1) {
-    return Violation("while", absl::StrCat("while body ", body.name(), " must take 1 parameter, takes ",
+    return Violation("while", StrCat("while body ", body.name(), " must take 1 parameter, takes ",
                                            body.num_parameters()));
   }
   if (auto v = ctx.Expect(body.parameter_instruction(0)->shape(), shape, "while", true,
-                          absl::StrCat("while body ", body.name(), " parameter shape"),
+                          StrCat("while body ", body.name(), " parameter shape"),
                           "the while shape")) {
     return v;
   }
   if (auto v = ctx.Expect(*RootShape(body), shape, "while", true,
-                          absl::StrCat("while body ", body.name(), " root shape"),
+                          StrCat("while body ", body.name(), " root shape"),
                           "the while shape")) {
     return v;
   }
   if (cond.num_parameters() != 1) {
-    return Violation("while", absl::StrCat("while condition ", cond.name(),
+    return Violation("while", StrCat("while condition ", cond.name(),
                                            " must take 1 parameter, takes ", cond.num_parameters()));
   }
   if (auto v = ctx.Expect(cond.parameter_instruction(0)->shape(), shape, "while", true,
-                          absl::StrCat("while condition ", cond.name(), " parameter shape"),
+                          StrCat("while condition ", cond.name(), " parameter shape"),
                           "the while shape")) {
     return v;
   }
   const Shape& cond_root = *RootShape(cond);
   if (!cond_root.IsArray() || cond_root.rank() != 0 ||
       cond_root.element_type() != PrimitiveType::PRED) {
-    return Violation("while", absl::StrCat("while condition ", cond.name(), " must return pred[], ",
+    return Violation("while", StrCat("while condition ", cond.name(), " must return pred[], ",
                                            "returns ", Str(cond_root, false)));
   }
   return std::nullopt;
@@ -64,29 +65,29 @@ ShapeCheckResult CheckConditionalShape(const HloInstruction& instr, const ShapeC
   bool is_pred = index.IsArray() && index.rank() == 0 && index.element_type() == PrimitiveType::PRED;
   bool is_s32 = index.IsArray() && index.rank() == 0 && index.element_type() == PrimitiveType::S32;
   if (!is_pred && !is_s32) {
-    return Violation("conditional", absl::StrCat("conditional branch index must be pred[] or s32[], got ",
+    return Violation("conditional", StrCat("conditional branch index must be pred[] or s32[], got ",
                                                  Str(index, false)));
   }
   if (is_pred && instr.branch_count() != 2) {
-    return Violation("conditional", absl::StrCat("conditional with a pred branch index needs 2 ",
+    return Violation("conditional", StrCat("conditional with a pred branch index needs 2 ",
                                                  "branches, has ", instr.branch_count()));
   }
   for (int64_t b = 0; b < instr.branch_count(); ++b) {
     const HloComputation& branch = *instr.branch_computation(b);
     if (branch.num_parameters() != 1) {
-      return Violation("conditional", absl::StrCat("conditional branch ", b, " (", branch.name(),
+      return Violation("conditional", StrCat("conditional branch ", b, " (", branch.name(),
                                                    ") must take 1 parameter, takes ",
                                                    branch.num_parameters()));
     }
     if (auto v = ctx.Expect(branch.parameter_instruction(0)->shape(),
                             instr.operand(b + 1)->shape(), "conditional", true,
-                            absl::StrCat("conditional branch ", b, " (", branch.name(),
+                            StrCat("conditional branch ", b, " (", branch.name(),
                                          ") parameter shape"),
-                            absl::StrCat("its operand ", b + 1, " shape"))) {
+                            StrCat("its operand ", b + 1, " shape"))) {
       return v;
     }
     if (auto v = ctx.Expect(*RootShape(branch), instr.shape(), "conditional", true,
-                            absl::StrCat("conditional branch ", b, " (", branch.name(),
+                            StrCat("conditional branch ", b, " (", branch.name(),
                                          ") root shape"),
                             "the conditional shape")) {
       return v;
@@ -98,26 +99,26 @@ ShapeCheckResult CheckConditionalShape(const HloInstruction& instr, const ShapeC
 ShapeCheckResult CheckCallShape(const HloInstruction& instr, const ShapeCheckContext& ctx) {
   const HloComputation& callee = *instr.to_apply();
   if (callee.num_parameters() != instr.operand_count()) {
-    return Violation("call", absl::StrCat("callee ", callee.name(), " takes ",
+    return Violation("call", StrCat("callee ", callee.name(), " takes ",
                                           callee.num_parameters(), " parameters but the call has ",
                                           instr.operand_count(), " operands"));
   }
   for (int64_t k = 0; k < instr.operand_count(); ++k) {
     if (auto v = ctx.Expect(callee.parameter_instruction(k)->shape(), instr.operand(k)->shape(),
                             "call", true,
-                            absl::StrCat("callee ", callee.name(), " parameter ", k, " shape"),
+                            StrCat("callee ", callee.name(), " parameter ", k, " shape"),
                             "the operand shape")) {
       return v;
     }
   }
   return ctx.Expect(*RootShape(callee), instr.shape(), "call", true,
-                    absl::StrCat("callee ", callee.name(), " root shape"), "the call shape");
+                    StrCat("callee ", callee.name(), " root shape"), "the call shape");
 }
 
 ShapeCheckResult CheckFusionShape(const HloInstruction& instr, const ShapeCheckContext& ctx) {
   const HloComputation& fused = *instr.fused_instructions_computation();
   if (fused.num_parameters() != instr.operand_count()) {
-    return Violation("fusion", absl::StrCat("fused computation ", fused.name(), " takes ",
+    return Violation("fusion", StrCat("fused computation ", fused.name(), " takes ",
                                             fused.num_parameters(),
                                             " parameters but the fusion has ",
                                             instr.operand_count(), " operands"));
@@ -125,12 +126,12 @@ ShapeCheckResult CheckFusionShape(const HloInstruction& instr, const ShapeCheckC
   for (int64_t k = 0; k < instr.operand_count(); ++k) {
     if (auto v = ctx.Expect(fused.parameter_instruction(k)->shape(), instr.operand(k)->shape(),
                             "fusion", true,
-                            absl::StrCat("fused parameter ", k, " shape"), "the operand shape")) {
+                            StrCat("fused parameter ", k, " shape"), "the operand shape")) {
       return v;
     }
   }
   if (auto v = ctx.Expect(*RootShape(fused), instr.shape(), "fusion", true,
-                          absl::StrCat("fused root (", fused.root_instruction()->name(), ") shape"),
+                          StrCat("fused root (", fused.root_instruction()->name(), ") shape"),
                           "the fusion shape")) {
     return v;
   }
@@ -140,36 +141,36 @@ ShapeCheckResult CheckFusionShape(const HloInstruction& instr, const ShapeCheckC
 ShapeCheckResult CheckOutputOperandAliasing(const HloInstruction& instr) {
   std::set<ShapeIndex> outputs;
   for (const OutputOperandAlias& a : instr.output_to_operand_aliasing()) {
-    std::string entry = absl::StrCat(ShapeIndexToString(a.output_index), ": (", a.operand_number,
+    std::string entry = StrCat(ShapeIndexToString(a.output_index), ": (", a.operand_number,
                                      ", ", ShapeIndexToString(a.operand_index), ")");
     if (!ShapeUtil::IndexIsValid(instr.shape(), a.output_index)) {
       return Violation("output-operand-aliasing",
-                       absl::StrCat("output_to_operand_aliasing entry ", entry,
+                       StrCat("output_to_operand_aliasing entry ", entry,
                                     ": output index is not valid for ",
                                     instr.shape().ToString(false)));
     }
     if (!outputs.insert(a.output_index).second) {
       return Violation("output-operand-aliasing",
-                       absl::StrCat("output_to_operand_aliasing entry ", entry,
+                       StrCat("output_to_operand_aliasing entry ", entry,
                                     ": output index is aliased more than once"));
     }
     if (a.operand_number < 0 || a.operand_number >= instr.operand_count()) {
       return Violation("output-operand-aliasing",
-                       absl::StrCat("output_to_operand_aliasing entry ", entry,
+                       StrCat("output_to_operand_aliasing entry ", entry,
                                     ": operand number out of range (", instr.operand_count(),
                                     " operands)"));
     }
     const Shape& operand = instr.operand(a.operand_number)->shape();
     if (!ShapeUtil::IndexIsValid(operand, a.operand_index)) {
       return Violation("output-operand-aliasing",
-                       absl::StrCat("output_to_operand_aliasing entry ", entry,
+                       StrCat("output_to_operand_aliasing entry ", entry,
                                     ": operand index is not valid for ", operand.ToString(false)));
     }
     const Shape& out_sub = ShapeUtil::GetSubshape(instr.shape(), a.output_index);
     const Shape& in_sub = ShapeUtil::GetSubshape(operand, a.operand_index);
     if (!ShapesEqual(out_sub, in_sub)) {
       return Violation("output-operand-aliasing",
-                       absl::StrCat("output_to_operand_aliasing entry ", entry, ": output ",
+                       StrCat("output_to_operand_aliasing entry ", entry, ": output ",
                                     out_sub.ToString(false), " and operand ",
                                     in_sub.ToString(false), " have different shapes"));
     }

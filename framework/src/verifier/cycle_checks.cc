@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "hmo/ir/hlo_computation.h"
 #include "hmo/ir/hlo_instruction.h"
+#include "str_util.h"
 
 namespace hmo::verifier_internal {
 namespace {
@@ -59,7 +60,7 @@ void CheckCallGraphCycles(const HloModule& module, VerifierErrorSink& sink) {
         }
         path.push_back(callee->name());
         sink.AddComputationError(*callee, "call-graph-cycle",
-                                 absl::StrCat("computation calls itself through ",
+                                 StrCat("computation calls itself through ",
                                               absl::StrJoin(path, " -> ")));
         if (sink.full()) return;
         continue;
@@ -140,7 +141,7 @@ void CheckDataControlCycles(const HloComputation& computation, VerifierErrorSink
   for (size_t k = walk.size(); k-- > position[cur];) names.push_back(walk[k]->name());
   names.push_back(walk.back()->name());
   sink.AddInstructionError(computation, *cur, "cycle",
-                           absl::StrCat("instruction is on a cycle of data and control edges: ",
+                           StrCat("instruction is on a cycle of data and control edges: ",
                                         absl::StrJoin(names, " -> ")));
 }
 

@@ -9,8 +9,12 @@
 #include "hmo/verifier/shape_equality.h"
 #include "instruction_shape_checks.h"
 #include "structure_checks.h"
+#include "str_util.h"
 
 namespace hmo {
+
+using verifier_internal::StrAppend;
+using verifier_internal::StrCat;
 namespace {
 
 using verifier_internal::ShapeCheckContext;
@@ -42,7 +46,7 @@ void CheckEntryComputationLayout(const HloModule& module, const HloVerifierOptio
   ComputationLayout layout = module.entry_computation_layout();
   if (layout.parameter_count() != entry->num_parameters()) {
     sink.AddModuleError("entry-computation-layout",
-                        absl::StrCat("entry_computation_layout has ", layout.parameter_count(),
+                        StrCat("entry_computation_layout has ", layout.parameter_count(),
                                      " parameters but entry computation ", entry->name(),
                                      " has ", entry->num_parameters()));
     return;
@@ -54,7 +58,7 @@ void CheckEntryComputationLayout(const HloModule& module, const HloVerifierOptio
     const Shape& actual = entry->parameter_instruction(k)->shape();
     if (!ShapesEqual(layout.parameter_shape(k), actual, eq)) {
       sink.AddModuleError("entry-computation-layout",
-                          absl::StrCat("entry_computation_layout parameter ", k, " ",
+                          StrCat("entry_computation_layout parameter ", k, " ",
                                        layout.parameter_shape(k).ToString(true),
                                        " does not match entry parameter ",
                                        entry->parameter_instruction(k)->name(), " ",
@@ -65,7 +69,7 @@ void CheckEntryComputationLayout(const HloModule& module, const HloVerifierOptio
   const Shape& root = entry->root_instruction()->shape();
   if (!ShapesEqual(layout.result_shape(), root, eq)) {
     sink.AddModuleError("entry-computation-layout",
-                        absl::StrCat("entry_computation_layout result ",
+                        StrCat("entry_computation_layout result ",
                                      layout.result_shape().ToString(true),
                                      " does not match the entry root shape ", root.ToString(true)));
   }

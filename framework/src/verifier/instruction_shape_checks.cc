@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "hmo/ir/hlo_computation.h"
+#include "str_util.h"
 
 namespace hmo::verifier_internal {
 namespace {
@@ -102,13 +103,13 @@ ShapeCheckResult CheckGatherScatterCollective(const HloInstruction& instr,
                                               const ShapeCheckContext& ctx, bool gather) {
   std::string_view name = HloOpcodeString(instr.opcode());
   if (instr.dimensions().size() != 1) {
-    return Violation("collective", absl::StrCat(name, " needs exactly one dimension in ",
+    return Violation("collective", StrCat(name, " needs exactly one dimension in ",
                                                 "dimensions={...}"));
   }
   int64_t dim = instr.dimensions(0);
   int64_t n = instr.operand_count();
   if (n > 1 && (!instr.shape().IsTuple() || instr.shape().tuple_shapes_size() != n)) {
-    return Violation("collective", absl::StrCat(name, " with ", n, " operands must produce a tuple of ",
+    return Violation("collective", StrCat(name, " with ", n, " operands must produce a tuple of ",
                                                 n, " arrays, got ", Str(instr.shape())));
   }
   for (int64_t k = 0; k < n; ++k) {
@@ -116,13 +117,13 @@ ShapeCheckResult CheckGatherScatterCollective(const HloInstruction& instr,
     const Shape& out = n == 1 ? instr.shape() : instr.shape().tuple_shapes(static_cast<int>(k));
     if (!in.IsArray() || !out.IsArray() || in.rank() != out.rank() || dim < 0 ||
         dim >= in.rank()) {
-      return Violation("collective", absl::StrCat(name, " operand ", Str(in), " and result ",
+      return Violation("collective", StrCat(name, " operand ", Str(in), " and result ",
                                                   Str(out), " must be arrays of one rank with ",
                                                   "dimension ", dim, " in range"));
     }
     if (!ElementTypesMatch(in.element_type(), out.element_type(),
                            ctx.options().allow_mixed_precision)) {
-      return Violation("collective", absl::StrCat(name, " changes the element type: ", Str(in),
+      return Violation("collective", StrCat(name, " changes the element type: ", Str(in),
                                                   " -> ", Str(out)));
     }
     for (int64_t d = 0; d < in.rank(); ++d) {
@@ -137,7 +138,7 @@ ShapeCheckResult CheckGatherScatterCollective(const HloInstruction& instr,
       }
       if (!ok) {
         return Violation("collective",
-                         absl::StrCat(name, " result ", Str(out), " is not ",
+                         StrCat(name, " result ", Str(out), " is not ",
                                       gather ? "a gather" : "a scatter", " of operand ", Str(in),
                                       " along dimension ", dim));
       }
@@ -162,7 +163,7 @@ ShapeCheckResult CheckAllReduce(const HloInstruction& instr, const ShapeCheckCon
 ShapeCheckResult CheckConstant(const HloInstruction& instr) {
   if (!instr.has_literal()) return Violation("constant", "constant has no literal");
   if (!ShapesEqual(instr.literal().shape(), instr.shape())) {
-    return Violation("constant", absl::StrCat("shape ", Str(instr.shape()),
+    return Violation("constant", StrCat("shape ", Str(instr.shape()),
                                               " does not match the literal's shape ",
                                               Str(instr.literal().shape())));
   }
@@ -175,7 +176,7 @@ ShapeCheckResult CheckTokenOps(const HloInstruction& instr, const ShapeCheckCont
     case HloOpcode::kAfterAll:
       for (int64_t k = 0; k < instr.operand_count(); ++k) {
         if (!instr.operand(k)->shape().IsToken()) {
-          return Violation("token", absl::StrCat("after-all operand ", k, " must be a token, got ",
+          return Violation("token", StrCat("after-all operand ", k, " must be a token, got ",
                                                  Str(instr.operand(k)->shape())));
         }
       }
@@ -183,7 +184,7 @@ ShapeCheckResult CheckTokenOps(const HloInstruction& instr, const ShapeCheckCont
       return std::nullopt;
     case HloOpcode::kAddDependency:
       if (!instr.operand(1)->shape().IsToken()) {
-        return Violation("token", absl::StrCat("add-dependency operand 1 must be a token, got ",
+        return Violation("token", StrCat("add-dependency operand 1 must be a token, got ",
                                                Str(instr.operand(1)->shape())));
       }
       return ctx.Expect(shape, instr.operand(0)->shape(), "token", true, "shape",
@@ -193,7 +194,7 @@ ShapeCheckResult CheckTokenOps(const HloInstruction& instr, const ShapeCheckCont
         return Violation("token", "infeed operand must be a token");
       }
       if (!shape.IsTuple() || shape.tuple_shapes_size() != 2 || !shape.tuple_shapes(1).IsToken()) {
-        return Violation("token", absl::StrCat("infeed must produce (data, token[]), got ", Str(shape)));
+        return Violation("token", StrCat("infeed must produce (data, token[]), got ", Str(shape)));
       }
       return std::nullopt;
     case HloOpcode::kOutfeed:
@@ -213,12 +214,12 @@ ShapeCheckResult CheckAsyncOps(const HloInstruction& instr, const ShapeCheckCont
   switch (instr.opcode()) {
     case HloOpcode::kCopyStart: {
       if (!shape.IsTuple() || shape.tuple_shapes_size() < 2) {
-        return Violation("async", absl::StrCat("copy-start must produce (destination, source, ",
+        return Violation("async", StrCat("copy-start must produce (destination, source, ",
                                                "context), got ", Str(shape)));
       }
       for (int k = 0; k < 2; ++k) {
         if (auto v = ctx.Expect(shape.tuple_shapes(k), instr.operand(0)->shape(), "async", false,
-                                absl::StrCat("copy-start element ", k), "the operand shape")) {
+                                StrCat("copy-start element ", k), "the operand shape")) {
           return v;
         }
       }
@@ -227,7 +228,7 @@ ShapeCheckResult CheckAsyncOps(const HloInstruction& instr, const ShapeCheckCont
     case HloOpcode::kCopyDone: {
       const Shape& in = instr.operand(0)->shape();
       if (!in.IsTuple() || in.tuple_shapes_size() < 1) {
-        return Violation("async", absl::StrCat("copy-done operand must be a copy-start tuple, got ",
+        return Violation("async", StrCat("copy-done operand must be a copy-start tuple, got ",
                                                Str(in)));
       }
       return ctx.Expect(shape, in.tuple_shapes(0), "async", true, "shape",
@@ -235,7 +236,7 @@ ShapeCheckResult CheckAsyncOps(const HloInstruction& instr, const ShapeCheckCont
     }
     case HloOpcode::kAsyncStart:
       if (!shape.IsTuple() || shape.tuple_shapes_size() < 2) {
-        return Violation("async", absl::StrCat(name, " must produce a tuple of at least ",
+        return Violation("async", StrCat(name, " must produce a tuple of at least ",
                                                "(operands, outputs), got ", Str(shape)));
       }
       return std::nullopt;
@@ -245,7 +246,7 @@ ShapeCheckResult CheckAsyncOps(const HloInstruction& instr, const ShapeCheckCont
     case HloOpcode::kAsyncDone: {
       const Shape& in = instr.operand(0)->shape();
       if (!in.IsTuple() || in.tuple_shapes_size() < 2) {
-        return Violation("async", absl::StrCat("async-done operand must be an async tuple, got ",
+        return Violation("async", StrCat("async-done operand must be an async tuple, got ",
                                                Str(in)));
       }
       return ctx.Expect(shape, in.tuple_shapes(1), "async", true, "shape",
@@ -269,7 +270,7 @@ ShapeCheckResult ShapeCheckContext::Expect(const Shape& actual, const Shape& exp
   bool layout_only = ShapesEqual(actual, expected, equality(/*forwarding=*/false));
   bool show_layout = forwarding && options_.layout_sensitive;
   return Violation(layout_only ? "layout" : rule,
-                   absl::StrCat(what, " ", actual.ToString(show_layout), " does not match ",
+                   StrCat(what, " ", actual.ToString(show_layout), " does not match ",
                                 expected_what, " ", expected.ToString(show_layout)));
 }
 
@@ -302,13 +303,13 @@ ShapeCheckResult CheckInstructionShape(const HloInstruction& instr, const ShapeC
     case HloOpcode::kStochasticConvert: {
       const Shape& in = instr.operand(0)->shape();
       if (!in.IsArray() || !IsFloatingPoint(in.element_type())) {
-        return Violation("convert", absl::StrCat("stochastic-convert operand must be a ",
+        return Violation("convert", StrCat("stochastic-convert operand must be a ",
                                                  "floating-point array, got ", Str(in)));
       }
       if (!shape.IsArray() || shape.dimensions() != in.dimensions() ||
           !instr.operand(1)->shape().IsArray() ||
           instr.operand(1)->shape().dimensions() != in.dimensions()) {
-        return Violation("convert", absl::StrCat("stochastic-convert operands and result must ",
+        return Violation("convert", StrCat("stochastic-convert operands and result must ",
                                                  "have equal dimensions"));
       }
       return std::nullopt;
@@ -322,7 +323,7 @@ ShapeCheckResult CheckInstructionShape(const HloInstruction& instr, const ShapeC
       const Shape& in = instr.operand(0)->shape();
       if (in.IsArray() && shape.IsArray() && in.is_static() && shape.is_static() &&
           ShapeUtil::ByteSizeOf(in) != ShapeUtil::ByteSizeOf(shape)) {
-        return Violation("bitcast", absl::StrCat("bitcast changes the byte size: ",
+        return Violation("bitcast", StrCat("bitcast changes the byte size: ",
                                                  in.ToString(true), " has ", ShapeUtil::ByteSizeOf(in),
                                                  " bytes, ", shape.ToString(true), " has ",
                                                  ShapeUtil::ByteSizeOf(shape)));
@@ -391,7 +392,7 @@ ShapeCheckResult CheckInstructionShape(const HloInstruction& instr, const ShapeC
           ShapeInference::InferGetTupleElementShape(instr.operand(0)->shape(), instr.tuple_index());
       if (!element.ok()) return Violation("get-tuple-element", std::string(element.status().message()));
       return ctx.Expect(shape, *element, "get-tuple-element", true, "shape",
-                        absl::StrCat("tuple element ", instr.tuple_index(), " shape"));
+                        StrCat("tuple element ", instr.tuple_index(), " shape"));
     }
     case HloOpcode::kTuple:
       return ctx.Expect(shape, ShapeInference::InferTupleShape(AllOperandShapes(instr)), "tuple", true,
@@ -517,7 +518,7 @@ ShapeCheckResult CheckInstructionShape(const HloInstruction& instr, const ShapeC
         if (!p.IsArray() || p.rank() != 0 ||
             !ElementTypesMatch(p.element_type(), shape.element_type(),
                                ctx.options().allow_mixed_precision)) {
-          return Violation("rng", absl::StrCat("rng parameter ", k, " must be a ",
+          return Violation("rng", StrCat("rng parameter ", k, " must be a ",
                                                PrimitiveTypeName(shape.element_type()),
                                                " scalar, got ", Str(p)));
         }
@@ -527,7 +528,7 @@ ShapeCheckResult CheckInstructionShape(const HloInstruction& instr, const ShapeC
     case HloOpcode::kPartitionId:
     case HloOpcode::kReplicaId:
       if (!IsScalarOf(shape, PrimitiveType::U32)) {
-        return Violation("misc", absl::StrCat(HloOpcodeString(op), " must produce u32[], got ",
+        return Violation("misc", StrCat(HloOpcodeString(op), " must produce u32[], got ",
                                               Str(shape)));
       }
       return std::nullopt;
@@ -535,11 +536,11 @@ ShapeCheckResult CheckInstructionShape(const HloInstruction& instr, const ShapeC
       const Shape& in = instr.operand(0)->shape();
       if (instr.dimensions().size() != 1 || !in.IsArray() || instr.dimensions(0) < 0 ||
           instr.dimensions(0) >= in.rank()) {
-        return Violation("misc", absl::StrCat("get-dimension-size needs one dimension in range for ",
+        return Violation("misc", StrCat("get-dimension-size needs one dimension in range for ",
                                               Str(in)));
       }
       if (!IsScalarOf(shape, PrimitiveType::S32)) {
-        return Violation("misc", absl::StrCat("get-dimension-size must produce s32[], got ",
+        return Violation("misc", StrCat("get-dimension-size must produce s32[], got ",
                                               Str(shape)));
       }
       return std::nullopt;
@@ -547,7 +548,7 @@ ShapeCheckResult CheckInstructionShape(const HloInstruction& instr, const ShapeC
     case HloOpcode::kSetDimensionSize: {
       const Shape& size = instr.operand(1)->shape();
       if (!size.IsArray() || size.rank() != 0 || !IsInteger(size.element_type())) {
-        return Violation("misc", absl::StrCat("set-dimension-size size operand must be an integer ",
+        return Violation("misc", StrCat("set-dimension-size size operand must be an integer ",
                                               "scalar, got ", Str(size)));
       }
       return ctx.ExpectInferred(instr, instr.operand(0)->shape(), "misc");

@@ -6,8 +6,12 @@
 #include "hmo/ir/hlo_computation.h"
 #include "hmo/ir/hlo_instruction.h"
 #include "hmo/ir/hlo_schedule.h"
+#include "str_util.h"
 
 namespace hmo {
+
+using verifier_internal::StrAppend;
+using verifier_internal::StrCat;
 namespace {
 
 void CheckSequence(const HloComputation& comp, const HloInstructionSequence& seq,
@@ -24,13 +28,13 @@ void CheckSequence(const HloComputation& comp, const HloInstructionSequence& seq
     auto it = live.find(id);
     if (it == live.end() || it->second != seq.instructions()[k]) {
       sink.AddComputationError(comp, "schedule-foreign-instruction",
-                               absl::StrCat("schedule position ", k, " holds an instruction (id ", id,
+                               StrCat("schedule position ", k, " holds an instruction (id ", id,
                                             ") that is not in the computation"));
       continue;
     }
     if (!position.emplace(it->second, k).second) {
       sink.AddInstructionError(comp, *it->second, "schedule-duplicate",
-                               absl::StrCat("instruction appears more than once in the schedule ",
+                               StrCat("instruction appears more than once in the schedule ",
                                             "(positions ", position[it->second], " and ", k, ")"));
     }
   }
@@ -49,7 +53,7 @@ void CheckSequence(const HloComputation& comp, const HloInstructionSequence& seq
       auto p = position.find(op);
       if (p != position.end() && p->second >= self->second) {
         sink.AddInstructionError(comp, *i, "schedule-order",
-                                 absl::StrCat("instruction is scheduled at position ", self->second,
+                                 StrCat("instruction is scheduled at position ", self->second,
                                               ", not after its operand ", op->name(),
                                               " at position ", p->second));
       }
@@ -59,7 +63,7 @@ void CheckSequence(const HloComputation& comp, const HloInstructionSequence& seq
       auto p = position.find(pred);
       if (p != position.end() && p->second >= self->second) {
         sink.AddInstructionError(comp, *i, "schedule-order",
-                                 absl::StrCat("instruction is scheduled at position ", self->second,
+                                 StrCat("instruction is scheduled at position ", self->second,
                                               ", not after its control predecessor ", pred->name(),
                                               " at position ", p->second));
       }
@@ -93,7 +97,7 @@ void CheckModuleSchedule(const HloModule& module, VerifierErrorSink& sink) {
     auto it = by_id.find(id);
     if (it == by_id.end()) {
       sink.AddModuleError("schedule-extra-sequence",
-                          absl::StrCat("the schedule has a sequence for computation id ", id,
+                          StrCat("the schedule has a sequence for computation id ", id,
                                        ", which is not in the module"));
     } else if (fusion_computations.contains(it->second)) {
       sink.AddComputationError(*it->second, "schedule-extra-sequence",

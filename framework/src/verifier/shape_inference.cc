@@ -9,13 +9,17 @@
 #include "hmo/ir/hlo_computation.h"
 #include "hmo/ir/hlo_instruction.h"
 #include "hmo/verifier/shape_equality.h"
+#include "str_util.h"
 
 namespace hmo {
+
+using verifier_internal::StrAppend;
+using verifier_internal::StrCat;
 namespace {
 
 std::string Str(const Shape& s) { return s.ToString(/*print_layout=*/false); }
 
-std::string Dims(absl::Span<const int64_t> d) { return absl::StrCat("{", absl::StrJoin(d, ","), "}"); }
+std::string Dims(absl::Span<const int64_t> d) { return StrCat("{", absl::StrJoin(d, ","), "}"); }
 
 absl::Status Invalid(std::string message) { return absl::InvalidArgumentError(std::move(message)); }
 
@@ -44,12 +48,12 @@ Shape WithElementType(const Shape& dims, PrimitiveType type) {
 }
 
 absl::Status ExpectArray(const Shape& s, std::string_view what) {
-  if (!s.IsArray()) return Invalid(absl::StrCat(what, " must be an array, got ", Str(s)));
+  if (!s.IsArray()) return Invalid(StrCat(what, " must be an array, got ", Str(s)));
   return absl::OkStatus();
 }
 
 absl::Status ExpectScalar(const Shape& s, std::string_view what) {
-  if (!s.IsArray() || s.rank() != 0) return Invalid(absl::StrCat(what, " must be a scalar, got ", Str(s)));
+  if (!s.IsArray() || s.rank() != 0) return Invalid(StrCat(what, " must be a scalar, got ", Str(s)));
   return absl::OkStatus();
 }
 
@@ -59,11 +63,11 @@ absl::Status ExpectDistinctInRange(absl::Span<const int64_t> dims, int64_t rank,
   std::set<int64_t> seen;
   for (int64_t d : dims) {
     if (d < 0 || d >= rank) {
-      return Invalid(absl::StrCat(what, " ", Dims(dims), " has dimension ", d,
+      return Invalid(StrCat(what, " ", Dims(dims), " has dimension ", d,
                                   " out of range for rank ", rank));
     }
     if (!seen.insert(d).second) {
-      return Invalid(absl::StrCat(what, " ", Dims(dims), " repeats dimension ", d));
+      return Invalid(StrCat(what, " ", Dims(dims), " repeats dimension ", d));
     }
   }
   return absl::OkStatus();
@@ -71,7 +75,7 @@ absl::Status ExpectDistinctInRange(absl::Span<const int64_t> dims, int64_t rank,
 
 absl::Status ExpectSorted(absl::Span<const int64_t> dims, std::string_view what) {
   if (!std::is_sorted(dims.begin(), dims.end())) {
-    return Invalid(absl::StrCat(what, " ", Dims(dims), " must be sorted"));
+    return Invalid(StrCat(what, " ", Dims(dims), " must be sorted"));
   }
   return absl::OkStatus();
 }
@@ -90,26 +94,26 @@ absl::Status CheckStartIndices(const Shape& operand, absl::Span<const Shape* con
   if (indices.size() == 1 && indices[0]->IsArray() && indices[0]->rank() == 1) {
     // Legacy form: one index vector with one entry per dimension.
     if (indices[0]->dimensions(0) != operand.rank()) {
-      return Invalid(absl::StrCat(op, " start index vector ", Str(*indices[0]),
+      return Invalid(StrCat(op, " start index vector ", Str(*indices[0]),
                                   " must have one entry per operand dimension (", operand.rank(),
                                   ")"));
     }
     if (!IsInteger(indices[0]->element_type())) {
-      return Invalid(absl::StrCat(op, " start indices must be integers, got ", Str(*indices[0])));
+      return Invalid(StrCat(op, " start indices must be integers, got ", Str(*indices[0])));
     }
     return absl::OkStatus();
   }
   if (static_cast<int64_t>(indices.size()) != operand.rank()) {
-    return Invalid(absl::StrCat(op, " has ", indices.size(), " start indices for operand ",
+    return Invalid(StrCat(op, " has ", indices.size(), " start indices for operand ",
                                 Str(operand), " of rank ", operand.rank()));
   }
   for (size_t i = 0; i < indices.size(); ++i) {
     const Shape& s = *indices[i];
     if (!s.IsArray() || s.rank() != 0 || !IsInteger(s.element_type())) {
-      return Invalid(absl::StrCat(op, " start index ", i, " must be an integer scalar, got ", Str(s)));
+      return Invalid(StrCat(op, " start index ", i, " must be an integer scalar, got ", Str(s)));
     }
     if (s.element_type() != indices[0]->element_type()) {
-      return Invalid(absl::StrCat(op, " start indices must share one element type, got ",
+      return Invalid(StrCat(op, " start indices must share one element type, got ",
                                   Str(*indices[0]), " and ", Str(s)));
     }
   }
@@ -126,11 +130,11 @@ Shape ScalarsOrTuple(absl::Span<const PrimitiveType> types, const Shape& dims) {
 
 // N operands of equal dimensions (arrays), used by reduce/sort/map/etc.
 absl::Status ExpectSameDimensionArrays(absl::Span<const Shape* const> shapes, std::string_view op) {
-  if (shapes.empty()) return Invalid(absl::StrCat(op, " needs at least one input"));
+  if (shapes.empty()) return Invalid(StrCat(op, " needs at least one input"));
   for (size_t i = 0; i < shapes.size(); ++i) {
-    HMO_RETURN_IF_ERROR(ExpectArray(*shapes[i], absl::StrCat(op, " input ", i)));
+    HMO_RETURN_IF_ERROR(ExpectArray(*shapes[i], StrCat(op, " input ", i)));
     if (!SameDims(*shapes[i], *shapes[0])) {
-      return Invalid(absl::StrCat(op, " inputs must have equal dimensions, got ", Str(*shapes[0]),
+      return Invalid(StrCat(op, " inputs must have equal dimensions, got ", Str(*shapes[0]),
                                   " and ", Str(*shapes[i])));
     }
   }
@@ -153,17 +157,17 @@ ProgramShape ProgramShape::Of(const HloComputation& computation) {
 std::string ProgramShape::ToString() const {
   std::vector<std::string> params;
   for (const Shape& s : parameters) params.push_back(Str(s));
-  return absl::StrCat("(", absl::StrJoin(params, ", "), ") -> ", Str(result));
+  return StrCat("(", absl::StrJoin(params, ", "), ") -> ", Str(result));
 }
 
 // ------------------------------------------------------------ elementwise
 
 absl::StatusOr<Shape> ShapeInference::InferUnaryOpShape(HloOpcode opcode, const Shape& operand) {
   std::string_view name = HloOpcodeString(opcode);
-  HMO_RETURN_IF_ERROR(ExpectArray(operand, absl::StrCat(name, " operand")));
+  HMO_RETURN_IF_ERROR(ExpectArray(operand, StrCat(name, " operand")));
   PrimitiveType t = operand.element_type();
   auto type_error = [&](std::string_view expected) {
-    return Invalid(absl::StrCat(name, " expects ", expected, " operand, got ", Str(operand)));
+    return Invalid(StrCat(name, " expects ", expected, " operand, got ", Str(operand)));
   };
   switch (opcode) {
     case HloOpcode::kExp:
@@ -210,7 +214,7 @@ absl::StatusOr<Shape> ShapeInference::InferUnaryOpShape(HloOpcode opcode, const 
       if (!IsFloatingPoint(t) && !IsComplex(t)) return type_error("a floating-point or complex");
       return WithElementType(operand, primitive_util::ComplexComponentType(t));
     default:
-      return Invalid(absl::StrCat(name, " is not a unary elementwise opcode"));
+      return Invalid(StrCat(name, " is not a unary elementwise opcode"));
   }
 }
 
@@ -218,20 +222,20 @@ absl::StatusOr<Shape> ShapeInference::InferBinaryOpShape(HloOpcode opcode, const
                                                          const Shape& rhs,
                                                          const Options& options) {
   std::string_view name = HloOpcodeString(opcode);
-  HMO_RETURN_IF_ERROR(ExpectArray(lhs, absl::StrCat(name, " lhs")));
-  HMO_RETURN_IF_ERROR(ExpectArray(rhs, absl::StrCat(name, " rhs")));
+  HMO_RETURN_IF_ERROR(ExpectArray(lhs, StrCat(name, " lhs")));
+  HMO_RETURN_IF_ERROR(ExpectArray(rhs, StrCat(name, " rhs")));
   if (!SameDims(lhs, rhs)) {
-    return Invalid(absl::StrCat("binary op operands have incompatible shapes ", Str(lhs), " and ",
+    return Invalid(StrCat("binary op operands have incompatible shapes ", Str(lhs), " and ",
                                 Str(rhs)));
   }
   PrimitiveType lt = lhs.element_type();
   PrimitiveType rt = rhs.element_type();
   if (!ElementTypesMatch(lt, rt, options.allow_mixed_precision)) {
-    return Invalid(absl::StrCat("binary op operands have different element types ", Str(lhs),
+    return Invalid(StrCat("binary op operands have different element types ", Str(lhs),
                                 " and ", Str(rhs)));
   }
   auto type_error = [&](std::string_view expected) {
-    return Invalid(absl::StrCat(name, " expects ", expected, " operands, got ", Str(lhs)));
+    return Invalid(StrCat(name, " expects ", expected, " operands, got ", Str(lhs)));
   };
   switch (opcode) {
     case HloOpcode::kCompare:
@@ -264,7 +268,7 @@ absl::StatusOr<Shape> ShapeInference::InferBinaryOpShape(HloOpcode opcode, const
     case HloOpcode::kPower:
       return WithElementType(lhs, WiderType(lt, rt));
     default:
-      return Invalid(absl::StrCat(name, " is not a binary elementwise opcode"));
+      return Invalid(StrCat(name, " is not a binary elementwise opcode"));
   }
 }
 
@@ -279,14 +283,14 @@ absl::StatusOr<Shape> ShapeInference::InferTernaryOpShape(HloOpcode opcode, cons
     HMO_RETURN_IF_ERROR(ExpectArray(on_true, "select on_true"));
     HMO_RETURN_IF_ERROR(ExpectArray(on_false, "select on_false"));
     if (pred.element_type() != PrimitiveType::PRED) {
-      return Invalid(absl::StrCat("select predicate must have element type pred, got ", Str(pred)));
+      return Invalid(StrCat("select predicate must have element type pred, got ", Str(pred)));
     }
     if (!ShapesEqual(on_true, on_false, {.ignore_fp_precision = options.allow_mixed_precision})) {
-      return Invalid(absl::StrCat("select operands have incompatible shapes ", Str(on_true), " and ",
+      return Invalid(StrCat("select operands have incompatible shapes ", Str(on_true), " and ",
                                   Str(on_false)));
     }
     if (pred.rank() != 0 && !SameDims(pred, on_true)) {
-      return Invalid(absl::StrCat("select predicate ", Str(pred),
+      return Invalid(StrCat("select predicate ", Str(pred),
                                   " must be a scalar or have the dimensions of ", Str(on_true)));
     }
     return WithElementType(on_true, WiderType(on_true.element_type(), on_false.element_type()));
@@ -301,24 +305,24 @@ absl::StatusOr<Shape> ShapeInference::InferTernaryOpShape(HloOpcode opcode, cons
     for (const Shape* bound : {&min, &max}) {
       if (!ElementTypesMatch(bound->element_type(), operand.element_type(),
                              options.allow_mixed_precision)) {
-        return Invalid(absl::StrCat("clamp bounds must have the operand's element type, got ",
+        return Invalid(StrCat("clamp bounds must have the operand's element type, got ",
                                     Str(*bound), " for operand ", Str(operand)));
       }
       if (bound->rank() != 0 && !SameDims(*bound, operand)) {
-        return Invalid(absl::StrCat("clamp bound ", Str(*bound),
+        return Invalid(StrCat("clamp bound ", Str(*bound),
                                     " must be a scalar or have the dimensions of ", Str(operand)));
       }
     }
     return WithElementType(operand, operand.element_type());
   }
-  return Invalid(absl::StrCat(HloOpcodeString(opcode), " is not a ternary elementwise opcode"));
+  return Invalid(StrCat(HloOpcodeString(opcode), " is not a ternary elementwise opcode"));
 }
 
 absl::StatusOr<Shape> ShapeInference::InferConvertShape(const Shape& operand,
                                                         PrimitiveType new_type) {
   HMO_RETURN_IF_ERROR(ExpectArray(operand, "convert operand"));
   if (!IsArrayType(new_type)) {
-    return Invalid(absl::StrCat("convert target type ", PrimitiveTypeName(new_type),
+    return Invalid(StrCat("convert target type ", PrimitiveTypeName(new_type),
                                 " is not an array element type"));
   }
   return WithElementType(operand, new_type);
@@ -328,7 +332,7 @@ absl::StatusOr<Shape> ShapeInference::InferBitcastConvertShape(const Shape& oper
                                                                PrimitiveType new_type) {
   HMO_RETURN_IF_ERROR(ExpectArray(operand, "bitcast-convert operand"));
   if (!IsArrayType(new_type)) {
-    return Invalid(absl::StrCat("bitcast-convert target type ", PrimitiveTypeName(new_type),
+    return Invalid(StrCat("bitcast-convert target type ", PrimitiveTypeName(new_type),
                                 " is not an array element type"));
   }
   int old_bits = BitWidth(operand.element_type());
@@ -336,7 +340,7 @@ absl::StatusOr<Shape> ShapeInference::InferBitcastConvertShape(const Shape& oper
   if (old_bits == new_bits) return WithElementType(operand, new_type);
   if (old_bits > new_bits) {
     if (old_bits % new_bits != 0) {
-      return Invalid(absl::StrCat("bitcast-convert from ", Str(operand), " to ",
+      return Invalid(StrCat("bitcast-convert from ", Str(operand), " to ",
                                   PrimitiveTypeName(new_type), ": bit widths do not divide"));
     }
     Shape out = WithElementType(operand, new_type);
@@ -345,7 +349,7 @@ absl::StatusOr<Shape> ShapeInference::InferBitcastConvertShape(const Shape& oper
   }
   if (new_bits % old_bits != 0 || operand.rank() == 0 ||
       operand.dimensions(operand.rank() - 1) != new_bits / old_bits) {
-    return Invalid(absl::StrCat("bitcast-convert from ", Str(operand), " to wider type ",
+    return Invalid(StrCat("bitcast-convert from ", Str(operand), " to wider type ",
                                 PrimitiveTypeName(new_type), " needs a minor dimension of size ",
                                 new_bits / std::max(old_bits, 1)));
   }
@@ -363,7 +367,7 @@ absl::StatusOr<Shape> ShapeInference::InferBroadcastShape(
     absl::Span<const int64_t> broadcast_dimensions) {
   HMO_RETURN_IF_ERROR(ExpectArray(operand, "broadcast operand"));
   if (static_cast<int64_t>(broadcast_dimensions.size()) != operand.rank()) {
-    return Invalid(absl::StrCat("broadcast dimensions ", Dims(broadcast_dimensions), " must have ",
+    return Invalid(StrCat("broadcast dimensions ", Dims(broadcast_dimensions), " must have ",
                                 operand.rank(), " entries, one per dimension of operand ",
                                 Str(operand)));
   }
@@ -372,7 +376,7 @@ absl::StatusOr<Shape> ShapeInference::InferBroadcastShape(
   for (int64_t i = 0; i < operand.rank(); ++i) {
     int64_t o = broadcast_dimensions[i];
     if (output_dimensions[o] != operand.dimensions(i) && !IsDynamicDim(operand, i)) {
-      return Invalid(absl::StrCat("broadcast maps operand dimension ", i, " (size ",
+      return Invalid(StrCat("broadcast maps operand dimension ", i, " (size ",
                                   operand.dimensions(i), ") to output dimension ", o, " (size ",
                                   output_dimensions[o], ")"));
     }
@@ -390,7 +394,7 @@ absl::StatusOr<Shape> ShapeInference::InferReshapeShape(const Shape& operand,
   int64_t out_elements = 1;
   for (int64_t d : output_dimensions) out_elements *= d;
   if (ShapeUtil::ElementsIn(operand) != out_elements) {
-    return Invalid(absl::StrCat("reshape changes the element count: ", Str(operand), " has ",
+    return Invalid(StrCat("reshape changes the element count: ", Str(operand), " has ",
                                 ShapeUtil::ElementsIn(operand), " elements, ", Str(out), " has ",
                                 out_elements));
   }
@@ -401,7 +405,7 @@ absl::StatusOr<Shape> ShapeInference::InferTransposeShape(const Shape& operand,
                                                           absl::Span<const int64_t> permutation) {
   HMO_RETURN_IF_ERROR(ExpectArray(operand, "transpose operand"));
   if (static_cast<int64_t>(permutation.size()) != operand.rank()) {
-    return Invalid(absl::StrCat("transpose dimensions ", Dims(permutation),
+    return Invalid(StrCat("transpose dimensions ", Dims(permutation),
                                 " are not a permutation of the ", operand.rank(),
                                 " dimensions of ", Str(operand)));
   }
@@ -428,7 +432,7 @@ absl::StatusOr<Shape> ShapeInference::InferSliceShape(const Shape& operand,
   int64_t rank = operand.rank();
   if (static_cast<int64_t>(starts.size()) != rank || static_cast<int64_t>(limits.size()) != rank ||
       static_cast<int64_t>(strides.size()) != rank) {
-    return Invalid(absl::StrCat("slice has ", starts.size(), " start, ", limits.size(), " limit and ",
+    return Invalid(StrCat("slice has ", starts.size(), " start, ", limits.size(), " limit and ",
                                 strides.size(), " stride entries for operand ", Str(operand),
                                 " of rank ", rank));
   }
@@ -436,10 +440,10 @@ absl::StatusOr<Shape> ShapeInference::InferSliceShape(const Shape& operand,
   for (int64_t d = 0; d < rank; ++d) {
     int64_t start = starts[d], limit = limits[d], stride = strides[d];
     if (stride < 1) {
-      return Invalid(absl::StrCat("slice stride ", stride, " in dimension ", d, " must be >= 1"));
+      return Invalid(StrCat("slice stride ", stride, " in dimension ", d, " must be >= 1"));
     }
     if (start < 0 || start > limit || limit > operand.dimensions(d)) {
-      return Invalid(absl::StrCat("slice [", start, ":", limit, "] in dimension ", d,
+      return Invalid(StrCat("slice [", start, ":", limit, "] in dimension ", d,
                                   " is out of bounds for ", Str(operand)));
     }
     out.add_dimensions((limit - start + stride - 1) / stride);
@@ -453,12 +457,12 @@ absl::StatusOr<Shape> ShapeInference::InferDynamicSliceShape(
   HMO_RETURN_IF_ERROR(ExpectArray(operand, "dynamic-slice operand"));
   HMO_RETURN_IF_ERROR(CheckStartIndices(operand, start_indices, "dynamic-slice"));
   if (static_cast<int64_t>(slice_sizes.size()) != operand.rank()) {
-    return Invalid(absl::StrCat("dynamic-slice sizes ", Dims(slice_sizes), " must have one entry per ",
+    return Invalid(StrCat("dynamic-slice sizes ", Dims(slice_sizes), " must have one entry per ",
                                 "dimension of ", Str(operand)));
   }
   for (int64_t d = 0; d < operand.rank(); ++d) {
     if (slice_sizes[d] < 0 || (slice_sizes[d] > operand.dimensions(d) && !IsDynamicDim(operand, d))) {
-      return Invalid(absl::StrCat("dynamic-slice size ", slice_sizes[d], " in dimension ", d,
+      return Invalid(StrCat("dynamic-slice size ", slice_sizes[d], " in dimension ", d,
                                   " is out of bounds for ", Str(operand)));
     }
   }
@@ -472,19 +476,19 @@ absl::StatusOr<Shape> ShapeInference::InferDynamicUpdateSliceShape(
   HMO_RETURN_IF_ERROR(ExpectArray(update, "dynamic-update-slice update"));
   HMO_RETURN_IF_ERROR(CheckStartIndices(operand, start_indices, "dynamic-update-slice"));
   if (update.rank() != operand.rank()) {
-    return Invalid(absl::StrCat("dynamic-update-slice update ", Str(update),
+    return Invalid(StrCat("dynamic-update-slice update ", Str(update),
                                 " must have the rank of operand ", Str(operand)));
   }
   for (int64_t d = 0; d < operand.rank(); ++d) {
     if (update.dimensions(d) > operand.dimensions(d) && !IsDynamicDim(operand, d) &&
         !IsDynamicDim(update, d)) {
-      return Invalid(absl::StrCat("dynamic-update-slice update ", Str(update),
+      return Invalid(StrCat("dynamic-update-slice update ", Str(update),
                                   " is larger than operand ", Str(operand), " in dimension ", d));
     }
   }
   if (!ElementTypesMatch(operand.element_type(), update.element_type(),
                          options.allow_mixed_precision)) {
-    return Invalid(absl::StrCat("dynamic-update-slice update ", Str(update),
+    return Invalid(StrCat("dynamic-update-slice update ", Str(update),
                                 " must have the element type of operand ", Str(operand)));
   }
   return WithElementType(operand, operand.element_type());
@@ -496,10 +500,10 @@ absl::StatusOr<Shape> ShapeInference::InferConcatenateShape(absl::Span<const Sha
   if (operands.empty()) return Invalid("concatenate needs at least one operand");
   const Shape& first = *operands[0];
   for (size_t i = 0; i < operands.size(); ++i) {
-    HMO_RETURN_IF_ERROR(ExpectArray(*operands[i], absl::StrCat("concatenate operand ", i)));
+    HMO_RETURN_IF_ERROR(ExpectArray(*operands[i], StrCat("concatenate operand ", i)));
   }
   if (dimension < 0 || dimension >= first.rank()) {
-    return Invalid(absl::StrCat("concatenate dimension ", dimension, " is out of range for ",
+    return Invalid(StrCat("concatenate dimension ", dimension, " is out of range for ",
                                 Str(first)));
   }
   Shape out = WithElementType(first, first.element_type());
@@ -507,17 +511,17 @@ absl::StatusOr<Shape> ShapeInference::InferConcatenateShape(absl::Span<const Sha
   for (size_t i = 0; i < operands.size(); ++i) {
     const Shape& s = *operands[i];
     if (s.rank() != first.rank()) {
-      return Invalid(absl::StrCat("concatenate operands have different ranks: ", Str(first),
+      return Invalid(StrCat("concatenate operands have different ranks: ", Str(first),
                                   " and ", Str(s)));
     }
     if (!ElementTypesMatch(s.element_type(), first.element_type(), options.allow_mixed_precision)) {
-      return Invalid(absl::StrCat("concatenate operands have different element types: ", Str(first),
+      return Invalid(StrCat("concatenate operands have different element types: ", Str(first),
                                   " and ", Str(s)));
     }
     for (int64_t d = 0; d < s.rank(); ++d) {
       if (d != dimension && s.dimensions(d) != first.dimensions(d) && !IsDynamicDim(s, d) &&
           !IsDynamicDim(first, d)) {
-        return Invalid(absl::StrCat("concatenate operands ", Str(first), " and ", Str(s),
+        return Invalid(StrCat("concatenate operands ", Str(first), " and ", Str(s),
                                     " differ in dimension ", d, " other than the concatenated ",
                                     "dimension ", dimension));
       }
@@ -535,25 +539,25 @@ absl::StatusOr<Shape> ShapeInference::InferPadShape(const Shape& operand, const 
   HMO_RETURN_IF_ERROR(ExpectScalar(padding_value, "pad padding value"));
   if (!ElementTypesMatch(operand.element_type(), padding_value.element_type(),
                          options.allow_mixed_precision)) {
-    return Invalid(absl::StrCat("pad padding value ", Str(padding_value),
+    return Invalid(StrCat("pad padding value ", Str(padding_value),
                                 " must have the element type of operand ", Str(operand)));
   }
   if (static_cast<int64_t>(padding.dimensions.size()) != operand.rank()) {
-    return Invalid(absl::StrCat("padding config ", padding.ToString(), " has ",
+    return Invalid(StrCat("padding config ", padding.ToString(), " has ",
                                 padding.dimensions.size(), " dimensions for operand ", Str(operand)));
   }
   Shape out = WithElementType(operand, operand.element_type());
   for (int64_t d = 0; d < operand.rank(); ++d) {
     const PaddingConfigDimension& p = padding.dimensions[d];
     if (p.interior_padding < 0) {
-      return Invalid(absl::StrCat("pad interior padding ", p.interior_padding, " in dimension ", d,
+      return Invalid(StrCat("pad interior padding ", p.interior_padding, " in dimension ", d,
                                   " is negative"));
     }
     int64_t size = operand.dimensions(d);
     int64_t padded = p.edge_padding_low + p.edge_padding_high + size +
                      std::max<int64_t>(size - 1, 0) * p.interior_padding;
     if (padded < 0) {
-      return Invalid(absl::StrCat("pad yields negative size ", padded, " in dimension ", d));
+      return Invalid(StrCat("pad yields negative size ", padded, " in dimension ", d));
     }
     out.set_dimensions(static_cast<int>(d), padded);
   }
@@ -562,10 +566,10 @@ absl::StatusOr<Shape> ShapeInference::InferPadShape(const Shape& operand, const 
 
 absl::StatusOr<Shape> ShapeInference::InferIotaShape(const Shape& shape, int64_t iota_dimension) {
   if (!shape.IsArray() || shape.rank() == 0) {
-    return Invalid(absl::StrCat("iota shape must be an array of rank >= 1, got ", Str(shape)));
+    return Invalid(StrCat("iota shape must be an array of rank >= 1, got ", Str(shape)));
   }
   if (iota_dimension < 0 || iota_dimension >= shape.rank()) {
-    return Invalid(absl::StrCat("iota_dimension ", iota_dimension, " is out of range for ", Str(shape)));
+    return Invalid(StrCat("iota_dimension ", iota_dimension, " is out of range for ", Str(shape)));
   }
   return WithElementType(shape, shape.element_type());
 }
@@ -574,10 +578,10 @@ absl::StatusOr<Shape> ShapeInference::InferIotaShape(const Shape& shape, int64_t
 
 absl::StatusOr<Shape> ShapeInference::InferGetTupleElementShape(const Shape& tuple, int64_t index) {
   if (!tuple.IsTuple()) {
-    return Invalid(absl::StrCat("get-tuple-element operand must be a tuple, got ", Str(tuple)));
+    return Invalid(StrCat("get-tuple-element operand must be a tuple, got ", Str(tuple)));
   }
   if (index < 0 || index >= tuple.tuple_shapes_size()) {
-    return Invalid(absl::StrCat("get-tuple-element index ", index, " is out of range for ",
+    return Invalid(StrCat("get-tuple-element index ", index, " is out of range for ",
                                 Str(tuple), " with ", tuple.tuple_shapes_size(), " elements"));
   }
   return tuple.tuple_shapes(static_cast<int>(index));
@@ -599,16 +603,16 @@ absl::StatusOr<Shape> ShapeInference::InferDotShape(const Shape& lhs, const Shap
   HMO_RETURN_IF_ERROR(ExpectArray(lhs, "dot lhs"));
   HMO_RETURN_IF_ERROR(ExpectArray(rhs, "dot rhs"));
   if (!ElementTypesMatch(lhs.element_type(), rhs.element_type(), options.allow_mixed_precision)) {
-    return Invalid(absl::StrCat("dot operands have different element types: ", Str(lhs), " and ",
+    return Invalid(StrCat("dot operands have different element types: ", Str(lhs), " and ",
                                 Str(rhs)));
   }
   if (dnums.lhs_batch_dimensions.size() != dnums.rhs_batch_dimensions.size()) {
-    return Invalid(absl::StrCat("dot has ", dnums.lhs_batch_dimensions.size(),
+    return Invalid(StrCat("dot has ", dnums.lhs_batch_dimensions.size(),
                                 " lhs batch dimensions but ", dnums.rhs_batch_dimensions.size(),
                                 " rhs batch dimensions"));
   }
   if (dnums.lhs_contracting_dimensions.size() != dnums.rhs_contracting_dimensions.size()) {
-    return Invalid(absl::StrCat("dot has ", dnums.lhs_contracting_dimensions.size(),
+    return Invalid(StrCat("dot has ", dnums.lhs_contracting_dimensions.size(),
                                 " lhs contracting dimensions but ",
                                 dnums.rhs_contracting_dimensions.size(),
                                 " rhs contracting dimensions"));
@@ -627,14 +631,14 @@ absl::StatusOr<Shape> ShapeInference::InferDotShape(const Shape& lhs, const Shap
   for (size_t i = 0; i < dnums.lhs_batch_dimensions.size(); ++i) {
     int64_t l = dnums.lhs_batch_dimensions[i], r = dnums.rhs_batch_dimensions[i];
     if (lhs.dimensions(l) != rhs.dimensions(r)) {
-      return Invalid(absl::StrCat("dot batch dimension sizes differ: lhs dimension ", l, " of ",
+      return Invalid(StrCat("dot batch dimension sizes differ: lhs dimension ", l, " of ",
                                   Str(lhs), " vs rhs dimension ", r, " of ", Str(rhs)));
     }
   }
   for (size_t i = 0; i < dnums.lhs_contracting_dimensions.size(); ++i) {
     int64_t l = dnums.lhs_contracting_dimensions[i], r = dnums.rhs_contracting_dimensions[i];
     if (lhs.dimensions(l) != rhs.dimensions(r)) {
-      return Invalid(absl::StrCat("dot contracting dimension sizes differ: lhs dimension ", l,
+      return Invalid(StrCat("dot contracting dimension sizes differ: lhs dimension ", l,
                                   " of ", Str(lhs), " vs rhs dimension ", r, " of ", Str(rhs)));
     }
   }
@@ -658,7 +662,7 @@ absl::StatusOr<Shape> ShapeInference::InferDotShape(const Shape& lhs, const Shap
 absl::StatusOr<std::vector<int64_t>> ShapeInference::InferWindowOutputDimensions(
     absl::Span<const int64_t> base_dimensions, const Window& window) {
   if (window.dimensions.size() != base_dimensions.size()) {
-    return Invalid(absl::StrCat("window {", window.ToString(), "} has ", window.dimensions.size(),
+    return Invalid(StrCat("window {", window.ToString(), "} has ", window.dimensions.size(),
                                 " dimensions but the input has ", base_dimensions.size()));
   }
   std::vector<int64_t> out;
@@ -666,7 +670,7 @@ absl::StatusOr<std::vector<int64_t>> ShapeInference::InferWindowOutputDimensions
   for (size_t d = 0; d < base_dimensions.size(); ++d) {
     const WindowDimension& w = window.dimensions[d];
     if (w.size < 1 || w.stride < 1 || w.base_dilation < 1 || w.window_dilation < 1) {
-      return Invalid(absl::StrCat("window dimension ", d, " needs size, stride and dilations >= 1 (",
+      return Invalid(StrCat("window dimension ", d, " needs size, stride and dilations >= 1 (",
                                   "size ", w.size, ", stride ", w.stride, ", base dilation ",
                                   w.base_dilation, ", window dilation ", w.window_dilation, ")"));
     }
@@ -686,7 +690,7 @@ absl::StatusOr<Shape> ShapeInference::InferConvolutionShape(
   HMO_RETURN_IF_ERROR(ExpectArray(lhs, "convolution lhs"));
   HMO_RETURN_IF_ERROR(ExpectArray(rhs, "convolution rhs"));
   if (!ElementTypesMatch(lhs.element_type(), rhs.element_type(), options.allow_mixed_precision)) {
-    return Invalid(absl::StrCat("convolution operands have different element types: ", Str(lhs),
+    return Invalid(StrCat("convolution operands have different element types: ", Str(lhs),
                                 " and ", Str(rhs)));
   }
   size_t spatial = dnums.input_spatial_dimensions.size();
@@ -696,7 +700,7 @@ absl::StatusOr<Shape> ShapeInference::InferConvolutionShape(
   }
   int64_t rank = static_cast<int64_t>(spatial) + 2;
   if (lhs.rank() != rank || rhs.rank() != rank) {
-    return Invalid(absl::StrCat("convolution with ", spatial, " spatial dimensions needs rank ",
+    return Invalid(StrCat("convolution with ", spatial, " spatial dimensions needs rank ",
                                 rank, " operands, got ", Str(lhs), " and ", Str(rhs)));
   }
   std::vector<int64_t> in_dims = {dnums.input_batch_dimension, dnums.input_feature_dimension};
@@ -723,17 +727,17 @@ absl::StatusOr<Shape> ShapeInference::InferConvolutionShape(
   int64_t k_in = rhs.dimensions(dnums.kernel_input_feature_dimension);
   int64_t k_out = rhs.dimensions(dnums.kernel_output_feature_dimension);
   if (in_features % feature_group_count != 0 || in_features / feature_group_count != k_in) {
-    return Invalid(absl::StrCat("convolution input features (", in_features,
+    return Invalid(StrCat("convolution input features (", in_features,
                                 ") / feature_group_count (", feature_group_count,
                                 ") must equal the kernel input features (", k_in, ")"));
   }
   if (k_out % feature_group_count != 0) {
-    return Invalid(absl::StrCat("convolution kernel output features (", k_out,
+    return Invalid(StrCat("convolution kernel output features (", k_out,
                                 ") must be a multiple of feature_group_count (",
                                 feature_group_count, ")"));
   }
   if (in_batch % batch_group_count != 0 || k_out % batch_group_count != 0) {
-    return Invalid(absl::StrCat("convolution input batch (", in_batch, ") and kernel output features (",
+    return Invalid(StrCat("convolution input batch (", in_batch, ") and kernel output features (",
                                 k_out, ") must be multiples of batch_group_count (",
                                 batch_group_count, ")"));
   }
@@ -742,7 +746,7 @@ absl::StatusOr<Shape> ShapeInference::InferConvolutionShape(
     base.push_back(lhs.dimensions(dnums.input_spatial_dimensions[i]));
     int64_t kernel_size = rhs.dimensions(dnums.kernel_spatial_dimensions[i]);
     if (i < window.dimensions.size() && window.dimensions[i].size != kernel_size) {
-      return Invalid(absl::StrCat("convolution window size ", window.dimensions[i].size,
+      return Invalid(StrCat("convolution window size ", window.dimensions[i].size,
                                   " in spatial dimension ", i, " differs from the kernel size ",
                                   kernel_size));
     }
@@ -764,14 +768,14 @@ absl::Status ShapeInference::VerifyReducer(const ProgramShape& reducer,
   size_t n = accumulator_types.size();
   bool amp = options.allow_mixed_precision;
   if (reducer.parameters.size() != 2 * n) {
-    return Invalid(absl::StrCat("reduction computation ", reducer.ToString(), " must take ", 2 * n,
+    return Invalid(StrCat("reduction computation ", reducer.ToString(), " must take ", 2 * n,
                                 " parameters for ", n, " accumulator(s)"));
   }
   for (size_t i = 0; i < 2 * n; ++i) {
     const Shape& p = reducer.parameters[i];
     PrimitiveType want = accumulator_types[i % n];
     if (!p.IsArray() || p.rank() != 0 || !ElementTypesMatch(p.element_type(), want, amp)) {
-      return Invalid(absl::StrCat("reduction computation ", reducer.ToString(), " parameter ", i,
+      return Invalid(StrCat("reduction computation ", reducer.ToString(), " parameter ", i,
                                   " must be a ", PrimitiveTypeName(want), " scalar"));
     }
   }
@@ -791,12 +795,12 @@ absl::Status ShapeInference::VerifyReducer(const ProgramShape& reducer,
   if (!result_ok) {
     std::vector<std::string> names;
     for (PrimitiveType t : accumulator_types) names.push_back(std::string(PrimitiveTypeName(t)));
-    return Invalid(absl::StrCat("reduction computation ", reducer.ToString(),
+    return Invalid(StrCat("reduction computation ", reducer.ToString(),
                                 " must return scalar(s) of type ", absl::StrJoin(names, ", ")));
   }
   for (size_t i = 0; i < input_types.size() && i < n; ++i) {
     if (!ElementTypesMatch(input_types[i], accumulator_types[i], amp)) {
-      return Invalid(absl::StrCat("reduced input ", i, " has element type ",
+      return Invalid(StrCat("reduced input ", i, " has element type ",
                                   PrimitiveTypeName(input_types[i]), " but its accumulator is ",
                                   PrimitiveTypeName(accumulator_types[i])));
     }
@@ -811,12 +815,12 @@ absl::StatusOr<std::vector<PrimitiveType>> InitTypes(absl::Span<const Shape* con
                                                      absl::Span<const Shape* const> init_values,
                                                      std::string_view op) {
   if (inputs.size() != init_values.size()) {
-    return Invalid(absl::StrCat(op, " has ", inputs.size(), " inputs but ", init_values.size(),
+    return Invalid(StrCat(op, " has ", inputs.size(), " inputs but ", init_values.size(),
                                 " init values"));
   }
   std::vector<PrimitiveType> types;
   for (size_t i = 0; i < init_values.size(); ++i) {
-    HMO_RETURN_IF_ERROR(ExpectScalar(*init_values[i], absl::StrCat(op, " init value ", i)));
+    HMO_RETURN_IF_ERROR(ExpectScalar(*init_values[i], StrCat(op, " init value ", i)));
     types.push_back(init_values[i]->element_type());
   }
   return types;
@@ -870,7 +874,7 @@ absl::StatusOr<Shape> ShapeInference::InferSelectAndScatterShape(
   HMO_RETURN_IF_ERROR(ExpectScalar(init_value, "select-and-scatter init value"));
   PrimitiveType t = operand.element_type();
   if (!ElementTypesMatch(init_value.element_type(), source.element_type(), amp)) {
-    return Invalid(absl::StrCat("select-and-scatter init value ", Str(init_value),
+    return Invalid(StrCat("select-and-scatter init value ", Str(init_value),
                                 " must have the element type of source ", Str(source)));
   }
   bool select_ok = select.parameters.size() == 2 && select.result.IsArray() &&
@@ -880,7 +884,7 @@ absl::StatusOr<Shape> ShapeInference::InferSelectAndScatterShape(
     select_ok = p.IsArray() && p.rank() == 0 && ElementTypesMatch(p.element_type(), t, amp);
   }
   if (!select_ok) {
-    return Invalid(absl::StrCat("select-and-scatter select computation ", select.ToString(),
+    return Invalid(StrCat("select-and-scatter select computation ", select.ToString(),
                                 " must be (", PrimitiveTypeName(t), "[], ", PrimitiveTypeName(t),
                                 "[]) -> pred[]"));
   }
@@ -888,7 +892,7 @@ absl::StatusOr<Shape> ShapeInference::InferSelectAndScatterShape(
   HMO_ASSIGN_OR_RETURN(std::vector<int64_t> windowed,
                        InferWindowOutputDimensions(operand.dimensions(), window));
   if (source.dimensions() != windowed) {
-    return Invalid(absl::StrCat("select-and-scatter source ", Str(source),
+    return Invalid(StrCat("select-and-scatter source ", Str(source),
                                 " must have the windowed operand dimensions ", Dims(windowed)));
   }
   return WithElementType(operand, t);
@@ -921,17 +925,17 @@ absl::StatusOr<Shape> ShapeInference::InferGatherShape(const Shape& operand,
   HMO_RETURN_IF_ERROR(ExpectArray(operand, "gather operand"));
   HMO_RETURN_IF_ERROR(ExpectArray(start_indices, "gather start indices"));
   if (!IsInteger(start_indices.element_type())) {
-    return Invalid(absl::StrCat("gather start indices must be integers, got ", Str(start_indices)));
+    return Invalid(StrCat("gather start indices must be integers, got ", Str(start_indices)));
   }
   int64_t ivd = dnums.index_vector_dim;
   if (ivd < 0 || ivd > start_indices.rank()) {
-    return Invalid(absl::StrCat("gather index_vector_dim ", ivd, " is out of range for ",
+    return Invalid(StrCat("gather index_vector_dim ", ivd, " is out of range for ",
                                 Str(start_indices)));
   }
   std::vector<int64_t> idx = ExpandedIndexDims(start_indices, ivd);
   int64_t rank = operand.rank();
   if (idx[ivd] != static_cast<int64_t>(dnums.start_index_map.size())) {
-    return Invalid(absl::StrCat("gather index vector size ", idx[ivd],
+    return Invalid(StrCat("gather index vector size ", idx[ivd],
                                 " must equal the size of start_index_map ",
                                 Dims(dnums.start_index_map)));
   }
@@ -944,7 +948,7 @@ absl::StatusOr<Shape> ShapeInference::InferGatherShape(const Shape& operand,
       ExpectDistinctInRange(dnums.operand_batching_dims, rank, "gather operand_batching_dims"));
   for (int64_t d : dnums.operand_batching_dims) {
     if (Contains(dnums.collapsed_slice_dims, d)) {
-      return Invalid(absl::StrCat("gather dimension ", d,
+      return Invalid(StrCat("gather dimension ", d,
                                   " is both collapsed and an operand batching dimension"));
     }
   }
@@ -953,29 +957,29 @@ absl::StatusOr<Shape> ShapeInference::InferGatherShape(const Shape& operand,
   }
   for (int64_t d : dnums.start_indices_batching_dims) {
     if (d < 0 || d >= static_cast<int64_t>(idx.size()) || d == ivd) {
-      return Invalid(absl::StrCat("gather start_indices_batching_dims entry ", d, " is invalid"));
+      return Invalid(StrCat("gather start_indices_batching_dims entry ", d, " is invalid"));
     }
   }
   if (static_cast<int64_t>(slice_sizes.size()) != rank) {
-    return Invalid(absl::StrCat("gather slice_sizes ", Dims(slice_sizes),
+    return Invalid(StrCat("gather slice_sizes ", Dims(slice_sizes),
                                 " must have one entry per dimension of ", Str(operand)));
   }
   for (int64_t d = 0; d < rank; ++d) {
     if (slice_sizes[d] < 0 || slice_sizes[d] > operand.dimensions(d)) {
-      return Invalid(absl::StrCat("gather slice size ", slice_sizes[d], " in dimension ", d,
+      return Invalid(StrCat("gather slice size ", slice_sizes[d], " in dimension ", d,
                                   " is out of bounds for ", Str(operand)));
     }
     bool collapsed = Contains(dnums.collapsed_slice_dims, d) ||
                      Contains(dnums.operand_batching_dims, d);
     if (collapsed && slice_sizes[d] > 1) {
-      return Invalid(absl::StrCat("gather collapses dimension ", d, " whose slice size ",
+      return Invalid(StrCat("gather collapses dimension ", d, " whose slice size ",
                                   slice_sizes[d], " is not 0 or 1"));
     }
   }
   int64_t offset_count = rank - static_cast<int64_t>(dnums.collapsed_slice_dims.size()) -
                          static_cast<int64_t>(dnums.operand_batching_dims.size());
   if (static_cast<int64_t>(dnums.offset_dims.size()) != offset_count) {
-    return Invalid(absl::StrCat("gather offset_dims ", Dims(dnums.offset_dims), " must have ",
+    return Invalid(StrCat("gather offset_dims ", Dims(dnums.offset_dims), " must have ",
                                 offset_count, " entries (operand rank minus collapsed and ",
                                 "batching dimensions)"));
   }
@@ -1011,25 +1015,25 @@ absl::StatusOr<Shape> ShapeInference::InferScatterShape(absl::Span<const Shape* 
                                                         const Options& options) {
   HMO_RETURN_IF_ERROR(ExpectSameDimensionArrays(operands, "scatter"));
   if (updates.size() != operands.size()) {
-    return Invalid(absl::StrCat("scatter has ", operands.size(), " operands but ", updates.size(),
+    return Invalid(StrCat("scatter has ", operands.size(), " operands but ", updates.size(),
                                 " updates"));
   }
   HMO_RETURN_IF_ERROR(ExpectSameDimensionArrays(updates, "scatter updates"));
   HMO_RETURN_IF_ERROR(ExpectArray(scatter_indices, "scatter indices"));
   if (!IsInteger(scatter_indices.element_type())) {
-    return Invalid(absl::StrCat("scatter indices must be integers, got ", Str(scatter_indices)));
+    return Invalid(StrCat("scatter indices must be integers, got ", Str(scatter_indices)));
   }
   const Shape& operand = *operands[0];
   const Shape& update = *updates[0];
   int64_t rank = operand.rank();
   int64_t ivd = dnums.index_vector_dim;
   if (ivd < 0 || ivd > scatter_indices.rank()) {
-    return Invalid(absl::StrCat("scatter index_vector_dim ", ivd, " is out of range for ",
+    return Invalid(StrCat("scatter index_vector_dim ", ivd, " is out of range for ",
                                 Str(scatter_indices)));
   }
   std::vector<int64_t> idx = ExpandedIndexDims(scatter_indices, ivd);
   if (idx[ivd] != static_cast<int64_t>(dnums.scatter_dims_to_operand_dims.size())) {
-    return Invalid(absl::StrCat("scatter index vector size ", idx[ivd],
+    return Invalid(StrCat("scatter index vector size ", idx[ivd],
                                 " must equal the size of scatter_dims_to_operand_dims ",
                                 Dims(dnums.scatter_dims_to_operand_dims)));
   }
@@ -1041,20 +1045,20 @@ absl::StatusOr<Shape> ShapeInference::InferScatterShape(absl::Span<const Shape* 
       ExpectDistinctInRange(dnums.inserted_window_dims, rank, "scatter inserted_window_dims"));
   HMO_RETURN_IF_ERROR(
       ExpectDistinctInRange(dnums.input_batching_dims, rank, "scatter input_batching_dims"));
-  HMO_RETURN_IF_ERROR(
-      ExpectDistinctInRange(dnums.update_window_dims, update.rank(), "scatter update_window_dims"));
   int64_t window_count = static_cast<int64_t>(dnums.update_window_dims.size());
   int64_t expected_update_rank = window_count + static_cast<int64_t>(idx.size()) - 1;
   if (update.rank() != expected_update_rank) {
-    return Invalid(absl::StrCat("scatter updates ", Str(update), " must have rank ",
+    return Invalid(StrCat("scatter updates ", Str(update), " must have rank ",
                                 expected_update_rank, " (update_window_dims ",
                                 Dims(dnums.update_window_dims), " plus the scatter dimensions of ",
                                 Str(scatter_indices), ")"));
   }
+  HMO_RETURN_IF_ERROR(
+      ExpectDistinctInRange(dnums.update_window_dims, update.rank(), "scatter update_window_dims"));
   if (window_count + static_cast<int64_t>(dnums.inserted_window_dims.size()) +
           static_cast<int64_t>(dnums.input_batching_dims.size()) !=
       rank) {
-    return Invalid(absl::StrCat("scatter update_window_dims, inserted_window_dims and ",
+    return Invalid(StrCat("scatter update_window_dims, inserted_window_dims and ",
                                 "input_batching_dims must together cover the ", rank,
                                 " dimensions of ", Str(operand)));
   }
@@ -1070,7 +1074,7 @@ absl::StatusOr<Shape> ShapeInference::InferScatterShape(absl::Span<const Shape* 
     int64_t u = dnums.update_window_dims[k];
     int64_t o = window_operand_dims[k];
     if (update.dimensions(u) > operand.dimensions(o)) {
-      return Invalid(absl::StrCat("scatter update window dimension ", u, " (size ",
+      return Invalid(StrCat("scatter update window dimension ", u, " (size ",
                                   update.dimensions(u), ") exceeds operand dimension ", o, " (size ",
                                   operand.dimensions(o), ")"));
     }
@@ -1083,7 +1087,7 @@ absl::StatusOr<Shape> ShapeInference::InferScatterShape(absl::Span<const Shape* 
   for (int64_t d = 0; d < update.rank(); ++d) {
     if (Contains(dnums.update_window_dims, d)) continue;
     if (update.dimensions(d) != scatter_sizes[next]) {
-      return Invalid(absl::StrCat("scatter updates ", Str(update), " dimension ", d,
+      return Invalid(StrCat("scatter updates ", Str(update), " dimension ", d,
                                   " must match the scatter indices ", Str(scatter_indices)));
     }
     ++next;
@@ -1103,7 +1107,7 @@ absl::StatusOr<Shape> ShapeInference::InferMapShape(absl::Span<const Shape* cons
                                                     const Options& options) {
   HMO_RETURN_IF_ERROR(ExpectSameDimensionArrays(operands, "map"));
   if (mapper.parameters.size() != operands.size()) {
-    return Invalid(absl::StrCat("map computation ", mapper.ToString(), " must take ",
+    return Invalid(StrCat("map computation ", mapper.ToString(), " must take ",
                                 operands.size(), " parameters"));
   }
   for (size_t i = 0; i < operands.size(); ++i) {
@@ -1111,12 +1115,12 @@ absl::StatusOr<Shape> ShapeInference::InferMapShape(absl::Span<const Shape* cons
     if (!p.IsArray() || p.rank() != 0 ||
         !ElementTypesMatch(p.element_type(), operands[i]->element_type(),
                            options.allow_mixed_precision)) {
-      return Invalid(absl::StrCat("map computation parameter ", i, " must be a ",
+      return Invalid(StrCat("map computation parameter ", i, " must be a ",
                                   PrimitiveTypeName(operands[i]->element_type()), " scalar"));
     }
   }
   if (!mapper.result.IsArray() || mapper.result.rank() != 0) {
-    return Invalid(absl::StrCat("map computation ", mapper.ToString(), " must return a scalar"));
+    return Invalid(StrCat("map computation ", mapper.ToString(), " must return a scalar"));
   }
   return WithElementType(*operands[0], mapper.result.element_type());
 }
@@ -1127,11 +1131,11 @@ absl::StatusOr<Shape> ShapeInference::InferSortShape(absl::Span<const Shape* con
                                                      const Options& options) {
   HMO_RETURN_IF_ERROR(ExpectSameDimensionArrays(operands, "sort"));
   if (dimension < 0 || dimension >= operands[0]->rank()) {
-    return Invalid(absl::StrCat("sort dimension ", dimension, " is out of range for ",
+    return Invalid(StrCat("sort dimension ", dimension, " is out of range for ",
                                 Str(*operands[0])));
   }
   if (comparator.parameters.size() != 2 * operands.size()) {
-    return Invalid(absl::StrCat("sort comparator ", comparator.ToString(), " must take ",
+    return Invalid(StrCat("sort comparator ", comparator.ToString(), " must take ",
                                 2 * operands.size(), " parameters"));
   }
   for (size_t i = 0; i < comparator.parameters.size(); ++i) {
@@ -1139,13 +1143,13 @@ absl::StatusOr<Shape> ShapeInference::InferSortShape(absl::Span<const Shape* con
     PrimitiveType want = operands[i / 2]->element_type();
     if (!p.IsArray() || p.rank() != 0 ||
         !ElementTypesMatch(p.element_type(), want, options.allow_mixed_precision)) {
-      return Invalid(absl::StrCat("sort comparator parameter ", i, " must be a ",
+      return Invalid(StrCat("sort comparator parameter ", i, " must be a ",
                                   PrimitiveTypeName(want), " scalar"));
     }
   }
   const Shape& r = comparator.result;
   if (!r.IsArray() || r.rank() != 0 || r.element_type() != PrimitiveType::PRED) {
-    return Invalid(absl::StrCat("sort comparator ", comparator.ToString(), " must return pred[]"));
+    return Invalid(StrCat("sort comparator ", comparator.ToString(), " must return pred[]"));
   }
   if (operands.size() == 1) return WithElementType(*operands[0], operands[0]->element_type());
   std::vector<Shape> elements;

@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "hmo/ir/hlo_computation.h"
 #include "hmo/ir/hlo_instruction.h"
+#include "str_util.h"
 
 namespace hmo::verifier_internal {
 namespace {
@@ -71,14 +72,14 @@ OperandRange OperandRangeFor(HloOpcode opcode) {
 std::string DescribeRange(const OperandRange& r) {
   std::string base;
   if (r.min == r.max) {
-    base = absl::StrCat("exactly ", r.min);
+    base = StrCat("exactly ", r.min);
   } else if (r.max == kUnbounded) {
-    base = absl::StrCat("at least ", r.min);
+    base = StrCat("at least ", r.min);
   } else {
-    base = absl::StrCat(r.min, " to ", r.max);
+    base = StrCat(r.min, " to ", r.max);
   }
-  if (r.parity == 0) absl::StrAppend(&base, " (an even number of)");
-  if (r.parity == 1) absl::StrAppend(&base, " (an odd number of)");
+  if (r.parity == 0) StrAppend(&base, " (an even number of)");
+  if (r.parity == 1) StrAppend(&base, " (an odd number of)");
   return base;
 }
 
@@ -125,7 +126,7 @@ std::string ShapeValidityError(const Shape& shape) {
   if (shape.IsTuple()) {
     for (int64_t i = 0; i < shape.tuple_shapes_size(); ++i) {
       std::string e = ShapeValidityError(shape.tuple_shapes(static_cast<int>(i)));
-      if (!e.empty()) return absl::StrCat("tuple element ", i, ": ", e);
+      if (!e.empty()) return StrCat("tuple element ", i, ": ", e);
     }
     return "";
   }
@@ -133,20 +134,20 @@ std::string ShapeValidityError(const Shape& shape) {
   if (!shape.IsArray()) return "the shape has no valid element type";
   for (int64_t d = 0; d < shape.rank(); ++d) {
     if (shape.dimensions(d) < 0 && shape.dimensions(d) != Shape::kUnboundedSize) {
-      return absl::StrCat("dimension ", d, " of ", shape.ToString(), " is negative");
+      return StrCat("dimension ", d, " of ", shape.ToString(), " is negative");
     }
   }
   if (shape.has_layout()) {
     const std::vector<int64_t>& m2m = shape.layout().minor_to_major();
     if (static_cast<int64_t>(m2m.size()) != shape.rank()) {
-      return absl::StrCat("layout of ", shape.ToString(), " has ", m2m.size(),
+      return StrCat("layout of ", shape.ToString(), " has ", m2m.size(),
                           " minor_to_major entries for rank ", shape.rank());
     }
     std::vector<int64_t> sorted = m2m;
     std::sort(sorted.begin(), sorted.end());
     for (int64_t i = 0; i < static_cast<int64_t>(sorted.size()); ++i) {
       if (sorted[i] != i) {
-        return absl::StrCat("layout of ", shape.ToString(),
+        return StrCat("layout of ", shape.ToString(),
                             " is not a permutation of the dimensions");
       }
     }
@@ -179,7 +180,7 @@ void CheckComputation(const HloComputation& comp, const StructureReport& known,
     report.broken_computations.insert(&comp);
   } else if (root->parent() != &comp) {
     sink.AddComputationError(comp, "root",
-                             absl::StrCat("root instruction ", root->name(),
+                             StrCat("root instruction ", root->name(),
                                           " does not belong to the computation"));
     report.broken_computations.insert(&comp);
   }
@@ -196,7 +197,7 @@ void CheckComputation(const HloComputation& comp, const StructureReport& known,
     int64_t k = p->parameter_number();
     if (k < 0 || k >= n) {
       sink.AddInstructionError(comp, *p, "parameter-numbering",
-                               absl::StrCat("parameter number ", k, " is out of range: the ",
+                               StrCat("parameter number ", k, " is out of range: the ",
                                             "computation has ", n, " parameters (numbers 0..",
                                             n - 1, ")"));
       report.broken_computations.insert(&comp);
@@ -204,7 +205,7 @@ void CheckComputation(const HloComputation& comp, const StructureReport& known,
     }
     if (by_number[k] != nullptr) {
       sink.AddInstructionError(comp, *p, "parameter-numbering",
-                               absl::StrCat("parameter number ", k, " is also used by ",
+                               StrCat("parameter number ", k, " is also used by ",
                                             by_number[k]->name()));
       report.broken_computations.insert(&comp);
       continue;
@@ -217,7 +218,7 @@ void CheckComputation(const HloComputation& comp, const StructureReport& known,
     for (int64_t k = 0; consistent && k < n; ++k) consistent = listed[k] == by_number[k];
     if (!consistent) {
       sink.AddComputationError(comp, "parameter-numbering",
-                               absl::StrCat("the computation's parameter list (", listed.size(),
+                               StrCat("the computation's parameter list (", listed.size(),
                                             " entries) does not match its ", n,
                                             " parameter instructions"));
       report.broken_computations.insert(&comp);
@@ -236,14 +237,14 @@ void CheckComputation(const HloComputation& comp, const StructureReport& known,
       const HloInstruction* op = instr->operand(k);
       if (op == nullptr) {
         sink.AddInstructionError(comp, *instr, "operand-in-computation",
-                                 absl::StrCat("operand ", k, " is null"));
+                                 StrCat("operand ", k, " is null"));
         broken(instr);
         continue;
       }
       if (op->parent() != &comp) {
         sink.AddInstructionError(
             comp, *instr, "operand-in-computation",
-            absl::StrCat("operand ", k, " (", op->name(), ") belongs to ",
+            StrCat("operand ", k, " (", op->name(), ") belongs to ",
                          op->parent() ? "computation " + op->parent()->name()
                                       : std::string("no computation"),
                          ", not to ", comp.name()));
@@ -252,7 +253,7 @@ void CheckComputation(const HloComputation& comp, const StructureReport& known,
       }
       if (!ContainsPtr(op->users(), instr)) {
         sink.AddInstructionError(comp, *instr, "user-operand-symmetry",
-                                 absl::StrCat("uses ", op->name(), " as operand ", k,
+                                 StrCat("uses ", op->name(), " as operand ", k,
                                               " but is not among its users"));
         broken(instr);
       }
@@ -267,14 +268,20 @@ void CheckComputation(const HloComputation& comp, const StructureReport& known,
       }
       if (!seen_users.insert(user).second) {
         sink.AddInstructionError(comp, *instr, "user-operand-symmetry",
-                                 absl::StrCat("lists user ", user->name(), " more than once"));
+                                 StrCat("lists user ", user->name(), " more than once"));
         broken(instr);
         continue;
       }
-      if (user->parent() != &comp || !ContainsPtr(user->operands(), instr)) {
+      if (user->parent() != &comp) {
+        sink.AddInstructionError(
+            comp, *instr, "user-operand-symmetry",
+            StrCat("has user ", user->name().empty() ? std::string("<unnamed>") : user->name(),
+                   ", which is not in the computation"));
+        broken(instr);
+      } else if (!ContainsPtr(user->operands(), instr)) {
         sink.AddInstructionError(comp, *instr, "user-operand-symmetry",
-                                 absl::StrCat("lists ", user->name(),
-                                              " as a user but is not one of its operands"));
+                                 StrCat("lists ", user->name(),
+                                        " as a user but is not one of its operands"));
         broken(instr);
       }
     }
@@ -283,12 +290,12 @@ void CheckComputation(const HloComputation& comp, const StructureReport& known,
       if (succ == nullptr || succ->parent() != &comp) {
         sink.AddInstructionError(
             comp, *instr, "control-edge",
-            absl::StrCat("control successor ", succ ? succ->name() : std::string("<null>"),
+            StrCat("control successor ", succ ? succ->name() : std::string("<null>"),
                          " is not in the same computation"));
         broken(instr);
       } else if (!ContainsPtr(succ->control_predecessors(), instr)) {
         sink.AddInstructionError(comp, *instr, "control-edge",
-                                 absl::StrCat("control successor ", succ->name(),
+                                 StrCat("control successor ", succ->name(),
                                               " does not list it as a control predecessor"));
         broken(instr);
       }
@@ -297,12 +304,12 @@ void CheckComputation(const HloComputation& comp, const StructureReport& known,
       if (pred == nullptr || pred->parent() != &comp) {
         sink.AddInstructionError(
             comp, *instr, "control-edge",
-            absl::StrCat("control predecessor ", pred ? pred->name() : std::string("<null>"),
+            StrCat("control predecessor ", pred ? pred->name() : std::string("<null>"),
                          " is not in the same computation"));
         broken(instr);
       } else if (!ContainsPtr(pred->control_successors(), instr)) {
         sink.AddInstructionError(comp, *instr, "control-edge",
-                                 absl::StrCat("control predecessor ", pred->name(),
+                                 StrCat("control predecessor ", pred->name(),
                                               " does not list it as a control successor"));
         broken(instr);
       } else if (pred == instr) {
@@ -320,11 +327,11 @@ void CheckComputation(const HloComputation& comp, const StructureReport& known,
       const HloComputation* callee = instr->called_computations()[k];
       if (callee == nullptr) {
         sink.AddInstructionError(comp, *instr, "called-computation",
-                                 absl::StrCat("called computation ", k, " is null"));
+                                 StrCat("called computation ", k, " is null"));
         broken(instr);
       } else if (!known.module_computations.contains(callee)) {
         sink.AddInstructionError(comp, *instr, "called-computation",
-                                 absl::StrCat("calls computation ", callee->name(),
+                                 StrCat("calls computation ", callee->name(),
                                               " which is not in the module"));
         broken(instr);
       } else {
@@ -350,12 +357,12 @@ std::optional<std::string> CheckOperandCount(const HloInstruction& instruction) 
   if (r.parity == 1) ok = ok && n % 2 == 1;
   if (ok && instruction.opcode() == HloOpcode::kConditional &&
       instruction.branch_count() > 0 && n != instruction.branch_count() + 1) {
-    return absl::StrCat("conditional with ", instruction.branch_count(),
+    return StrCat("conditional with ", instruction.branch_count(),
                         " branches needs ", instruction.branch_count() + 1,
                         " operands (branch index plus one per branch), got ", n);
   }
   if (ok) return std::nullopt;
-  return absl::StrCat(HloOpcodeString(instruction.opcode()), " takes ", DescribeRange(r),
+  return StrCat(HloOpcodeString(instruction.opcode()), " takes ", DescribeRange(r),
                       " operands, got ", n);
 }
 
@@ -363,10 +370,10 @@ std::optional<std::string> CheckCalledComputationCount(const HloInstruction& ins
   CalleeRange r = CalleeRangeFor(instruction.opcode());
   int64_t n = static_cast<int64_t>(instruction.called_computations().size());
   if (n >= r.min && n <= r.max) return std::nullopt;
-  std::string want = r.min == r.max                ? absl::StrCat("exactly ", r.min)
-                     : r.max == kUnbounded          ? absl::StrCat("at least ", r.min)
-                                                    : absl::StrCat(r.min, " to ", r.max);
-  return absl::StrCat(HloOpcodeString(instruction.opcode()), " calls ", want,
+  std::string want = r.min == r.max                ? StrCat("exactly ", r.min)
+                     : r.max == kUnbounded          ? StrCat("at least ", r.min)
+                                                    : StrCat(r.min, " to ", r.max);
+  return StrCat(HloOpcodeString(instruction.opcode()), " calls ", want,
                       " computations, got ", n);
 }
 
@@ -380,13 +387,15 @@ void CheckModuleStructure(const HloModule& module, const HloVerifierOptions& opt
     sink.AddModuleError("entry-computation", "module has no entry computation");
   } else if (!report.module_computations.contains(entry)) {
     sink.AddModuleError("entry-computation",
-                        absl::StrCat("entry computation ", entry->name(),
+                        StrCat("entry computation ", entry->name(),
                                      " is not one of the module's computations"));
   }
 
   // Computation parents and unique names.
+  // Instruction names need only be unique per computation: the parser keeps
+  // names as written, and XLA's own test modules repeat parameter names
+  // across computations (dynamic_update_slice_inplace_bf16.hlo).
   absl::flat_hash_map<std::string, const HloComputation*> computation_names;
-  absl::flat_hash_map<std::string, const HloInstruction*> instruction_names;
   for (const HloComputation* c : module.computations()) {
     if (sink.full()) return;
     if (c->parent() != &module) {
@@ -397,16 +406,14 @@ void CheckModuleStructure(const HloModule& module, const HloVerifierOptions& opt
     if (!options.verify_unique_names) continue;
     if (!computation_names.emplace(c->name(), c).second) {
       sink.AddComputationError(*c, "unique-names",
-                               absl::StrCat("computation name ", c->name(),
+                               StrCat("computation name ", c->name(),
                                             " is used by more than one computation"));
     }
+    absl::flat_hash_set<std::string> instruction_names;
     for (const HloInstruction* i : c->instructions()) {
-      auto [it, inserted] = instruction_names.emplace(i->name(), i);
-      if (!inserted) {
+      if (!instruction_names.insert(i->name()).second) {
         sink.AddInstructionError(*c, *i, "unique-names",
-                                 absl::StrCat("instruction name is also used in computation ",
-                                              it->second->parent() ? it->second->parent()->name()
-                                                                   : std::string("<none>")));
+                                 "instruction name is used more than once in the computation");
       }
     }
   }
@@ -425,7 +432,7 @@ void CheckModuleStructure(const HloModule& module, const HloVerifierOptions& opt
     auto it = report.callers.find(entry);
     if (it != report.callers.end() && !it->second.empty()) {
       sink.AddModuleError("entry-computation",
-                          absl::StrCat("entry computation ", entry->name(), " is called by ",
+                          StrCat("entry computation ", entry->name(), " is called by ",
                                        it->second.front()->name()));
     }
   }
@@ -443,7 +450,7 @@ void CheckModuleStructure(const HloModule& module, const HloVerifierOptions& opt
     std::vector<std::string> names;
     for (const HloInstruction* i : callers) names.push_back(i->name());
     sink.AddComputationError(*c, "fusion-caller",
-                             absl::StrCat("fusion computation must be called by exactly one ",
+                             StrCat("fusion computation must be called by exactly one ",
                                           "fusion instruction, but is called by ",
                                           absl::StrJoin(names, ", ")));
   }

@@ -4,8 +4,12 @@
 #include "hmo/ir/hlo_computation.h"
 #include "hmo/ir/hlo_instruction.h"
 #include "hmo/ir/hlo_module.h"
+#include "str_util.h"
 
 namespace hmo {
+
+using verifier_internal::StrAppend;
+using verifier_internal::StrCat;
 namespace {
 std::string InstructionName(const HloInstruction& instruction) {
   return instruction.name().empty() ? std::string("<unnamed>") : instruction.name();
@@ -15,13 +19,13 @@ std::string InstructionName(const HloInstruction& instruction) {
 std::string HloVerifierError::ToString() const {
   std::string scope;
   if (!instruction.empty()) {
-    scope = absl::StrCat("instruction ", instruction, " in computation ", computation);
+    scope = StrCat("instruction ", instruction, " in computation ", computation);
   } else if (!computation.empty()) {
-    scope = absl::StrCat("computation ", computation);
+    scope = StrCat("computation ", computation);
   } else {
-    scope = absl::StrCat("module ", module);
+    scope = StrCat("module ", module);
   }
-  return absl::StrCat(scope, ": ", message, " (rule: ", rule, ")");
+  return StrCat(scope, ": ", message, " (rule: ", rule, ")");
 }
 
 VerifierErrorSink::VerifierErrorSink(const HloModule& module, size_t limit)

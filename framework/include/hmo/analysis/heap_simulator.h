@@ -71,19 +71,21 @@ using BufferSizeFunction = std::function<int64_t(const HloValue&)>;
 // element).
 BufferSizeFunction ByteSizeOfValue(int64_t pointer_size = 8);
 
+struct HeapSimulatorOptions {
+  // Let a value take over an operand's buffer that dies at its definition.
+  bool may_reuse_operand_buffers = true;
+  // Give constants heap space.
+  bool alloc_constants = false;
+  // Only these values take heap space (null = all).
+  const absl::flat_hash_set<const HloValue*>* buffers_to_assign = nullptr;
+};
+
 class HeapSimulator {
  public:
   using Chunk = HeapChunk;
   using Algorithm = HeapAlgorithm<const HloValue*>;
 
-  struct Options {
-    // Let a value take over an operand's buffer that dies at its definition.
-    bool may_reuse_operand_buffers = true;
-    // Give constants heap space.
-    bool alloc_constants = false;
-    // Only these values take heap space (null = all).
-    const absl::flat_hash_set<const HloValue*>* buffers_to_assign = nullptr;
-  };
+  using Options = HeapSimulatorOptions;
 
   struct Result {
     std::vector<HeapResult<const HloValue*>> heap_results;

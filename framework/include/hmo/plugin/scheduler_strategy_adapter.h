@@ -32,16 +32,19 @@ using StrategyOptions = std::vector<std::pair<std::string, std::string>>;
 // instruction placed before an operand or control predecessor).
 absl::StatusOr<std::vector<HloInstruction*>> ScheduleComputationWithStrategy(
     const RegisteredSchedulerStrategy& strategy, const HloComputation& computation,
-    const StrategyOptions& options, const MayShareOperandBufferFn& may_share = nullptr);
+    const StrategyOptions& options, const MayShareOperandBufferFn& may_share = nullptr,
+    const SchedulingValueSource* values = nullptr);
 
 // Schedules every non-fusion computation of `module` with the strategy named
-// `strategy_name`, returning the schedule (not yet set on the module).
+// `strategy_name`, returning the schedule (not yet set on the module). Views
+// carry a value table when `values` is given (see BuildSchedulingView).
 // Returns NotFound, with "did you mean" and the registered names, for an
 // unknown strategy, or the first computation's error.
 absl::StatusOr<HloSchedule> ScheduleModuleWithStrategy(
     const HloModule& module, const SchedulerStrategyRegistry& strategies,
     std::string_view strategy_name, const StrategyOptions& options,
-    const MayShareOperandBufferFn& may_share = nullptr);
+    const MayShareOperandBufferFn& may_share = nullptr,
+    const SchedulingValueSource* values = nullptr);
 
 }  // namespace hmo
 

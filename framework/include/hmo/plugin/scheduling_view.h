@@ -14,6 +14,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "hmo/plugin/scheduler_strategy_abi.h"
+#include "hmo/plugin/scheduling_view_values.h"
 
 namespace hmo {
 
@@ -43,7 +44,8 @@ class SchedulingView {
 
  private:
   friend std::unique_ptr<SchedulingView> BuildSchedulingView(const HloComputation&,
-                                                             const MayShareOperandBufferFn&);
+                                                             const MayShareOperandBufferFn&,
+                                                             const SchedulingValueSource*);
   SchedulingView() = default;
 
   std::vector<HloInstruction*> instructions_;
@@ -61,6 +63,8 @@ class SchedulingView {
   std::string computation_name_;
   std::string module_name_;
   HmoSchedulingView view_ = {};
+  // The ABI 1.1 value table, when a value source was given.
+  std::unique_ptr<SchedulingViewValues> values_;
 };
 
 // Builds the view of `computation`:
@@ -74,9 +78,12 @@ class SchedulingView {
 //  - may_share_operand_ids lists each distinct operand for which `may_share`
 //    returns true; with no `may_share` it is empty for every instruction
 //    ("no sharing known", always safe). The dataflow analysis passes its own
-//    function here to fill it.
+//    function here to fill it;
+//  - flags (ABI 1.1) always; the value table (ABI 1.1,
+//    scheduling_view_values.h) when `values` is given, else empty.
 std::unique_ptr<SchedulingView> BuildSchedulingView(
-    const HloComputation& computation, const MayShareOperandBufferFn& may_share = nullptr);
+    const HloComputation& computation, const MayShareOperandBufferFn& may_share = nullptr,
+    const SchedulingValueSource* values = nullptr);
 
 }  // namespace hmo
 

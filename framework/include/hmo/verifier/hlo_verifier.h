@@ -8,7 +8,8 @@
 // Checks run in this order, and VerifyHloModule reports the first violation
 // in that order (computations in module order, instructions in computation
 // order):
-//   1. module: entry computation, unique names, call graph;
+//   1. module: entry computation, unique names (computations per module,
+//      instructions per computation), call graph;
 //   2. per computation: structure (parents, root, parameters, operand counts,
 //      operand/user and control edge symmetry, called computations);
 //   3. per computation: no cycle through data + control edges;
@@ -79,7 +80,8 @@ struct HloVerifierOptions {
   // Per-opcode shape inference (phase 4). Off: structure, schedule and
   // aliasing only.
   bool verify_shapes = true;
-  // Instruction names unique within the module, computation names unique.
+  // Computation names unique in the module, instruction names unique in
+  // their computation (not module-wide: the parser keeps names as written).
   bool verify_unique_names = true;
   // An explicit entry_computation_layout agrees with the entry's parameters
   // and root (dimensions/types; layouts too when layout_sensitive).

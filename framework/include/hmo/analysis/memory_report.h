@@ -1,0 +1,110 @@
+#ifndef HMO_ANALYSIS_MEMORY_REPORT_H_
+#define HMO_ANALYSIS_MEMORY_REPORT_H_
+
+// MemoryReport: everything `hmo stats` and the `report` pass print about a
+// module's memory, gathered once from a BufferAssignment, then rendered as a
+// text table, as JSON (schema: docs/memory-stats-json.md) or as a
+// self-contained HTML page with a memory timeline.
+//
+// A module without a schedule is measured under a post-order schedule of each
+// non-fusion computation (MakeInstructionPostOrder); the report says so.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "hmo/analysis/buffer_assignment.h"
+#include "hmo/analysis/compiled_memory_stats.h"
+#include "hmo/ir/hlo_module.h"
+
+namespace hmo {
+
+struct MemoryReportOptions {
+  // Bytes of a tuple element pointer (tuple buffers are pointer tables).
+  int64_t pointer_size = 8;
+  // Alignment of buffer offsets in every memory space.
+  int64_t alignment = 1;
+  // How temp buffers are packed (buffer_assignment.h).
+  TempHeapAlgorithm heap_algorithm = TempHeapAlgorithm::kBest;
+  bool allocate_buffers_for_constants = false;
+};
+
+// "xla" / "search" / "best" <-> TempHeapAlgorithm.
+absl::StatusOr<TempHeapAlgorithm> ParseTempHeapAlgorithm(std::string_view name);
+std::string_view TempHeapAlgorithmName(TempHeapAlgorithm algorithm);
+
+// One allocation.
+struct MemoryReportAllocation {
+  int64_t index = 0;
+  int64_t size = 0;
+  int64_t memory_space = 0;
+  // "parameter", "output", "constant", "thread-local" or "temp" (a
+  // parameter that is also an output is "parameter").
+  std::string kind;
+  bool is_host = false;
+  bool maybe_live_out = false;
+  bool is_entry_parameter = false;
+  bool parameter_aliased_with_output = false;
+  int64_t parameter_number = -1;
+  std::string parameter_index;  // "{}" / "{1,0}"; empty unless a parameter
+  int64_t value_count = 0;
+};
+
+// One value placed in an allocation and live in the flattened schedule: a
+// rectangle of the memory timeline.
+struct MemoryReportBuffer {
+  int64_t value_id = 0;
+  std::string instruction;
+  std::string computation;
+  std::string index;  // "{}" / "{1}"
+  std::string shape;  // with layout
+  int64_t size = 0;
+  int64_t allocation = 0;
+  int64_t offset = 0;  // inside the allocation
+  int64_t memory_space = 0;
+  int64_t start = 0;  // schedule times, inclusive
+  int64_t end = 0;
+};
+
+struct MemoryReport {
+  std::string module_name;
+  // "module" (the module's own schedule) or "post-order".
+  std::string schedule_source;
+  int64_t schedule_length = 0;
+  MemoryReportOptions options;
+  CompiledMemoryStats stats;
+  BufferAssignment::Stats assignment_stats;
+  std::vector<TempHeapSummary> temp_heaps;
+  // HeapSimulator::MinimumMemoryForModule over every value (constants
+  // excluded): the peak of bytes live at once in the whole module.
+  int64_t minimum_memory_for_module = 0;
+  std::vector<MemoryReportAllocation> allocations;
+  // Sorted by (memory space, allocation, offset, start, value id).
+  std::vector<MemoryReportBuffer> buffers;
+};
+
+// Assigns buffers and gathers the report. Errors: analysis errors (e.g. an
+// unsupported module).
+absl::StatusOr<MemoryReport> BuildMemoryReport(const HloModule& module,
+                                               const MemoryReportOptions& options = {});
+
+enum class MemoryReportFormat { kTable, kJson, kHtml };
+// "table" / "json" / "html".
+absl::StatusOr<MemoryReportFormat> ParseMemoryReportFormat(std::string_view name);
+
+// Human-readable summary: the stats per side, temp heaps, allocations.
+std::string FormatMemoryReportTable(const MemoryReport& report);
+// The stable JSON document of docs/memory-stats-json.md (ends with "\n").
+std::string FormatMemoryReportJson(const MemoryReport& report);
+// A self-contained HTML page: the stats and one SVG memory timeline per
+// memory space, one <rect> per buffer (x = schedule time, y = address, color
+// = memory space, <title> = instruction, shape, size), a line at the lower
+// bound. Needs no network access.
+std::string FormatMemoryReportHtml(const MemoryReport& report);
+std::string FormatMemoryReport(const MemoryReport& report, MemoryReportFormat format);
+
+}  // namespace hmo
+
+#endif  // HMO_ANALYSIS_MEMORY_REPORT_H_

@@ -1,0 +1,153 @@
+// BuildMemoryReport: runs buffer assignment and gathers the figures every
+// report format prints.
+
+#include "hmo/analysis/memory_report.h"
+
+#include <algorithm>
+#include <tuple>
+
+#include "absl/strings/str_cat.h"
+#include "hmo/base/status_macros.h"
+#include "hmo/ir/hlo_computation.h"
+
+namespace hmo {
+
+absl::StatusOr<TempHeapAlgorithm> ParseTempHeapAlgorithm(std::string_view name) {
+  if (name == "xla") return TempHeapAlgorithm::kXla;
+  if (name == "search") return TempHeapAlgorithm::kPackingSearch;
+  if (name == "best") return TempHeapAlgorithm::kBest;
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown heap algorithm '", std::string(name), "' (expected xla, search or best)"));
+}
+
+std::string_view TempHeapAlgorithmName(TempHeapAlgorithm algorithm) {
+  switch (algorithm) {
+    case TempHeapAlgorithm::kXla:
+      return "xla";
+    case TempHeapAlgorithm::kPackingSearch:
+      return "search";
+    case TempHeapAlgorithm::kBest:
+      return "best";
+  }
+  return "xla";
+}
+
+absl::StatusOr<MemoryReportFormat> ParseMemoryReportFormat(std::string_view name) {
+  if (name == "table") return MemoryReportFormat::kTable;
+  if (name == "json") return MemoryReportFormat::kJson;
+  if (name == "html") return MemoryReportFormat::kHtml;
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown format '", std::string(name), "' (expected table, json or html)"));
+}
+
+std::string FormatMemoryReport(const MemoryReport& report, MemoryReportFormat format) {
+  switch (format) {
+    case MemoryReportFormat::kJson:
+      return FormatMemoryReportJson(report);
+    case MemoryReportFormat::kHtml:
+      return FormatMemoryReportHtml(report);
+    case MemoryReportFormat::kTable:
+      break;
+  }
+  return FormatMemoryReportTable(report);
+}
+
+namespace {
+
+std::string AllocationKind(const BufferAllocation& allocation) {
+  if (allocation.is_entry_computation_parameter()) return "parameter";
+  if (allocation.maybe_live_out()) return "output";
+  if (allocation.is_constant()) return "constant";
+  if (allocation.is_thread_local()) return "thread-local";
+  return "temp";
+}
+
+// The module's schedule, completed with post-order sequences for non-fusion
+// computations it lacks; `source` says where it came from.
+HloSchedule ScheduleForReport(const HloModule& module, std::string* source) {
+  HloSchedule schedule(&module);
+  bool complete = module.has_schedule();
+  for (HloComputation* computation : module.MakeNonfusionComputations()) {
+    if (module.has_schedule() && module.schedule().is_computation_scheduled(computation)) {
+      schedule.set_sequence(computation, module.schedule().sequence(computation));
+    } else {
+      complete = false;
+      schedule.set_sequence(computation, computation->MakeInstructionPostOrder());
+    }
+  }
+  *source = complete ? "module" : (module.has_schedule() ? "module+post-order" : "post-order");
+  return schedule;
+}
+
+}  // namespace
+
+absl::StatusOr<MemoryReport> BuildMemoryReport(const HloModule& module,
+                                               const MemoryReportOptions& options) {
+  MemoryReport report;
+  report.module_name = module.name();
+  report.options = options;
+  const HloSchedule schedule = ScheduleForReport(module, &report.schedule_source);
+
+  BufferAssigner::Options assigner_options;
+  assigner_options.heap_algorithm = options.heap_algorithm;
+  assigner_options.allocate_buffers_for_constants = options.allocate_buffers_for_constants;
+  const int64_t alignment = std::max<int64_t>(1, options.alignment);
+  HMO_ASSIGN_OR_RETURN(
+      std::unique_ptr<BufferAssignment> assignment,
+      BufferAssigner::Run(&module, schedule, ByteSizeOfValue(options.pointer_size),
+                          [alignment](int64_t) { return alignment; }, assigner_options));
+  HMO_ASSIGN_OR_RETURN(report.stats, ComputeCompiledMemoryStats(*assignment));
+  report.assignment_stats = assignment->GetStats();
+  report.temp_heaps = assignment->temp_heaps();
+  report.schedule_length = assignment->hlo_live_range().schedule_end_time();
+  HMO_ASSIGN_OR_RETURN(report.minimum_memory_for_module,
+                       HeapSimulator::MinimumMemoryForModule(assignment->schedule(),
+                                                             assignment->alias_analysis(),
+                                                             ByteSizeOfValue(options.pointer_size)));
+
+  for (const BufferAllocation& allocation : assignment->Allocations()) {
+    MemoryReportAllocation entry;
+    entry.index = allocation.index();
+    entry.size = allocation.size();
+    entry.memory_space = allocation.color();
+    entry.kind = AllocationKind(allocation);
+    HMO_ASSIGN_OR_RETURN(entry.is_host, IsHostAllocation(allocation));
+    entry.maybe_live_out = allocation.maybe_live_out();
+    entry.is_entry_parameter = allocation.is_entry_computation_parameter();
+    entry.parameter_aliased_with_output = allocation.is_parameter_aliased_with_output();
+    if (entry.is_entry_parameter) {
+      entry.parameter_number = allocation.parameter_number();
+      entry.parameter_index = ShapeIndexToString(allocation.param_shape_index());
+    }
+    entry.value_count = static_cast<int64_t>(allocation.assigned_buffers().size());
+    report.allocations.push_back(std::move(entry));
+
+    if (allocation.is_thread_local()) continue;  // not on the module timeline
+    const auto& live_ranges = assignment->hlo_live_range().buffer_live_ranges();
+    for (const auto& [value, offset_size] : allocation.SortedAssignedBuffers()) {
+      auto range = live_ranges.find(value);
+      if (range == live_ranges.end()) continue;
+      MemoryReportBuffer buffer;
+      buffer.value_id = value->id();
+      buffer.instruction = value->instruction()->name();
+      buffer.computation = value->instruction()->parent()->name();
+      buffer.index = ShapeIndexToString(value->index());
+      buffer.shape = value->shape().ToString();
+      buffer.size = offset_size.size;
+      buffer.allocation = allocation.index();
+      buffer.offset = offset_size.offset;
+      buffer.memory_space = allocation.color();
+      buffer.start = range->second.start;
+      buffer.end = range->second.end;
+      report.buffers.push_back(std::move(buffer));
+    }
+  }
+  std::sort(report.buffers.begin(), report.buffers.end(),
+            [](const MemoryReportBuffer& a, const MemoryReportBuffer& b) {
+              return std::tie(a.memory_space, a.allocation, a.offset, a.start, a.value_id) <
+                     std::tie(b.memory_space, b.allocation, b.offset, b.start, b.value_id);
+            });
+  return report;
+}
+
+}  // namespace hmo

@@ -1,0 +1,116 @@
+#include "hmo/plugin/scheduling_view_values.h"
+
+#include <algorithm>
+#include <optional>
+#include <string_view>
+
+#include "absl/container/flat_hash_map.h"
+#include "hmo/analysis/hlo_dataflow_analysis.h"
+#include "hmo/analysis/hlo_value.h"
+#include "hmo/ir/hlo_computation.h"
+#include "hmo/ir/hlo_instruction.h"
+#include "hmo/ir/hlo_opcode.h"
+#include "hmo/ir/shape.h"
+
+namespace hmo {
+namespace {
+
+// Whether a verbatim string attribute such as infeed_config="..." holds text.
+bool HasNonEmptyStringAttribute(const HloInstruction& instruction, std::string_view name) {
+  std::optional<std::string_view> text = instruction.GetRawAttribute(name);
+  return text.has_value() && !text->empty() && *text != "\"\"";
+}
+
+}  // namespace
+
+uint32_t SchedulingInstructionFlags(const HloInstruction& instruction) {
+  uint32_t flags = 0;
+  if (ShapeUtil::IsEffectiveScalar(instruction.shape())) flags |= HMO_INSTRUCTION_EFFECTIVE_SCALAR;
+  if ((instruction.opcode() == HloOpcode::kInfeed &&
+       HasNonEmptyStringAttribute(instruction, "infeed_config")) ||
+      (instruction.opcode() == HloOpcode::kOutfeed &&
+       HasNonEmptyStringAttribute(instruction, "outfeed_config"))) {
+    flags |= HMO_INSTRUCTION_HAS_FEED_CONFIG;
+  }
+  return flags;
+}
+
+std::unique_ptr<SchedulingViewValues> SchedulingViewValues::Build(
+    const HloComputation& computation, absl::Span<HloInstruction* const> instructions,
+    const HloDataflowAnalysis& dataflow, const SizeFunction& size_fn) {
+  std::unique_ptr<SchedulingViewValues> table(new SchedulingViewValues());
+  absl::flat_hash_map<const HloInstruction*, HmoInstructionId> ids;
+  for (size_t id = 0; id < instructions.size(); ++id) {
+    ids.emplace(instructions[id], static_cast<HmoInstructionId>(id));
+  }
+  const SizeFunction byte_size = size_fn ? size_fn : [](const HloValue& value) {
+    return ShapeUtil::ByteSizeOf(value.shape());
+  };
+  absl::flat_hash_map<const HloValue*, HmoValueId> value_ids;
+  auto id_of = [&](const HloValue* value) -> HmoValueId {
+    auto [it, inserted] = value_ids.try_emplace(value, static_cast<HmoValueId>(table->sizes_.size()));
+    if (inserted) {
+      table->sizes_.push_back(static_cast<uint64_t>(byte_size(*value)));
+      auto def = ids.find(value->defining_instruction());
+      table->defining_.push_back(def == ids.end() ? HMO_NO_INSTRUCTION : def->second);
+      HloOpcode opcode = value->defining_instruction()->opcode();
+      table->flags_.push_back(opcode == HloOpcode::kParameter || opcode == HloOpcode::kConstant
+                                  ? HMO_VALUE_DEFINED_BY_PARAMETER_OR_CONSTANT
+                                  : 0u);
+    }
+    return it->second;
+  };
+  table->defined_.resize(instructions.size());
+  table->used_.resize(instructions.size());
+  for (size_t id = 0; id < instructions.size(); ++id) {
+    const HloInstruction* instruction = instructions[id];
+    for (const auto& [index, set] : dataflow.GetInstructionValueSet(instruction)) {
+      if (dataflow.ValueIsDefinedAt(instruction, index)) {
+        table->defined_[id].push_back(id_of(&dataflow.GetValueDefinedAt(instruction, index)));
+      }
+    }
+  }
+  // Flattened value sets, as ids, once per operand instruction.
+  absl::flat_hash_map<const HloInstruction*, std::vector<HmoValueId>> flattened;
+  auto flattened_ids = [&](const HloInstruction* instruction) -> const std::vector<HmoValueId>& {
+    auto it = flattened.find(instruction);
+    if (it != flattened.end()) return it->second;
+    std::vector<HmoValueId> out;
+    for (const HloValue* value : dataflow.GetFlattenedValueSet(instruction).values()) {
+      out.push_back(id_of(value));
+    }
+    return flattened.emplace(instruction, std::move(out)).first->second;
+  };
+  for (size_t id = 0; id < instructions.size(); ++id) {
+    std::vector<HmoValueId>& used = table->used_[id];
+    for (const HloInstruction* operand : instructions[id]->unique_operands()) {
+      const std::vector<HmoValueId>& values = flattened_ids(operand);
+      used.insert(used.end(), values.begin(), values.end());
+    }
+    std::sort(used.begin(), used.end());
+    used.erase(std::unique(used.begin(), used.end()), used.end());
+  }
+  if (const HloInstruction* root = computation.root_instruction(); root != nullptr) {
+    for (const HloValue* value : dataflow.GetFlattenedValueSet(root).values()) {
+      table->flags_[id_of(value)] |= HMO_VALUE_LIVE_OUT;
+    }
+  }
+  return table;
+}
+
+void SchedulingViewValues::Attach(HmoSchedulingView& view,
+                                  absl::Span<HmoSchedulingInstruction* const> instructions) const {
+  view.value_count = sizes_.size();
+  view.value_sizes = sizes_.data();
+  view.value_defining_instruction_ids = defining_.data();
+  view.value_flags = flags_.data();
+  for (size_t id = 0; id < instructions.size() && id < defined_.size(); ++id) {
+    HmoSchedulingInstruction& c = *instructions[id];
+    c.defined_value_ids = defined_[id].data();
+    c.defined_value_count = defined_[id].size();
+    c.used_value_ids = used_[id].data();
+    c.used_value_count = used_[id].size();
+  }
+}
+
+}  // namespace hmo

@@ -1,0 +1,64 @@
+#ifndef HMO_PLUGINS_ALIASING_COPY_ELIMINATION_H_
+#define HMO_PLUGINS_ALIASING_COPY_ELIMINATION_H_
+
+// copy-elimination: removes `copy` instructions whose source and result can
+// share one buffer without changing what the program computes (in the spirit
+// of the copy removal in XLA's CopyInsertion).
+//
+// A copy is an extra buffer and a memcpy. Removing it makes the copy's users
+// read the source's buffer instead, which is only sound when nothing can
+// overwrite that shared buffer while one of them still needs the old data,
+// and when the program's interface does not need two buffers. Using the alias
+// analysis (HloBuffers: values that must share storage), a copy in a
+// non-fusion computation, array-shaped, without control edges, whose result
+// shape equals its operand's including the whole layout (memory space, tiling,
+// split configs), is removed when either:
+//   A. the source's buffer holds only the source's value and the copy's
+//      buffer only the copy's value: no in-place update (dynamic-update-slice,
+//      output_to_operand_aliasing, ...), while-loop carry, conditional result
+//      or input/output alias involves either, so the source's contents end up
+//      read-only once the copy has read them. When the copy is live out of
+//      the entry, the source must not be an entry parameter or a constant
+//      (an output may not live in them unless aliased) nor itself live out
+//      (outputs keep distinct buffers).
+//   B. the source is (an element of) an entry parameter that
+//      input_output_alias assigns to exactly the outputs the copy feeds, and
+//      the copy only feeds those outputs: the output buffer is the
+//      parameter's buffer already, so the copy writes the data onto itself.
+// Copies that change the layout or the memory space (host offload transfers,
+// layout conversions), copies into in-place updates, copies carried by while
+// loops or placed into aliased outputs are kept.
+//
+// Copies are considered in post order, the analysis being recomputed after
+// each removal. The pass logs how many copies and bytes it removed.
+
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "hmo/pass/hlo_pass.h"
+#include "hmo/pass/pass_option_schema.h"
+#include "hmo/pass/pass_options.h"
+
+namespace hmo {
+
+class CopyElimination : public HloPass {
+ public:
+  static constexpr std::string_view kName = "copy-elimination";
+  static constexpr std::string_view kDescription =
+      "Remove copies whose source and result can share a buffer";
+
+  // The pass has no options.
+  static PassOptionSchema OptionSchema() { return PassOptionSchema(); }
+
+  explicit CopyElimination(const PassOptions& options) {}
+  CopyElimination() = default;
+
+  std::string_view name() const override { return kName; }
+
+  // Returns whether a copy was removed. Errors: the alias analysis fails.
+  absl::StatusOr<bool> Run(HloModule& module, PassContext& context) override;
+};
+
+}  // namespace hmo
+
+#endif  // HMO_PLUGINS_ALIASING_COPY_ELIMINATION_H_

@@ -1,0 +1,70 @@
+#include "core/strategy_abi_adapter.h"
+
+#include <charconv>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace hmo::scheduler {
+
+absl::Status StrategyRequestOptions::CheckKnown(
+    std::initializer_list<std::string_view> known) const {
+  for (size_t i = 0; i < request_.option_count; ++i) {
+    std::string_view key = request_.options[i].key;
+    bool found = false;
+    for (std::string_view k : known) found = found || k == key;
+    if (!found) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "unknown option '", key, "'; this strategy takes: ",
+          known.size() == 0 ? std::string("none") : absl::StrJoin(known, ", ")));
+    }
+  }
+  return absl::OkStatus();
+}
+
+std::optional<std::string_view> StrategyRequestOptions::Find(std::string_view key) const {
+  for (size_t i = 0; i < request_.option_count; ++i) {
+    if (key == request_.options[i].key) return std::string_view(request_.options[i].value);
+  }
+  return std::nullopt;
+}
+
+absl::StatusOr<int64_t> StrategyRequestOptions::GetInt(std::string_view key,
+                                                       int64_t default_value) const {
+  std::optional<std::string_view> text = Find(key);
+  if (!text.has_value()) return default_value;
+  int64_t value = 0;
+  auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), value);
+  if (error != std::errc() || end != text->data() + text->size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("option '", key, "' must be an integer, got '", *text, "'"));
+  }
+  return value;
+}
+
+HmoPluginInfo StrategyPluginInfo(const char* name, const char* version,
+                                 HmoRegisterSchedulerStrategiesFn register_strategies) {
+  HmoPluginInfo info{};
+  info.struct_size = sizeof(HmoPluginInfo);
+  info.abi_major = HMO_PLUGIN_ABI_MAJOR;
+  info.abi_minor = HMO_PLUGIN_ABI_MINOR;
+  info.name = name;
+  info.version = version;
+  info.build_fingerprint = nullptr;
+  info.register_scheduler_strategies = register_strategies;
+  return info;
+}
+
+HmoStatusCode RegisterStrategy(HmoStrategyRegistrar* registrar, const char* name,
+                               const char* description, HmoScheduleFn schedule, char* message,
+                               size_t message_capacity) {
+  HmoSchedulerStrategy strategy{};
+  strategy.struct_size = sizeof(HmoSchedulerStrategy);
+  strategy.name = name;
+  strategy.description = description;
+  strategy.schedule = schedule;
+  strategy.strategy_data = nullptr;
+  return registrar->register_strategy(registrar, &strategy, message, message_capacity);
+}
+
+}  // namespace hmo::scheduler
