@@ -1,24 +1,51 @@
-# hmo_add_plugin(<name> SOURCES <files...> [LIBS <targets...>])
+# hmo_add_plugin(<name> SOURCES <files...> [LIBS <targets...>]
+#                [C_ABI_ONLY] [OUTPUT_DIRECTORY <dir>] [NO_INSTALL])
 #
-# Builds one plugin shared object: hidden visibility (only the extern "C"
-# entry point is exported), linked against libhmo_framework.so, placed in the
-# plugin directory of the build tree and installed beside the other plugins.
-# The same function is exported by the installed CMake package for
-# out-of-tree plugins.
+# Builds one plugin shared object with hidden visibility (only the extern "C"
+# entry point is exported), places it in the plugin directory of the build tree
+# and installs it beside the other plugins.
+#
+#   C_ABI_ONLY        the plugin uses only the C ABI headers (plugin_abi.h,
+#                     scheduler_strategy_abi.h): it gets hmo's include
+#                     directory but does not link libhmo_framework.so, so it
+#                     keeps working across hmo rebuilds.
+#   OUTPUT_DIRECTORY  build the .so there instead of the plugin directory
+#                     (test fixtures that must not be loaded by default).
+#   NO_INSTALL        do not install it.
+#
+# The same function is exported by the installed CMake package (hmoConfig.cmake)
+# for out-of-tree plugins; there it installs into the consumer's
+# HMO_INSTALL_PLUGIN_DIR when that is set.
 function(hmo_add_plugin name)
-  cmake_parse_arguments(ARG "" "" "SOURCES;LIBS" ${ARGN})
+  cmake_parse_arguments(ARG "C_ABI_ONLY;NO_INSTALL" "OUTPUT_DIRECTORY" "SOURCES;LIBS" ${ARGN})
+  if(NOT ARG_OUTPUT_DIRECTORY)
+    if(HMO_PLUGIN_OUTPUT_DIR)
+      set(ARG_OUTPUT_DIRECTORY "${HMO_PLUGIN_OUTPUT_DIR}")
+    else()
+      set(ARG_OUTPUT_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}")
+    endif()
+  endif()
   add_library(${name} MODULE ${ARG_SOURCES})
   set_target_properties(${name} PROPERTIES
     PREFIX "lib"
+    C_VISIBILITY_PRESET hidden
     CXX_VISIBILITY_PRESET hidden
     VISIBILITY_INLINES_HIDDEN ON
-    LIBRARY_OUTPUT_DIRECTORY "${HMO_PLUGIN_OUTPUT_DIR}")
-  if(TARGET hmo_framework)
+    LIBRARY_OUTPUT_DIRECTORY "${ARG_OUTPUT_DIRECTORY}"
+    # Installed plugins live in <prefix>/lib/hmo/plugins, the framework in <prefix>/lib.
+    INSTALL_RPATH "$ORIGIN/../..")
+  if(ARG_C_ABI_ONLY)
+    if(TARGET hmo_plugin_abi)
+      target_link_libraries(${name} PRIVATE hmo_plugin_abi ${ARG_LIBS})
+    else()
+      target_link_libraries(${name} PRIVATE hmo::hmo_plugin_abi ${ARG_LIBS})
+    endif()
+  elseif(TARGET hmo_framework)
     target_link_libraries(${name} PRIVATE hmo_framework ${ARG_LIBS})
   else()
     target_link_libraries(${name} PRIVATE hmo::hmo_framework ${ARG_LIBS})
   endif()
-  if(HMO_INSTALL_PLUGIN_DIR)
+  if(HMO_INSTALL_PLUGIN_DIR AND NOT ARG_NO_INSTALL)
     install(TARGETS ${name} LIBRARY DESTINATION ${HMO_INSTALL_PLUGIN_DIR})
   endif()
 endfunction()

@@ -24,7 +24,7 @@ std::string FormatMemoryReportTable(const MemoryReport& report) {
   absl::StrAppend(&out, "Module ", report.module_name, "  (schedule: ", report.schedule_source,
                   ", ", report.schedule_length, " steps; pointer size ",
                   report.options.pointer_size, ", alignment ", report.options.alignment,
-                  ", heap ", TempHeapAlgorithmName(report.options.heap_algorithm), ")\n\n");
+                  ", heap ", std::string(TempHeapAlgorithmName(report.options.heap_algorithm)), ")\n\n");
   const CompiledMemoryStats& s = report.stats;
   absl::StrAppend(&out, "Device memory (bytes):\n");
   AppendRow(&out, "arguments", s.argument_size_in_bytes);

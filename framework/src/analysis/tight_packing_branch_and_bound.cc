@@ -4,6 +4,12 @@
 #include <limits>
 
 namespace hmo {
+namespace {
+
+// section_min_ of a section without unplaced blocks.
+constexpr int64_t kNoBlock = std::numeric_limits<int64_t>::max();
+
+}  // namespace
 
 TightPackingBranchAndBound::TightPackingBranchAndBound(const HeapPackingProblem& problem,
                                                        const TightPackingSweep& sweep)
@@ -28,10 +34,13 @@ TightPackingOutcome TightPackingBranchAndBound::Decide(
   cuts_ = sweep_.cuts;
   offset_trail_.clear();
   floor_trail_.clear();
+  section_min_.assign(num_sections, kNoBlock);
+  section_min_trail_.clear();
   affected_stamp_.assign(num_sections, 0);
   stamp_ = 0;
   for (int32_t s = 0; s < num_sections; ++s) {
     for (int32_t b : sweep_.section_blocks[s]) total_[s] += problem_.blocks[b].size;
+    if (!sweep_.section_blocks[s].empty()) section_min_[s] = 0;
     if (total_[s] > capacity) return TightPackingOutcome::kInfeasible;
   }
   for (int32_t b = 0; b < n; ++b) {
@@ -70,21 +79,27 @@ void TightPackingBranchAndBound::Place(int32_t block, int64_t offset) {
   const int64_t size = problem_.blocks[block].size;
   const int64_t end = offset + size;
   const int64_t aligned_end = AlignUp(end);
-  offset_[block] = offset;
-  solution_[block] = offset;
   ++stamp_;
   affected_.clear();
-  for (int32_t other : sweep_.conflicts[block]) {
-    if (offset_[other] >= 0 || min_offset_[other] >= aligned_end) continue;
-    offset_trail_.emplace_back(other, min_offset_[other]);
-    min_offset_[other] = aligned_end;
+  // A section's lowest unplaced min offset can only change where the block
+  // holding it is placed or raised.
+  auto touch = [this](int32_t other, int64_t old_min_offset) {
     for (const auto& range : sweep_.block_sections[other]) {
       for (int32_t s = range.begin; s < range.end; ++s) {
-        if (affected_stamp_[s] == stamp_) continue;
+        if (section_min_[s] != old_min_offset || affected_stamp_[s] == stamp_) continue;
         affected_stamp_[s] = stamp_;
         affected_.push_back(s);
       }
     }
+  };
+  offset_[block] = offset;
+  solution_[block] = offset;
+  touch(block, min_offset_[block]);
+  for (int32_t other : sweep_.conflicts[block]) {
+    if (offset_[other] >= 0 || min_offset_[other] >= aligned_end) continue;
+    offset_trail_.emplace_back(other, min_offset_[other]);
+    touch(other, min_offset_[other]);
+    min_offset_[other] = aligned_end;
   }
   for (const auto& range : sweep_.block_sections[block]) {
     for (int32_t s = range.begin; s < range.end; ++s) {
@@ -93,22 +108,24 @@ void TightPackingBranchAndBound::Place(int32_t block, int64_t offset) {
       total_[s] -= size;
     }
   }
-  // A section's floor is at least the lowest min offset of its unplaced
-  // blocks.
   for (int32_t s : affected_) {
-    int64_t lowest = std::numeric_limits<int64_t>::max();
+    int64_t lowest = kNoBlock;
     for (int32_t other : sweep_.section_blocks[s]) {
       if (offset_[other] < 0) lowest = std::min(lowest, min_offset_[other]);
     }
-    if (lowest != std::numeric_limits<int64_t>::max() && floor_[s] < lowest) {
-      floor_trail_.emplace_back(s, floor_[s]);
-      floor_[s] = lowest;
+    if (lowest != section_min_[s]) {
+      section_min_trail_.emplace_back(s, section_min_[s]);
+      section_min_[s] = lowest;
     }
   }
 }
 
 void TightPackingBranchAndBound::Undo(int32_t block, size_t offset_trail_size,
-                                      size_t floor_trail_size) {
+                                      size_t floor_trail_size, size_t section_min_trail_size) {
+  while (section_min_trail_.size() > section_min_trail_size) {
+    section_min_[section_min_trail_.back().first] = section_min_trail_.back().second;
+    section_min_trail_.pop_back();
+  }
   while (floor_trail_.size() > floor_trail_size) {
     floor_[floor_trail_.back().first] = floor_trail_.back().second;
     floor_trail_.pop_back();
@@ -124,9 +141,32 @@ void TightPackingBranchAndBound::Undo(int32_t block, size_t offset_trail_size,
   offset_[block] = -1;
 }
 
+bool TightPackingBranchAndBound::QuickCheck(const Partition& partition, int32_t block,
+                                            int64_t offset) const {
+  // Check() as it would be right after placing `block`, before the min
+  // offsets of its neighbours rise (which only raises floors further).
+  const int64_t size = problem_.blocks[block].size;
+  const auto& ranges = sweep_.block_sections[block];
+  size_t next_range = 0;
+  for (int32_t s = partition.section_begin; s < partition.section_end; ++s) {
+    while (next_range < ranges.size() && ranges[next_range].end <= s) ++next_range;
+    int64_t floor = std::max(floor_[s], section_min_[s] == kNoBlock ? 0 : section_min_[s]);
+    int64_t total = total_[s];
+    if (next_range < ranges.size() && ranges[next_range].begin <= s) {
+      floor = std::max(floor, offset + size);
+      total -= size;
+    }
+    if (std::max(offset, floor) + total > capacity_) return false;
+  }
+  return true;
+}
+
 bool TightPackingBranchAndBound::Check(const Partition& partition, int64_t offset) const {
   for (int32_t s = partition.section_begin; s < partition.section_end; ++s) {
-    if (std::max(offset, floor_[s]) + total_[s] > capacity_) return false;
+    // Unplaced blocks of the section stack above its floor, above the lowest
+    // of their min offsets, and (canonical order) above `offset`.
+    const int64_t floor = std::max(floor_[s], section_min_[s] == kNoBlock ? 0 : section_min_[s]);
+    if (std::max(offset, floor) + total_[s] > capacity_) return false;
   }
   return true;
 }
@@ -164,14 +204,16 @@ TightPackingOutcome TightPackingBranchAndBound::Search(const Partition& partitio
     return a.offset != b.offset ? a.offset < b.offset : a.rank < b.rank;
   });
   for (const Candidate& candidate : candidates) {
+    if (!QuickCheck(partition, candidate.block, candidate.offset)) continue;
     const size_t offset_mark = offset_trail_.size();
     const size_t floor_mark = floor_trail_.size();
+    const size_t section_min_mark = section_min_trail_.size();
     Place(candidate.block, candidate.offset);
     TightPackingOutcome outcome = TightPackingOutcome::kInfeasible;
     if (Check(partition, candidate.offset)) {
       outcome = Decompose(partition, candidate.block, candidate.offset);
     }
-    Undo(candidate.block, offset_mark, floor_mark);
+    Undo(candidate.block, offset_mark, floor_mark, section_min_mark);
     if (outcome != TightPackingOutcome::kInfeasible) return outcome;
   }
   return TightPackingOutcome::kInfeasible;

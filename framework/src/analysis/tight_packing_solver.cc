@@ -127,18 +127,25 @@ class Solver {
     TightPackingSweep sweep;
     if (!BuildTightPackingSweep(problem_, options_.exact_max_conflict_pairs, sweep)) return;
     const BlockOrderKeys& k = keys_;
-    auto area = [&k](int32_t b) {
-      return static_cast<unsigned __int128>(k.size[b]) * static_cast<uint64_t>(k.live_steps[b]);
+    // Widths count the (maximal) sections a block covers rather than time
+    // steps: event-counter time stretches lifetimes by how many events fall
+    // inside them, sections do not.
+    std::vector<int64_t> width(n, 0);
+    for (int64_t b = 0; b < n; ++b) {
+      for (const auto& range : sweep.block_sections[b]) width[b] += range.end - range.begin;
+    }
+    auto area = [&](int32_t b) {
+      return static_cast<unsigned __int128>(k.size[b]) * static_cast<uint64_t>(width[b]);
     };
     ranks_.clear();
     ranks_.push_back(RankBy(n, [&](int32_t b) {  // WAT
-      return std::make_tuple(k.live_steps[b], area(b), k.peak_total[b]);
+      return std::make_tuple(width[b], area(b), k.peak_total[b]);
     }));
     ranks_.push_back(RankBy(n, [&](int32_t b) {  // TAW
-      return std::make_tuple(k.peak_total[b], area(b), k.live_steps[b]);
+      return std::make_tuple(k.peak_total[b], area(b), width[b]);
     }));
     ranks_.push_back(RankBy(n, [&](int32_t b) {  // TWA
-      return std::make_tuple(k.peak_total[b], k.live_steps[b], area(b));
+      return std::make_tuple(k.peak_total[b], width[b], area(b));
     }));
     TightPackingBranchAndBound search(problem_, sweep);
     const int64_t g = HeightGranularity(problem_);

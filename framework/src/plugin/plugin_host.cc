@@ -40,7 +40,8 @@ HmoStatusCode RegisterStrategy(HmoStrategyRegistrar* registrar,
 // Calls one registration callback and turns its outcome, or a registration
 // error the plugin swallowed, into a status that names the file and callback.
 template <typename Handle>
-absl::Status RunCallback(const LoadedPlugin& plugin, const char* callback_name,
+absl::Status RunCallback(const std::filesystem::path& file, const LoadedPlugin& plugin,
+                         const char* callback_name,
                          HmoStatusCode (*callback)(Handle*, char*, size_t), Handle* handle,
                          const absl::Status& (*first_error)(const void*), const void* registrar) {
   std::array<char, HMO_MESSAGE_CAPACITY> message{};
@@ -49,7 +50,7 @@ absl::Status RunCallback(const LoadedPlugin& plugin, const char* callback_name,
   if (status.ok()) status = first_error(registrar);
   if (status.ok()) return status;
   return absl::Status(status.code(),
-                      fmt::format("{}: plugin '{}': {} failed: {}", plugin.file.string(),
+                      fmt::format("{}: plugin '{}': {} failed: {}", file.string(),
                                   plugin.name, callback_name, std::string(status.message())));
 }
 
@@ -85,7 +86,7 @@ absl::Status PluginHost::LoadPlugin(const std::filesystem::path& file) {
 
   if (info.register_passes != nullptr) {
     PassRegistrar registrar(registries_.passes, plugin.name);
-    absl::Status status = RunCallback(plugin, "register_passes", info.register_passes,
+    absl::Status status = RunCallback(file, plugin, "register_passes", info.register_passes,
                                       registrar.handle(), &FirstErrorOf<PassRegistrar>, &registrar);
     plugin.passes = registrar.registered();
     HMO_RETURN_IF_ERROR(status);
@@ -94,7 +95,7 @@ absl::Status PluginHost::LoadPlugin(const std::filesystem::path& file) {
     StrategyRegistrarState state{&registries_.strategies, plugin.name, {}, absl::OkStatus()};
     HmoStrategyRegistrar registrar{sizeof(HmoStrategyRegistrar), &RegisterStrategy, &state};
     absl::Status status = RunCallback(
-        plugin, "register_scheduler_strategies", info.register_scheduler_strategies, &registrar,
+        file, plugin, "register_scheduler_strategies", info.register_scheduler_strategies, &registrar,
         [](const void* s) -> const absl::Status& {
           return static_cast<const StrategyRegistrarState*>(s)->first_error;
         },
@@ -105,7 +106,7 @@ absl::Status PluginHost::LoadPlugin(const std::filesystem::path& file) {
   if (info.register_backends != nullptr) {
     BackendRegistrar registrar(registries_.backends, plugin.name);
     absl::Status status =
-        RunCallback(plugin, "register_backends", info.register_backends, registrar.handle(),
+        RunCallback(file, plugin, "register_backends", info.register_backends, registrar.handle(),
                     &FirstErrorOf<BackendRegistrar>, &registrar);
     plugin.backends = registrar.registered();
     HMO_RETURN_IF_ERROR(status);
@@ -113,7 +114,7 @@ absl::Status PluginHost::LoadPlugin(const std::filesystem::path& file) {
   if (info.register_analyses != nullptr) {
     AnalysisRegistrar registrar(registries_.analyses, plugin.name);
     absl::Status status =
-        RunCallback(plugin, "register_analyses", info.register_analyses, registrar.handle(),
+        RunCallback(file, plugin, "register_analyses", info.register_analyses, registrar.handle(),
                     &FirstErrorOf<AnalysisRegistrar>, &registrar);
     plugin.analyses = registrar.registered();
     HMO_RETURN_IF_ERROR(status);

@@ -72,8 +72,10 @@ class TightPackingBranchAndBound {
   TightPackingOutcome SolvePartition(const Partition& partition);
   // Places `block` at `offset`; returns the trail sizes to undo to.
   void Place(int32_t block, int64_t offset);
-  void Undo(int32_t block, size_t offset_trail_size, size_t floor_trail_size);
+  void Undo(int32_t block, size_t offset_trail_size, size_t floor_trail_size,
+            size_t section_min_trail_size);
   bool Check(const Partition& partition, int64_t offset) const;
+  bool QuickCheck(const Partition& partition, int32_t block, int64_t offset) const;
   int64_t AlignUp(int64_t value) const { return AlignHeapOffsetUp(value, problem_.alignment); }
 
   const HeapPackingProblem& problem_;
@@ -88,11 +90,13 @@ class TightPackingBranchAndBound {
 
   std::vector<int64_t> offset_;      // -1 while unplaced
   std::vector<int64_t> min_offset_;
-  std::vector<int64_t> floor_;       // per section
+  std::vector<int64_t> floor_;       // per section: highest end placed there
+  std::vector<int64_t> section_min_; // per section: lowest unplaced min offset
   std::vector<int64_t> total_;       // per section: bytes of unplaced blocks
   std::vector<int32_t> cuts_;        // per section boundary: unplaced spanning blocks
   std::vector<std::pair<int32_t, int64_t>> offset_trail_;  // (block, old min offset)
   std::vector<std::pair<int32_t, int64_t>> floor_trail_;   // (section, old floor)
+  std::vector<std::pair<int32_t, int64_t>> section_min_trail_;
   std::vector<int32_t> affected_stamp_;                    // per section
   int32_t stamp_ = 0;
   std::vector<int32_t> affected_;

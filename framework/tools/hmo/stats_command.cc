@@ -1,0 +1,137 @@
+// hmo stats FILE [--format table|json|html] [-o OUT]: the memory statistics of
+// the modules in FILE (buffer assignment, PJRT-style compiled memory stats,
+// temp heaps, allocations) as a table, JSON (docs/memory-stats-json.md) or a
+// self-contained HTML memory timeline.
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "argument_parser.h"
+#include "atomic_file.h"
+#include "exit_codes.h"
+#include "fmt/format.h"
+#include "hmo/analysis/memory_report.h"
+#include "hmo/text/hlo_parser.h"
+#include "logging_options.h"
+#include "spdlog/spdlog.h"
+#include "subcommand.h"
+
+namespace hmo::cli {
+namespace {
+
+int RunStats(const std::vector<std::string>& args) {
+  std::vector<std::string> files;
+  std::string format_name = "table";
+  std::string output;
+  std::string module_selector;
+  std::string pointer_size = "8";
+  std::string alignment = "1";
+  std::string heap = "best";
+  bool allocate_constants = false;
+  LoggingOptions logging;
+  ArgumentParser parser(
+      "hmo stats FILE [--format table|json|html] [-o OUT]",
+      "Assigns buffers for the modules in FILE (under their schedule, or a post-order one when\n"
+      "unscheduled) and prints PJRT-style memory statistics: argument, output, alias, temp\n"
+      "(device and host S(5)), the peak estimate, the temp heaps against their lower bound, and\n"
+      "the allocations. A file with several modules ('// -----') gives one report each (JSON:\n"
+      "an array); --format html needs a single module (see --module).");
+  parser.SetPositionals("FILE", &files, 1, "the HLO text file");
+  parser.AddOption("--format", "FORMAT", &format_name, "table (default), json or html");
+  parser.AddOption("-o,--output", "OUT", &output, "write the report to OUT (atomically)");
+  parser.AddOption("--module", "N|NAME", &module_selector,
+                   "only the module with this index (from 0) or name");
+  parser.AddOption("--pointer-size", "BYTES", &pointer_size,
+                   "bytes per tuple element pointer (default 8)");
+  parser.AddOption("--alignment", "BYTES", &alignment, "alignment of buffer offsets (default 1)");
+  parser.AddOption("--heap", "ALGORITHM", &heap,
+                   "temp packing: xla (XLA's best fit), search (XLA's packing search) or best "
+                   "(default: also hmo's tight packer; never worse than xla)");
+  parser.AddFlag("--allocate-constants", &allocate_constants,
+                 "give constants allocations (XLA's allocate_buffers_for_constants)");
+  logging.AddTo(parser);
+  if (auto exit = ParseArgumentsOrExit(parser, "stats", args)) return *exit;
+  logging.Apply();
+  if (files.size() != 1) {
+    spdlog::error("stats takes exactly one FILE, got {}", files.size());
+    return kExitUsage;
+  }
+  auto format = ParseMemoryReportFormat(format_name);
+  if (!format.ok()) {
+    spdlog::error("{}", std::string(format.status().message()));
+    return kExitUsage;
+  }
+  MemoryReportOptions options;
+  options.allocate_buffers_for_constants = allocate_constants;
+  auto heap_algorithm = ParseTempHeapAlgorithm(heap);
+  if (!heap_algorithm.ok()) {
+    spdlog::error("{}", std::string(heap_algorithm.status().message()));
+    return kExitUsage;
+  }
+  options.heap_algorithm = *heap_algorithm;
+  if (!absl::SimpleAtoi(pointer_size, &options.pointer_size) || options.pointer_size <= 0 ||
+      !absl::SimpleAtoi(alignment, &options.alignment) || options.alignment <= 0) {
+    spdlog::error("--pointer-size and --alignment take positive integers");
+    return kExitUsage;
+  }
+
+  auto modules = ParseHloModulesFile(files.front());
+  if (!modules.ok()) {
+    fmt::print(stderr, "{}\n", std::string(modules.status().message()));
+    return kExitFailure;
+  }
+  std::vector<const HloModule*> selected;
+  for (size_t i = 0; i < modules->size(); ++i) {
+    const HloModule* module = (*modules)[i].get();
+    if (module_selector.empty() || module_selector == std::to_string(i) ||
+        module_selector == module->name()) {
+      selected.push_back(module);
+    }
+  }
+  if (selected.empty()) {
+    spdlog::error("{}: no module matches --module {}", files.front(), module_selector);
+    return kExitUsage;
+  }
+  if (*format == MemoryReportFormat::kHtml && selected.size() > 1) {
+    spdlog::error("{} holds {} modules; --format html needs one (use --module N)", files.front(),
+                  selected.size());
+    return kExitUsage;
+  }
+
+  std::string text;
+  for (size_t i = 0; i < selected.size(); ++i) {
+    auto report = BuildMemoryReport(*selected[i], options);
+    if (!report.ok()) {
+      spdlog::error("{}: module '{}': {}", files.front(), selected[i]->name(),
+                    std::string(report.status().message()));
+      return kExitFailure;
+    }
+    std::string one = FormatMemoryReport(*report, *format);
+    if (*format == MemoryReportFormat::kJson && selected.size() > 1) {
+      while (!one.empty() && one.back() == '\n') one.pop_back();
+      text += (i == 0 ? "[\n" : ",\n") + one;
+      if (i + 1 == selected.size()) text += "\n]\n";
+    } else {
+      if (i > 0) text += "\n";
+      text += one;
+    }
+  }
+  if (output.empty()) {
+    fmt::print("{}", text);
+    return kExitOk;
+  }
+  absl::Status written = WriteFileAtomically(output, text);
+  if (!written.ok()) {
+    spdlog::error("{}", std::string(written.message()));
+    return kExitFailure;
+  }
+  return kExitOk;
+}
+
+const SubcommandRegistration kStats{
+    {"stats", "print memory statistics of HLO modules (table, JSON, HTML timeline)", &RunStats}};
+
+}  // namespace
+}  // namespace hmo::cli
