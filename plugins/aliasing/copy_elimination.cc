@@ -10,6 +10,7 @@
 #include "hmo/base/status_macros.h"
 #include "hmo/ir/hlo_computation.h"
 #include "hmo/ir/hlo_module.h"
+#include "module_memory_stats.h"
 #include "spdlog/spdlog.h"
 
 namespace hmo {
@@ -118,11 +119,13 @@ HloInstruction* FindRemovableCopy(const HloModule& module, const HloAliasAnalysi
 absl::StatusOr<bool> CopyElimination::Run(HloModule& module, PassContext& context) {
   int64_t removed = 0;
   int64_t removed_bytes = 0;
+  std::optional<absl::StatusOr<ModuleMemoryStats>> before;
   while (true) {
     HMO_ASSIGN_OR_RETURN(std::unique_ptr<HloAliasAnalysis> analysis,
                          HloAliasAnalysis::Run(&module));
     HloInstruction* copy = FindRemovableCopy(module, *analysis);
     if (copy == nullptr) break;
+    if (!before.has_value()) before = ComputeModuleMemoryStats(module);
     spdlog::debug("copy-elimination: removing {}", copy->ToString());
     removed_bytes += ShapeUtil::ByteSizeOf(copy->shape());
     HloComputation* computation = copy->parent();
@@ -134,6 +137,17 @@ absl::StatusOr<bool> CopyElimination::Run(HloModule& module, PassContext& contex
   if (module.has_schedule()) HMO_RETURN_IF_ERROR(module.schedule().Update());
   spdlog::info("copy-elimination: removed {} copies ({} bytes of copy results) from {}", removed,
                removed_bytes, module.name());
+  // What the removal saved, as the memory statistics see it.
+  absl::StatusOr<ModuleMemoryStats> after = ComputeModuleMemoryStats(module);
+  if (before->ok() && after.ok()) {
+    spdlog::info("copy-elimination: {} -> {}; saved {} B device, {} B host",
+                 (*before)->DeviceString(), after->DeviceString(),
+                 (*before)->device_bytes() - after->device_bytes(),
+                 (*before)->host_bytes() - after->host_bytes());
+  } else {
+    spdlog::warn("copy-elimination: no memory statistics: {}",
+                 before->ok() ? after.status().ToString() : before->status().ToString());
+  }
   return true;
 }
 

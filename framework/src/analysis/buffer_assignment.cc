@@ -69,7 +69,7 @@ absl::Status GatherComputationsByAllocationType(
       }
     }
   }
-  for (HloComputation* computation : module->MakeComputationPostOrder()) {
+  for (HloComputation* computation : ComputationPostOrderLikeXla(*module)) {
     if (thread_local_set.contains(computation)) {
       thread_local_computations->push_back(computation);
     } else if (global_set.contains(computation)) {
@@ -788,7 +788,7 @@ absl::Status BufferAssigner::AssignBuffersWithSequentialOrdering(
   // Per computation: sub-computation buffers get disjoint memory, as if all
   // computations were live at once. Computations in post order for a
   // deterministic allocation order.
-  for (HloComputation* computation : assignment->module().MakeComputationPostOrder()) {
+  for (HloComputation* computation : ComputationPostOrderLikeXla(assignment->module())) {
     auto it = buffers_to_assign_sequentially.find(computation);
     if (it == buffers_to_assign_sequentially.end()) continue;
     const HloInstructionSequence& sequence = assignment->schedule().sequence(computation);

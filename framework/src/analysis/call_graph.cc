@@ -36,6 +36,33 @@ CallContext GetInstructionCallContext(HloOpcode opcode) {
   }
 }
 
+std::vector<HloComputation*> ComputationPostOrderLikeXla(const HloModule& module) {
+  absl::flat_hash_set<const HloComputation*> called;
+  for (HloComputation* computation : module.computations()) {
+    for (const HloInstruction* instruction : computation->instructions()) {
+      for (const HloComputation* callee : instruction->called_computations()) called.insert(callee);
+    }
+  }
+  std::vector<HloComputation*> post_order;
+  absl::flat_hash_set<const HloComputation*> added;
+  std::function<void(HloComputation*)> visit = [&](HloComputation* computation) {
+    if (!added.insert(computation).second) return;
+    for (const HloInstruction* instruction : computation->instructions()) {
+      for (HloComputation* callee : instruction->called_computations()) visit(callee);
+    }
+    post_order.push_back(computation);
+  };
+  for (HloComputation* computation : module.computations()) {
+    if (!called.contains(computation)) visit(computation);
+  }
+  // Computations only reachable through a cycle of calls (invalid HLO) are
+  // appended in module order so every computation appears once.
+  for (HloComputation* computation : module.computations()) {
+    if (!added.contains(computation)) visit(computation);
+  }
+  return post_order;
+}
+
 namespace {
 
 CallContext UnionContexts(CallContext a, CallContext b) {

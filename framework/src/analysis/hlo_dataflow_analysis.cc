@@ -634,7 +634,7 @@ void HloDataflowAnalysis::Propagate() {
       worklist.emplace(it == priority.end() ? 0 : it->second, instruction->unique_id(), instruction);
     }
   };
-  for (HloComputation* computation : module_.MakeComputationPostOrder()) {
+  for (HloComputation* computation : ComputationPostOrderLikeXla(module_)) {
     for (HloInstruction* instruction : computation->MakeInstructionPostOrder()) {
       add_to_worklist(instruction);
     }
@@ -697,7 +697,7 @@ void HloDataflowAnalysis::Propagate() {
 // --------------------------------------------------------- initialization
 
 absl::Status HloDataflowAnalysis::InitializeInstructionValueSets() {
-  for (HloComputation* computation : module_.MakeComputationPostOrder()) {
+  for (HloComputation* computation : ComputationPostOrderLikeXla(module_)) {
     const CallGraphNode& node = call_graph_->GetNode(computation);
     for (HloInstruction* instruction : computation->MakeInstructionPostOrder()) {
       auto [it, inserted] =

@@ -16,12 +16,17 @@ TightPackingBranchAndBound::TightPackingBranchAndBound(const HeapPackingProblem&
     : problem_(problem), sweep_(sweep) {}
 
 TightPackingOutcome TightPackingBranchAndBound::Decide(
-    int64_t capacity, const std::vector<int32_t>& rank, int64_t node_limit,
+    int64_t capacity, TightPackingPreorder preorder, int64_t node_limit,
     std::optional<Clock::time_point> deadline, std::vector<int64_t>& offsets) {
   const int32_t n = static_cast<int32_t>(problem_.blocks.size());
   const int32_t num_sections = sweep_.num_sections();
   capacity_ = capacity;
-  rank_ = &rank;
+  preorder_ = preorder;
+  rank_.assign(n, 0);
+  width_.assign(n, 0);
+  for (int32_t b = 0; b < n; ++b) {
+    for (const auto& range : sweep_.block_sections[b]) width_[b] += range.end - range.begin;
+  }
   node_limit_ = node_limit;
   deadline_ = deadline;
   nodes_ = 0;
@@ -71,8 +76,60 @@ TightPackingOutcome TightPackingBranchAndBound::Decide(
   return TightPackingOutcome::kFound;
 }
 
+void TightPackingBranchAndBound::RankPartition(const Partition& partition) {
+  struct Key {
+    int64_t width;
+    unsigned __int128 area;
+    int64_t total;
+    int32_t block;
+  };
+  std::vector<Key> keys;
+  keys.reserve(partition.blocks.size());
+  for (int32_t b : partition.blocks) {
+    if (offset_[b] >= 0) continue;
+    int64_t total = 0;
+    for (const auto& range : sweep_.block_sections[b]) {
+      for (int32_t s = range.begin; s < range.end; ++s) total = std::max(total, total_[s]);
+    }
+    keys.push_back({width_[b],
+                    static_cast<unsigned __int128>(problem_.blocks[b].size) *
+                        static_cast<uint64_t>(width_[b]),
+                    total, b});
+  }
+  auto before = [this](const Key& a, const Key& b) {
+    switch (preorder_) {
+      case TightPackingPreorder::kWidthAreaTotal:
+        if (a.width != b.width) return a.width > b.width;
+        if (a.area != b.area) return a.area > b.area;
+        if (a.total != b.total) return a.total > b.total;
+        break;
+      case TightPackingPreorder::kTotalAreaWidth:
+        if (a.total != b.total) return a.total > b.total;
+        if (a.area != b.area) return a.area > b.area;
+        if (a.width != b.width) return a.width > b.width;
+        break;
+      case TightPackingPreorder::kTotalWidthArea:
+        if (a.total != b.total) return a.total > b.total;
+        if (a.width != b.width) return a.width > b.width;
+        if (a.area != b.area) return a.area > b.area;
+        break;
+    }
+    return a.block < b.block;
+  };
+  std::sort(keys.begin(), keys.end(), before);
+  for (size_t i = 0; i < keys.size(); ++i) rank_[keys[i].block] = static_cast<int32_t>(i);
+}
+
 TightPackingOutcome TightPackingBranchAndBound::SolvePartition(const Partition& partition) {
-  return Search(partition, std::numeric_limits<int64_t>::min(), -1);
+  // Sub-partitions re-rank a subset of the blocks; restore the caller's ranks.
+  std::vector<int32_t> saved;
+  saved.reserve(partition.blocks.size());
+  for (int32_t b : partition.blocks) saved.push_back(rank_[b]);
+  RankPartition(partition);
+  const TightPackingOutcome outcome =
+      Search(partition, std::numeric_limits<int64_t>::min(), -1);
+  for (size_t i = 0; i < partition.blocks.size(); ++i) rank_[partition.blocks[i]] = saved[i];
+  return outcome;
 }
 
 void TightPackingBranchAndBound::Place(int32_t block, int64_t offset) {
@@ -183,7 +240,7 @@ TightPackingOutcome TightPackingBranchAndBound::Search(const Partition& partitio
     out_of_budget_ = true;
     return TightPackingOutcome::kAborted;
   }
-  const std::vector<int32_t>& rank = *rank_;
+  const std::vector<int32_t>& rank = rank_;
   int64_t min_height = std::numeric_limits<int64_t>::max();
   bool any_unplaced = false;
   for (int32_t b : partition.blocks) {
@@ -231,7 +288,7 @@ TightPackingOutcome TightPackingBranchAndBound::Decompose(const Partition& parti
   }
   TightPackingOutcome outcome = TightPackingOutcome::kFound;
   if (cut_points.empty()) {
-    outcome = Search(partition, offset, (*rank_)[block]);
+    outcome = Search(partition, offset, rank_[block]);
   } else {
     cut_points.insert(cut_points.begin(), partition.section_begin);
     cut_points.push_back(partition.section_end);

@@ -24,19 +24,6 @@ int64_t HeightGranularity(const HeapPackingProblem& problem) {
   return std::max<int64_t>(g, 1);
 }
 
-// rank[b] = position of b when sorted by `keys` descending (index ascending
-// on ties).
-template <typename Key>
-std::vector<int32_t> RankBy(size_t n, Key key) {
-  std::vector<int32_t> order(n);
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&key](int32_t a, int32_t b) { return key(a) > key(b); });
-  std::vector<int32_t> rank(n);
-  for (size_t i = 0; i < n; ++i) rank[order[i]] = static_cast<int32_t>(i);
-  return rank;
-}
-
 class Solver {
  public:
   Solver(const HeapPackingProblem& problem, const TightPackingOptions& options,
@@ -107,11 +94,13 @@ class Solver {
     int64_t limit = std::max<int64_t>(64, static_cast<int64_t>(problem_.blocks.size()));
     while (used < budget) {
       limit *= 2;
-      for (const std::vector<int32_t>& rank : ranks_) {
+      for (TightPackingPreorder preorder :
+           {TightPackingPreorder::kWidthAreaTotal, TightPackingPreorder::kTotalAreaWidth,
+            TightPackingPreorder::kTotalWidthArea}) {
         const int64_t allowed = std::min(limit, budget - used);
         if (allowed <= 0) break;
         const TightPackingOutcome outcome =
-            search.Decide(capacity, rank, allowed, deadline_, offsets);
+            search.Decide(capacity, preorder, allowed, deadline_, offsets);
         used += search.nodes();
         report_.nodes += search.nodes();
         if (outcome != TightPackingOutcome::kAborted) return outcome;
@@ -126,27 +115,6 @@ class Solver {
     if (n > options_.exact_max_blocks || options_.node_budget <= 0) return;
     TightPackingSweep sweep;
     if (!BuildTightPackingSweep(problem_, options_.exact_max_conflict_pairs, sweep)) return;
-    const BlockOrderKeys& k = keys_;
-    // Widths count the (maximal) sections a block covers rather than time
-    // steps: event-counter time stretches lifetimes by how many events fall
-    // inside them, sections do not.
-    std::vector<int64_t> width(n, 0);
-    for (int64_t b = 0; b < n; ++b) {
-      for (const auto& range : sweep.block_sections[b]) width[b] += range.end - range.begin;
-    }
-    auto area = [&](int32_t b) {
-      return static_cast<unsigned __int128>(k.size[b]) * static_cast<uint64_t>(width[b]);
-    };
-    ranks_.clear();
-    ranks_.push_back(RankBy(n, [&](int32_t b) {  // WAT
-      return std::make_tuple(width[b], area(b), k.peak_total[b]);
-    }));
-    ranks_.push_back(RankBy(n, [&](int32_t b) {  // TAW
-      return std::make_tuple(k.peak_total[b], area(b), width[b]);
-    }));
-    ranks_.push_back(RankBy(n, [&](int32_t b) {  // TWA
-      return std::make_tuple(k.peak_total[b], width[b], area(b));
-    }));
     TightPackingBranchAndBound search(problem_, sweep);
     const int64_t g = HeightGranularity(problem_);
     int64_t remaining = options_.node_budget;
@@ -210,7 +178,6 @@ class Solver {
   std::optional<std::vector<int32_t>> best_order_;
   int64_t best_greedy_height_ = 0;
   ChunkPlacement best_placement_ = ChunkPlacement::kBestFit;
-  std::vector<std::vector<int32_t>> ranks_;
   bool proven_below_ = true;
 };
 

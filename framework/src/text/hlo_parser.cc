@@ -167,6 +167,8 @@ std::string Parser::Describe(const Token& t) const {
 }
 
 absl::Status Parser::Unexpected(std::string_view what) const {
+  // A lexical error (unterminated string/comment) explains itself.
+  if (lexer_.kind() == TokKind::kError) return ErrorHere(lexer_.Peek().text);
   return ErrorHere(StrCat("expected ", AbslView(what), ", got ", Describe(lexer_.Peek())));
 }
 

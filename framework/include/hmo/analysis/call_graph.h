@@ -35,6 +35,14 @@ enum class CallContext {
 // The context an instruction calls its computations in.
 CallContext GetInstructionCallContext(HloOpcode opcode);
 
+// XLA's HloModule::MakeComputationPostOrder: for each computation that no
+// instruction calls (in module order), its callees depth first (each
+// instruction's called computations in order, recursively, callees first),
+// then itself; each computation once. Differs from hmo's
+// HloModule::MakeComputationPostOrder, which also starts walks at called
+// computations met earlier in module order; value ids depend on this order.
+std::vector<HloComputation*> ComputationPostOrderLikeXla(const HloModule& module);
+
 // One instruction calling one or more computations.
 class CallSite {
  public:

@@ -32,6 +32,12 @@
 
 namespace hmo {
 
+// The static preorder that breaks ties between blocks at the same offset,
+// recomputed for every independent partition (MiniMalloc's "WAT", "TAW",
+// "TWA"): W = sections covered, A = size x W, T = the most unplaced bytes in
+// one of the block's sections when the partition is formed; all descending.
+enum class TightPackingPreorder { kWidthAreaTotal, kTotalAreaWidth, kTotalWidthArea };
+
 enum class TightPackingOutcome {
   kFound,       // a placement within the capacity was found
   kInfeasible,  // proven: no placement fits the capacity
@@ -46,10 +52,10 @@ class TightPackingBranchAndBound {
   TightPackingBranchAndBound(const HeapPackingProblem& problem, const TightPackingSweep& sweep);
 
   // Searches for a placement of height <= `capacity`, branching among equal
-  // offsets in the order of `rank` (a permutation: lower rank first), using at
-  // most `node_limit` nodes. On kFound, `offsets` holds the placement.
-  TightPackingOutcome Decide(int64_t capacity, const std::vector<int32_t>& rank,
-                             int64_t node_limit, std::optional<Clock::time_point> deadline,
+  // offsets in `preorder`, using at most `node_limit` nodes. On kFound,
+  // `offsets` holds the placement.
+  TightPackingOutcome Decide(int64_t capacity, TightPackingPreorder preorder, int64_t node_limit,
+                             std::optional<Clock::time_point> deadline,
                              std::vector<int64_t>& offsets);
 
   // Nodes expanded by the last Decide.
@@ -70,6 +76,8 @@ class TightPackingBranchAndBound {
   TightPackingOutcome Search(const Partition& partition, int64_t last_offset, int32_t last_rank);
   TightPackingOutcome Decompose(const Partition& partition, int32_t block, int64_t offset);
   TightPackingOutcome SolvePartition(const Partition& partition);
+  // Ranks the blocks of `partition` by the preorder (rank_).
+  void RankPartition(const Partition& partition);
   // Places `block` at `offset`; returns the trail sizes to undo to.
   void Place(int32_t block, int64_t offset);
   void Undo(int32_t block, size_t offset_trail_size, size_t floor_trail_size,
@@ -82,7 +90,9 @@ class TightPackingBranchAndBound {
   const TightPackingSweep& sweep_;
 
   int64_t capacity_ = 0;
-  const std::vector<int32_t>* rank_ = nullptr;
+  TightPackingPreorder preorder_ = TightPackingPreorder::kWidthAreaTotal;
+  std::vector<int32_t> rank_;   // per block, within its current partition
+  std::vector<int64_t> width_;  // per block: sections covered
   int64_t node_limit_ = 0;
   std::optional<Clock::time_point> deadline_;
   int64_t nodes_ = 0;

@@ -23,7 +23,8 @@ class HloInstruction;
 
 // Returns whether `instruction`'s output may occupy the buffer of its operand
 // number `operand_index`. The dataflow analysis provides the real answer; the
-// view calls it once per (instruction, distinct operand).
+// view asks about each operand index in order, skipping an operand that an
+// earlier index of the same instruction already named.
 using MayShareOperandBufferFn =
     std::function<bool(const HloInstruction& instruction, int64_t operand_index)>;
 

@@ -8,36 +8,43 @@
 // Checks run in this order, and VerifyHloModule reports the first violation
 // in that order (computations in module order, instructions in computation
 // order):
-//   1. module: entry computation, unique names (computations per module,
-//      instructions per computation), call graph;
+//   1. module: entry computation exists, unique names (computations per
+//      module, instructions per computation);
 //   2. per computation: structure (parents, root, parameters, operand counts,
-//      operand/user and control edge symmetry, called computations);
+//      operand/user and control edge symmetry, called computations, shape
+//      validity); then module-wide: the entry is not called, fusion
+//      computations have one fusion caller, the call graph is acyclic;
 //   3. per computation: no cycle through data + control edges;
 //   4. per instruction: shapes (per-opcode inference, see shape_inference.h),
-//      skipping instructions whose structure was already reported broken;
+//      skipping instructions whose structure was already reported broken or
+//      that call a broken computation; then entry_computation_layout;
 //   5. schedule (when the module has one and verify_schedule);
 //   6. input_output_alias / buffer_donor (when verify_alias_config).
 //
 // Rule identifiers (HloVerifierError::rule):
-//   structure: entry-computation, unique-names, instruction-parent, root,
-//     parameter-numbering, operand-count, operand-in-computation,
-//     user-operand-symmetry, control-edge, called-computation, fusion-caller,
-//     call-graph-cycle, cycle, shape-valid, entry-computation-layout
+//   structure: entry-computation, unique-names, computation-parent,
+//     instruction-parent, root, parameter-numbering, operand-count,
+//     operand-in-computation, user-operand-symmetry, control-edge,
+//     called-computation, fusion-caller, call-graph-cycle, cycle, shape-valid,
+//     entry-computation-layout
 //   shapes: elementwise-shapes (unary/binary elementwise ops), compare,
-//     select, clamp, convert, bitcast-convert, bitcast, broadcast, reshape,
-//     transpose, reverse, dot, convolution, reduce, reduce-window,
-//     select-and-scatter, slice, dynamic-slice, dynamic-update-slice,
-//     concatenate, pad, iota, constant, get-tuple-element, tuple, while,
-//     conditional, call, fusion, output-operand-aliasing, gather, scatter,
-//     map, sort, copy, all-reduce, collective, async, token, rng, parameter,
-//     misc (partition-id, replica-id, get-dimension-size, ...),
-//     layout (layout_sensitive only)
-//   schedule: schedule-module, schedule-missing-sequence, schedule-extra-sequence,
-//     schedule-foreign-instruction, schedule-duplicate, schedule-missing-instruction,
-//     schedule-order
-//   aliasing: alias-output-index, alias-parameter, alias-shape, alias-size,
-//     alias-memory-space, alias-duplicate-parameter, buffer-donor,
-//     buffer-donor-aliased
+//     select, clamp, convert (also stochastic-convert), bitcast-convert,
+//     bitcast, broadcast, reshape, transpose, reverse, slice, dynamic-slice,
+//     dynamic-update-slice, concatenate, pad, iota, constant, copy,
+//     get-tuple-element, tuple, opt-barrier, domain, dot, convolution, reduce,
+//     reduce-window, select-and-scatter, gather, scatter, map, sort, while,
+//     conditional, call, fusion, output-operand-aliasing, all-reduce,
+//     collective (all-gather, reduce-scatter, all-to-all, collective-permute,
+//     collective-broadcast), async (copy-start/-done, async-*,
+//     all-reduce-done), token (after-all, add-dependency, infeed, outfeed),
+//     rng, misc (partition-id, replica-id, get/set-dimension-size),
+//     layout (layout_sensitive only: shapes agree except for layouts)
+//   schedule (schedule_verifier.h): schedule-module, schedule-missing-sequence,
+//     schedule-extra-sequence, schedule-foreign-instruction, schedule-duplicate,
+//     schedule-missing-instruction, schedule-order
+//   aliasing (alias_verifier.h): alias-output-index, alias-parameter,
+//     alias-shape, alias-size, alias-memory-space, alias-duplicate-parameter,
+//     buffer-donor, buffer-donor-aliased
 //
 // Deliberate leniencies (XLA accepts these modules, so hmo does too):
 //   - layout_sensitive=false (default) ignores layouts everywhere; e.g.

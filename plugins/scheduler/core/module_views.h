@@ -1,0 +1,38 @@
+#ifndef HMO_PLUGINS_SCHEDULER_CORE_MODULE_VIEWS_H_
+#define HMO_PLUGINS_SCHEDULER_CORE_MODULE_VIEWS_H_
+
+// What scheduling views of a module are built from: the value table and the
+// buffer-reuse predicate, both read off the module's alias analysis (whose
+// dataflow, in SSA form, is what XLA's schedulers use).
+
+#include <cstdint>
+
+#include "absl/status/statusor.h"
+#include "core/scheduling_graph.h"
+#include "hmo/analysis/hlo_alias_analysis.h"
+#include "hmo/plugin/scheduling_view.h"
+#include "hmo/plugin/scheduling_view_values.h"
+
+namespace hmo::scheduler {
+
+struct SchedulingInputs {
+  SchedulingValueSource values;
+  MayShareOperandBufferFn may_share;
+};
+
+// Values sized with ShapeUtil::ByteSizeOf(shape, pointer_size); an
+// instruction may take over operand i's buffer when the heap simulator could
+// let it: both are arrays, the operand defines its own value, both values
+// are alone in their HloBuffer, and CanShareOperandBufferWithUser agrees.
+// `alias_analysis` must outlive the result.
+SchedulingInputs MakeSchedulingInputs(const HloAliasAnalysis& alias_analysis,
+                                      int64_t pointer_size = 8);
+
+// The SchedulingGraph of `computation`, through the same view a strategy
+// plugin receives.
+absl::StatusOr<SchedulingGraph> GraphOfComputation(const HloComputation& computation,
+                                                   const SchedulingInputs& inputs);
+
+}  // namespace hmo::scheduler
+
+#endif  // HMO_PLUGINS_SCHEDULER_CORE_MODULE_VIEWS_H_

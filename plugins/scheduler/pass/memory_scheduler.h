@@ -1,0 +1,99 @@
+#ifndef HMO_PLUGINS_SCHEDULER_PASS_MEMORY_SCHEDULER_H_
+#define HMO_PLUGINS_SCHEDULER_PASS_MEMORY_SCHEDULER_H_
+
+// The `memory-scheduler` pass: XLA's hlo-memory-scheduler on hmo's plugin
+// strategies.
+//
+// Every non-fusion computation (entry, while bodies and conditions, called
+// computations, conditional branches) gets an order from a scheduler strategy
+// registered through the C strategy ABI; fusion computations are not
+// scheduled. The module is then marked scheduled and prints in schedule
+// order.
+//
+// With `strategy=default`, each strategy in `candidates` schedules the whole
+// module, the heap simulator measures the module's peak for each
+// (HeapSimulator::MinimumMemoryForModule, module-scoped live ranges, no
+// fragmentation), and the lowest peak wins; on a tie the earlier candidate
+// wins, so with XLA's candidates [list, dfs, post-order] this is XLA's
+// DefaultMemoryScheduler, and appending our strategies can only lower the
+// peak. What each candidate peaked at and which one was chosen are kept as
+// MemorySchedulerMetrics (XLA's MemorySchedulerMetrics), logged, and
+// readable from the pass.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "hmo/pass/hlo_pass.h"
+#include "hmo/pass/pass_option_schema.h"
+#include "hmo/pass/pass_options.h"
+
+namespace hmo {
+
+// What one run of the pass measured.
+struct MemorySchedulerMetrics {
+  struct Candidate {
+    std::string strategy;
+    // Module peak of this candidate's schedule, in bytes; -1 when invalid.
+    int64_t peak_memory = -1;
+    // False when the strategy failed; `error` says why.
+    bool valid_schedule = false;
+    std::string error;
+    // Time to schedule and measure, in seconds.
+    double seconds = 0;
+  };
+  std::vector<Candidate> candidates;
+  // Index of the chosen candidate in `candidates`.
+  int selected = -1;
+
+  // One line per candidate ("list: 48 bytes (0.001 s)"), then
+  // "selected: <strategy>".
+  std::string ToString() const;
+};
+
+class MemorySchedulerPass : public HloPass {
+ public:
+  static constexpr std::string_view kName = "memory-scheduler";
+  static constexpr std::string_view kDescription =
+      "orders every non-fusion computation for a low memory peak (XLA's memory scheduler; "
+      "strategy=default keeps the candidate with the lowest heap-simulated peak)";
+
+  static PassOptionSchema OptionSchema();
+  // Rejects a strategy-options entry that is not `strategy.key=value`.
+  static absl::StatusOr<std::unique_ptr<MemorySchedulerPass>> Create(const PassOptions& options);
+
+  std::string_view name() const override { return kName; }
+
+  // Schedules `module` and sets its schedule. Always returns true (the module
+  // is scheduled afterwards), as XLA's pass does. Errors: an unknown strategy
+  // (with the registered names), every candidate failing, or the heap
+  // simulator's error.
+  absl::StatusOr<bool> Run(HloModule& module, PassContext& context) override;
+
+  const MemorySchedulerMetrics& metrics() const { return metrics_; }
+
+ private:
+  // One strategy option, forwarded to strategy `strategy`.
+  struct ForwardedOption {
+    std::string strategy;
+    std::string key;
+    std::string value;
+  };
+
+  MemorySchedulerPass() = default;
+  std::vector<std::pair<std::string, std::string>> OptionsFor(std::string_view strategy) const;
+
+  std::string strategy_;
+  std::vector<std::string> candidates_;
+  std::vector<ForwardedOption> strategy_options_;
+  int64_t pointer_size_ = 8;
+  MemorySchedulerMetrics metrics_;
+};
+
+}  // namespace hmo
+
+#endif  // HMO_PLUGINS_SCHEDULER_PASS_MEMORY_SCHEDULER_H_
