@@ -292,6 +292,36 @@ ENTRY e {
   EXPECT_EQ(e->GetInstructionWithName("dn")->async_wrapped_instruction()->name(), "y");
 }
 
+TEST(ParserTest, AsyncSugarIsExpanded) {
+  auto m = MustParse(R"(HloModule sugar, is_scheduled=true
+ENTRY e {
+  p = f32[4] parameter(0)
+  q = f32[4] parameter(1)
+  s = ((f32[4], f32[4]), f32[4], s32[]) add-start(p, q), async_execution_thread="t", metadata={op_name="x"}
+  u = ((f32[4], f32[4]), f32[4], s32[]) add-update(s)
+  ROOT d = f32[4] add-done(u)
+})");
+  ASSERT_NE(m, nullptr);
+  const HloComputation* e = m->entry_computation();
+  const HloInstruction* s = e->GetInstructionWithName("s");
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->opcode(), HloOpcode::kAsyncStart);
+  EXPECT_EQ(s->async_wrapped_instruction()->opcode(), HloOpcode::kAdd);
+  EXPECT_EQ(s->async_wrapped_computation()->execution_thread(), "t");
+  EXPECT_EQ(e->GetInstructionWithName("u")->opcode(), HloOpcode::kAsyncUpdate);
+  EXPECT_EQ(e->root_instruction()->async_wrapped_computation(), s->async_wrapped_computation());
+  // Text order is kept and is the schedule.
+  std::vector<std::string> names;
+  for (const HloInstruction* i : e->instructions()) names.push_back(i->name());
+  EXPECT_EQ(names, std::vector<std::string>({"p", "q", "s", "u", "d"}));
+  EXPECT_TRUE(m->schedule().Verify().ok());
+  std::string printed = RoundTrip(PrintHloModule(*m));
+  EXPECT_NE(printed.find("s = ((f32[4], f32[4]), f32[4], s32[]) async-start(p, q), "
+                         "calls=wrapped_add_computation, async_execution_thread=\"t\", metadata={op_name=\"x\"}"),
+            std::string::npos)
+      << printed;
+}
+
 TEST(ParserTest, ModuleHeaderAttributes) {
   std::string printed = RoundTrip(R"(HloModule hdr, is_scheduled=true, input_output_alias={ {0}: (1, {}, must-alias) }, buffer_donor={ (0, {}) }, entry_computation_layout={(f32[4]{0}, f32[4]{0:S(5)})->(f32[4]{0}, f32[4]{0})}, replica_count=2, num_partitions=8, frontend_attributes={attr="1"}
 ENTRY e {

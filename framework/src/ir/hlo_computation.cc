@@ -172,6 +172,35 @@ absl::Status HloComputation::ReplaceWithNewInstruction(
   return ReplaceInstructionWithDifferentShape(old_instruction, added);
 }
 
+absl::StatusOr<HloInstruction*> HloComputation::ReplaceWithNewInstructionInPlace(
+    HloInstruction* old_instruction, std::unique_ptr<HloInstruction> new_instruction) {
+  if (old_instruction->parent() != this) {
+    return absl::InvalidArgumentError(StrCat("instruction ", old_instruction->name(),
+                                             " is not in computation ", name_));
+  }
+  const bool reuse_name = new_instruction->name().empty();
+  const std::string old_name = old_instruction->name();
+  HloInstruction* added = AddInstruction(std::move(new_instruction));
+  if (reuse_name) added->name_ = old_name;  // the name is already registered
+  // Move the new instruction into the old one's slot.
+  const int64_t old_slot = old_instruction->index_in_parent();
+  const int64_t new_slot = added->index_in_parent();
+  std::swap(instructions_[old_slot], instructions_[new_slot]);
+  added->set_index_in_parent(old_slot);
+  old_instruction->set_index_in_parent(new_slot);
+  absl::Status st = added->CopyAllControlDepsFrom(old_instruction);
+  if (!st.ok()) return st;
+  st = old_instruction->DropAllControlDeps();
+  if (!st.ok()) return st;
+  st = old_instruction->ReplaceAllUsesWithDifferentShape(added);
+  if (!st.ok()) return st;
+  st = RemoveInstructionImpl(old_instruction);
+  if (!st.ok()) return st;
+  // The old slot is now the tail one; drop it so order stays compact.
+  if (instructions_.back() == nullptr) instructions_.pop_back();
+  return added;
+}
+
 std::vector<HloInstruction*> HloComputation::MakeInstructionPostOrder() const {
   enum : uint8_t { kNew = 0, kVisiting = 1, kVisited = 2 };
   std::vector<uint8_t> state(instructions_.size(), kNew);

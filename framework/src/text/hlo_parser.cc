@@ -133,6 +133,9 @@ class Parser {
   std::vector<PendingCall> pending_calls_;
   std::vector<HloInstruction*> async_done_without_calls_;
   std::vector<HloInstruction*> pending_control_predecessors_;
+  // `<op>-start` instructions, parsed as <op> with the async shape.
+  std::vector<std::pair<HloInstruction*, size_t>> async_sugar_starts_;
+  absl::Status ExpandAsyncSugar();
   HloInstruction* last_added_ = nullptr;
 };
 
@@ -1167,6 +1170,24 @@ absl::Status Parser::ParseInstruction(HloComputation* computation, HloInstructio
   if (lexer_.kind() != TokKind::kName) return Unexpected("an opcode");
   const Token op_tok = lexer_.Next();
   std::optional<HloOpcode> opcode = StringToHloOpcode(op_tok.text);
+  // Async sugar: `<op>-start` wraps <op> in an async computation (expanded
+  // once the module is read); `<op>-update` / `<op>-done` are async-update /
+  // async-done.
+  bool sugar_start = false;
+  if (!opcode) {
+    for (std::string_view suffix : {"-start", "-update", "-done"}) {
+      std::string_view t = op_tok.text;
+      if (t.size() <= suffix.size() || t.substr(t.size() - suffix.size()) != suffix) continue;
+      std::optional<HloOpcode> base = StringToHloOpcode(t.substr(0, t.size() - suffix.size()));
+      if (!base) continue;
+      if (suffix == "-start") {
+        opcode = base;
+        sugar_start = true;
+      } else {
+        opcode = suffix == "-update" ? HloOpcode::kAsyncUpdate : HloOpcode::kAsyncDone;
+      }
+    }
+  }
   if (!opcode) return Error(op_tok.offset, StrCat("unknown opcode '", AbslView(op_tok.text), "'"));
   if (absl::Status st = Expect(TokKind::kLparen, StrCat("'(' after ", AbslView(op_tok.text)));
       !st.ok()) {
@@ -1216,6 +1237,7 @@ absl::Status Parser::ParseInstruction(HloComputation* computation, HloInstructio
   HloInstruction* added = computation->AddInstruction(std::move(instr));
   instructions_.emplace(AbslView(name), added);
   last_added_ = added;
+  if (sugar_start) async_sugar_starts_.push_back({added, op_tok.offset});
   for (HloInstruction* pred : pending_control_predecessors_) {
     if (absl::Status st = pred->AddControlDependencyTo(added); !st.ok()) {
       return Error(name_tok.offset, StdView(st.message()));
@@ -1330,6 +1352,52 @@ absl::Status Parser::ResolveCalls() {
     std::vector<HloComputation*> called = p.instruction->called_computations();
     called[p.slot] = it->second.first;
     p.instruction->set_called_computations(std::move(called));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Parser::ExpandAsyncSugar() {
+  for (const auto& [instr, offset] : async_sugar_starts_) {
+    const Shape shape = instr->shape();
+    if (!shape.IsTuple() || shape.tuple_shapes_size() < 2 || !shape.tuple_shapes(0).IsTuple() ||
+        shape.tuple_shapes(0).tuple_shapes_size() != instr->operand_count()) {
+      return Error(offset, StrCat("async op '", instr->name(),
+                                  "' must have shape ((operand shapes...), result shape, ...)"));
+    }
+    const std::string base = StrCat("wrapped_", HloOpcodeString(instr->opcode()), "_computation");
+    std::string comp_name = base;
+    for (int n = 1; module_->IsNameUsed(comp_name) || computations_.contains(AbslView(comp_name)); ++n) {
+      comp_name = StrCat(base, ".", n);
+    }
+    auto wrapped_comp = std::make_unique<HloComputation>(comp_name);
+    std::vector<HloInstruction*> params;
+    for (int64_t i = 0; i < instr->operand_count(); ++i) {
+      params.push_back(wrapped_comp->AddInstruction(HloInstruction::CreateParameter(
+          i, shape.tuple_shapes(0).tuple_shapes(i), StrCat("param_", i))));
+    }
+    std::unique_ptr<HloInstruction> wrapped = instr->CloneWithNewOperands(shape.tuple_shapes(1), params);
+    wrapped->SetAndSanitizeName(HloOpcodeString(instr->opcode()));
+    auto start = HloInstruction::Create(HloOpcode::kAsyncStart, shape, instr->operands());
+    // Async-level attributes stay on the start; the rest describe the op.
+    for (std::string_view name : {"async_execution_thread", "async_group_id", "backend_config"}) {
+      if (auto v = wrapped->GetRawAttribute(name)) {
+        start->SetRawAttribute(name, std::string(*v));
+        wrapped->RemoveRawAttribute(name);
+      }
+    }
+    if (auto md = wrapped->GetRawAttribute("metadata")) start->SetRawAttribute("metadata", std::string(*md));
+    if (auto thread = start->GetRawAttribute("async_execution_thread")) {
+      std::string_view t = *thread;
+      if (t.size() >= 2 && t.front() == '"') t = t.substr(1, t.size() - 2);
+      wrapped_comp->set_execution_thread(t);
+    }
+    HloInstruction* root = wrapped_comp->AddInstruction(std::move(wrapped));
+    wrapped_comp->set_root_instruction(root);
+    HloComputation* added_comp = module_->AddComputation(std::move(wrapped_comp), false, false);
+    computations_.emplace(AbslView(added_comp->name()), std::make_pair(added_comp, offset));
+    start->set_called_computations({added_comp});
+    auto replaced = instr->parent()->ReplaceWithNewInstructionInPlace(instr, std::move(start));
+    if (!replaced.ok()) return Error(offset, StdView(replaced.status().message()));
   }
   // async-update/-done written without calls= take the wrapped computation
   // of the async op they complete.
@@ -1479,6 +1547,7 @@ absl::StatusOr<std::unique_ptr<HloModule>> Parser::ParseModule() {
     return ErrorHere("no computations: expected an ENTRY computation");
   }
   if (absl::Status st = ResolveCalls(); !st.ok()) return st;
+  if (absl::Status st = ExpandAsyncSugar(); !st.ok()) return st;
   if (entry_ == nullptr) {
     // Without ENTRY the last computation is the entry.
     HloComputation* last = nullptr;

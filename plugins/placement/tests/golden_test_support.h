@@ -34,9 +34,6 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/strings/match.h"
-#include "absl/strings/str_split.h"
-#include "absl/strings/strip.h"
 #include "gtest/gtest.h"
 #include "hmo/ir/hlo_module.h"
 #include "hmo/pipeline/changed_check.h"
@@ -58,14 +55,37 @@ inline std::string ReadFileOrDie(const std::filesystem::path& path) {
   return buffer.str();
 }
 
+inline std::vector<std::string> SplitNames(const std::string& names) {
+  std::vector<std::string> result;
+  std::istringstream in(names);
+  for (std::string name; std::getline(in, name, ',');) {
+    if (!name.empty()) result.push_back(name);
+  }
+  return result;
+}
+
+// `text` without leading and trailing blanks.
+inline std::string Trim(const std::string& text) {
+  const size_t begin = text.find_first_not_of(" \t\r");
+  if (begin == std::string::npos) return "";
+  return text.substr(begin, text.find_last_not_of(" \t\r") - begin + 1);
+}
+
+// If `text` starts with `prefix`, removes it and returns true.
+inline bool ConsumePrefix(std::string& text, const std::string& prefix) {
+  if (text.compare(0, prefix.size(), prefix) != 0) return false;
+  text.erase(0, prefix.size());
+  return true;
+}
+
 // The plugin host with the plugins `names` (comma-separated plugin names,
 // e.g. "placement,aliasing") loaded from HMO_TEST_PLUGIN_DIR.
 inline PluginHost& TestPluginHost(const std::string& names) {
   static PluginHost* host = [&] {
     auto* loaded = new PluginHost();
-    for (std::string_view name : absl::StrSplit(names, ',', absl::SkipEmpty())) {
+    for (const std::string& name : SplitNames(names)) {
       std::filesystem::path file =
-          std::filesystem::path(HMO_TEST_PLUGIN_DIR) / ("libhmo_" + std::string(name) + ".so");
+          std::filesystem::path(HMO_TEST_PLUGIN_DIR) / ("libhmo_" + name + ".so");
       absl::Status status = loaded->LoadPlugin(file);
       if (!status.ok()) ADD_FAILURE() << "loading " << file << ": " << status;
     }
@@ -109,22 +129,26 @@ inline std::vector<GoldenCase> FindGoldenCases(const std::filesystem::path& dire
   std::vector<GoldenCase> cases;
   for (const auto& entry : std::filesystem::directory_iterator(directory)) {
     const std::string file = entry.path().filename().string();
-    if (!absl::EndsWith(file, ".hlo") || absl::EndsWith(file, ".expected.hlo")) continue;
+    auto ends_with = [&](const std::string& suffix) {
+      return file.size() >= suffix.size() &&
+             file.compare(file.size() - suffix.size(), suffix.size(), suffix) == 0;
+    };
+    if (!ends_with(".hlo") || ends_with(".expected.hlo")) continue;
     GoldenCase golden;
     golden.name = file.substr(0, file.size() - 4);
     golden.input = entry.path();
     golden.expected = directory / (golden.name + ".expected.hlo");
     std::istringstream text(ReadFileOrDie(entry.path()));
     for (std::string line; std::getline(text, line);) {
-      std::string_view rest = line;
-      if (!absl::ConsumePrefix(&rest, "//")) break;
-      rest = absl::StripLeadingAsciiWhitespace(rest);
-      if (absl::ConsumePrefix(&rest, "RUN:")) {
-        golden.pipeline = std::string(absl::StripAsciiWhitespace(rest));
-      } else if (absl::ConsumePrefix(&rest, "CHANGED:")) {
-        golden.changed = absl::StripAsciiWhitespace(rest) == "true";
-      } else if (absl::ConsumePrefix(&rest, "ERROR:")) {
-        golden.error = std::string(absl::StripAsciiWhitespace(rest));
+      std::string rest = Trim(line);
+      if (!ConsumePrefix(rest, "//")) break;
+      rest = Trim(rest);
+      if (ConsumePrefix(rest, "RUN:")) {
+        golden.pipeline = Trim(rest);
+      } else if (ConsumePrefix(rest, "CHANGED:")) {
+        golden.changed = Trim(rest) == "true";
+      } else if (ConsumePrefix(rest, "ERROR:")) {
+        golden.error = Trim(rest);
       }
     }
     cases.push_back(std::move(golden));
@@ -150,7 +174,7 @@ inline void RunGoldenCase(const GoldenCase& golden, const PluginHost& host) {
   absl::StatusOr<bool> changed = RunPipelineText(**module, golden.pipeline, host);
   if (!golden.error.empty()) {
     ASSERT_FALSE(changed.ok()) << "expected an error containing: " << golden.error;
-    EXPECT_TRUE(absl::StrContains(changed.status().message(), golden.error))
+    EXPECT_NE(std::string(changed.status().message()).find(golden.error), std::string::npos)
         << "actual error: " << changed.status();
     return;
   }

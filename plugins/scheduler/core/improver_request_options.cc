@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "absl/strings/str_cat.h"
+#include "fmt/format.h"
 
 namespace hmo::scheduler {
 
@@ -22,7 +22,7 @@ absl::StatusOr<ImproverOptions> ReadImproverOptions(const StrategyRequestOptions
     if (!value.ok()) return value.status();
     if (*value < 0) {
       return absl::InvalidArgumentError(
-          absl::StrCat("option '", field.key, "' must not be negative"));
+          fmt::format("option '{}' must not be negative", field.key));
     }
     *field.value = *value;
   }

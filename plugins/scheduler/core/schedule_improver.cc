@@ -9,6 +9,7 @@
 #include "core/exact_scheduler.h"
 #include "core/list_scheduler.h"
 #include "core/post_order_scheduler.h"
+#include "core/subtree_peak_scheduler.h"
 
 namespace hmo::scheduler {
 namespace {
@@ -434,6 +435,7 @@ std::vector<int> ImprovedSchedule(const MemoryModel& model, const ImproverOption
   };
   if (absl::StatusOr<std::vector<int>> dfs = DfsSchedule(graph); dfs.ok()) consider(*dfs);
   consider(PostOrderSchedule(graph));
+  consider(SubtreePeakSchedule(model));
   ScheduleImprover improver(model, std::move(best));
   improver.Improve(options);
   if (stats != nullptr) *stats = improver.stats();

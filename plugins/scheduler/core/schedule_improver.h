@@ -125,8 +125,8 @@ class ScheduleImprover {
   int64_t evaluations_budget_ = 0;
 };
 
-// Returns the best of XLA's list, DFS and post-order orders under `model`,
-// improved by ScheduleImprover.
+// Returns the best of XLA's list, DFS and post-order orders and the
+// subtree-peak order under `model`, improved by ScheduleImprover.
 std::vector<int> ImprovedSchedule(const MemoryModel& model, const ImproverOptions& options = {},
                                   ImproverStats* stats = nullptr);
 

@@ -143,7 +143,7 @@ absl::StatusOr<SchedulingGraph> SchedulingGraph::Create(
 absl::Status SchedulingGraph::Finish() {
   const int n = instruction_count();
   const int value_total = value_count();
-  auto check_ids = [n](const std::vector<int>& ids, std::string_view what,
+  auto check_ids = [n](const std::vector<int>& ids, const char* what,
                        int i) -> absl::Status {
     for (int id : ids) {
       if (id < 0 || id >= n) {

@@ -2,8 +2,7 @@
 
 #include <charconv>
 
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
+#include "fmt/format.h"
 
 namespace hmo::scheduler {
 
@@ -14,9 +13,9 @@ absl::Status StrategyRequestOptions::CheckKnown(
     bool found = false;
     for (std::string_view k : known) found = found || k == key;
     if (!found) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "unknown option '", key, "'; this strategy takes: ",
-          known.size() == 0 ? std::string("none") : absl::StrJoin(known, ", ")));
+      return absl::InvalidArgumentError(
+          fmt::format("unknown option '{}'; this strategy takes: {}", key,
+                      known.size() == 0 ? std::string("none") : fmt::format("{}", fmt::join(known, ", "))));
     }
   }
   return absl::OkStatus();
@@ -37,7 +36,7 @@ absl::StatusOr<int64_t> StrategyRequestOptions::GetInt(std::string_view key,
   auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), value);
   if (error != std::errc() || end != text->data() + text->size()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("option '", key, "' must be an integer, got '", *text, "'"));
+        fmt::format("option '{}' must be an integer, got '{}'", key, *text));
   }
   return value;
 }

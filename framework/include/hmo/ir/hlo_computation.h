@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "hmo/ir/hlo_instruction.h"
 
 namespace hmo {
@@ -107,6 +108,13 @@ class HloComputation {
   // Adds `new_instruction` and then ReplaceInstruction(old, added).
   absl::Status ReplaceWithNewInstruction(HloInstruction* old_instruction,
                                          std::unique_ptr<HloInstruction> new_instruction);
+  // Like ReplaceWithNewInstruction (shapes may differ), but the new
+  // instruction takes the old one's place in instruction order and, when
+  // `new_instruction` has no name, its name. `old_instruction` is removed
+  // even if it still has operands that become dead (they are kept).
+  // Returns the new instruction.
+  absl::StatusOr<HloInstruction*> ReplaceWithNewInstructionInPlace(
+      HloInstruction* old_instruction, std::unique_ptr<HloInstruction> new_instruction);
 
   // -------------------------------------------------------------- root
   HloInstruction* root_instruction() const { return root_; }

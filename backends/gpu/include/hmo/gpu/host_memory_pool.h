@@ -43,8 +43,10 @@ class HostMemoryPool {
     bool valid() const { return pool_ != nullptr; }
     // The slot's position in the pool, 0 <= index < capacity.
     int index() const { return index_; }
-    // The slot's untyped storage: ByteWidth(element_type()) bytes.
+    // The slot's untyped storage: ByteWidth(element_type()) bytes; null for
+    // an invalid handle.
     void* data() const;
+    // The pool's element type (kPred for an invalid handle).
     HostElementType element_type() const;
 
     // The slot as a T; INVALID_ARGUMENT naming both types when T is not the
