@@ -91,6 +91,27 @@ bool UsesParameterBuffer(const HloInstruction* value) {
   return value->opcode() == HloOpcode::kParameter;
 }
 
+// The (user, operand number) slots through which the buffer at `position`
+// reads `producer`, as GetPredecessors followed them: a tuple's element
+// index.front(), a parameter's operand at each call site, otherwise operand 0.
+std::vector<std::pair<HloInstruction*, int64_t>> OperandSlotsOnPath(
+    const host_offload_utils::InstructionAndShapeIndex& position, const HloInstruction* producer) {
+  std::vector<std::pair<HloInstruction*, int64_t>> slots;
+  HloInstruction* instruction = position.instruction;
+  if (instruction->opcode() == HloOpcode::kTuple) {
+    slots.emplace_back(instruction, position.shape_index.front());
+  } else if (instruction->opcode() == HloOpcode::kParameter) {
+    for (HloInstruction* caller : instruction->parent()->caller_instructions()) {
+      for (int64_t operand_number : caller->OperandIndices(producer)) {
+        slots.emplace_back(caller, operand_number);
+      }
+    }
+  } else if (instruction->operand_count() > 0 && instruction->operand(0) == producer) {
+    slots.emplace_back(instruction, 0);
+  }
+  return slots;
+}
+
 }  // namespace
 
 PassOptionSchema HostOffloader::OptionSchema() {
@@ -345,13 +366,17 @@ absl::Status HostOffloader::CreateAllocateBufferForDynamicUpdateSlice(HloInstruc
         continue;
       }
       found_source = true;
-      HloInstruction* user = instruction;
+      // Only the operand slot on this path reads the new buffer: a broadcast
+      // that also feeds other slots (e.g. two loop-carried buffers) keeps
+      // them, and they get their own AllocateBuffer if they go to the host
+      // too (what XLA's HostOffloadLegalize ensures by duplicating such
+      // broadcasts before the offloader runs).
       Shape host_shape = producer->shape();
       SetMemorySpace(&host_shape, Layout::kHostMemorySpace);
       HloInstruction* allocate_buffer = producer->parent()->AddInstruction(
           HloInstruction::CreateCustomCall(host_shape, {},
                                            memory_annotations::kAllocateBufferCustomCallTarget));
-      for (int64_t operand_number : user->OperandIndices(producer)) {
+      for (const auto& [user, operand_number] : OperandSlotsOnPath(position, producer)) {
         HMO_RETURN_IF_ERROR(user->ReplaceOperandWith(operand_number, allocate_buffer));
       }
       if (producer->IsDead()) {

@@ -20,7 +20,10 @@
 //   operand 0 is traced back (through get-tuple-element, tuples, while
 //   parameters, ...) to the broadcast that created it, which is replaced by
 //   `custom-call(), custom_call_target="AllocateBuffer"` with an S(5) layout,
-//   and every position on the way gets S(5).
+//   and every position on the way gets S(5). Only the operand slot on that
+//   path reads the AllocateBuffer, so a broadcast feeding two loop-carried
+//   buffers yields two AllocateBuffers (XLA gets the same by running
+//   HostOffloadLegalize, which duplicates such broadcasts, first).
 // - Otherwise a `copy` into S(5) is inserted where the data first leaves the
 //   annotation, and a `copy` back to device memory before each MoveToDevice.
 // - Entry parameters whose entry_computation_layout has S(5) are followed the
@@ -37,7 +40,7 @@
 // as in XLA.
 //
 // Not done (XLA does them): the closing HloCSE cleanup, the host-compute
-// async-call output handling, and HostOffloadLegalize's rewrites.
+// async-call output handling, and HostOffloadLegalize's other rewrites.
 
 #include <string_view>
 #include <vector>

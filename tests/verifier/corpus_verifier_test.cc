@@ -5,10 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <cctype>
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include "hmo/ir/hlo_computation.h"
+#include "hmo/ir/hlo_instruction.h"
 #include "hmo/text/hlo_parser.h"
 #include "hmo/verifier/hlo_verifier.h"
 #include "verifier_test_util.h"
@@ -68,6 +71,86 @@ TEST_P(CorpusVerifierTest, VerifiesWithoutMixedPrecisionExceptKnownFiles) {
   for (const auto& module : modules) {
     SCOPED_TRACE(module->name());
     EXPECT_TRUE(testing::VerifiesOk(*module, options));
+  }
+}
+
+// Opcodes whose result shape is free (or only loosely constrained) given the
+// operands: perturbing their shape need not be an error.
+bool ShapeIsFree(HloOpcode op) {
+  switch (op) {
+    case HloOpcode::kParameter:
+    case HloOpcode::kIota:
+    case HloOpcode::kBitcast:
+    case HloOpcode::kCustomCall:
+    case HloOpcode::kInfeed:
+    case HloOpcode::kRecv:
+    case HloOpcode::kRecvDone:
+    case HloOpcode::kSend:
+    case HloOpcode::kSendDone:
+    case HloOpcode::kRngBitGenerator:
+    case HloOpcode::kAllGatherStart:
+    case HloOpcode::kAllGatherDone:
+    case HloOpcode::kCollectivePermuteStart:
+    case HloOpcode::kCollectivePermuteDone:
+    case HloOpcode::kAsyncStart:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// An incompatible change: a different (non-floating-point-compatible)
+// element type on the first array leaf, or, for opcodes whose element type
+// is free (convert, dot, convolution), one more dimension.
+bool Perturb(Shape* shape, HloOpcode op) {
+  Shape* leaf = shape;
+  while (leaf->IsTuple()) {
+    if (leaf->tuple_shapes_size() == 0) return false;
+    leaf = leaf->mutable_tuple_shapes(0);
+  }
+  if (!leaf->IsArray()) return false;
+  if (op == HloOpcode::kConvert || op == HloOpcode::kDot || op == HloOpcode::kConvolution ||
+      op == HloOpcode::kBitcastConvert) {
+    leaf->add_dimensions(7);
+    if (leaf->has_layout()) leaf->clear_layout();
+    return true;
+  }
+  leaf->set_element_type(leaf->element_type() == PrimitiveType::S8 ? PrimitiveType::PRED
+                                                                     : PrimitiveType::S8);
+  return true;
+}
+
+// Mutation test: the verifier really checks the corpus. For a sample of
+// instructions with constrained shapes, an incompatible shape is reported as
+// the first violation, naming that instruction.
+TEST_P(CorpusVerifierTest, DetectsPerturbedShapes) {
+  std::vector<std::unique_ptr<HloModule>> modules = ParseCorpusFile(GetParam());
+  for (const auto& module : modules) {
+    std::vector<HloInstruction*> candidates;
+    for (HloComputation* c : module->computations()) {
+      for (HloInstruction* i : c->instructions()) {
+        if (!ShapeIsFree(i->opcode())) candidates.push_back(i);
+      }
+    }
+    size_t stride = std::max<size_t>(1, candidates.size() / 150);
+    int checked = 0;
+    for (size_t k = 0; k < candidates.size(); k += stride) {
+      HloInstruction* instr = candidates[k];
+      Shape original = instr->shape();
+      if (!Perturb(instr->mutable_shape(), instr->opcode())) continue;
+      absl::Status status = VerifyHloModule(*module);
+      std::string scope = "instruction " + instr->name() + " in computation " +
+                          instr->parent()->name() + ": ";
+      EXPECT_FALSE(status.ok()) << module->name() << ": " << instr->ToString();
+      if (!status.ok()) {
+        EXPECT_EQ(std::string(status.message()).rfind(scope, 0), 0u)
+            << module->name() << ": " << instr->ToString() << "\n  -> " << status.message();
+      }
+      *instr->mutable_shape() = original;
+      ++checked;
+    }
+    EXPECT_GT(checked, 0) << module->name();
+    EXPECT_TRUE(testing::VerifiesOk(*module));
   }
 }
 

@@ -47,6 +47,51 @@ int64_t HeapPackingLowerBound(const HeapPackingProblem& problem) {
   return peak;
 }
 
+HeapPackingProblem CompressHeapPackingTime(const HeapPackingProblem& problem) {
+  // (time, kind): kind 0 = some lifetime starts, 1 = some lifetime ends
+  // (inclusively) at that time.
+  std::vector<std::pair<int64_t, int>> marks;
+  for (const HeapPackingBlock& block : problem.blocks) {
+    for (const HeapTimeInterval& lifetime : block.lifetimes) {
+      marks.emplace_back(lifetime.start, 0);
+      marks.emplace_back(lifetime.end, 1);
+    }
+  }
+  std::sort(marks.begin(), marks.end());
+  marks.erase(std::unique(marks.begin(), marks.end()), marks.end());
+  // step[i] for the i-th distinct time.
+  std::vector<int64_t> times;
+  std::vector<int64_t> steps;
+  int64_t step = 0;
+  bool ended_in_step = false;
+  for (size_t i = 0; i < marks.size();) {
+    const int64_t time = marks[i].first;
+    bool starts = false, ends = false;
+    for (; i < marks.size() && marks[i].first == time; ++i) {
+      (marks[i].second == 0 ? starts : ends) = true;
+    }
+    // A lifetime starting after one ended must not share its step.
+    if (starts && ended_in_step) {
+      ++step;
+      ended_in_step = false;
+    }
+    times.push_back(time);
+    steps.push_back(step);
+    if (ends) ended_in_step = true;
+  }
+  auto step_of = [&](int64_t time) {
+    return steps[std::lower_bound(times.begin(), times.end(), time) - times.begin()];
+  };
+  HeapPackingProblem compressed = problem;
+  for (HeapPackingBlock& block : compressed.blocks) {
+    for (HeapTimeInterval& lifetime : block.lifetimes) {
+      lifetime.start = step_of(lifetime.start);
+      lifetime.end = step_of(lifetime.end);
+    }
+  }
+  return compressed;
+}
+
 int64_t HeapPackingHeight(const HeapPackingProblem& problem, absl::Span<const int64_t> offsets) {
   int64_t height = 0;
   for (size_t i = 0; i < problem.blocks.size() && i < offsets.size(); ++i) {

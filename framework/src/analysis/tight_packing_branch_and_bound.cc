@@ -11,6 +11,23 @@ constexpr int64_t kNoBlock = std::numeric_limits<int64_t>::max();
 
 }  // namespace
 
+TightPackingPreorder TightPackingPreorder::FromLetters(std::string_view letters) {
+  TightPackingPreorder preorder;
+  preorder.keys = {Key::kNone, Key::kNone, Key::kNone};
+  for (size_t i = 0; i < letters.size() && i < preorder.keys.size(); ++i) {
+    switch (letters[i]) {
+      case 'W': preorder.keys[i] = Key::kWidth; break;
+      case 'A': preorder.keys[i] = Key::kArea; break;
+      case 'T': preorder.keys[i] = Key::kTotal; break;
+      case 'Z': preorder.keys[i] = Key::kSize; break;
+      case 'S': preorder.keys[i] = Key::kStart; break;
+      case 'E': preorder.keys[i] = Key::kEnd; break;
+      default: break;
+    }
+  }
+  return preorder;
+}
+
 TightPackingBranchAndBound::TightPackingBranchAndBound(const HeapPackingProblem& problem,
                                                        const TightPackingSweep& sweep)
     : problem_(problem), sweep_(sweep) {}
@@ -77,47 +94,55 @@ TightPackingOutcome TightPackingBranchAndBound::Decide(
 }
 
 void TightPackingBranchAndBound::RankPartition(const Partition& partition) {
-  struct Key {
-    int64_t width;
-    unsigned __int128 area;
-    int64_t total;
+  using Key = TightPackingPreorder::Key;
+  struct Keyed {
+    std::array<unsigned __int128, 3> values;  // larger first
     int32_t block;
   };
-  std::vector<Key> keys;
-  keys.reserve(partition.blocks.size());
+  std::vector<Keyed> keyed;
+  keyed.reserve(partition.blocks.size());
   for (int32_t b : partition.blocks) {
     if (offset_[b] >= 0) continue;
-    int64_t total = 0;
-    for (const auto& range : sweep_.block_sections[b]) {
-      for (int32_t s = range.begin; s < range.end; ++s) total = std::max(total, total_[s]);
+    const HeapPackingBlock& block = problem_.blocks[b];
+    Keyed k{{0, 0, 0}, b};
+    for (size_t i = 0; i < preorder_.keys.size(); ++i) {
+      unsigned __int128 value = 0;
+      switch (preorder_.keys[i]) {
+        case Key::kNone:
+          break;
+        case Key::kWidth:
+          value = static_cast<uint64_t>(width_[b]);
+          break;
+        case Key::kArea:
+          value = static_cast<unsigned __int128>(block.size) * static_cast<uint64_t>(width_[b]);
+          break;
+        case Key::kTotal: {
+          int64_t total = 0;
+          for (const auto& range : sweep_.block_sections[b]) {
+            for (int32_t s = range.begin; s < range.end; ++s) total = std::max(total, total_[s]);
+          }
+          value = static_cast<uint64_t>(total);
+          break;
+        }
+        case Key::kSize:
+          value = static_cast<uint64_t>(block.size);
+          break;
+        case Key::kStart:  // earliest first: larger value for smaller sections
+          value = static_cast<uint64_t>(sweep_.num_sections() - sweep_.span_begin(b));
+          break;
+        case Key::kEnd:
+          value = static_cast<uint64_t>(sweep_.span_end(b));
+          break;
+      }
+      k.values[i] = value;
     }
-    keys.push_back({width_[b],
-                    static_cast<unsigned __int128>(problem_.blocks[b].size) *
-                        static_cast<uint64_t>(width_[b]),
-                    total, b});
+    keyed.push_back(k);
   }
-  auto before = [this](const Key& a, const Key& b) {
-    switch (preorder_) {
-      case TightPackingPreorder::kWidthAreaTotal:
-        if (a.width != b.width) return a.width > b.width;
-        if (a.area != b.area) return a.area > b.area;
-        if (a.total != b.total) return a.total > b.total;
-        break;
-      case TightPackingPreorder::kTotalAreaWidth:
-        if (a.total != b.total) return a.total > b.total;
-        if (a.area != b.area) return a.area > b.area;
-        if (a.width != b.width) return a.width > b.width;
-        break;
-      case TightPackingPreorder::kTotalWidthArea:
-        if (a.total != b.total) return a.total > b.total;
-        if (a.width != b.width) return a.width > b.width;
-        if (a.area != b.area) return a.area > b.area;
-        break;
-    }
+  std::sort(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) {
+    if (a.values != b.values) return a.values > b.values;
     return a.block < b.block;
-  };
-  std::sort(keys.begin(), keys.end(), before);
-  for (size_t i = 0; i < keys.size(); ++i) rank_[keys[i].block] = static_cast<int32_t>(i);
+  });
+  for (size_t i = 0; i < keyed.size(); ++i) rank_[keyed[i].block] = static_cast<int32_t>(i);
 }
 
 TightPackingOutcome TightPackingBranchAndBound::SolvePartition(const Partition& partition) {
@@ -132,7 +157,7 @@ TightPackingOutcome TightPackingBranchAndBound::SolvePartition(const Partition& 
   return outcome;
 }
 
-void TightPackingBranchAndBound::Place(int32_t block, int64_t offset) {
+bool TightPackingBranchAndBound::Place(int32_t block, int64_t offset) {
   const int64_t size = problem_.blocks[block].size;
   const int64_t end = offset + size;
   const int64_t aligned_end = AlignUp(end);
@@ -165,6 +190,7 @@ void TightPackingBranchAndBound::Place(int32_t block, int64_t offset) {
       total_[s] -= size;
     }
   }
+  // Only these sections' floors rose; QuickCheck covered all the others.
   for (int32_t s : affected_) {
     int64_t lowest = kNoBlock;
     for (int32_t other : sweep_.section_blocks[s]) {
@@ -174,7 +200,9 @@ void TightPackingBranchAndBound::Place(int32_t block, int64_t offset) {
       section_min_trail_.emplace_back(s, section_min_[s]);
       section_min_[s] = lowest;
     }
+    if (std::max(offset, Floor(s)) + total_[s] > capacity_) return false;
   }
+  return true;
 }
 
 void TightPackingBranchAndBound::Undo(int32_t block, size_t offset_trail_size,
@@ -198,32 +226,31 @@ void TightPackingBranchAndBound::Undo(int32_t block, size_t offset_trail_size,
   offset_[block] = -1;
 }
 
-bool TightPackingBranchAndBound::QuickCheck(const Partition& partition, int32_t block,
-                                            int64_t offset) const {
-  // Check() as it would be right after placing `block`, before the min
-  // offsets of its neighbours rise (which only raises floors further).
+int64_t TightPackingBranchAndBound::Floor(int32_t section) const {
+  // Unplaced blocks of the section stack above its highest placed end and
+  // above the lowest of their own min offsets.
+  return std::max(floor_[section], section_min_[section] == kNoBlock ? 0 : section_min_[section]);
+}
+
+void TightPackingBranchAndBound::FindOverflowingSections(const Partition& partition,
+                                                         int64_t offset) {
+  overflowing_.clear();
+  for (int32_t s = partition.section_begin; s < partition.section_end; ++s) {
+    if (std::max(offset, Floor(s)) + total_[s] > capacity_) overflowing_.push_back(s);
+  }
+}
+
+bool TightPackingBranchAndBound::QuickCheck(int32_t block, int64_t offset) const {
+  // A section the block does not cover keeps its overflow; a covered one
+  // drops the block's bytes but its floor rises to the block's end. Sections
+  // that did not overflow cannot start to.
   const int64_t size = problem_.blocks[block].size;
   const auto& ranges = sweep_.block_sections[block];
   size_t next_range = 0;
-  for (int32_t s = partition.section_begin; s < partition.section_end; ++s) {
+  for (int32_t s : overflowing_) {
     while (next_range < ranges.size() && ranges[next_range].end <= s) ++next_range;
-    int64_t floor = std::max(floor_[s], section_min_[s] == kNoBlock ? 0 : section_min_[s]);
-    int64_t total = total_[s];
-    if (next_range < ranges.size() && ranges[next_range].begin <= s) {
-      floor = std::max(floor, offset + size);
-      total -= size;
-    }
-    if (std::max(offset, floor) + total > capacity_) return false;
-  }
-  return true;
-}
-
-bool TightPackingBranchAndBound::Check(const Partition& partition, int64_t offset) const {
-  for (int32_t s = partition.section_begin; s < partition.section_end; ++s) {
-    // Unplaced blocks of the section stack above its floor, above the lowest
-    // of their min offsets, and (canonical order) above `offset`.
-    const int64_t floor = std::max(floor_[s], section_min_[s] == kNoBlock ? 0 : section_min_[s]);
-    if (std::max(offset, floor) + total_[s] > capacity_) return false;
+    if (next_range == ranges.size() || ranges[next_range].begin > s) return false;
+    if (std::max(Floor(s), offset + size) + total_[s] - size > capacity_) return false;
   }
   return true;
 }
@@ -260,17 +287,22 @@ TightPackingOutcome TightPackingBranchAndBound::Search(const Partition& partitio
   std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
     return a.offset != b.offset ? a.offset < b.offset : a.rank < b.rank;
   });
+  int64_t overflow_offset = -1;
   for (const Candidate& candidate : candidates) {
-    if (!QuickCheck(partition, candidate.block, candidate.offset)) continue;
+    if (candidate.offset != overflow_offset) {
+      overflow_offset = candidate.offset;
+      FindOverflowingSections(partition, overflow_offset);
+    }
+    if (!QuickCheck(candidate.block, candidate.offset)) continue;
     const size_t offset_mark = offset_trail_.size();
     const size_t floor_mark = floor_trail_.size();
     const size_t section_min_mark = section_min_trail_.size();
-    Place(candidate.block, candidate.offset);
     TightPackingOutcome outcome = TightPackingOutcome::kInfeasible;
-    if (Check(partition, candidate.offset)) {
+    if (Place(candidate.block, candidate.offset)) {
       outcome = Decompose(partition, candidate.block, candidate.offset);
     }
     Undo(candidate.block, offset_mark, floor_mark, section_min_mark);
+    overflow_offset = -1;  // the recursion reused overflowing_
     if (outcome != TightPackingOutcome::kInfeasible) return outcome;
   }
   return TightPackingOutcome::kInfeasible;

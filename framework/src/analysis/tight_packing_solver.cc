@@ -94,9 +94,7 @@ class Solver {
     int64_t limit = std::max<int64_t>(64, static_cast<int64_t>(problem_.blocks.size()));
     while (used < budget) {
       limit *= 2;
-      for (TightPackingPreorder preorder :
-           {TightPackingPreorder::kWidthAreaTotal, TightPackingPreorder::kTotalAreaWidth,
-            TightPackingPreorder::kTotalWidthArea}) {
+      for (const TightPackingPreorder& preorder : preorders_) {
         const int64_t allowed = std::min(limit, budget - used);
         if (allowed <= 0) break;
         const TightPackingOutcome outcome =
@@ -113,9 +111,13 @@ class Solver {
   void RunExact() {
     const int64_t n = static_cast<int64_t>(problem_.blocks.size());
     if (n > options_.exact_max_blocks || options_.node_budget <= 0) return;
+    // The search works on compressed time: the same conflicts, fewer and
+    // coarser sections (one per group of simultaneous ends), and widths that
+    // count schedule steps rather than heap events.
+    const HeapPackingProblem compressed = CompressHeapPackingTime(problem_);
     TightPackingSweep sweep;
-    if (!BuildTightPackingSweep(problem_, options_.exact_max_conflict_pairs, sweep)) return;
-    TightPackingBranchAndBound search(problem_, sweep);
+    if (!BuildTightPackingSweep(compressed, options_.exact_max_conflict_pairs, sweep)) return;
+    TightPackingBranchAndBound search(compressed, sweep);
     const int64_t g = HeightGranularity(problem_);
     int64_t remaining = options_.node_budget;
     std::vector<int64_t> offsets;
@@ -179,6 +181,10 @@ class Solver {
   int64_t best_greedy_height_ = 0;
   ChunkPlacement best_placement_ = ChunkPlacement::kBestFit;
   bool proven_below_ = true;
+  std::vector<TightPackingPreorder> preorders_ = {
+      TightPackingPreorder::FromLetters("WAT"), TightPackingPreorder::FromLetters("TAW"),
+      TightPackingPreorder::FromLetters("TWA"), TightPackingPreorder::FromLetters("SZT"),
+      TightPackingPreorder::FromLetters("EZT"), TightPackingPreorder::FromLetters("ZAT")};
 };
 
 }  // namespace

@@ -23,27 +23,26 @@ bool BuildTightPackingSweep(const HeapPackingProblem& problem, int64_t max_confl
     return static_cast<int32_t>(std::lower_bound(points.begin(), points.end(), time) -
                                 points.begin());
   };
-  // Keep only the maximal sections: those that begin where a lifetime starts
-  // and end where one ends. Any other section's live set is a subset of a
-  // neighbour's, so every conflict and every bound shows in a kept section.
+  // Keep the sections that end where some lifetime ends (MiniMalloc's cross
+  // sections). Any other section's live set is a subset of the next one's,
+  // so every conflict and every bound shows in a kept section.
   const int32_t num_points = static_cast<int32_t>(points.size());
-  std::vector<char> starts_at(num_points, 0), ends_at(num_points, 0);
+  std::vector<char> ends_at(num_points, 0);
   for (const HeapPackingBlock& block : problem.blocks) {
     if (block.size == 0) continue;
     for (const HeapTimeInterval& lifetime : block.lifetimes) {
-      starts_at[point_index(lifetime.start)] = 1;
       ends_at[point_index(lifetime.end + 1)] = 1;
     }
   }
   // kept_before[p]: the kept sections that begin at a point before p.
   std::vector<int32_t> kept_before(num_points + 1, 0);
   for (int32_t p = 0; p + 1 < num_points; ++p) {
-    kept_before[p + 1] = kept_before[p] + (starts_at[p] && ends_at[p + 1] ? 1 : 0);
+    kept_before[p + 1] = kept_before[p] + (ends_at[p + 1] ? 1 : 0);
   }
   if (num_points > 0) kept_before[num_points] = kept_before[num_points - 1];
   // A lifetime covering the sections between points a and b covers the kept
-  // sections [kept_before[a], kept_before[b]); never none (the first section
-  // of the lifetime that ends at an end point begins at a start point).
+  // sections [kept_before[a], kept_before[b]); never none (its last section
+  // ends where it ends).
   auto index_of = [&](int64_t time) { return kept_before[point_index(time)]; };
   const int32_t num_sections = num_points == 0 ? 0 : kept_before[num_points - 1];
   sweep.section_blocks.assign(num_sections, {});

@@ -36,6 +36,11 @@ struct HeapPackingProblem {
 // however many of its lifetimes cover it). No valid placement is lower.
 int64_t HeapPackingLowerBound(const HeapPackingProblem& problem);
 
+// The same problem on the fewest time steps that keep every conflict: a new
+// step begins only where a lifetime starts after another one ended. Two
+// blocks conflict in the result exactly when they conflict in `problem`.
+HeapPackingProblem CompressHeapPackingTime(const HeapPackingProblem& problem);
+
 // max(offset + size) over blocks with a non-zero size; 0 when there are none.
 int64_t HeapPackingHeight(const HeapPackingProblem& problem, absl::Span<const int64_t> offsets);
 

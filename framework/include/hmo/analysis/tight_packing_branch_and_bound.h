@@ -22,9 +22,11 @@
 //
 // The search is deterministic; a node limit and an optional deadline bound it.
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "hmo/analysis/heap_packing_problem.h"
@@ -32,11 +34,25 @@
 
 namespace hmo {
 
-// The static preorder that breaks ties between blocks at the same offset,
-// recomputed for every independent partition (MiniMalloc's "WAT", "TAW",
-// "TWA"): W = sections covered, A = size x W, T = the most unplaced bytes in
-// one of the block's sections when the partition is formed; all descending.
-enum class TightPackingPreorder { kWidthAreaTotal, kTotalAreaWidth, kTotalWidthArea };
+// The static preorder that breaks ties between blocks at the same offset:
+// blocks sorted by up to three keys, each descending (start ascending), then
+// by index. It is recomputed whenever a partition is formed, since "total"
+// changes as blocks are placed. MiniMalloc's defaults are WAT, TAW and TWA.
+struct TightPackingPreorder {
+  enum class Key : uint8_t {
+    kNone,
+    kWidth,  // W: sections covered
+    kArea,   // A: size x width
+    kTotal,  // T: most unplaced bytes in one of the block's sections
+    kSize,   // Z
+    kStart,  // S: earliest start first
+    kEnd,    // E: latest end first
+  };
+  std::array<Key, 3> keys = {Key::kWidth, Key::kArea, Key::kTotal};
+
+  // Parses letters of W, A, T, Z, S, E (e.g. "TWA").
+  static TightPackingPreorder FromLetters(std::string_view letters);
+};
 
 enum class TightPackingOutcome {
   kFound,       // a placement within the capacity was found
@@ -72,25 +88,34 @@ class TightPackingBranchAndBound {
     int32_t rank;
     int32_t block;
   };
+  // The sections of the partition that would overflow at `offset` unless the
+  // block placed there covers them: max(offset, floor) + total > capacity.
+  void FindOverflowingSections(const Partition& partition, int64_t offset);
 
   TightPackingOutcome Search(const Partition& partition, int64_t last_offset, int32_t last_rank);
   TightPackingOutcome Decompose(const Partition& partition, int32_t block, int64_t offset);
   TightPackingOutcome SolvePartition(const Partition& partition);
   // Ranks the blocks of `partition` by the preorder (rank_).
   void RankPartition(const Partition& partition);
-  // Places `block` at `offset`; returns the trail sizes to undo to.
-  void Place(int32_t block, int64_t offset);
+  // Places `block` at `offset`: raises the min offsets of its unplaced
+  // neighbours and the floors of the sections involved (all undoable with
+  // Undo). Returns false as soon as a section overflows the capacity; the
+  // sections QuickCheck accepted are not rechecked.
+  bool Place(int32_t block, int64_t offset);
   void Undo(int32_t block, size_t offset_trail_size, size_t floor_trail_size,
             size_t section_min_trail_size);
-  bool Check(const Partition& partition, int64_t offset) const;
-  bool QuickCheck(const Partition& partition, int32_t block, int64_t offset) const;
+  // Check() as it would be right after placing `block` at `offset`, before the
+  // min offsets of its neighbours rise (which only raises floors further),
+  // given FindOverflowingSections(offset).
+  bool QuickCheck(int32_t block, int64_t offset) const;
+  int64_t Floor(int32_t section) const;
   int64_t AlignUp(int64_t value) const { return AlignHeapOffsetUp(value, problem_.alignment); }
 
   const HeapPackingProblem& problem_;
   const TightPackingSweep& sweep_;
 
   int64_t capacity_ = 0;
-  TightPackingPreorder preorder_ = TightPackingPreorder::kWidthAreaTotal;
+  TightPackingPreorder preorder_;
   std::vector<int32_t> rank_;   // per block, within its current partition
   std::vector<int64_t> width_;  // per block: sections covered
   int64_t node_limit_ = 0;
@@ -110,6 +135,7 @@ class TightPackingBranchAndBound {
   std::vector<int32_t> affected_stamp_;                    // per section
   int32_t stamp_ = 0;
   std::vector<int32_t> affected_;
+  std::vector<int32_t> overflowing_;
   std::vector<int64_t> solution_;
 };
 

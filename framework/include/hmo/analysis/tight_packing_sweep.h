@@ -4,8 +4,9 @@
 // TightPackingSweep: the time structure of a HeapPackingProblem that the tight
 // packer's search works on.
 //
-// Time is cut into sections: maximal runs of time steps in which the set of
-// live blocks does not change. Each block covers some sections (several runs
+// Time is cut into sections: runs of time steps in which the set of live
+// blocks does not change, keeping only those that end where a lifetime ends
+// (the others are subsets of their successor). Each block covers some sections (several runs
 // when its lifetimes have gaps); two blocks conflict exactly when they share
 // a section. `cuts[k]` counts the blocks whose span (first to last section)
 // crosses the boundary between sections k and k+1: where it is 0, the blocks
