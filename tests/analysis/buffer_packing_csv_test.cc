@@ -20,22 +20,23 @@ constexpr char kExample[] =
     "b5,0,21,4\n";
 
 TEST(BufferPackingCsvTest, ParsesAndComputesTheLowerBound) {
-  auto instance = ParseMiniMallocCsv(kExample, "input.12.csv");
+  auto instance = ParseHeapCsv(kExample, "input.12.csv");
   ASSERT_TRUE(instance.ok()) << instance.status();
-  ASSERT_EQ(instance->buffers.size(), 5u);
-  EXPECT_EQ(instance->buffers[3].id, "b4");
-  EXPECT_EQ(instance->buffers[3].lower, 9);
-  EXPECT_EQ(instance->buffers[3].upper, 21);
+  ASSERT_EQ(instance->size(), 5u);
+  EXPECT_EQ((*instance)[3].id, "b4");
+  EXPECT_EQ((*instance)[3].lower, 9);
+  EXPECT_EQ((*instance)[3].upper, 21);
   // [0,3): b1+b3+b5 = 12; [3,9): b2+b3+b5 = 12; [9,21): 8.
   EXPECT_EQ(PackingLowerBound(*instance), 12);
 }
 
 TEST(BufferPackingCsvTest, BestFitPacksTheExampleOptimally) {
-  auto instance = ParseMiniMallocCsv(kExample);
+  auto instance = ParseHeapCsv(kExample);
   ASSERT_TRUE(instance.ok());
   auto result = PackBuffers(*instance, "best-fit");
   ASSERT_TRUE(result.ok()) << result.status();
-  // Size ties: longest first (b5, b3, b1), then b2 before b4 by line.
+  // Size ties: longest first (b5, b3, b1), then b2 before b4 by line:
+  // b5 0, b3 4, b1 8 (over b3 and b5), b2 8, b4 4 (only b5 is live).
   EXPECT_EQ(result->offsets, (std::vector<int64_t>{8, 8, 4, 4, 0}));
   EXPECT_EQ(result->height, 12);
   EXPECT_EQ(result->lower_bound, 12);
@@ -49,7 +50,7 @@ TEST(BufferPackingCsvTest, BestFitPacksTheExampleOptimally) {
 }
 
 TEST(BufferPackingCsvTest, ValidationRejectsOverlaps) {
-  auto instance = ParseMiniMallocCsv(kExample);
+  auto instance = ParseHeapCsv(kExample);
   ASSERT_TRUE(instance.ok());
   EXPECT_TRUE(ValidatePacking(*instance, {8, 8, 4, 4, 0}).ok());
   // b1 and b3 are live together at offset 0.
@@ -59,16 +60,13 @@ TEST(BufferPackingCsvTest, ValidationRejectsOverlaps) {
   EXPECT_FALSE(ValidatePacking(*instance, {1, 8, 4, 4, 0}, /*alignment=*/2).ok());
 }
 
-TEST(BufferPackingCsvTest, ParseErrorsNameTheLine) {
-  auto missing = ParseMiniMallocCsv("id,lower,size\nb,0,1\n", "x.csv");
-  EXPECT_FALSE(missing.ok());
-  EXPECT_NE(std::string(missing.status().message()).find("x.csv:1:"), std::string::npos);
-  auto bad = ParseMiniMallocCsv("id,lower,upper,size\nb,0,zz,1\n", "x.csv");
-  EXPECT_FALSE(bad.ok());
-  EXPECT_NE(std::string(bad.status().message()).find("x.csv:2:"), std::string::npos);
-  auto fields = ParseMiniMallocCsv("id,lower,upper,size\nb,0,1\n", "x.csv");
-  EXPECT_FALSE(fields.ok());
-  EXPECT_FALSE(PackBuffers(*ParseMiniMallocCsv(kExample), "no-such-algorithm").ok());
+TEST(BufferPackingCsvTest, UnknownAlgorithmAndBadAlignmentAreErrors) {
+  auto instance = ParseHeapCsv(kExample);
+  ASSERT_TRUE(instance.ok());
+  auto unknown = PackBuffers(*instance, "no-such-algorithm");
+  EXPECT_FALSE(unknown.ok());
+  EXPECT_NE(std::string(unknown.status().message()).find("best-fit"), std::string::npos);
+  EXPECT_FALSE(PackBuffers(*instance, "best-fit", 0).ok());
 }
 
 TEST(BufferPackingCsvTest, EveryAlgorithmGivesAValidPlanAtOrAboveTheLowerBound) {
@@ -80,7 +78,7 @@ TEST(BufferPackingCsvTest, EveryAlgorithmGivesAValidPlanAtOrAboveTheLowerBound) 
     const int64_t size = 1 + static_cast<int64_t>(random() % 64);
     absl::StrAppend(&csv, "b", i, ",", lower, ",", lower + length, ",", size, "\n");
   }
-  auto instance = ParseMiniMallocCsv(csv);
+  auto instance = ParseHeapCsv(csv);
   ASSERT_TRUE(instance.ok());
   int64_t best_fit_height = 0;
   for (const std::string& algorithm : PackingAlgorithmNames()) {

@@ -3,6 +3,7 @@
 // instrumentation flags.
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -13,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "fmt/format.h"
+#include "hmo/plugin/plugin_abi.h"
 
 namespace hmo {
 namespace {
@@ -148,8 +150,10 @@ TEST_F(HmoCliTest, PluginsListsFilesVersionsAndRegistrations) {
   CommandResult result = Hmo("plugins " + Good());
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_THAT(result.out, HasSubstr(kGoodPlugins.string()));
-  EXPECT_THAT(result.out, HasSubstr("fixture-passes 1.0.0 (C++ plugin, ABI 1.0)"));
-  EXPECT_THAT(result.out, HasSubstr("fixture-c-strategies 0.3.0 (C plugin, ABI 1.0)"));
+  EXPECT_THAT(result.out, HasSubstr(fmt::format("fixture-passes 1.0.0 (C++ plugin, ABI {}.{})",
+                                                HMO_PLUGIN_ABI_MAJOR, HMO_PLUGIN_ABI_MINOR)));
+  EXPECT_THAT(result.out, HasSubstr(fmt::format("fixture-c-strategies 0.3.0 (C plugin, ABI {}.{})",
+                                                HMO_PLUGIN_ABI_MAJOR, HMO_PLUGIN_ABI_MINOR)));
   EXPECT_THAT(result.out, ContainsRegex("strategies: +fixture-text-order, fixture-misbehave"));
   EXPECT_THAT(result.out, ContainsRegex("backends: +fixture-backend"));
   EXPECT_THAT(result.out, ContainsRegex("analyses: +fixture-instruction-count"));

@@ -2,13 +2,16 @@
 // provide; each broken fixture is refused with a message that names the file
 // and says why.
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "fixture_more_passes/instruction_count_analysis.h"
+#include "../fixtures/fixture_more_passes/instruction_count_analysis.h"
+#include "fmt/format.h"
 #include "hmo/pass/analysis_manager.h"
 #include "hmo/plugin/plugin_host.h"
 #include "hmo/plugin/plugin_library.h"

@@ -3,10 +3,14 @@
 
 #include "hmo/plugin/plugin_search_path.h"
 
+#include <unistd.h>
+
 #include <fstream>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include "fmt/format.h"
 
 namespace hmo {
 namespace {

@@ -809,6 +809,44 @@ ENTRY main {
                                     "all-gather result f32[6,2] is not a gather of operand f32[4,2]"}));
 }
 
+TEST(ShapeVerifierTest, ReduceScatterDividesScatterDimension) {
+  auto m = Parse(std::string("HloModule m\n") + kAddF32 + R"(
+ENTRY main {
+  a = f32[8,2] parameter(0)
+  ok = f32[2,2] reduce-scatter(a), replica_groups={}, dimensions={0}, to_apply=add_f32
+  ROOT rs = f32[3,2] reduce-scatter(a), replica_groups={}, dimensions={0}, to_apply=add_f32
+})");
+  ASSERT_NE(m, nullptr);
+  EXPECT_TRUE(FirstViolationIs(*m, {"collective", "rs", "main",
+                                    "reduce-scatter result f32[3,2] is not a scatter of operand "
+                                    "f32[8,2] along dimension 0"}));
+}
+
+TEST(ShapeVerifierTest, GetDimensionSize) {
+  auto m = Parse(R"(
+HloModule m
+ENTRY main {
+  a = f32[8,2] parameter(0)
+  ok = s32[] get-dimension-size(a), dimensions={1}
+  ROOT g = s32[] get-dimension-size(a), dimensions={2}
+})");
+  ASSERT_NE(m, nullptr);
+  EXPECT_TRUE(FirstViolationIs(*m, {"misc", "g", "main", "get-dimension-size needs one dimension in range"}));
+}
+
+TEST(ShapeVerifierTest, AddDependencyForwardsOperand) {
+  auto m = Parse(R"(
+HloModule m
+ENTRY main {
+  a = f32[8] parameter(0)
+  tok = token[] after-all()
+  ok = f32[8] add-dependency(a, tok)
+  ROOT d = f32[8] add-dependency(a, a)
+})");
+  ASSERT_NE(m, nullptr);
+  EXPECT_TRUE(FirstViolationIs(*m, {"token", "d", "main", "add-dependency operand 1 must be a token"}));
+}
+
 TEST(ShapeVerifierTest, CollectivePermuteKeepsShape) {
   auto m = Parse(R"(
 HloModule m

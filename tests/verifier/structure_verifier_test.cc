@@ -377,6 +377,18 @@ TEST(StructureVerifierTest, EntryComputationLayoutMatchesSignature) {
   EXPECT_TRUE(VerifiesOk(*m));
 }
 
+TEST(StructureVerifierTest, ComputationParent) {
+  auto m = Parse(kChain);
+  ASSERT_NE(m, nullptr);
+  HloModule elsewhere("elsewhere");
+  HloComputation* other = m->GetComputationWithName("other");
+  other->set_parent(&elsewhere);
+  EXPECT_TRUE(FirstViolationIs(*m, {"computation-parent", "", "other",
+                                    "computation is listed in the module but its parent is another "
+                                    "module"}));
+  other->set_parent(m.get());
+}
+
 TEST(StructureVerifierTest, CollectsEveryViolation) {
   auto m = Parse(R"(
 HloModule m

@@ -152,57 +152,78 @@ std::unique_ptr<HeapAlgorithm<const HloValue*>> MakeTempHeapAlgorithm(
   return chooser;
 }
 
-// The values live at the earliest moment the allocation's live bytes peak,
-// replaying the heap trace (XLA's ComputePeakMemoryLogicalBuffers).
-std::vector<const HloValue*> ComputePeakMemoryLogicalBuffers(const BufferAllocation& allocation,
-                                                             const HeapSimulatorTrace& trace) {
-  absl::flat_hash_map<HloValue::Id, const HloValue*> id_to_value;
-  absl::flat_hash_map<const HloValue*, int64_t> buffer_sizes;
-  for (const auto& [value, offset_size] : allocation.assigned_buffers()) {
-    id_to_value[value->id()] = value;
-    buffer_sizes[value] = offset_size.size;
-  }
-  absl::flat_hash_map<int64_t, int> outstanding;
-  absl::flat_hash_map<int64_t, int64_t> canonical;
-  absl::flat_hash_map<int64_t, int64_t> allocated;
-  auto memory_delta = [&](const HeapSimulatorTrace::Event& event) -> int64_t {
-    const int64_t size = buffer_sizes.at(id_to_value.at(event.buffer_id));
+// Replays a heap trace counting live bytes the way XLA's
+// ComputePeakMemoryLogicalBuffers does: a value sharing a buffer that is still
+// live adds nothing; one sharing a freed buffer (operand reuse) adds its size.
+class LiveBytesReplay {
+ public:
+  explicit LiveBytesReplay(const absl::flat_hash_map<HloValue::Id, int64_t>* sizes)
+      : sizes_(sizes) {}
+  bool Tracks(HloValue::Id id) const { return sizes_->contains(id); }
+  // The change of live bytes caused by `event` (whose value Tracks()).
+  int64_t Delta(const HeapSimulatorTrace::Event& event) {
+    const int64_t size = sizes_->at(event.buffer_id);
     switch (event.kind) {
       case HeapSimulatorTrace::Event::kAlloc:
-        outstanding[event.buffer_id] = 1;
-        allocated[event.buffer_id] = size;
+        outstanding_[event.buffer_id] = 1;
+        allocated_[event.buffer_id] = size;
         return size;
       case HeapSimulatorTrace::Event::kShareWith:
-        canonical[event.buffer_id] = event.share_with_canonical_id;
-        if (++outstanding[event.share_with_canonical_id] == 1) {
-          allocated[event.buffer_id] = size;
+        canonical_[event.buffer_id] = event.share_with_canonical_id;
+        if (++outstanding_[event.share_with_canonical_id] == 1) {
+          allocated_[event.buffer_id] = size;
           return size;
         }
-        allocated[event.buffer_id] = 0;
+        allocated_[event.buffer_id] = 0;
         return 0;
       case HeapSimulatorTrace::Event::kFree: {
-        auto it = canonical.find(event.buffer_id);
-        const int64_t id = it == canonical.end() ? event.buffer_id : it->second;
-        --outstanding[id];
-        return -allocated[event.buffer_id];
+        auto it = canonical_.find(event.buffer_id);
+        --outstanding_[it == canonical_.end() ? event.buffer_id : it->second];
+        return -allocated_[event.buffer_id];
       }
     }
     return 0;
-  };
-  int64_t max_live = 0;
+  }
+
+ private:
+  const absl::flat_hash_map<HloValue::Id, int64_t>* sizes_;
+  absl::flat_hash_map<int64_t, int> outstanding_;
+  absl::flat_hash_map<int64_t, int64_t> canonical_;
+  absl::flat_hash_map<int64_t, int64_t> allocated_;
+};
+
+// The most bytes live at once in `trace` (values of `sizes` only).
+int64_t MaxLiveBytes(const HeapSimulatorTrace& trace,
+                     const absl::flat_hash_map<HloValue::Id, int64_t>& sizes) {
+  LiveBytesReplay replay(&sizes);
   int64_t live = 0;
+  int64_t max_live = 0;
   for (const auto& event : trace.events) {
-    if (!id_to_value.contains(event.buffer_id)) continue;
-    live += memory_delta(event);
+    if (!replay.Tracks(event.buffer_id)) continue;
+    live += replay.Delta(event);
     max_live = std::max(max_live, live);
   }
+  return max_live;
+}
+
+// The values live at the earliest moment the allocation's live bytes peak
+// (XLA's ComputePeakMemoryLogicalBuffers).
+std::vector<const HloValue*> ComputePeakMemoryLogicalBuffers(const BufferAllocation& allocation,
+                                                             const HeapSimulatorTrace& trace) {
+  absl::flat_hash_map<HloValue::Id, const HloValue*> id_to_value;
+  absl::flat_hash_map<HloValue::Id, int64_t> sizes;
+  for (const auto& [value, offset_size] : allocation.assigned_buffers()) {
+    id_to_value[value->id()] = value;
+    sizes[value->id()] = offset_size.size;
+  }
+  const int64_t max_live = MaxLiveBytes(trace, sizes);
+  LiveBytesReplay replay(&sizes);
   ValueSet live_values;
-  live = 0;
-  outstanding.clear();
+  int64_t live = 0;
   for (const auto& event : trace.events) {
-    if (!id_to_value.contains(event.buffer_id)) continue;
+    if (!replay.Tracks(event.buffer_id)) continue;
     const HloValue* value = id_to_value.at(event.buffer_id);
-    const int64_t delta = memory_delta(event);
+    const int64_t delta = replay.Delta(event);
     if (delta > 0) {
       live_values.insert(value);
     } else if (delta < 0) {
@@ -733,7 +754,13 @@ absl::Status BufferAssigner::RunTempHeapSimulation(const ValueSet& values, int64
   TempHeapSummary summary;
   summary.color = color;
   summary.heap_size = result.heap_size;
-  summary.lower_bound = result.heap_size - result.fragmentation_size;
+  // A true lower bound: the most bytes of these groups live at once. (XLA's
+  // NoFragmentationStatsHeap counts a value sharing a live buffer again.)
+  absl::flat_hash_map<HloValue::Id, int64_t> sizes;
+  for (const HeapResult<const HloValue*>& heap : result.heap_results) {
+    for (const auto& [value, chunk] : heap.chunk_map) sizes[value->id()] = chunk.size;
+  }
+  summary.lower_bound = MaxLiveBytes(result.debug_trace, sizes);
   summary.value_count = static_cast<int64_t>(values.size());
   summary.xla_heap_size = std::min(candidates.sizes[0], candidates.sizes[1]);
   const int chosen = choose_best != nullptr ? choose_best->chosen_index() : -1;

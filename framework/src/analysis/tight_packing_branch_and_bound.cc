@@ -57,12 +57,16 @@ TightPackingOutcome TightPackingBranchAndBound::Decide(
   offset_trail_.clear();
   floor_trail_.clear();
   section_min_.assign(num_sections, kNoBlock);
+  section_min_count_.assign(num_sections, 0);
   section_min_trail_.clear();
   affected_stamp_.assign(num_sections, 0);
   stamp_ = 0;
   for (int32_t s = 0; s < num_sections; ++s) {
     for (int32_t b : sweep_.section_blocks[s]) total_[s] += problem_.blocks[b].size;
-    if (!sweep_.section_blocks[s].empty()) section_min_[s] = 0;
+    if (!sweep_.section_blocks[s].empty()) {
+      section_min_[s] = 0;
+      section_min_count_[s] = static_cast<int32_t>(sweep_.section_blocks[s].size());
+    }
     if (total_[s] > capacity) return TightPackingOutcome::kInfeasible;
   }
   for (int32_t b = 0; b < n; ++b) {
@@ -163,14 +167,17 @@ bool TightPackingBranchAndBound::Place(int32_t block, int64_t offset) {
   const int64_t aligned_end = AlignUp(end);
   ++stamp_;
   affected_.clear();
-  // A section's lowest unplaced min offset can only change where the block
-  // holding it is placed or raised.
+  // A section's lowest unplaced min offset changes only when the last block
+  // holding it is placed or raised; section_min_count_ counts the holders.
   auto touch = [this](int32_t other, int64_t old_min_offset) {
     for (const auto& range : sweep_.block_sections[other]) {
       for (int32_t s = range.begin; s < range.end; ++s) {
-        if (section_min_[s] != old_min_offset || affected_stamp_[s] == stamp_) continue;
-        affected_stamp_[s] = stamp_;
-        affected_.push_back(s);
+        if (section_min_[s] != old_min_offset) continue;
+        section_min_trail_.push_back({s, section_min_[s], section_min_count_[s]});
+        if (--section_min_count_[s] == 0 && affected_stamp_[s] != stamp_) {
+          affected_stamp_[s] = stamp_;
+          affected_.push_back(s);
+        }
       }
     }
   };
@@ -193,13 +200,19 @@ bool TightPackingBranchAndBound::Place(int32_t block, int64_t offset) {
   // Only these sections' floors rose; QuickCheck covered all the others.
   for (int32_t s : affected_) {
     int64_t lowest = kNoBlock;
+    int32_t holders = 0;
     for (int32_t other : sweep_.section_blocks[s]) {
-      if (offset_[other] < 0) lowest = std::min(lowest, min_offset_[other]);
+      if (offset_[other] >= 0) continue;
+      if (min_offset_[other] < lowest) {
+        lowest = min_offset_[other];
+        holders = 1;
+      } else if (min_offset_[other] == lowest) {
+        ++holders;
+      }
     }
-    if (lowest != section_min_[s]) {
-      section_min_trail_.emplace_back(s, section_min_[s]);
-      section_min_[s] = lowest;
-    }
+    section_min_trail_.push_back({s, section_min_[s], section_min_count_[s]});
+    section_min_[s] = lowest;
+    section_min_count_[s] = holders;
     if (std::max(offset, Floor(s)) + total_[s] > capacity_) return false;
   }
   return true;
@@ -208,7 +221,9 @@ bool TightPackingBranchAndBound::Place(int32_t block, int64_t offset) {
 void TightPackingBranchAndBound::Undo(int32_t block, size_t offset_trail_size,
                                       size_t floor_trail_size, size_t section_min_trail_size) {
   while (section_min_trail_.size() > section_min_trail_size) {
-    section_min_[section_min_trail_.back().first] = section_min_trail_.back().second;
+    const SectionMinChange& change = section_min_trail_.back();
+    section_min_[change.section] = change.min;
+    section_min_count_[change.section] = change.count;
     section_min_trail_.pop_back();
   }
   while (floor_trail_.size() > floor_trail_size) {

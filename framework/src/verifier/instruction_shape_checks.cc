@@ -149,7 +149,8 @@ ShapeCheckResult CheckGatherScatterCollective(const HloInstruction& instr,
 
 ShapeCheckResult CheckAllReduce(const HloInstruction& instr, const ShapeCheckContext& ctx) {
   std::vector<const Shape*> operands = AllOperandShapes(instr);
-  if (auto v = FromInference(ShapeInference::InferAllReduceShape(operands), instr, "all-reduce", ctx)) {
+  if (auto v = FromInference(ShapeInference::InferAllReduceShape(operands), instr, "all-reduce",
+                             ctx)) {
     return v;
   }
   const HloComputation* reducer = instr.to_apply();
@@ -278,14 +279,15 @@ ShapeCheckResult CheckInstructionShape(const HloInstruction& instr, const ShapeC
   const HloOpcode op = instr.opcode();
   const Shape& shape = instr.shape();
   const ShapeInferenceOptions opts = ctx.inference();
+  auto operand_shape = [&](int64_t k) -> const Shape& { return instr.operand(k)->shape(); };
 
   if (IsUnaryElementwise(op)) {
-    return FromInference(ShapeInference::InferUnaryOpShape(op, instr.operand(0)->shape()), instr,
+    return FromInference(ShapeInference::InferUnaryOpShape(op, operand_shape(0)), instr,
                          "elementwise-shapes", ctx);
   }
   if (IsBinaryElementwise(op)) {
-    return FromInference(ShapeInference::InferBinaryOpShape(op, instr.operand(0)->shape(),
-                                                            instr.operand(1)->shape(), opts),
+    return FromInference(ShapeInference::InferBinaryOpShape(op, operand_shape(0),
+                                                            operand_shape(1), opts),
                          instr, op == HloOpcode::kCompare ? "compare" : "elementwise-shapes", ctx);
   }
 
@@ -293,22 +295,22 @@ ShapeCheckResult CheckInstructionShape(const HloInstruction& instr, const ShapeC
     case HloOpcode::kSelect:
     case HloOpcode::kClamp:
       return FromInference(
-          ShapeInference::InferTernaryOpShape(op, instr.operand(0)->shape(), instr.operand(1)->shape(),
-                                              instr.operand(2)->shape(), opts),
+          ShapeInference::InferTernaryOpShape(op, operand_shape(0), operand_shape(1),
+                                              operand_shape(2), opts),
           instr, op == HloOpcode::kSelect ? "select" : "clamp", ctx);
     case HloOpcode::kConvert:
       return FromInference(
-          ShapeInference::InferConvertShape(instr.operand(0)->shape(), shape.element_type()), instr,
+          ShapeInference::InferConvertShape(operand_shape(0), shape.element_type()), instr,
           "convert", ctx);
     case HloOpcode::kStochasticConvert: {
-      const Shape& in = instr.operand(0)->shape();
+      const Shape& in = operand_shape(0);
       if (!in.IsArray() || !IsFloatingPoint(in.element_type())) {
         return Violation("convert", StrCat("stochastic-convert operand must be a ",
                                                  "floating-point array, got ", Str(in)));
       }
       if (!shape.IsArray() || shape.dimensions() != in.dimensions() ||
-          !instr.operand(1)->shape().IsArray() ||
-          instr.operand(1)->shape().dimensions() != in.dimensions()) {
+          !operand_shape(1).IsArray() ||
+          operand_shape(1).dimensions() != in.dimensions()) {
         return Violation("convert", StrCat("stochastic-convert operands and result must ",
                                                  "have equal dimensions"));
       }
@@ -316,11 +318,11 @@ ShapeCheckResult CheckInstructionShape(const HloInstruction& instr, const ShapeC
     }
     case HloOpcode::kBitcastConvert:
       return FromInference(
-          ShapeInference::InferBitcastConvertShape(instr.operand(0)->shape(), shape.element_type()),
+          ShapeInference::InferBitcastConvertShape(operand_shape(0), shape.element_type()),
           instr, "bitcast-convert", ctx);
     case HloOpcode::kBitcast: {
       if (!ctx.options().layout_sensitive) return std::nullopt;
-      const Shape& in = instr.operand(0)->shape();
+      const Shape& in = operand_shape(0);
       if (in.IsArray() && shape.IsArray() && in.is_static() && shape.is_static() &&
           ShapeUtil::ByteSizeOf(in) != ShapeUtil::ByteSizeOf(shape)) {
         return Violation("bitcast", StrCat("bitcast changes the byte size: ",
@@ -331,55 +333,57 @@ ShapeCheckResult CheckInstructionShape(const HloInstruction& instr, const ShapeC
       return std::nullopt;
     }
     case HloOpcode::kCopy:
-      return ctx.Expect(shape, instr.operand(0)->shape(), "copy", false, "shape",
+      return ctx.Expect(shape, operand_shape(0), "copy", false, "shape",
                         "the operand shape");
     case HloOpcode::kOptimizationBarrier:
     case HloOpcode::kDomain:
-      return ctx.Expect(shape, instr.operand(0)->shape(), HloOpcodeString(op), true, "shape",
+      return ctx.Expect(shape, operand_shape(0), HloOpcodeString(op), true, "shape",
                         "the operand shape");
     case HloOpcode::kBroadcast:
       if (!shape.IsArray()) return Violation("broadcast", "broadcast must produce an array");
-      return FromInference(ShapeInference::InferBroadcastShape(instr.operand(0)->shape(),
+      return FromInference(ShapeInference::InferBroadcastShape(operand_shape(0),
                                                                shape.dimensions(), instr.dimensions()),
                            instr, "broadcast", ctx);
     case HloOpcode::kReshape:
       if (!shape.IsArray()) return Violation("reshape", "reshape must produce an array");
-      return FromInference(ShapeInference::InferReshapeShape(instr.operand(0)->shape(), shape.dimensions()),
+      return FromInference(ShapeInference::InferReshapeShape(operand_shape(0), shape.dimensions()),
                            instr, "reshape", ctx);
     case HloOpcode::kTranspose:
       return FromInference(
-          ShapeInference::InferTransposeShape(instr.operand(0)->shape(), instr.dimensions()), instr,
+          ShapeInference::InferTransposeShape(operand_shape(0), instr.dimensions()), instr,
           "transpose", ctx);
     case HloOpcode::kReverse:
       return FromInference(
-          ShapeInference::InferReverseShape(instr.operand(0)->shape(), instr.dimensions()), instr,
+          ShapeInference::InferReverseShape(operand_shape(0), instr.dimensions()), instr,
           "reverse", ctx);
     case HloOpcode::kSlice:
       return FromInference(
-          ShapeInference::InferSliceShape(instr.operand(0)->shape(), instr.slice_starts(),
+          ShapeInference::InferSliceShape(operand_shape(0), instr.slice_starts(),
                                           instr.slice_limits(), instr.slice_strides()),
           instr, "slice", ctx);
     case HloOpcode::kDynamicSlice:
       return FromInference(ShapeInference::InferDynamicSliceShape(
-                               instr.operand(0)->shape(), OperandShapes(instr, 1, instr.operand_count()),
+                               operand_shape(0), OperandShapes(instr, 1, instr.operand_count()),
                                instr.dynamic_slice_sizes()),
                            instr, "dynamic-slice", ctx);
     case HloOpcode::kDynamicUpdateSlice:
       return FromInference(
-          ShapeInference::InferDynamicUpdateSliceShape(instr.operand(0)->shape(), instr.operand(1)->shape(),
-                                                       OperandShapes(instr, 2, instr.operand_count()),
+          ShapeInference::InferDynamicUpdateSliceShape(operand_shape(0), operand_shape(1),
+                                                       OperandShapes(instr, 2,
+                                                                     instr.operand_count()),
                                                        opts),
           instr, "dynamic-update-slice", ctx);
     case HloOpcode::kConcatenate:
       if (instr.dimensions().size() != 1) {
-        return Violation("concatenate", "concatenate needs exactly one dimension in dimensions={...}");
+        return Violation("concatenate",
+                         "concatenate needs exactly one dimension in dimensions={...}");
       }
       return FromInference(
           ShapeInference::InferConcatenateShape(AllOperandShapes(instr), instr.dimensions(0), opts),
           instr, "concatenate", ctx);
     case HloOpcode::kPad:
-      return FromInference(ShapeInference::InferPadShape(instr.operand(0)->shape(),
-                                                         instr.operand(1)->shape(),
+      return FromInference(ShapeInference::InferPadShape(operand_shape(0),
+                                                         operand_shape(1),
                                                          instr.padding_config(), opts),
                            instr, "pad", ctx);
     case HloOpcode::kIota:
@@ -389,18 +393,20 @@ ShapeCheckResult CheckInstructionShape(const HloInstruction& instr, const ShapeC
       return CheckConstant(instr);
     case HloOpcode::kGetTupleElement: {
       absl::StatusOr<Shape> element =
-          ShapeInference::InferGetTupleElementShape(instr.operand(0)->shape(), instr.tuple_index());
-      if (!element.ok()) return Violation("get-tuple-element", std::string(element.status().message()));
+          ShapeInference::InferGetTupleElementShape(operand_shape(0), instr.tuple_index());
+      if (!element.ok()) return Violation("get-tuple-element",
+                                          std::string(element.status().message()));
       return ctx.Expect(shape, *element, "get-tuple-element", true, "shape",
                         StrCat("tuple element ", instr.tuple_index(), " shape"));
     }
     case HloOpcode::kTuple:
-      return ctx.Expect(shape, ShapeInference::InferTupleShape(AllOperandShapes(instr)), "tuple", true,
+      return ctx.Expect(shape, ShapeInference::InferTupleShape(AllOperandShapes(instr)), "tuple",
+                        true,
                         "shape", "the tuple of its operand shapes");
     case HloOpcode::kDot:
       if (!shape.IsArray()) return Violation("dot", "dot must produce an array");
-      return FromInference(ShapeInference::InferDotShape(instr.operand(0)->shape(),
-                                                         instr.operand(1)->shape(),
+      return FromInference(ShapeInference::InferDotShape(operand_shape(0),
+                                                         operand_shape(1),
                                                          instr.dot_dimension_numbers(),
                                                          shape.element_type(), opts),
                            instr, "dot", ctx);
@@ -411,7 +417,7 @@ ShapeCheckResult CheckInstructionShape(const HloInstruction& instr, const ShapeC
       }
       Window window = instr.has_window() ? instr.window() : Window{};
       return FromInference(
-          ShapeInference::InferConvolutionShape(instr.operand(0)->shape(), instr.operand(1)->shape(),
+          ShapeInference::InferConvolutionShape(operand_shape(0), operand_shape(1),
                                                 window, instr.convolution_dimension_numbers(),
                                                 instr.feature_group_count(),
                                                 instr.batch_group_count(), shape.element_type(), opts),
@@ -438,21 +444,21 @@ ShapeCheckResult CheckInstructionShape(const HloInstruction& instr, const ShapeC
         return Violation("select-and-scatter", "select-and-scatter has no window");
       }
       return FromInference(ShapeInference::InferSelectAndScatterShape(
-                               instr.operand(0)->shape(), ProgramShape::Of(*instr.select()),
-                               instr.window(), instr.operand(1)->shape(), instr.operand(2)->shape(),
+                               operand_shape(0), ProgramShape::Of(*instr.select()),
+                               instr.window(), operand_shape(1), operand_shape(2),
                                ProgramShape::Of(*instr.scatter()), opts),
                            instr, "select-and-scatter", ctx);
     }
     case HloOpcode::kGather:
-      return FromInference(ShapeInference::InferGatherShape(instr.operand(0)->shape(),
-                                                            instr.operand(1)->shape(),
+      return FromInference(ShapeInference::InferGatherShape(operand_shape(0),
+                                                            operand_shape(1),
                                                             instr.gather_dimension_numbers(),
                                                             instr.gather_slice_sizes()),
                            instr, "gather", ctx);
     case HloOpcode::kScatter: {
       int64_t n = (instr.operand_count() - 1) / 2;
       return FromInference(
-          ShapeInference::InferScatterShape(OperandShapes(instr, 0, n), instr.operand(n)->shape(),
+          ShapeInference::InferScatterShape(OperandShapes(instr, 0, n), operand_shape(n),
                                             OperandShapes(instr, n + 1, 2 * n + 1),
                                             instr.scatter_dimension_numbers(),
                                             ProgramShape::Of(*instr.to_apply()), opts),
@@ -466,7 +472,8 @@ ShapeCheckResult CheckInstructionShape(const HloInstruction& instr, const ShapeC
       if (instr.dimensions().size() != 1) {
         return Violation("sort", "sort needs exactly one dimension in dimensions={...}");
       }
-      return FromInference(ShapeInference::InferSortShape(AllOperandShapes(instr), instr.dimensions(0),
+      return FromInference(ShapeInference::InferSortShape(AllOperandShapes(instr),
+                                                          instr.dimensions(0),
                                                           ProgramShape::Of(*instr.to_apply()), opts),
                            instr, "sort", ctx);
     case HloOpcode::kWhile:
@@ -486,7 +493,7 @@ ShapeCheckResult CheckInstructionShape(const HloInstruction& instr, const ShapeC
       return CheckGatherScatterCollective(instr, ctx, /*gather=*/true);
     case HloOpcode::kReduceScatter: {
       if (auto v = CheckGatherScatterCollective(instr, ctx, /*gather=*/false)) return v;
-      const Shape& in = instr.operand(0)->shape();
+      const Shape& in = operand_shape(0);
       if (!in.IsArray()) return std::nullopt;
       return FromStatus(ShapeInference::VerifyReducer(ProgramShape::Of(*instr.to_apply()),
                                                       {in.element_type()}, {}, opts),
@@ -498,7 +505,7 @@ ShapeCheckResult CheckInstructionShape(const HloInstruction& instr, const ShapeC
                            "collective", ctx);
     case HloOpcode::kCollectivePermute:
       if (instr.operand_count() != 1) return std::nullopt;
-      return ctx.ExpectInferred(instr, instr.operand(0)->shape(), "collective");
+      return ctx.ExpectInferred(instr, operand_shape(0), "collective");
     case HloOpcode::kCopyStart:
     case HloOpcode::kCopyDone:
     case HloOpcode::kAsyncStart:
@@ -514,7 +521,7 @@ ShapeCheckResult CheckInstructionShape(const HloInstruction& instr, const ShapeC
     case HloOpcode::kRng: {
       if (!shape.IsArray()) return Violation("rng", "rng must produce an array");
       for (int64_t k = 0; k < 2; ++k) {
-        const Shape& p = instr.operand(k)->shape();
+        const Shape& p = operand_shape(k);
         if (!p.IsArray() || p.rank() != 0 ||
             !ElementTypesMatch(p.element_type(), shape.element_type(),
                                ctx.options().allow_mixed_precision)) {
@@ -533,7 +540,7 @@ ShapeCheckResult CheckInstructionShape(const HloInstruction& instr, const ShapeC
       }
       return std::nullopt;
     case HloOpcode::kGetDimensionSize: {
-      const Shape& in = instr.operand(0)->shape();
+      const Shape& in = operand_shape(0);
       if (instr.dimensions().size() != 1 || !in.IsArray() || instr.dimensions(0) < 0 ||
           instr.dimensions(0) >= in.rank()) {
         return Violation("misc", StrCat("get-dimension-size needs one dimension in range for ",
@@ -546,12 +553,12 @@ ShapeCheckResult CheckInstructionShape(const HloInstruction& instr, const ShapeC
       return std::nullopt;
     }
     case HloOpcode::kSetDimensionSize: {
-      const Shape& size = instr.operand(1)->shape();
+      const Shape& size = operand_shape(1);
       if (!size.IsArray() || size.rank() != 0 || !IsInteger(size.element_type())) {
         return Violation("misc", StrCat("set-dimension-size size operand must be an integer ",
                                               "scalar, got ", Str(size)));
       }
-      return ctx.ExpectInferred(instr, instr.operand(0)->shape(), "misc");
+      return ctx.ExpectInferred(instr, operand_shape(0), "misc");
     }
     default:
       // parameter, custom-call-like opcodes (send/recv, rng-bit-generator,

@@ -53,7 +53,8 @@ absl::Status ExpectArray(const Shape& s, std::string_view what) {
 }
 
 absl::Status ExpectScalar(const Shape& s, std::string_view what) {
-  if (!s.IsArray() || s.rank() != 0) return Invalid(StrCat(what, " must be a scalar, got ", Str(s)));
+  if (!s.IsArray() || s.rank() != 0) return Invalid(StrCat(what, " must be a scalar, got ",
+                                                           Str(s)));
   return absl::OkStatus();
 }
 
@@ -80,7 +81,8 @@ absl::Status ExpectSorted(absl::Span<const int64_t> dims, std::string_view what)
   return absl::OkStatus();
 }
 
-bool Contains(absl::Span<const int64_t> v, int64_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+bool Contains(absl::Span<const int64_t> v, int64_t x) { return std::find(v.begin(), v.end(),
+                                                                         x) != v.end(); }
 
 // The wider of two floating-point types (by bit width; ties keep `a`).
 PrimitiveType WiderType(PrimitiveType a, PrimitiveType b) {
@@ -372,7 +374,8 @@ absl::StatusOr<Shape> ShapeInference::InferBroadcastShape(
                                 Str(operand)));
   }
   int64_t out_rank = static_cast<int64_t>(output_dimensions.size());
-  HMO_RETURN_IF_ERROR(ExpectDistinctInRange(broadcast_dimensions, out_rank, "broadcast dimensions"));
+  HMO_RETURN_IF_ERROR(ExpectDistinctInRange(broadcast_dimensions, out_rank,
+                                            "broadcast dimensions"));
   for (int64_t i = 0; i < operand.rank(); ++i) {
     int64_t o = broadcast_dimensions[i];
     if (output_dimensions[o] != operand.dimensions(i) && !IsDynamicDim(operand, i)) {
@@ -461,12 +464,14 @@ absl::StatusOr<Shape> ShapeInference::InferDynamicSliceShape(
                                 "dimension of ", Str(operand)));
   }
   for (int64_t d = 0; d < operand.rank(); ++d) {
-    if (slice_sizes[d] < 0 || (slice_sizes[d] > operand.dimensions(d) && !IsDynamicDim(operand, d))) {
+    if (slice_sizes[d] < 0 || (slice_sizes[d] > operand.dimensions(d) && !IsDynamicDim(operand,
+                                                                                       d))) {
       return Invalid(StrCat("dynamic-slice size ", slice_sizes[d], " in dimension ", d,
                                   " is out of bounds for ", Str(operand)));
     }
   }
-  return Shape(operand.element_type(), std::vector<int64_t>(slice_sizes.begin(), slice_sizes.end()));
+  return Shape(operand.element_type(), std::vector<int64_t>(slice_sizes.begin(),
+                                                            slice_sizes.end()));
 }
 
 absl::StatusOr<Shape> ShapeInference::InferDynamicUpdateSliceShape(
@@ -532,7 +537,8 @@ absl::StatusOr<Shape> ShapeInference::InferConcatenateShape(absl::Span<const Sha
   return out;
 }
 
-absl::StatusOr<Shape> ShapeInference::InferPadShape(const Shape& operand, const Shape& padding_value,
+absl::StatusOr<Shape> ShapeInference::InferPadShape(const Shape& operand,
+                                                    const Shape& padding_value,
                                                     const PaddingConfig& padding,
                                                     const Options& options) {
   HMO_RETURN_IF_ERROR(ExpectArray(operand, "pad operand"));
@@ -647,12 +653,14 @@ absl::StatusOr<Shape> ShapeInference::InferDotShape(const Shape& lhs, const Shap
     out.add_dimensions(lhs.dimensions(l), lhs.is_dynamic_dimension(static_cast<int>(l)));
   }
   for (int64_t d = 0; d < lhs.rank(); ++d) {
-    if (!Contains(dnums.lhs_batch_dimensions, d) && !Contains(dnums.lhs_contracting_dimensions, d)) {
+    if (!Contains(dnums.lhs_batch_dimensions, d) && !Contains(dnums.lhs_contracting_dimensions,
+                                                              d)) {
       out.add_dimensions(lhs.dimensions(d), lhs.is_dynamic_dimension(static_cast<int>(d)));
     }
   }
   for (int64_t d = 0; d < rhs.rank(); ++d) {
-    if (!Contains(dnums.rhs_batch_dimensions, d) && !Contains(dnums.rhs_contracting_dimensions, d)) {
+    if (!Contains(dnums.rhs_batch_dimensions, d) && !Contains(dnums.rhs_contracting_dimensions,
+                                                              d)) {
       out.add_dimensions(rhs.dimensions(d), rhs.is_dynamic_dimension(static_cast<int>(d)));
     }
   }

@@ -443,7 +443,8 @@ void CheckModuleStructure(const HloModule& module, const HloVerifierOptions& opt
     auto it = report.callers.find(c);
     if (it == report.callers.end()) continue;
     const std::vector<const HloInstruction*>& callers = it->second;
-    bool called_by_fusion = std::any_of(callers.begin(), callers.end(), [](const HloInstruction* i) {
+    bool called_by_fusion = std::any_of(callers.begin(), callers.end(),
+                                        [](const HloInstruction* i) {
       return i->opcode() == HloOpcode::kFusion;
     });
     if (!called_by_fusion || callers.size() == 1) continue;

@@ -51,7 +51,7 @@ int RunPack(const std::vector<std::string>& args) {
     spdlog::error("--alignment takes a positive integer, got '{}'", alignment_text);
     return kExitUsage;
   }
-  auto instance = ReadMiniMallocCsvFile(files.front());
+  auto instance = ReadHeapCsvFile(files.front());
   if (!instance.ok()) {
     fmt::print(stderr, "{}\n", std::string(instance.status().message()));
     return kExitFailure;
@@ -69,7 +69,7 @@ int RunPack(const std::vector<std::string>& args) {
           ? 100.0 * static_cast<double>(result->height - result->lower_bound) / result->lower_bound
           : 0.0;
   fmt::print(stderr, "{}: {} buffers, algorithm {}: height {}, lower bound {} (+{:.2f}%), {:.3f} s\n",
-             files.front(), instance->buffers.size(), result->algorithm, result->height,
+             files.front(), instance->size(), result->algorithm, result->height,
              result->lower_bound, over, result->seconds);
   const std::string csv = WriteMiniMallocCsv(*instance, result->offsets);
   if (output.empty()) {

@@ -140,8 +140,8 @@ struct TempHeapSummary {
   int64_t color = 0;
   // Size of the placement chosen.
   int64_t heap_size = 0;
-  // The most bytes live at once (NoFragmentationStatsHeap): no placement of
-  // this schedule can be smaller.
+  // The most bytes live at once, a group of buffer-sharing values counted
+  // once: no placement of this schedule can be smaller.
   int64_t lower_bound = 0;
   // What XLA's default (spatial / temporal best fit) reaches.
   int64_t xla_heap_size = 0;
@@ -162,8 +162,9 @@ class BufferAssignment {
     int64_t maybe_live_out_allocation_bytes = 0;
     int64_t preallocated_temp_allocation_count = 0;
     int64_t preallocated_temp_allocation_bytes = 0;
-    // Heap size minus lower bound, summed over the heap simulations; -1 when
-    // none ran.
+    // XLA's figure: heap size minus the NoFragmentationStatsHeap peak, summed
+    // over the heap simulations; -1 when none ran. Negative when values share
+    // buffers (that peak counts a sharing value again).
     int64_t preallocated_temp_fragmentation_bytes = -1;
     int64_t total_allocation_count = 0;
     int64_t total_allocation_bytes = 0;

@@ -1,19 +1,14 @@
 #ifndef HMO_ANALYSIS_BUFFER_PACKING_CSV_H_
 #define HMO_ANALYSIS_BUFFER_PACKING_CSV_H_
 
-// Buffer-lifetime packing instances in MiniMalloc's CSV format, and packing
-// them with any heap algorithm (`hmo pack`).
+// Packing a buffer-lifetime instance in MiniMalloc's CSV format
+// (heap_packing_csv.h: one buffer per line, live in [lower, upper), `size`
+// bytes) with any heap algorithm, checking the plan, and writing it back with
+// an `offset` column (`hmo pack`).
 //
-// Format: a header naming the columns id, lower, upper, size (any order;
-// an `offset` column is read when present, other columns are kept), then one
-// buffer per line. A buffer is live during the half-open interval
-// [lower, upper) and needs `size` bytes. A packing gives each buffer an offset
-// so that buffers live at the same time have disjoint [offset, offset + size).
-//
-// Packing replays the instance as heap events (at each time: the buffers
-// starting then, by (upper, line); then those whose last live step it is, by
-// (lower, upper, line)) into the chosen HeapAlgorithm, exactly as the heap
-// simulator feeds them, and checks the result before returning it.
+// The instance is replayed as heap events (HeapEventsFromCsvBuffers: at each
+// time the buffers ending, then those starting) into the chosen
+// HeapAlgorithm; the placement is validated before it is returned.
 
 #include <cstdint>
 #include <string>
@@ -22,37 +17,18 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "hmo/analysis/heap_packing_csv.h"
 #include "hmo/analysis/heap_packing_problem.h"
 
 namespace hmo {
 
-struct PackingBuffer {
-  std::string id;
-  int64_t lower = 0;
-  int64_t upper = 0;  // exclusive
-  int64_t size = 0;
-  int64_t offset = -1;  // -1 when not given
-};
+// The buffers of one instance (ParseHeapCsv / ReadHeapCsvFile).
+using PackingInstance = std::vector<HeapCsvBuffer>;
 
-struct PackingInstance {
-  std::vector<PackingBuffer> buffers;
-  // Extra columns (name, per-buffer text), kept for output.
-  std::vector<std::string> extra_columns;
-  std::vector<std::vector<std::string>> extra_values;  // [buffer][column]
-};
-
-// Parses the CSV. Errors name `filename:line`: a missing column, a wrong
-// number of fields, a field that is not an integer, size < 0, upper < lower.
-absl::StatusOr<PackingInstance> ParseMiniMallocCsv(std::string_view text,
-                                                   std::string_view filename = "<input>");
-// Reads and parses a file.
-absl::StatusOr<PackingInstance> ReadMiniMallocCsvFile(const std::string& path);
-
-// The CSV with an `offset` column holding `offsets` (one per buffer).
+// "id,lower,upper,size,offset" and one line per buffer with its offset.
 std::string WriteMiniMallocCsv(const PackingInstance& instance, absl::Span<const int64_t> offsets);
 
-// The instance as a HeapPackingProblem (lifetimes [lower, upper - 1]; empty
-// lifetimes or size 0 become size-0 blocks that conflict with nothing).
+// The instance as a HeapPackingProblem (lifetimes [lower, upper - 1]).
 HeapPackingProblem ToHeapPackingProblem(const PackingInstance& instance, int64_t alignment = 1);
 
 // The largest total size of buffers live at one time.
@@ -64,7 +40,8 @@ absl::Status ValidatePacking(const PackingInstance& instance, absl::Span<const i
                              int64_t alignment = 1);
 
 // The algorithm names PackBuffers accepts, default first:
-//   best                       every candidate below, first strictly smallest
+//   best                       the six packing-search candidates, then tight;
+//                              the first strictly smallest wins
 //   best-fit                   XLA's GlobalDecreasingSizeBestFitHeap (spatial)
 //   best-fit-temporal, best-fit-spatial-temporal
 //   lowest-offset, lowest-offset-temporal, lowest-offset-spatial-temporal

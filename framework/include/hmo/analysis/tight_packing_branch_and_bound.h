@@ -127,11 +127,17 @@ class TightPackingBranchAndBound {
   std::vector<int64_t> min_offset_;
   std::vector<int64_t> floor_;       // per section: highest end placed there
   std::vector<int64_t> section_min_; // per section: lowest unplaced min offset
+  std::vector<int32_t> section_min_count_;  // per section: unplaced blocks at it
   std::vector<int64_t> total_;       // per section: bytes of unplaced blocks
   std::vector<int32_t> cuts_;        // per section boundary: unplaced spanning blocks
   std::vector<std::pair<int32_t, int64_t>> offset_trail_;  // (block, old min offset)
   std::vector<std::pair<int32_t, int64_t>> floor_trail_;   // (section, old floor)
-  std::vector<std::pair<int32_t, int64_t>> section_min_trail_;
+  struct SectionMinChange {
+    int32_t section;
+    int64_t min;
+    int32_t count;
+  };
+  std::vector<SectionMinChange> section_min_trail_;
   std::vector<int32_t> affected_stamp_;                    // per section
   int32_t stamp_ = 0;
   std::vector<int32_t> affected_;
