@@ -243,7 +243,7 @@ TEST_F(HmoCliTest, PipelinePluginReferencesAreLoadedOrReportedWithPositions) {
                         (kGoodPlugins / "libhmo_fixture_passes.so").string()));
   CommandResult loaded = Hmo("run q.yaml " + Data("small.hlo"));
   EXPECT_EQ(loaded.exit_code, 0) << loaded.err;
-  EXPECT_THAT(loaded.out, HasSubstr("HloModule smallxxx"));
+  EXPECT_THAT(loaded.out, HasSubstr("HloModule smallx\n"));
 }
 
 TEST_F(HmoCliTest, ManyInputsRunInParallelAndAFailureDoesNotStopTheOthers) {
@@ -261,7 +261,7 @@ TEST_F(HmoCliTest, ManyInputsRunInParallelAndAFailureDoesNotStopTheOthers) {
   EXPECT_THAT(result.err, HasSubstr("in/sub/broken.hlo:3:"));
   EXPECT_THAT(FileNamesIn(work_ / "out"),
               ::testing::ElementsAre("m0.hlo", "m1.hlo", "m2.hlo", "m3.hlo", "m4.hlo"));
-  EXPECT_THAT(ReadFile(work_ / "out/m3.hlo"), HasSubstr("HloModule m3xx"));
+  EXPECT_THAT(ReadFile(work_ / "out/m3.hlo"), HasSubstr("HloModule m3x\n"));
 }
 
 TEST_F(HmoCliTest, AFailingPipelineLeavesTheOutputUntouched) {
@@ -350,7 +350,7 @@ TEST_F(HmoCliTest, DumpPipelinePrintsTheResolvedYaml) {
   WriteFile(work_ / "resolved.yaml", result.out);
   CommandResult rerun = Hmo("run resolved.yaml " + Data("small.hlo") + " " + Good());
   EXPECT_EQ(rerun.exit_code, 0) << rerun.err;
-  EXPECT_THAT(rerun.out, HasSubstr("HloModule smallyyy_t_t\n"));
+  EXPECT_THAT(rerun.out, HasSubstr("HloModule smally_t_t\n"));
 }
 
 TEST_F(HmoCliTest, SelectsASchedulerStrategyFromYaml) {

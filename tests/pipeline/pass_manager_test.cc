@@ -276,6 +276,24 @@ TEST_F(PassManagerTest, APassErrorNamesThePassAndModule) {
   EXPECT_EQ(module_->name(), "m");
 }
 
+TEST_F(PassManagerTest, AFactoryMakingAPassOfAnotherNameIsAnError) {
+  PassRegistration registration;
+  registration.name = "impostor";
+  registration.create = [](const PassOptions& options) -> absl::StatusOr<std::unique_ptr<HloPass>> {
+    return std::make_unique<LambdaPass>(
+        "someone-else",
+        [](HloModule&, PassContext&, const PassOptions&) -> absl::StatusOr<bool> { return false; },
+        options);
+  };
+  ASSERT_TRUE(registries_.passes.Register(std::move(registration), "test").ok());
+  ResolvedPipeline pipeline = Resolve("impostor");
+  PassManager manager(pipeline, registries_);
+  auto summary = manager.Run(*module_);
+  ASSERT_FALSE(summary.ok());
+  EXPECT_EQ(summary.status().message(),
+            "the factory of pass 'impostor' (plugin 'test') made a pass named 'someone-else'");
+}
+
 TEST_F(PassManagerTest, AnalysesAreDroppedAfterAChangeUnlessPreserved) {
   ResolvedPipeline pipeline = Resolve(
       "read-analysis,nothing,read-analysis,rename-preserving,read-analysis,grow{max-length=9},"

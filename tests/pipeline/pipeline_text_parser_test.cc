@@ -42,6 +42,14 @@ TEST(PipelineTextParserTest, FixedPointWithoutSettingsUsesTheDefaultCap) {
   EXPECT_EQ(spec->steps[0].max_iterations, kDefaultFixedPointIterations);
 }
 
+TEST(PipelineTextParserTest, ValuesMayContainEquals) {
+  auto spec = ParsePipelineText("s{opts=[seed=1,mode=x],expr=a=b}");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_THAT(std::get<std::vector<std::string>>(spec->steps[0].options[0].assignment.value),
+              ElementsAre("seed=1", "mode=x"));
+  EXPECT_EQ(std::get<std::string>(spec->steps[0].options[1].assignment.value), "a=b");
+}
+
 TEST(PipelineTextParserTest, EmptyListAndEmptyOptions) {
   auto spec = ParsePipelineText("a{}, b{l=[]}");
   ASSERT_TRUE(spec.ok()) << spec.status();

@@ -8,7 +8,7 @@ void BestFitPlacer::MakeFreeGaps(absl::Span<const HeapTimeInterval> lifetimes,
                                  int64_t size) const {
   used_chunks_.clear();
   for (const HeapTimeInterval& lifetime : lifetimes) {
-    tree_.AppendChunksOverlappingInTime(lifetime.start, lifetime.end, used_chunks_);
+    index_.AppendOverlapping(lifetime.start, lifetime.end, used_chunks_);
   }
   std::sort(used_chunks_.begin(), used_chunks_.end(),
             [](const HeapChunk& a, const HeapChunk& b) { return a.offset < b.offset; });
@@ -66,7 +66,17 @@ int64_t BestFitPlacer::FindOffset(absl::Span<const HeapTimeInterval> lifetimes, 
 }
 
 void BestFitPlacer::Commit(absl::Span<const HeapTimeInterval> lifetimes, const HeapChunk& chunk) {
-  for (const HeapTimeInterval& lifetime : lifetimes) tree_.Add(lifetime.start, lifetime.end, chunk);
+  for (const HeapTimeInterval& lifetime : lifetimes) index_.Add(lifetime.start, lifetime.end, chunk);
+}
+
+std::vector<int64_t> BestFitPlacer::TimePoints(absl::Span<const HeapTimeInterval> lifetimes) {
+  std::vector<int64_t> points;
+  points.reserve(lifetimes.size() * 2);
+  for (const HeapTimeInterval& lifetime : lifetimes) {
+    points.push_back(lifetime.start);
+    points.push_back(lifetime.end);
+  }
+  return points;
 }
 
 }  // namespace hmo

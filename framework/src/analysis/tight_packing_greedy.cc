@@ -8,7 +8,14 @@ namespace hmo {
 
 int64_t PlaceBlocksInOrder(const HeapPackingProblem& problem, absl::Span<const int32_t> order,
                            ChunkPlacement placement, std::vector<int64_t>& offsets) {
-  BestFitPlacer placer(problem.alignment, placement);
+  std::vector<int64_t> time_points;
+  for (const HeapPackingBlock& block : problem.blocks) {
+    for (const HeapTimeInterval& lifetime : block.lifetimes) {
+      time_points.push_back(lifetime.start);
+      time_points.push_back(lifetime.end);
+    }
+  }
+  BestFitPlacer placer(problem.alignment, placement, std::move(time_points));
   offsets.assign(problem.blocks.size(), 0);
   int64_t height = 0;
   for (int32_t b : order) {

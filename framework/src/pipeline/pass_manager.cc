@@ -60,6 +60,12 @@ absl::Status PassManager::RunPass(const ResolvedStep& step, HloModule& module,
                         fmt::format("cannot create pass '{}': {}", registration.name,
                                     std::string(pass.status().message())));
   }
+  if (*pass == nullptr || (*pass)->name() != registration.name) {
+    return absl::InternalError(fmt::format(
+        "the factory of pass '{}' (plugin '{}') made {}", registration.name, step.pass->plugin,
+        *pass == nullptr ? std::string("nothing")
+                         : fmt::format("a pass named '{}'", (*pass)->name())));
+  }
   PassRunInfo run;
   run.pass_name = registration.name;
   run.options = &step.options;

@@ -10,9 +10,11 @@
 namespace hmo {
 namespace {
 
-bool IsDelimiter(char c) {
+// Whether `c` ends a bare word. '=' ends names and keys but may appear in
+// values (e.g. a list of key=value strings).
+bool IsDelimiter(char c, bool in_value) {
   return c == ',' || c == '{' || c == '}' || c == '[' || c == ']' || c == '(' || c == ')' ||
-         c == '=' || c == ' ' || c == '\t' || c == '\n' || c == '\r';
+         (c == '=' && !in_value) || c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
 // A recursive-descent reader over one line.
@@ -57,8 +59,9 @@ class TextPipelineReader {
                                  AtEnd() ? std::string("the end") : fmt::format("'{}'", Peek())));
   }
 
-  // Reads a WORD (bare or quoted) at the current position.
-  absl::StatusOr<std::string> ReadWord(std::string_view what) {
+  // Reads a WORD (bare or quoted) at the current position; `in_value` lets a
+  // bare word contain '='.
+  absl::StatusOr<std::string> ReadWord(std::string_view what, bool in_value = false) {
     SkipSpace();
     if (Peek() == '"' || Peek() == '\'') {
       const char quote = Peek();
@@ -71,7 +74,7 @@ class TextPipelineReader {
       return word;
     }
     const size_t start = pos_;
-    while (!AtEnd() && !IsDelimiter(Peek())) ++pos_;
+    while (!AtEnd() && !IsDelimiter(Peek(), in_value)) ++pos_;
     if (pos_ == start) {
       return ErrorHere(fmt::format("expected {}, got {}", what,
                                    AtEnd() ? std::string("the end") : fmt::format("'{}'", Peek())));
@@ -119,7 +122,8 @@ class TextPipelineReader {
         SkipSpace();
         if (Peek() != ']') {
           while (true) {
-            HMO_ASSIGN_OR_RETURN(std::string element, ReadWord("a list element"));
+            HMO_ASSIGN_OR_RETURN(std::string element,
+                                 ReadWord("a list element", /*in_value=*/true));
             elements.push_back(std::move(element));
             SkipSpace();
             if (Peek() != ',') break;
@@ -130,7 +134,8 @@ class TextPipelineReader {
         option.assignment.value = std::move(elements);
       } else {
         HMO_ASSIGN_OR_RETURN(std::string value,
-                             ReadWord(fmt::format("a value for option '{}'", option.assignment.key)));
+                             ReadWord(fmt::format("a value for option '{}'", option.assignment.key),
+                                      /*in_value=*/true));
         option.assignment.value = std::move(value);
       }
       step.options.push_back(std::move(option));

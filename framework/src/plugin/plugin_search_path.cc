@@ -16,7 +16,8 @@ namespace {
 
 void AppendUnique(std::vector<fs::path>& directories, const fs::path& directory) {
   if (directory.empty()) return;
-  const fs::path normal = directory.lexically_normal();
+  fs::path normal = directory.lexically_normal();
+  if (normal.has_parent_path() && normal.filename().empty()) normal = normal.parent_path();
   if (std::find(directories.begin(), directories.end(), normal) == directories.end()) {
     directories.push_back(normal);
   }

@@ -76,9 +76,8 @@ std::unique_ptr<SchedulingViewValues> SchedulingViewValues::Build(
     auto it = flattened.find(instruction);
     if (it != flattened.end()) return it->second;
     std::vector<HmoValueId> out;
-    for (const HloValue* value : dataflow.GetFlattenedValueSet(instruction).values()) {
-      out.push_back(id_of(value));
-    }
+    const HloValueSet set = dataflow.GetFlattenedValueSet(instruction);
+    for (const HloValue* value : set.values()) out.push_back(id_of(value));
     return flattened.emplace(instruction, std::move(out)).first->second;
   };
   for (size_t id = 0; id < instructions.size(); ++id) {
@@ -91,9 +90,8 @@ std::unique_ptr<SchedulingViewValues> SchedulingViewValues::Build(
     used.erase(std::unique(used.begin(), used.end()), used.end());
   }
   if (const HloInstruction* root = computation.root_instruction(); root != nullptr) {
-    for (const HloValue* value : dataflow.GetFlattenedValueSet(root).values()) {
-      table->flags_[id_of(value)] |= HMO_VALUE_LIVE_OUT;
-    }
+    const HloValueSet set = dataflow.GetFlattenedValueSet(root);
+    for (const HloValue* value : set.values()) table->flags_[id_of(value)] |= HMO_VALUE_LIVE_OUT;
   }
   return table;
 }

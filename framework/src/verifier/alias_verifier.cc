@@ -34,29 +34,29 @@ void CheckModuleAliasing(const HloModule& module, VerifierErrorSink& sink) {
     if (sink.full()) return;
     std::string entry_text =
         StrCat("input_output_alias entry ", ShapeIndexToString(output_index), ": ",
-                     alias.ToString());
+               alias.ToString());
     if (!ShapeUtil::IndexIsValid(result, output_index)) {
       sink.AddModuleError("alias-output-index",
                           StrCat(entry_text, ": output index ",
-                                       ShapeIndexToString(output_index),
-                                       " is not in the entry result shape ",
-                                       result.ToString(false)));
+                                 ShapeIndexToString(output_index),
+                                 " is not in the entry result shape ",
+                                 result.ToString(false)));
       continue;
     }
     const Shape* param = ParameterShape(*entry, alias.parameter_number);
     if (param == nullptr) {
       sink.AddModuleError("alias-parameter",
                           StrCat(entry_text, ": entry computation ", entry->name(),
-                                       " has no parameter ", alias.parameter_number, " (it has ",
-                                       entry->num_parameters(), ")"));
+                                 " has no parameter ", alias.parameter_number, " (it has ",
+                                 entry->num_parameters(), ")"));
       continue;
     }
     if (!ShapeUtil::IndexIsValid(*param, alias.parameter_index)) {
       sink.AddModuleError("alias-parameter",
                           StrCat(entry_text, ": parameter index ",
-                                       ShapeIndexToString(alias.parameter_index),
-                                       " is not in parameter ", alias.parameter_number,
-                                       " of shape ", param->ToString(false)));
+                                 ShapeIndexToString(alias.parameter_index),
+                                 " is not in parameter ", alias.parameter_number,
+                                 " of shape ", param->ToString(false)));
       continue;
     }
     auto [it, inserted] =
@@ -65,9 +65,9 @@ void CheckModuleAliasing(const HloModule& module, VerifierErrorSink& sink) {
     if (!inserted) {
       sink.AddModuleError("alias-duplicate-parameter",
                           StrCat(entry_text, ": parameter ", alias.parameter_number, " ",
-                                       ShapeIndexToString(alias.parameter_index),
-                                       " is already aliased with output ",
-                                       ShapeIndexToString(it->second)));
+                                 ShapeIndexToString(alias.parameter_index),
+                                 " is already aliased with output ",
+                                 ShapeIndexToString(it->second)));
       continue;
     }
     const Shape& out = ShapeUtil::GetSubshape(result, output_index);
@@ -75,7 +75,7 @@ void CheckModuleAliasing(const HloModule& module, VerifierErrorSink& sink) {
     if (!out.IsArray() || !in.IsArray()) {
       sink.AddModuleError("alias-shape",
                           StrCat(entry_text, ": aliased shapes must be arrays, got output ",
-                                       out.ToString(false), " and parameter ", in.ToString(false)));
+                                 out.ToString(false), " and parameter ", in.ToString(false)));
       continue;
     }
     int64_t out_bytes = ShapeUtil::ByteSizeOf(out);
@@ -83,16 +83,16 @@ void CheckModuleAliasing(const HloModule& module, VerifierErrorSink& sink) {
     if (out_bytes != in_bytes) {
       sink.AddModuleError("alias-size",
                           StrCat(entry_text, ": output ", out.ToString(true), " (", out_bytes,
-                                       " bytes) and parameter ", in.ToString(true), " (", in_bytes,
-                                       " bytes) differ in size"));
+                                 " bytes) and parameter ", in.ToString(true), " (", in_bytes,
+                                 " bytes) differ in size"));
       continue;
     }
     if (out.memory_space() != in.memory_space()) {
       sink.AddModuleError("alias-memory-space",
                           StrCat(entry_text, ": output ", out.ToString(true),
-                                       " is in memory space ", out.memory_space(),
-                                       " but parameter ", in.ToString(true), " is in memory space ",
-                                       in.memory_space()));
+                                 " is in memory space ", out.memory_space(),
+                                 " but parameter ", in.ToString(true), " is in memory space ",
+                                 in.memory_space()));
     }
   }
 
@@ -100,24 +100,24 @@ void CheckModuleAliasing(const HloModule& module, VerifierErrorSink& sink) {
        module.buffer_donor_config().buffer_donors()) {
     if (sink.full()) return;
     std::string donor_text = StrCat("buffer_donor (", donor.param_number, ", ",
-                                          ShapeIndexToString(donor.param_index), ")");
+                                    ShapeIndexToString(donor.param_index), ")");
     const Shape* param = ParameterShape(*entry, donor.param_number);
     if (param == nullptr) {
       sink.AddModuleError("buffer-donor",
                           StrCat(donor_text, ": entry computation ", entry->name(),
-                                       " has no parameter ", donor.param_number));
+                                 " has no parameter ", donor.param_number));
       continue;
     }
     if (!ShapeUtil::IndexIsValid(*param, donor.param_index)) {
       sink.AddModuleError("buffer-donor",
                           StrCat(donor_text, ": index is not in parameter ",
-                                       donor.param_number, " of shape ", param->ToString(false)));
+                                 donor.param_number, " of shape ", param->ToString(false)));
       continue;
     }
     if (config.ParameterHasAlias(donor.param_number, donor.param_index)) {
       sink.AddModuleError("buffer-donor-aliased",
                           StrCat(donor_text, ": the parameter buffer is also in ",
-                                       "input_output_alias"));
+                                 "input_output_alias"));
     }
   }
 }

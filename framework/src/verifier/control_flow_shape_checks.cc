@@ -30,7 +30,7 @@ ShapeCheckResult CheckWhileShape(const HloInstruction& instr, const ShapeCheckCo
   }
   if (body.num_parameters() != 1) {
     return Violation("while", StrCat("while body ", body.name(), " must take 1 parameter, takes ",
-                                           body.num_parameters()));
+                                     body.num_parameters()));
   }
   if (auto v = ctx.Expect(body.parameter_instruction(0)->shape(), shape, "while", true,
                           StrCat("while body ", body.name(), " parameter shape"),
@@ -44,7 +44,7 @@ ShapeCheckResult CheckWhileShape(const HloInstruction& instr, const ShapeCheckCo
   }
   if (cond.num_parameters() != 1) {
     return Violation("while", StrCat("while condition ", cond.name(),
-                                           " must take 1 parameter, takes ", cond.num_parameters()));
+                                     " must take 1 parameter, takes ", cond.num_parameters()));
   }
   if (auto v = ctx.Expect(cond.parameter_instruction(0)->shape(), shape, "while", true,
                           StrCat("while condition ", cond.name(), " parameter shape"),
@@ -55,40 +55,41 @@ ShapeCheckResult CheckWhileShape(const HloInstruction& instr, const ShapeCheckCo
   if (!cond_root.IsArray() || cond_root.rank() != 0 ||
       cond_root.element_type() != PrimitiveType::PRED) {
     return Violation("while", StrCat("while condition ", cond.name(), " must return pred[], ",
-                                           "returns ", Str(cond_root, false)));
+                                     "returns ", Str(cond_root, false)));
   }
   return std::nullopt;
 }
 
 ShapeCheckResult CheckConditionalShape(const HloInstruction& instr, const ShapeCheckContext& ctx) {
   const Shape& index = instr.operand(0)->shape();
-  bool is_pred = index.IsArray() && index.rank() == 0 && index.element_type() == PrimitiveType::PRED;
-  bool is_s32 = index.IsArray() && index.rank() == 0 && index.element_type() == PrimitiveType::S32;
+  const bool scalar = index.IsArray() && index.rank() == 0;
+  const bool is_pred = scalar && index.element_type() == PrimitiveType::PRED;
+  const bool is_s32 = scalar && index.element_type() == PrimitiveType::S32;
   if (!is_pred && !is_s32) {
     return Violation("conditional", StrCat("conditional branch index must be pred[] or s32[], got ",
-                                                 Str(index, false)));
+                                           Str(index, false)));
   }
   if (is_pred && instr.branch_count() != 2) {
     return Violation("conditional", StrCat("conditional with a pred branch index needs 2 ",
-                                                 "branches, has ", instr.branch_count()));
+                                           "branches, has ", instr.branch_count()));
   }
   for (int64_t b = 0; b < instr.branch_count(); ++b) {
     const HloComputation& branch = *instr.branch_computation(b);
     if (branch.num_parameters() != 1) {
       return Violation("conditional", StrCat("conditional branch ", b, " (", branch.name(),
-                                                   ") must take 1 parameter, takes ",
-                                                   branch.num_parameters()));
+                                             ") must take 1 parameter, takes ",
+                                             branch.num_parameters()));
     }
     if (auto v = ctx.Expect(branch.parameter_instruction(0)->shape(),
                             instr.operand(b + 1)->shape(), "conditional", true,
                             StrCat("conditional branch ", b, " (", branch.name(),
-                                         ") parameter shape"),
+                                   ") parameter shape"),
                             StrCat("its operand ", b + 1, " shape"))) {
       return v;
     }
     if (auto v = ctx.Expect(*RootShape(branch), instr.shape(), "conditional", true,
                             StrCat("conditional branch ", b, " (", branch.name(),
-                                         ") root shape"),
+                                   ") root shape"),
                             "the conditional shape")) {
       return v;
     }
@@ -100,8 +101,8 @@ ShapeCheckResult CheckCallShape(const HloInstruction& instr, const ShapeCheckCon
   const HloComputation& callee = *instr.to_apply();
   if (callee.num_parameters() != instr.operand_count()) {
     return Violation("call", StrCat("callee ", callee.name(), " takes ",
-                                          callee.num_parameters(), " parameters but the call has ",
-                                          instr.operand_count(), " operands"));
+                                    callee.num_parameters(), " parameters but the call has ",
+                                    instr.operand_count(), " operands"));
   }
   for (int64_t k = 0; k < instr.operand_count(); ++k) {
     if (auto v = ctx.Expect(callee.parameter_instruction(k)->shape(), instr.operand(k)->shape(),
@@ -119,9 +120,9 @@ ShapeCheckResult CheckFusionShape(const HloInstruction& instr, const ShapeCheckC
   const HloComputation& fused = *instr.fused_instructions_computation();
   if (fused.num_parameters() != instr.operand_count()) {
     return Violation("fusion", StrCat("fused computation ", fused.name(), " takes ",
-                                            fused.num_parameters(),
-                                            " parameters but the fusion has ",
-                                            instr.operand_count(), " operands"));
+                                      fused.num_parameters(),
+                                      " parameters but the fusion has ",
+                                      instr.operand_count(), " operands"));
   }
   for (int64_t k = 0; k < instr.operand_count(); ++k) {
     if (auto v = ctx.Expect(fused.parameter_instruction(k)->shape(), instr.operand(k)->shape(),
@@ -142,37 +143,37 @@ ShapeCheckResult CheckOutputOperandAliasing(const HloInstruction& instr) {
   std::set<ShapeIndex> outputs;
   for (const OutputOperandAlias& a : instr.output_to_operand_aliasing()) {
     std::string entry = StrCat(ShapeIndexToString(a.output_index), ": (", a.operand_number,
-                                     ", ", ShapeIndexToString(a.operand_index), ")");
+                               ", ", ShapeIndexToString(a.operand_index), ")");
     if (!ShapeUtil::IndexIsValid(instr.shape(), a.output_index)) {
       return Violation("output-operand-aliasing",
                        StrCat("output_to_operand_aliasing entry ", entry,
-                                    ": output index is not valid for ",
-                                    instr.shape().ToString(false)));
+                              ": output index is not valid for ",
+                              instr.shape().ToString(false)));
     }
     if (!outputs.insert(a.output_index).second) {
       return Violation("output-operand-aliasing",
                        StrCat("output_to_operand_aliasing entry ", entry,
-                                    ": output index is aliased more than once"));
+                              ": output index is aliased more than once"));
     }
     if (a.operand_number < 0 || a.operand_number >= instr.operand_count()) {
       return Violation("output-operand-aliasing",
                        StrCat("output_to_operand_aliasing entry ", entry,
-                                    ": operand number out of range (", instr.operand_count(),
-                                    " operands)"));
+                              ": operand number out of range (", instr.operand_count(),
+                              " operands)"));
     }
     const Shape& operand = instr.operand(a.operand_number)->shape();
     if (!ShapeUtil::IndexIsValid(operand, a.operand_index)) {
       return Violation("output-operand-aliasing",
                        StrCat("output_to_operand_aliasing entry ", entry,
-                                    ": operand index is not valid for ", operand.ToString(false)));
+                              ": operand index is not valid for ", operand.ToString(false)));
     }
     const Shape& out_sub = ShapeUtil::GetSubshape(instr.shape(), a.output_index);
     const Shape& in_sub = ShapeUtil::GetSubshape(operand, a.operand_index);
     if (!ShapesEqual(out_sub, in_sub)) {
       return Violation("output-operand-aliasing",
                        StrCat("output_to_operand_aliasing entry ", entry, ": output ",
-                                    out_sub.ToString(false), " and operand ",
-                                    in_sub.ToString(false), " have different shapes"));
+                              out_sub.ToString(false), " and operand ",
+                              in_sub.ToString(false), " have different shapes"));
     }
   }
   return std::nullopt;

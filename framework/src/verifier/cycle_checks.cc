@@ -61,7 +61,7 @@ void CheckCallGraphCycles(const HloModule& module, VerifierErrorSink& sink) {
         path.push_back(callee->name());
         sink.AddComputationError(*callee, "call-graph-cycle",
                                  StrCat("computation calls itself through ",
-                                              absl::StrJoin(path, " -> ")));
+                                        absl::StrJoin(path, " -> ")));
         if (sink.full()) return;
         continue;
       }
@@ -142,7 +142,7 @@ void CheckDataControlCycles(const HloComputation& computation, VerifierErrorSink
   names.push_back(walk.back()->name());
   sink.AddInstructionError(computation, *cur, "cycle",
                            StrCat("instruction is on a cycle of data and control edges: ",
-                                        absl::StrJoin(names, " -> ")));
+                                  absl::StrJoin(names, " -> ")));
 }
 
 }  // namespace hmo::verifier_internal

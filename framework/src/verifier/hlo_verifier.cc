@@ -47,8 +47,8 @@ void CheckEntryComputationLayout(const HloModule& module, const HloVerifierOptio
   if (layout.parameter_count() != entry->num_parameters()) {
     sink.AddModuleError("entry-computation-layout",
                         StrCat("entry_computation_layout has ", layout.parameter_count(),
-                                     " parameters but entry computation ", entry->name(),
-                                     " has ", entry->num_parameters()));
+                               " parameters but entry computation ", entry->name(),
+                               " has ", entry->num_parameters()));
     return;
   }
   ShapeEqualityOptions eq;
@@ -59,10 +59,10 @@ void CheckEntryComputationLayout(const HloModule& module, const HloVerifierOptio
     if (!ShapesEqual(layout.parameter_shape(k), actual, eq)) {
       sink.AddModuleError("entry-computation-layout",
                           StrCat("entry_computation_layout parameter ", k, " ",
-                                       layout.parameter_shape(k).ToString(true),
-                                       " does not match entry parameter ",
-                                       entry->parameter_instruction(k)->name(), " ",
-                                       actual.ToString(true)));
+                                 layout.parameter_shape(k).ToString(true),
+                                 " does not match entry parameter ",
+                                 entry->parameter_instruction(k)->name(), " ",
+                                 actual.ToString(true)));
       return;
     }
   }
@@ -70,8 +70,8 @@ void CheckEntryComputationLayout(const HloModule& module, const HloVerifierOptio
   if (!ShapesEqual(layout.result_shape(), root, eq)) {
     sink.AddModuleError("entry-computation-layout",
                         StrCat("entry_computation_layout result ",
-                                     layout.result_shape().ToString(true),
-                                     " does not match the entry root shape ", root.ToString(true)));
+                               layout.result_shape().ToString(true),
+                               " does not match the entry root shape ", root.ToString(true)));
   }
 }
 

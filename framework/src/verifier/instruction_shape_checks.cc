@@ -104,13 +104,13 @@ ShapeCheckResult CheckGatherScatterCollective(const HloInstruction& instr,
   std::string_view name = HloOpcodeString(instr.opcode());
   if (instr.dimensions().size() != 1) {
     return Violation("collective", StrCat(name, " needs exactly one dimension in ",
-                                                "dimensions={...}"));
+                                          "dimensions={...}"));
   }
   int64_t dim = instr.dimensions(0);
   int64_t n = instr.operand_count();
   if (n > 1 && (!instr.shape().IsTuple() || instr.shape().tuple_shapes_size() != n)) {
     return Violation("collective", StrCat(name, " with ", n, " operands must produce a tuple of ",
-                                                n, " arrays, got ", Str(instr.shape())));
+                                          n, " arrays, got ", Str(instr.shape())));
   }
   for (int64_t k = 0; k < n; ++k) {
     const Shape& in = instr.operand(k)->shape();
@@ -118,13 +118,13 @@ ShapeCheckResult CheckGatherScatterCollective(const HloInstruction& instr,
     if (!in.IsArray() || !out.IsArray() || in.rank() != out.rank() || dim < 0 ||
         dim >= in.rank()) {
       return Violation("collective", StrCat(name, " operand ", Str(in), " and result ",
-                                                  Str(out), " must be arrays of one rank with ",
-                                                  "dimension ", dim, " in range"));
+                                            Str(out), " must be arrays of one rank with ",
+                                            "dimension ", dim, " in range"));
     }
     if (!ElementTypesMatch(in.element_type(), out.element_type(),
                            ctx.options().allow_mixed_precision)) {
       return Violation("collective", StrCat(name, " changes the element type: ", Str(in),
-                                                  " -> ", Str(out)));
+                                            " -> ", Str(out)));
     }
     for (int64_t d = 0; d < in.rank(); ++d) {
       int64_t a = in.dimensions(d), b = out.dimensions(d);
@@ -139,8 +139,8 @@ ShapeCheckResult CheckGatherScatterCollective(const HloInstruction& instr,
       if (!ok) {
         return Violation("collective",
                          StrCat(name, " result ", Str(out), " is not ",
-                                      gather ? "a gather" : "a scatter", " of operand ", Str(in),
-                                      " along dimension ", dim));
+                                gather ? "a gather" : "a scatter", " of operand ", Str(in),
+                                " along dimension ", dim));
       }
     }
   }
@@ -165,8 +165,8 @@ ShapeCheckResult CheckConstant(const HloInstruction& instr) {
   if (!instr.has_literal()) return Violation("constant", "constant has no literal");
   if (!ShapesEqual(instr.literal().shape(), instr.shape())) {
     return Violation("constant", StrCat("shape ", Str(instr.shape()),
-                                              " does not match the literal's shape ",
-                                              Str(instr.literal().shape())));
+                                        " does not match the literal's shape ",
+                                        Str(instr.literal().shape())));
   }
   return std::nullopt;
 }
@@ -178,7 +178,7 @@ ShapeCheckResult CheckTokenOps(const HloInstruction& instr, const ShapeCheckCont
       for (int64_t k = 0; k < instr.operand_count(); ++k) {
         if (!instr.operand(k)->shape().IsToken()) {
           return Violation("token", StrCat("after-all operand ", k, " must be a token, got ",
-                                                 Str(instr.operand(k)->shape())));
+                                           Str(instr.operand(k)->shape())));
         }
       }
       if (!shape.IsToken()) return Violation("token", "after-all must produce a token");
@@ -186,7 +186,7 @@ ShapeCheckResult CheckTokenOps(const HloInstruction& instr, const ShapeCheckCont
     case HloOpcode::kAddDependency:
       if (!instr.operand(1)->shape().IsToken()) {
         return Violation("token", StrCat("add-dependency operand 1 must be a token, got ",
-                                               Str(instr.operand(1)->shape())));
+                                         Str(instr.operand(1)->shape())));
       }
       return ctx.Expect(shape, instr.operand(0)->shape(), "token", true, "shape",
                         "operand 0 shape");
@@ -216,7 +216,7 @@ ShapeCheckResult CheckAsyncOps(const HloInstruction& instr, const ShapeCheckCont
     case HloOpcode::kCopyStart: {
       if (!shape.IsTuple() || shape.tuple_shapes_size() < 2) {
         return Violation("async", StrCat("copy-start must produce (destination, source, ",
-                                               "context), got ", Str(shape)));
+                                         "context), got ", Str(shape)));
       }
       for (int k = 0; k < 2; ++k) {
         if (auto v = ctx.Expect(shape.tuple_shapes(k), instr.operand(0)->shape(), "async", false,
@@ -230,7 +230,7 @@ ShapeCheckResult CheckAsyncOps(const HloInstruction& instr, const ShapeCheckCont
       const Shape& in = instr.operand(0)->shape();
       if (!in.IsTuple() || in.tuple_shapes_size() < 1) {
         return Violation("async", StrCat("copy-done operand must be a copy-start tuple, got ",
-                                               Str(in)));
+                                         Str(in)));
       }
       return ctx.Expect(shape, in.tuple_shapes(0), "async", true, "shape",
                         "the copy-start destination shape");
@@ -238,7 +238,7 @@ ShapeCheckResult CheckAsyncOps(const HloInstruction& instr, const ShapeCheckCont
     case HloOpcode::kAsyncStart:
       if (!shape.IsTuple() || shape.tuple_shapes_size() < 2) {
         return Violation("async", StrCat(name, " must produce a tuple of at least ",
-                                               "(operands, outputs), got ", Str(shape)));
+                                         "(operands, outputs), got ", Str(shape)));
       }
       return std::nullopt;
     case HloOpcode::kAsyncUpdate:
@@ -248,7 +248,7 @@ ShapeCheckResult CheckAsyncOps(const HloInstruction& instr, const ShapeCheckCont
       const Shape& in = instr.operand(0)->shape();
       if (!in.IsTuple() || in.tuple_shapes_size() < 2) {
         return Violation("async", StrCat("async-done operand must be an async tuple, got ",
-                                               Str(in)));
+                                         Str(in)));
       }
       return ctx.Expect(shape, in.tuple_shapes(1), "async", true, "shape",
                         "the async operation's output shape");
@@ -272,7 +272,7 @@ ShapeCheckResult ShapeCheckContext::Expect(const Shape& actual, const Shape& exp
   bool show_layout = forwarding && options_.layout_sensitive;
   return Violation(layout_only ? "layout" : rule,
                    StrCat(what, " ", actual.ToString(show_layout), " does not match ",
-                                expected_what, " ", expected.ToString(show_layout)));
+                          expected_what, " ", expected.ToString(show_layout)));
 }
 
 ShapeCheckResult CheckInstructionShape(const HloInstruction& instr, const ShapeCheckContext& ctx) {
@@ -306,13 +306,13 @@ ShapeCheckResult CheckInstructionShape(const HloInstruction& instr, const ShapeC
       const Shape& in = operand_shape(0);
       if (!in.IsArray() || !IsFloatingPoint(in.element_type())) {
         return Violation("convert", StrCat("stochastic-convert operand must be a ",
-                                                 "floating-point array, got ", Str(in)));
+                                           "floating-point array, got ", Str(in)));
       }
       if (!shape.IsArray() || shape.dimensions() != in.dimensions() ||
           !operand_shape(1).IsArray() ||
           operand_shape(1).dimensions() != in.dimensions()) {
         return Violation("convert", StrCat("stochastic-convert operands and result must ",
-                                                 "have equal dimensions"));
+                                           "have equal dimensions"));
       }
       return std::nullopt;
     }
@@ -326,9 +326,9 @@ ShapeCheckResult CheckInstructionShape(const HloInstruction& instr, const ShapeC
       if (in.IsArray() && shape.IsArray() && in.is_static() && shape.is_static() &&
           ShapeUtil::ByteSizeOf(in) != ShapeUtil::ByteSizeOf(shape)) {
         return Violation("bitcast", StrCat("bitcast changes the byte size: ",
-                                                 in.ToString(true), " has ", ShapeUtil::ByteSizeOf(in),
-                                                 " bytes, ", shape.ToString(true), " has ",
-                                                 ShapeUtil::ByteSizeOf(shape)));
+                                           in.ToString(true), " has ", ShapeUtil::ByteSizeOf(in),
+                                           " bytes, ", shape.ToString(true), " has ",
+                                           ShapeUtil::ByteSizeOf(shape)));
       }
       return std::nullopt;
     }
@@ -341,8 +341,8 @@ ShapeCheckResult CheckInstructionShape(const HloInstruction& instr, const ShapeC
                         "the operand shape");
     case HloOpcode::kBroadcast:
       if (!shape.IsArray()) return Violation("broadcast", "broadcast must produce an array");
-      return FromInference(ShapeInference::InferBroadcastShape(operand_shape(0),
-                                                               shape.dimensions(), instr.dimensions()),
+      return FromInference(ShapeInference::InferBroadcastShape(
+                               operand_shape(0), shape.dimensions(), instr.dimensions()),
                            instr, "broadcast", ctx);
     case HloOpcode::kReshape:
       if (!shape.IsArray()) return Violation("reshape", "reshape must produce an array");
@@ -417,10 +417,9 @@ ShapeCheckResult CheckInstructionShape(const HloInstruction& instr, const ShapeC
       }
       Window window = instr.has_window() ? instr.window() : Window{};
       return FromInference(
-          ShapeInference::InferConvolutionShape(operand_shape(0), operand_shape(1),
-                                                window, instr.convolution_dimension_numbers(),
-                                                instr.feature_group_count(),
-                                                instr.batch_group_count(), shape.element_type(), opts),
+          ShapeInference::InferConvolutionShape(
+              operand_shape(0), operand_shape(1), window, instr.convolution_dimension_numbers(),
+              instr.feature_group_count(), instr.batch_group_count(), shape.element_type(), opts),
           instr, "convolution", ctx);
     }
     case HloOpcode::kReduce: {
@@ -472,9 +471,9 @@ ShapeCheckResult CheckInstructionShape(const HloInstruction& instr, const ShapeC
       if (instr.dimensions().size() != 1) {
         return Violation("sort", "sort needs exactly one dimension in dimensions={...}");
       }
-      return FromInference(ShapeInference::InferSortShape(AllOperandShapes(instr),
-                                                          instr.dimensions(0),
-                                                          ProgramShape::Of(*instr.to_apply()), opts),
+      return FromInference(
+          ShapeInference::InferSortShape(AllOperandShapes(instr), instr.dimensions(0),
+                                         ProgramShape::Of(*instr.to_apply()), opts),
                            instr, "sort", ctx);
     case HloOpcode::kWhile:
       return CheckWhileShape(instr, ctx);
@@ -526,8 +525,8 @@ ShapeCheckResult CheckInstructionShape(const HloInstruction& instr, const ShapeC
             !ElementTypesMatch(p.element_type(), shape.element_type(),
                                ctx.options().allow_mixed_precision)) {
           return Violation("rng", StrCat("rng parameter ", k, " must be a ",
-                                               PrimitiveTypeName(shape.element_type()),
-                                               " scalar, got ", Str(p)));
+                                         PrimitiveTypeName(shape.element_type()),
+                                         " scalar, got ", Str(p)));
         }
       }
       return std::nullopt;
@@ -536,7 +535,7 @@ ShapeCheckResult CheckInstructionShape(const HloInstruction& instr, const ShapeC
     case HloOpcode::kReplicaId:
       if (!IsScalarOf(shape, PrimitiveType::U32)) {
         return Violation("misc", StrCat(HloOpcodeString(op), " must produce u32[], got ",
-                                              Str(shape)));
+                                        Str(shape)));
       }
       return std::nullopt;
     case HloOpcode::kGetDimensionSize: {
@@ -544,11 +543,11 @@ ShapeCheckResult CheckInstructionShape(const HloInstruction& instr, const ShapeC
       if (instr.dimensions().size() != 1 || !in.IsArray() || instr.dimensions(0) < 0 ||
           instr.dimensions(0) >= in.rank()) {
         return Violation("misc", StrCat("get-dimension-size needs one dimension in range for ",
-                                              Str(in)));
+                                        Str(in)));
       }
       if (!IsScalarOf(shape, PrimitiveType::S32)) {
         return Violation("misc", StrCat("get-dimension-size must produce s32[], got ",
-                                              Str(shape)));
+                                        Str(shape)));
       }
       return std::nullopt;
     }
@@ -556,7 +555,7 @@ ShapeCheckResult CheckInstructionShape(const HloInstruction& instr, const ShapeC
       const Shape& size = operand_shape(1);
       if (!size.IsArray() || size.rank() != 0 || !IsInteger(size.element_type())) {
         return Violation("misc", StrCat("set-dimension-size size operand must be an integer ",
-                                              "scalar, got ", Str(size)));
+                                        "scalar, got ", Str(size)));
       }
       return ctx.ExpectInferred(instr, operand_shape(0), "misc");
     }

@@ -29,13 +29,13 @@ void CheckSequence(const HloComputation& comp, const HloInstructionSequence& seq
     if (it == live.end() || it->second != seq.instructions()[k]) {
       sink.AddComputationError(comp, "schedule-foreign-instruction",
                                StrCat("schedule position ", k, " holds an instruction (id ", id,
-                                            ") that is not in the computation"));
+                                      ") that is not in the computation"));
       continue;
     }
     if (!position.emplace(it->second, k).second) {
       sink.AddInstructionError(comp, *it->second, "schedule-duplicate",
                                StrCat("instruction appears more than once in the schedule ",
-                                            "(positions ", position[it->second], " and ", k, ")"));
+                                      "(positions ", position[it->second], " and ", k, ")"));
     }
   }
   for (const HloInstruction* i : comp.instructions()) {
@@ -54,8 +54,8 @@ void CheckSequence(const HloComputation& comp, const HloInstructionSequence& seq
       if (p != position.end() && p->second >= self->second) {
         sink.AddInstructionError(comp, *i, "schedule-order",
                                  StrCat("instruction is scheduled at position ", self->second,
-                                              ", not after its operand ", op->name(),
-                                              " at position ", p->second));
+                                        ", not after its operand ", op->name(),
+                                        " at position ", p->second));
       }
     }
     for (const HloInstruction* pred : i->control_predecessors()) {
@@ -64,8 +64,8 @@ void CheckSequence(const HloComputation& comp, const HloInstructionSequence& seq
       if (p != position.end() && p->second >= self->second) {
         sink.AddInstructionError(comp, *i, "schedule-order",
                                  StrCat("instruction is scheduled at position ", self->second,
-                                              ", not after its control predecessor ", pred->name(),
-                                              " at position ", p->second));
+                                        ", not after its control predecessor ", pred->name(),
+                                        " at position ", p->second));
       }
     }
   }
@@ -98,7 +98,7 @@ void CheckModuleSchedule(const HloModule& module, VerifierErrorSink& sink) {
     if (it == by_id.end()) {
       sink.AddModuleError("schedule-extra-sequence",
                           StrCat("the schedule has a sequence for computation id ", id,
-                                       ", which is not in the module"));
+                                 ", which is not in the module"));
     } else if (fusion_computations.contains(it->second)) {
       sink.AddComputationError(*it->second, "schedule-extra-sequence",
                                "fusion computations are not scheduled, but this one has a "

@@ -65,7 +65,7 @@ absl::Status ExpectDistinctInRange(absl::Span<const int64_t> dims, int64_t rank,
   for (int64_t d : dims) {
     if (d < 0 || d >= rank) {
       return Invalid(StrCat(what, " ", Dims(dims), " has dimension ", d,
-                                  " out of range for rank ", rank));
+                            " out of range for rank ", rank));
     }
     if (!seen.insert(d).second) {
       return Invalid(StrCat(what, " ", Dims(dims), " repeats dimension ", d));
@@ -97,8 +97,8 @@ absl::Status CheckStartIndices(const Shape& operand, absl::Span<const Shape* con
     // Legacy form: one index vector with one entry per dimension.
     if (indices[0]->dimensions(0) != operand.rank()) {
       return Invalid(StrCat(op, " start index vector ", Str(*indices[0]),
-                                  " must have one entry per operand dimension (", operand.rank(),
-                                  ")"));
+                            " must have one entry per operand dimension (", operand.rank(),
+                            ")"));
     }
     if (!IsInteger(indices[0]->element_type())) {
       return Invalid(StrCat(op, " start indices must be integers, got ", Str(*indices[0])));
@@ -107,7 +107,7 @@ absl::Status CheckStartIndices(const Shape& operand, absl::Span<const Shape* con
   }
   if (static_cast<int64_t>(indices.size()) != operand.rank()) {
     return Invalid(StrCat(op, " has ", indices.size(), " start indices for operand ",
-                                Str(operand), " of rank ", operand.rank()));
+                          Str(operand), " of rank ", operand.rank()));
   }
   for (size_t i = 0; i < indices.size(); ++i) {
     const Shape& s = *indices[i];
@@ -116,7 +116,7 @@ absl::Status CheckStartIndices(const Shape& operand, absl::Span<const Shape* con
     }
     if (s.element_type() != indices[0]->element_type()) {
       return Invalid(StrCat(op, " start indices must share one element type, got ",
-                                  Str(*indices[0]), " and ", Str(s)));
+                            Str(*indices[0]), " and ", Str(s)));
     }
   }
   return absl::OkStatus();
@@ -137,7 +137,7 @@ absl::Status ExpectSameDimensionArrays(absl::Span<const Shape* const> shapes, st
     HMO_RETURN_IF_ERROR(ExpectArray(*shapes[i], StrCat(op, " input ", i)));
     if (!SameDims(*shapes[i], *shapes[0])) {
       return Invalid(StrCat(op, " inputs must have equal dimensions, got ", Str(*shapes[0]),
-                                  " and ", Str(*shapes[i])));
+                            " and ", Str(*shapes[i])));
     }
   }
   return absl::OkStatus();
@@ -228,13 +228,13 @@ absl::StatusOr<Shape> ShapeInference::InferBinaryOpShape(HloOpcode opcode, const
   HMO_RETURN_IF_ERROR(ExpectArray(rhs, StrCat(name, " rhs")));
   if (!SameDims(lhs, rhs)) {
     return Invalid(StrCat("binary op operands have incompatible shapes ", Str(lhs), " and ",
-                                Str(rhs)));
+                          Str(rhs)));
   }
   PrimitiveType lt = lhs.element_type();
   PrimitiveType rt = rhs.element_type();
   if (!ElementTypesMatch(lt, rt, options.allow_mixed_precision)) {
     return Invalid(StrCat("binary op operands have different element types ", Str(lhs),
-                                " and ", Str(rhs)));
+                          " and ", Str(rhs)));
   }
   auto type_error = [&](std::string_view expected) {
     return Invalid(StrCat(name, " expects ", expected, " operands, got ", Str(lhs)));
@@ -289,11 +289,11 @@ absl::StatusOr<Shape> ShapeInference::InferTernaryOpShape(HloOpcode opcode, cons
     }
     if (!ShapesEqual(on_true, on_false, {.ignore_fp_precision = options.allow_mixed_precision})) {
       return Invalid(StrCat("select operands have incompatible shapes ", Str(on_true), " and ",
-                                  Str(on_false)));
+                            Str(on_false)));
     }
     if (pred.rank() != 0 && !SameDims(pred, on_true)) {
       return Invalid(StrCat("select predicate ", Str(pred),
-                                  " must be a scalar or have the dimensions of ", Str(on_true)));
+                            " must be a scalar or have the dimensions of ", Str(on_true)));
     }
     return WithElementType(on_true, WiderType(on_true.element_type(), on_false.element_type()));
   }
@@ -308,11 +308,11 @@ absl::StatusOr<Shape> ShapeInference::InferTernaryOpShape(HloOpcode opcode, cons
       if (!ElementTypesMatch(bound->element_type(), operand.element_type(),
                              options.allow_mixed_precision)) {
         return Invalid(StrCat("clamp bounds must have the operand's element type, got ",
-                                    Str(*bound), " for operand ", Str(operand)));
+                              Str(*bound), " for operand ", Str(operand)));
       }
       if (bound->rank() != 0 && !SameDims(*bound, operand)) {
         return Invalid(StrCat("clamp bound ", Str(*bound),
-                                    " must be a scalar or have the dimensions of ", Str(operand)));
+                              " must be a scalar or have the dimensions of ", Str(operand)));
       }
     }
     return WithElementType(operand, operand.element_type());
@@ -325,7 +325,7 @@ absl::StatusOr<Shape> ShapeInference::InferConvertShape(const Shape& operand,
   HMO_RETURN_IF_ERROR(ExpectArray(operand, "convert operand"));
   if (!IsArrayType(new_type)) {
     return Invalid(StrCat("convert target type ", PrimitiveTypeName(new_type),
-                                " is not an array element type"));
+                          " is not an array element type"));
   }
   return WithElementType(operand, new_type);
 }
@@ -335,7 +335,7 @@ absl::StatusOr<Shape> ShapeInference::InferBitcastConvertShape(const Shape& oper
   HMO_RETURN_IF_ERROR(ExpectArray(operand, "bitcast-convert operand"));
   if (!IsArrayType(new_type)) {
     return Invalid(StrCat("bitcast-convert target type ", PrimitiveTypeName(new_type),
-                                " is not an array element type"));
+                          " is not an array element type"));
   }
   int old_bits = BitWidth(operand.element_type());
   int new_bits = BitWidth(new_type);
@@ -343,7 +343,7 @@ absl::StatusOr<Shape> ShapeInference::InferBitcastConvertShape(const Shape& oper
   if (old_bits > new_bits) {
     if (old_bits % new_bits != 0) {
       return Invalid(StrCat("bitcast-convert from ", Str(operand), " to ",
-                                  PrimitiveTypeName(new_type), ": bit widths do not divide"));
+                            PrimitiveTypeName(new_type), ": bit widths do not divide"));
     }
     Shape out = WithElementType(operand, new_type);
     out.add_dimensions(old_bits / new_bits);
@@ -352,8 +352,8 @@ absl::StatusOr<Shape> ShapeInference::InferBitcastConvertShape(const Shape& oper
   if (new_bits % old_bits != 0 || operand.rank() == 0 ||
       operand.dimensions(operand.rank() - 1) != new_bits / old_bits) {
     return Invalid(StrCat("bitcast-convert from ", Str(operand), " to wider type ",
-                                PrimitiveTypeName(new_type), " needs a minor dimension of size ",
-                                new_bits / std::max(old_bits, 1)));
+                          PrimitiveTypeName(new_type), " needs a minor dimension of size ",
+                          new_bits / std::max(old_bits, 1)));
   }
   Shape out(new_type, {});
   for (int64_t i = 0; i + 1 < operand.rank(); ++i) {
@@ -370,8 +370,8 @@ absl::StatusOr<Shape> ShapeInference::InferBroadcastShape(
   HMO_RETURN_IF_ERROR(ExpectArray(operand, "broadcast operand"));
   if (static_cast<int64_t>(broadcast_dimensions.size()) != operand.rank()) {
     return Invalid(StrCat("broadcast dimensions ", Dims(broadcast_dimensions), " must have ",
-                                operand.rank(), " entries, one per dimension of operand ",
-                                Str(operand)));
+                          operand.rank(), " entries, one per dimension of operand ",
+                          Str(operand)));
   }
   int64_t out_rank = static_cast<int64_t>(output_dimensions.size());
   HMO_RETURN_IF_ERROR(ExpectDistinctInRange(broadcast_dimensions, out_rank,
@@ -380,16 +380,16 @@ absl::StatusOr<Shape> ShapeInference::InferBroadcastShape(
     int64_t o = broadcast_dimensions[i];
     if (output_dimensions[o] != operand.dimensions(i) && !IsDynamicDim(operand, i)) {
       return Invalid(StrCat("broadcast maps operand dimension ", i, " (size ",
-                                  operand.dimensions(i), ") to output dimension ", o, " (size ",
-                                  output_dimensions[o], ")"));
+                            operand.dimensions(i), ") to output dimension ", o, " (size ",
+                            output_dimensions[o], ")"));
     }
   }
   return Shape(operand.element_type(),
                std::vector<int64_t>(output_dimensions.begin(), output_dimensions.end()));
 }
 
-absl::StatusOr<Shape> ShapeInference::InferReshapeShape(const Shape& operand,
-                                                        absl::Span<const int64_t> output_dimensions) {
+absl::StatusOr<Shape> ShapeInference::InferReshapeShape(
+    const Shape& operand, absl::Span<const int64_t> output_dimensions) {
   HMO_RETURN_IF_ERROR(ExpectArray(operand, "reshape operand"));
   Shape out(operand.element_type(),
             std::vector<int64_t>(output_dimensions.begin(), output_dimensions.end()));
@@ -398,8 +398,8 @@ absl::StatusOr<Shape> ShapeInference::InferReshapeShape(const Shape& operand,
   for (int64_t d : output_dimensions) out_elements *= d;
   if (ShapeUtil::ElementsIn(operand) != out_elements) {
     return Invalid(StrCat("reshape changes the element count: ", Str(operand), " has ",
-                                ShapeUtil::ElementsIn(operand), " elements, ", Str(out), " has ",
-                                out_elements));
+                          ShapeUtil::ElementsIn(operand), " elements, ", Str(out), " has ",
+                          out_elements));
   }
   return out;
 }
@@ -409,8 +409,8 @@ absl::StatusOr<Shape> ShapeInference::InferTransposeShape(const Shape& operand,
   HMO_RETURN_IF_ERROR(ExpectArray(operand, "transpose operand"));
   if (static_cast<int64_t>(permutation.size()) != operand.rank()) {
     return Invalid(StrCat("transpose dimensions ", Dims(permutation),
-                                " are not a permutation of the ", operand.rank(),
-                                " dimensions of ", Str(operand)));
+                          " are not a permutation of the ", operand.rank(),
+                          " dimensions of ", Str(operand)));
   }
   HMO_RETURN_IF_ERROR(ExpectDistinctInRange(permutation, operand.rank(), "transpose dimensions"));
   Shape out(operand.element_type(), {});
@@ -436,8 +436,8 @@ absl::StatusOr<Shape> ShapeInference::InferSliceShape(const Shape& operand,
   if (static_cast<int64_t>(starts.size()) != rank || static_cast<int64_t>(limits.size()) != rank ||
       static_cast<int64_t>(strides.size()) != rank) {
     return Invalid(StrCat("slice has ", starts.size(), " start, ", limits.size(), " limit and ",
-                                strides.size(), " stride entries for operand ", Str(operand),
-                                " of rank ", rank));
+                          strides.size(), " stride entries for operand ", Str(operand),
+                          " of rank ", rank));
   }
   Shape out(operand.element_type(), {});
   for (int64_t d = 0; d < rank; ++d) {
@@ -447,7 +447,7 @@ absl::StatusOr<Shape> ShapeInference::InferSliceShape(const Shape& operand,
     }
     if (start < 0 || start > limit || limit > operand.dimensions(d)) {
       return Invalid(StrCat("slice [", start, ":", limit, "] in dimension ", d,
-                                  " is out of bounds for ", Str(operand)));
+                            " is out of bounds for ", Str(operand)));
     }
     out.add_dimensions((limit - start + stride - 1) / stride);
   }
@@ -461,13 +461,13 @@ absl::StatusOr<Shape> ShapeInference::InferDynamicSliceShape(
   HMO_RETURN_IF_ERROR(CheckStartIndices(operand, start_indices, "dynamic-slice"));
   if (static_cast<int64_t>(slice_sizes.size()) != operand.rank()) {
     return Invalid(StrCat("dynamic-slice sizes ", Dims(slice_sizes), " must have one entry per ",
-                                "dimension of ", Str(operand)));
+                          "dimension of ", Str(operand)));
   }
   for (int64_t d = 0; d < operand.rank(); ++d) {
     if (slice_sizes[d] < 0 || (slice_sizes[d] > operand.dimensions(d) && !IsDynamicDim(operand,
                                                                                        d))) {
       return Invalid(StrCat("dynamic-slice size ", slice_sizes[d], " in dimension ", d,
-                                  " is out of bounds for ", Str(operand)));
+                            " is out of bounds for ", Str(operand)));
     }
   }
   return Shape(operand.element_type(), std::vector<int64_t>(slice_sizes.begin(),
@@ -482,19 +482,19 @@ absl::StatusOr<Shape> ShapeInference::InferDynamicUpdateSliceShape(
   HMO_RETURN_IF_ERROR(CheckStartIndices(operand, start_indices, "dynamic-update-slice"));
   if (update.rank() != operand.rank()) {
     return Invalid(StrCat("dynamic-update-slice update ", Str(update),
-                                " must have the rank of operand ", Str(operand)));
+                          " must have the rank of operand ", Str(operand)));
   }
   for (int64_t d = 0; d < operand.rank(); ++d) {
     if (update.dimensions(d) > operand.dimensions(d) && !IsDynamicDim(operand, d) &&
         !IsDynamicDim(update, d)) {
       return Invalid(StrCat("dynamic-update-slice update ", Str(update),
-                                  " is larger than operand ", Str(operand), " in dimension ", d));
+                            " is larger than operand ", Str(operand), " in dimension ", d));
     }
   }
   if (!ElementTypesMatch(operand.element_type(), update.element_type(),
                          options.allow_mixed_precision)) {
     return Invalid(StrCat("dynamic-update-slice update ", Str(update),
-                                " must have the element type of operand ", Str(operand)));
+                          " must have the element type of operand ", Str(operand)));
   }
   return WithElementType(operand, operand.element_type());
 }
@@ -509,7 +509,7 @@ absl::StatusOr<Shape> ShapeInference::InferConcatenateShape(absl::Span<const Sha
   }
   if (dimension < 0 || dimension >= first.rank()) {
     return Invalid(StrCat("concatenate dimension ", dimension, " is out of range for ",
-                                Str(first)));
+                          Str(first)));
   }
   Shape out = WithElementType(first, first.element_type());
   int64_t total = 0;
@@ -517,18 +517,18 @@ absl::StatusOr<Shape> ShapeInference::InferConcatenateShape(absl::Span<const Sha
     const Shape& s = *operands[i];
     if (s.rank() != first.rank()) {
       return Invalid(StrCat("concatenate operands have different ranks: ", Str(first),
-                                  " and ", Str(s)));
+                            " and ", Str(s)));
     }
     if (!ElementTypesMatch(s.element_type(), first.element_type(), options.allow_mixed_precision)) {
       return Invalid(StrCat("concatenate operands have different element types: ", Str(first),
-                                  " and ", Str(s)));
+                            " and ", Str(s)));
     }
     for (int64_t d = 0; d < s.rank(); ++d) {
       if (d != dimension && s.dimensions(d) != first.dimensions(d) && !IsDynamicDim(s, d) &&
           !IsDynamicDim(first, d)) {
         return Invalid(StrCat("concatenate operands ", Str(first), " and ", Str(s),
-                                    " differ in dimension ", d, " other than the concatenated ",
-                                    "dimension ", dimension));
+                              " differ in dimension ", d, " other than the concatenated ",
+                              "dimension ", dimension));
       }
     }
     total += s.dimensions(dimension);
@@ -546,18 +546,18 @@ absl::StatusOr<Shape> ShapeInference::InferPadShape(const Shape& operand,
   if (!ElementTypesMatch(operand.element_type(), padding_value.element_type(),
                          options.allow_mixed_precision)) {
     return Invalid(StrCat("pad padding value ", Str(padding_value),
-                                " must have the element type of operand ", Str(operand)));
+                          " must have the element type of operand ", Str(operand)));
   }
   if (static_cast<int64_t>(padding.dimensions.size()) != operand.rank()) {
     return Invalid(StrCat("padding config ", padding.ToString(), " has ",
-                                padding.dimensions.size(), " dimensions for operand ", Str(operand)));
+                          padding.dimensions.size(), " dimensions for operand ", Str(operand)));
   }
   Shape out = WithElementType(operand, operand.element_type());
   for (int64_t d = 0; d < operand.rank(); ++d) {
     const PaddingConfigDimension& p = padding.dimensions[d];
     if (p.interior_padding < 0) {
       return Invalid(StrCat("pad interior padding ", p.interior_padding, " in dimension ", d,
-                                  " is negative"));
+                            " is negative"));
     }
     int64_t size = operand.dimensions(d);
     int64_t padded = p.edge_padding_low + p.edge_padding_high + size +
@@ -588,7 +588,7 @@ absl::StatusOr<Shape> ShapeInference::InferGetTupleElementShape(const Shape& tup
   }
   if (index < 0 || index >= tuple.tuple_shapes_size()) {
     return Invalid(StrCat("get-tuple-element index ", index, " is out of range for ",
-                                Str(tuple), " with ", tuple.tuple_shapes_size(), " elements"));
+                          Str(tuple), " with ", tuple.tuple_shapes_size(), " elements"));
   }
   return tuple.tuple_shapes(static_cast<int>(index));
 }
@@ -610,18 +610,18 @@ absl::StatusOr<Shape> ShapeInference::InferDotShape(const Shape& lhs, const Shap
   HMO_RETURN_IF_ERROR(ExpectArray(rhs, "dot rhs"));
   if (!ElementTypesMatch(lhs.element_type(), rhs.element_type(), options.allow_mixed_precision)) {
     return Invalid(StrCat("dot operands have different element types: ", Str(lhs), " and ",
-                                Str(rhs)));
+                          Str(rhs)));
   }
   if (dnums.lhs_batch_dimensions.size() != dnums.rhs_batch_dimensions.size()) {
     return Invalid(StrCat("dot has ", dnums.lhs_batch_dimensions.size(),
-                                " lhs batch dimensions but ", dnums.rhs_batch_dimensions.size(),
-                                " rhs batch dimensions"));
+                          " lhs batch dimensions but ", dnums.rhs_batch_dimensions.size(),
+                          " rhs batch dimensions"));
   }
   if (dnums.lhs_contracting_dimensions.size() != dnums.rhs_contracting_dimensions.size()) {
     return Invalid(StrCat("dot has ", dnums.lhs_contracting_dimensions.size(),
-                                " lhs contracting dimensions but ",
-                                dnums.rhs_contracting_dimensions.size(),
-                                " rhs contracting dimensions"));
+                          " lhs contracting dimensions but ",
+                          dnums.rhs_contracting_dimensions.size(),
+                          " rhs contracting dimensions"));
   }
   auto side = [](const std::vector<int64_t>& batch, const std::vector<int64_t>& contracting) {
     std::vector<int64_t> all = batch;
@@ -638,14 +638,14 @@ absl::StatusOr<Shape> ShapeInference::InferDotShape(const Shape& lhs, const Shap
     int64_t l = dnums.lhs_batch_dimensions[i], r = dnums.rhs_batch_dimensions[i];
     if (lhs.dimensions(l) != rhs.dimensions(r)) {
       return Invalid(StrCat("dot batch dimension sizes differ: lhs dimension ", l, " of ",
-                                  Str(lhs), " vs rhs dimension ", r, " of ", Str(rhs)));
+                            Str(lhs), " vs rhs dimension ", r, " of ", Str(rhs)));
     }
   }
   for (size_t i = 0; i < dnums.lhs_contracting_dimensions.size(); ++i) {
     int64_t l = dnums.lhs_contracting_dimensions[i], r = dnums.rhs_contracting_dimensions[i];
     if (lhs.dimensions(l) != rhs.dimensions(r)) {
       return Invalid(StrCat("dot contracting dimension sizes differ: lhs dimension ", l,
-                                  " of ", Str(lhs), " vs rhs dimension ", r, " of ", Str(rhs)));
+                            " of ", Str(lhs), " vs rhs dimension ", r, " of ", Str(rhs)));
     }
   }
   Shape out(result_type, {});
@@ -671,7 +671,7 @@ absl::StatusOr<std::vector<int64_t>> ShapeInference::InferWindowOutputDimensions
     absl::Span<const int64_t> base_dimensions, const Window& window) {
   if (window.dimensions.size() != base_dimensions.size()) {
     return Invalid(StrCat("window {", window.ToString(), "} has ", window.dimensions.size(),
-                                " dimensions but the input has ", base_dimensions.size()));
+                          " dimensions but the input has ", base_dimensions.size()));
   }
   std::vector<int64_t> out;
   out.reserve(base_dimensions.size());
@@ -679,8 +679,8 @@ absl::StatusOr<std::vector<int64_t>> ShapeInference::InferWindowOutputDimensions
     const WindowDimension& w = window.dimensions[d];
     if (w.size < 1 || w.stride < 1 || w.base_dilation < 1 || w.window_dilation < 1) {
       return Invalid(StrCat("window dimension ", d, " needs size, stride and dilations >= 1 (",
-                                  "size ", w.size, ", stride ", w.stride, ", base dilation ",
-                                  w.base_dilation, ", window dilation ", w.window_dilation, ")"));
+                            "size ", w.size, ", stride ", w.stride, ", base dilation ",
+                            w.base_dilation, ", window dilation ", w.window_dilation, ")"));
     }
     int64_t base = base_dimensions[d];
     int64_t dilated_base = base == 0 ? 0 : (base - 1) * w.base_dilation + 1;
@@ -699,7 +699,7 @@ absl::StatusOr<Shape> ShapeInference::InferConvolutionShape(
   HMO_RETURN_IF_ERROR(ExpectArray(rhs, "convolution rhs"));
   if (!ElementTypesMatch(lhs.element_type(), rhs.element_type(), options.allow_mixed_precision)) {
     return Invalid(StrCat("convolution operands have different element types: ", Str(lhs),
-                                " and ", Str(rhs)));
+                          " and ", Str(rhs)));
   }
   size_t spatial = dnums.input_spatial_dimensions.size();
   if (dnums.kernel_spatial_dimensions.size() != spatial ||
@@ -709,7 +709,7 @@ absl::StatusOr<Shape> ShapeInference::InferConvolutionShape(
   int64_t rank = static_cast<int64_t>(spatial) + 2;
   if (lhs.rank() != rank || rhs.rank() != rank) {
     return Invalid(StrCat("convolution with ", spatial, " spatial dimensions needs rank ",
-                                rank, " operands, got ", Str(lhs), " and ", Str(rhs)));
+                          rank, " operands, got ", Str(lhs), " and ", Str(rhs)));
   }
   std::vector<int64_t> in_dims = {dnums.input_batch_dimension, dnums.input_feature_dimension};
   in_dims.insert(in_dims.end(), dnums.input_spatial_dimensions.begin(),
@@ -736,18 +736,18 @@ absl::StatusOr<Shape> ShapeInference::InferConvolutionShape(
   int64_t k_out = rhs.dimensions(dnums.kernel_output_feature_dimension);
   if (in_features % feature_group_count != 0 || in_features / feature_group_count != k_in) {
     return Invalid(StrCat("convolution input features (", in_features,
-                                ") / feature_group_count (", feature_group_count,
-                                ") must equal the kernel input features (", k_in, ")"));
+                          ") / feature_group_count (", feature_group_count,
+                          ") must equal the kernel input features (", k_in, ")"));
   }
   if (k_out % feature_group_count != 0) {
     return Invalid(StrCat("convolution kernel output features (", k_out,
-                                ") must be a multiple of feature_group_count (",
-                                feature_group_count, ")"));
+                          ") must be a multiple of feature_group_count (",
+                          feature_group_count, ")"));
   }
   if (in_batch % batch_group_count != 0 || k_out % batch_group_count != 0) {
     return Invalid(StrCat("convolution input batch (", in_batch, ") and kernel output features (",
-                                k_out, ") must be multiples of batch_group_count (",
-                                batch_group_count, ")"));
+                          k_out, ") must be multiples of batch_group_count (",
+                          batch_group_count, ")"));
   }
   std::vector<int64_t> base;
   for (size_t i = 0; i < spatial; ++i) {
@@ -755,8 +755,8 @@ absl::StatusOr<Shape> ShapeInference::InferConvolutionShape(
     int64_t kernel_size = rhs.dimensions(dnums.kernel_spatial_dimensions[i]);
     if (i < window.dimensions.size() && window.dimensions[i].size != kernel_size) {
       return Invalid(StrCat("convolution window size ", window.dimensions[i].size,
-                                  " in spatial dimension ", i, " differs from the kernel size ",
-                                  kernel_size));
+                            " in spatial dimension ", i, " differs from the kernel size ",
+                            kernel_size));
     }
   }
   HMO_ASSIGN_OR_RETURN(std::vector<int64_t> out_spatial, InferWindowOutputDimensions(base, window));
@@ -777,14 +777,14 @@ absl::Status ShapeInference::VerifyReducer(const ProgramShape& reducer,
   bool amp = options.allow_mixed_precision;
   if (reducer.parameters.size() != 2 * n) {
     return Invalid(StrCat("reduction computation ", reducer.ToString(), " must take ", 2 * n,
-                                " parameters for ", n, " accumulator(s)"));
+                          " parameters for ", n, " accumulator(s)"));
   }
   for (size_t i = 0; i < 2 * n; ++i) {
     const Shape& p = reducer.parameters[i];
     PrimitiveType want = accumulator_types[i % n];
     if (!p.IsArray() || p.rank() != 0 || !ElementTypesMatch(p.element_type(), want, amp)) {
       return Invalid(StrCat("reduction computation ", reducer.ToString(), " parameter ", i,
-                                  " must be a ", PrimitiveTypeName(want), " scalar"));
+                            " must be a ", PrimitiveTypeName(want), " scalar"));
     }
   }
   auto scalar_of = [&](const Shape& s, PrimitiveType t) {
@@ -804,13 +804,13 @@ absl::Status ShapeInference::VerifyReducer(const ProgramShape& reducer,
     std::vector<std::string> names;
     for (PrimitiveType t : accumulator_types) names.push_back(std::string(PrimitiveTypeName(t)));
     return Invalid(StrCat("reduction computation ", reducer.ToString(),
-                                " must return scalar(s) of type ", absl::StrJoin(names, ", ")));
+                          " must return scalar(s) of type ", absl::StrJoin(names, ", ")));
   }
   for (size_t i = 0; i < input_types.size() && i < n; ++i) {
     if (!ElementTypesMatch(input_types[i], accumulator_types[i], amp)) {
       return Invalid(StrCat("reduced input ", i, " has element type ",
-                                  PrimitiveTypeName(input_types[i]), " but its accumulator is ",
-                                  PrimitiveTypeName(accumulator_types[i])));
+                            PrimitiveTypeName(input_types[i]), " but its accumulator is ",
+                            PrimitiveTypeName(accumulator_types[i])));
     }
   }
   return absl::OkStatus();
@@ -824,7 +824,7 @@ absl::StatusOr<std::vector<PrimitiveType>> InitTypes(absl::Span<const Shape* con
                                                      std::string_view op) {
   if (inputs.size() != init_values.size()) {
     return Invalid(StrCat(op, " has ", inputs.size(), " inputs but ", init_values.size(),
-                                " init values"));
+                          " init values"));
   }
   std::vector<PrimitiveType> types;
   for (size_t i = 0; i < init_values.size(); ++i) {
@@ -883,7 +883,7 @@ absl::StatusOr<Shape> ShapeInference::InferSelectAndScatterShape(
   PrimitiveType t = operand.element_type();
   if (!ElementTypesMatch(init_value.element_type(), source.element_type(), amp)) {
     return Invalid(StrCat("select-and-scatter init value ", Str(init_value),
-                                " must have the element type of source ", Str(source)));
+                          " must have the element type of source ", Str(source)));
   }
   bool select_ok = select.parameters.size() == 2 && select.result.IsArray() &&
                    select.result.rank() == 0 && select.result.element_type() == PrimitiveType::PRED;
@@ -893,15 +893,15 @@ absl::StatusOr<Shape> ShapeInference::InferSelectAndScatterShape(
   }
   if (!select_ok) {
     return Invalid(StrCat("select-and-scatter select computation ", select.ToString(),
-                                " must be (", PrimitiveTypeName(t), "[], ", PrimitiveTypeName(t),
-                                "[]) -> pred[]"));
+                          " must be (", PrimitiveTypeName(t), "[], ", PrimitiveTypeName(t),
+                          "[]) -> pred[]"));
   }
   HMO_RETURN_IF_ERROR(VerifyReducer(scatter, {source.element_type()}, {}, options));
   HMO_ASSIGN_OR_RETURN(std::vector<int64_t> windowed,
                        InferWindowOutputDimensions(operand.dimensions(), window));
   if (source.dimensions() != windowed) {
     return Invalid(StrCat("select-and-scatter source ", Str(source),
-                                " must have the windowed operand dimensions ", Dims(windowed)));
+                          " must have the windowed operand dimensions ", Dims(windowed)));
   }
   return WithElementType(operand, t);
 }
@@ -938,14 +938,14 @@ absl::StatusOr<Shape> ShapeInference::InferGatherShape(const Shape& operand,
   int64_t ivd = dnums.index_vector_dim;
   if (ivd < 0 || ivd > start_indices.rank()) {
     return Invalid(StrCat("gather index_vector_dim ", ivd, " is out of range for ",
-                                Str(start_indices)));
+                          Str(start_indices)));
   }
   std::vector<int64_t> idx = ExpandedIndexDims(start_indices, ivd);
   int64_t rank = operand.rank();
   if (idx[ivd] != static_cast<int64_t>(dnums.start_index_map.size())) {
     return Invalid(StrCat("gather index vector size ", idx[ivd],
-                                " must equal the size of start_index_map ",
-                                Dims(dnums.start_index_map)));
+                          " must equal the size of start_index_map ",
+                          Dims(dnums.start_index_map)));
   }
   HMO_RETURN_IF_ERROR(ExpectDistinctInRange(dnums.start_index_map, rank, "gather start_index_map"));
   HMO_RETURN_IF_ERROR(ExpectSorted(dnums.offset_dims, "gather offset_dims"));
@@ -957,7 +957,7 @@ absl::StatusOr<Shape> ShapeInference::InferGatherShape(const Shape& operand,
   for (int64_t d : dnums.operand_batching_dims) {
     if (Contains(dnums.collapsed_slice_dims, d)) {
       return Invalid(StrCat("gather dimension ", d,
-                                  " is both collapsed and an operand batching dimension"));
+                            " is both collapsed and an operand batching dimension"));
     }
   }
   if (dnums.operand_batching_dims.size() != dnums.start_indices_batching_dims.size()) {
@@ -970,26 +970,26 @@ absl::StatusOr<Shape> ShapeInference::InferGatherShape(const Shape& operand,
   }
   if (static_cast<int64_t>(slice_sizes.size()) != rank) {
     return Invalid(StrCat("gather slice_sizes ", Dims(slice_sizes),
-                                " must have one entry per dimension of ", Str(operand)));
+                          " must have one entry per dimension of ", Str(operand)));
   }
   for (int64_t d = 0; d < rank; ++d) {
     if (slice_sizes[d] < 0 || slice_sizes[d] > operand.dimensions(d)) {
       return Invalid(StrCat("gather slice size ", slice_sizes[d], " in dimension ", d,
-                                  " is out of bounds for ", Str(operand)));
+                            " is out of bounds for ", Str(operand)));
     }
     bool collapsed = Contains(dnums.collapsed_slice_dims, d) ||
                      Contains(dnums.operand_batching_dims, d);
     if (collapsed && slice_sizes[d] > 1) {
       return Invalid(StrCat("gather collapses dimension ", d, " whose slice size ",
-                                  slice_sizes[d], " is not 0 or 1"));
+                            slice_sizes[d], " is not 0 or 1"));
     }
   }
   int64_t offset_count = rank - static_cast<int64_t>(dnums.collapsed_slice_dims.size()) -
                          static_cast<int64_t>(dnums.operand_batching_dims.size());
   if (static_cast<int64_t>(dnums.offset_dims.size()) != offset_count) {
     return Invalid(StrCat("gather offset_dims ", Dims(dnums.offset_dims), " must have ",
-                                offset_count, " entries (operand rank minus collapsed and ",
-                                "batching dimensions)"));
+                          offset_count, " entries (operand rank minus collapsed and ",
+                          "batching dimensions)"));
   }
   int64_t out_rank = offset_count + static_cast<int64_t>(idx.size()) - 1;
   HMO_RETURN_IF_ERROR(ExpectDistinctInRange(dnums.offset_dims, out_rank, "gather offset_dims"));
@@ -1024,7 +1024,7 @@ absl::StatusOr<Shape> ShapeInference::InferScatterShape(absl::Span<const Shape* 
   HMO_RETURN_IF_ERROR(ExpectSameDimensionArrays(operands, "scatter"));
   if (updates.size() != operands.size()) {
     return Invalid(StrCat("scatter has ", operands.size(), " operands but ", updates.size(),
-                                " updates"));
+                          " updates"));
   }
   HMO_RETURN_IF_ERROR(ExpectSameDimensionArrays(updates, "scatter updates"));
   HMO_RETURN_IF_ERROR(ExpectArray(scatter_indices, "scatter indices"));
@@ -1037,13 +1037,13 @@ absl::StatusOr<Shape> ShapeInference::InferScatterShape(absl::Span<const Shape* 
   int64_t ivd = dnums.index_vector_dim;
   if (ivd < 0 || ivd > scatter_indices.rank()) {
     return Invalid(StrCat("scatter index_vector_dim ", ivd, " is out of range for ",
-                                Str(scatter_indices)));
+                          Str(scatter_indices)));
   }
   std::vector<int64_t> idx = ExpandedIndexDims(scatter_indices, ivd);
   if (idx[ivd] != static_cast<int64_t>(dnums.scatter_dims_to_operand_dims.size())) {
     return Invalid(StrCat("scatter index vector size ", idx[ivd],
-                                " must equal the size of scatter_dims_to_operand_dims ",
-                                Dims(dnums.scatter_dims_to_operand_dims)));
+                          " must equal the size of scatter_dims_to_operand_dims ",
+                          Dims(dnums.scatter_dims_to_operand_dims)));
   }
   HMO_RETURN_IF_ERROR(ExpectDistinctInRange(dnums.scatter_dims_to_operand_dims, rank,
                                             "scatter scatter_dims_to_operand_dims"));
@@ -1057,9 +1057,9 @@ absl::StatusOr<Shape> ShapeInference::InferScatterShape(absl::Span<const Shape* 
   int64_t expected_update_rank = window_count + static_cast<int64_t>(idx.size()) - 1;
   if (update.rank() != expected_update_rank) {
     return Invalid(StrCat("scatter updates ", Str(update), " must have rank ",
-                                expected_update_rank, " (update_window_dims ",
-                                Dims(dnums.update_window_dims), " plus the scatter dimensions of ",
-                                Str(scatter_indices), ")"));
+                          expected_update_rank, " (update_window_dims ",
+                          Dims(dnums.update_window_dims), " plus the scatter dimensions of ",
+                          Str(scatter_indices), ")"));
   }
   HMO_RETURN_IF_ERROR(
       ExpectDistinctInRange(dnums.update_window_dims, update.rank(), "scatter update_window_dims"));
@@ -1067,8 +1067,8 @@ absl::StatusOr<Shape> ShapeInference::InferScatterShape(absl::Span<const Shape* 
           static_cast<int64_t>(dnums.input_batching_dims.size()) !=
       rank) {
     return Invalid(StrCat("scatter update_window_dims, inserted_window_dims and ",
-                                "input_batching_dims must together cover the ", rank,
-                                " dimensions of ", Str(operand)));
+                          "input_batching_dims must together cover the ", rank,
+                          " dimensions of ", Str(operand)));
   }
   // Window bounds: update window dimension k is at most operand dimension k
   // of those neither inserted nor batching.
@@ -1083,8 +1083,8 @@ absl::StatusOr<Shape> ShapeInference::InferScatterShape(absl::Span<const Shape* 
     int64_t o = window_operand_dims[k];
     if (update.dimensions(u) > operand.dimensions(o)) {
       return Invalid(StrCat("scatter update window dimension ", u, " (size ",
-                                  update.dimensions(u), ") exceeds operand dimension ", o, " (size ",
-                                  operand.dimensions(o), ")"));
+                            update.dimensions(u), ") exceeds operand dimension ", o, " (size ",
+                            operand.dimensions(o), ")"));
     }
   }
   std::vector<int64_t> scatter_sizes;
@@ -1096,7 +1096,7 @@ absl::StatusOr<Shape> ShapeInference::InferScatterShape(absl::Span<const Shape* 
     if (Contains(dnums.update_window_dims, d)) continue;
     if (update.dimensions(d) != scatter_sizes[next]) {
       return Invalid(StrCat("scatter updates ", Str(update), " dimension ", d,
-                                  " must match the scatter indices ", Str(scatter_indices)));
+                            " must match the scatter indices ", Str(scatter_indices)));
     }
     ++next;
   }
@@ -1116,7 +1116,7 @@ absl::StatusOr<Shape> ShapeInference::InferMapShape(absl::Span<const Shape* cons
   HMO_RETURN_IF_ERROR(ExpectSameDimensionArrays(operands, "map"));
   if (mapper.parameters.size() != operands.size()) {
     return Invalid(StrCat("map computation ", mapper.ToString(), " must take ",
-                                operands.size(), " parameters"));
+                          operands.size(), " parameters"));
   }
   for (size_t i = 0; i < operands.size(); ++i) {
     const Shape& p = mapper.parameters[i];
@@ -1124,7 +1124,7 @@ absl::StatusOr<Shape> ShapeInference::InferMapShape(absl::Span<const Shape* cons
         !ElementTypesMatch(p.element_type(), operands[i]->element_type(),
                            options.allow_mixed_precision)) {
       return Invalid(StrCat("map computation parameter ", i, " must be a ",
-                                  PrimitiveTypeName(operands[i]->element_type()), " scalar"));
+                            PrimitiveTypeName(operands[i]->element_type()), " scalar"));
     }
   }
   if (!mapper.result.IsArray() || mapper.result.rank() != 0) {
@@ -1140,11 +1140,11 @@ absl::StatusOr<Shape> ShapeInference::InferSortShape(absl::Span<const Shape* con
   HMO_RETURN_IF_ERROR(ExpectSameDimensionArrays(operands, "sort"));
   if (dimension < 0 || dimension >= operands[0]->rank()) {
     return Invalid(StrCat("sort dimension ", dimension, " is out of range for ",
-                                Str(*operands[0])));
+                          Str(*operands[0])));
   }
   if (comparator.parameters.size() != 2 * operands.size()) {
     return Invalid(StrCat("sort comparator ", comparator.ToString(), " must take ",
-                                2 * operands.size(), " parameters"));
+                          2 * operands.size(), " parameters"));
   }
   for (size_t i = 0; i < comparator.parameters.size(); ++i) {
     const Shape& p = comparator.parameters[i];
@@ -1152,7 +1152,7 @@ absl::StatusOr<Shape> ShapeInference::InferSortShape(absl::Span<const Shape* con
     if (!p.IsArray() || p.rank() != 0 ||
         !ElementTypesMatch(p.element_type(), want, options.allow_mixed_precision)) {
       return Invalid(StrCat("sort comparator parameter ", i, " must be a ",
-                                  PrimitiveTypeName(want), " scalar"));
+                            PrimitiveTypeName(want), " scalar"));
     }
   }
   const Shape& r = comparator.result;

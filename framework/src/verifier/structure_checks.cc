@@ -141,14 +141,14 @@ std::string ShapeValidityError(const Shape& shape) {
     const std::vector<int64_t>& m2m = shape.layout().minor_to_major();
     if (static_cast<int64_t>(m2m.size()) != shape.rank()) {
       return StrCat("layout of ", shape.ToString(), " has ", m2m.size(),
-                          " minor_to_major entries for rank ", shape.rank());
+                    " minor_to_major entries for rank ", shape.rank());
     }
     std::vector<int64_t> sorted = m2m;
     std::sort(sorted.begin(), sorted.end());
     for (int64_t i = 0; i < static_cast<int64_t>(sorted.size()); ++i) {
       if (sorted[i] != i) {
         return StrCat("layout of ", shape.ToString(),
-                            " is not a permutation of the dimensions");
+                      " is not a permutation of the dimensions");
       }
     }
   }
@@ -181,7 +181,7 @@ void CheckComputation(const HloComputation& comp, const StructureReport& known,
   } else if (root->parent() != &comp) {
     sink.AddComputationError(comp, "root",
                              StrCat("root instruction ", root->name(),
-                                          " does not belong to the computation"));
+                                    " does not belong to the computation"));
     report.broken_computations.insert(&comp);
   }
 
@@ -198,15 +198,15 @@ void CheckComputation(const HloComputation& comp, const StructureReport& known,
     if (k < 0 || k >= n) {
       sink.AddInstructionError(comp, *p, "parameter-numbering",
                                StrCat("parameter number ", k, " is out of range: the ",
-                                            "computation has ", n, " parameters (numbers 0..",
-                                            n - 1, ")"));
+                                      "computation has ", n, " parameters (numbers 0..",
+                                      n - 1, ")"));
       report.broken_computations.insert(&comp);
       continue;
     }
     if (by_number[k] != nullptr) {
       sink.AddInstructionError(comp, *p, "parameter-numbering",
                                StrCat("parameter number ", k, " is also used by ",
-                                            by_number[k]->name()));
+                                      by_number[k]->name()));
       report.broken_computations.insert(&comp);
       continue;
     }
@@ -219,8 +219,8 @@ void CheckComputation(const HloComputation& comp, const StructureReport& known,
     if (!consistent) {
       sink.AddComputationError(comp, "parameter-numbering",
                                StrCat("the computation's parameter list (", listed.size(),
-                                            " entries) does not match its ", n,
-                                            " parameter instructions"));
+                                      " entries) does not match its ", n,
+                                      " parameter instructions"));
       report.broken_computations.insert(&comp);
     }
   }
@@ -245,16 +245,16 @@ void CheckComputation(const HloComputation& comp, const StructureReport& known,
         sink.AddInstructionError(
             comp, *instr, "operand-in-computation",
             StrCat("operand ", k, " (", op->name(), ") belongs to ",
-                         op->parent() ? "computation " + op->parent()->name()
+                   op->parent() ? "computation " + op->parent()->name()
                                       : std::string("no computation"),
-                         ", not to ", comp.name()));
+                   ", not to ", comp.name()));
         broken(instr);
         continue;
       }
       if (!ContainsPtr(op->users(), instr)) {
         sink.AddInstructionError(comp, *instr, "user-operand-symmetry",
                                  StrCat("uses ", op->name(), " as operand ", k,
-                                              " but is not among its users"));
+                                        " but is not among its users"));
         broken(instr);
       }
     }
@@ -291,12 +291,12 @@ void CheckComputation(const HloComputation& comp, const StructureReport& known,
         sink.AddInstructionError(
             comp, *instr, "control-edge",
             StrCat("control successor ", succ ? succ->name() : std::string("<null>"),
-                         " is not in the same computation"));
+                   " is not in the same computation"));
         broken(instr);
       } else if (!ContainsPtr(succ->control_predecessors(), instr)) {
         sink.AddInstructionError(comp, *instr, "control-edge",
                                  StrCat("control successor ", succ->name(),
-                                              " does not list it as a control predecessor"));
+                                        " does not list it as a control predecessor"));
         broken(instr);
       }
     }
@@ -305,12 +305,12 @@ void CheckComputation(const HloComputation& comp, const StructureReport& known,
         sink.AddInstructionError(
             comp, *instr, "control-edge",
             StrCat("control predecessor ", pred ? pred->name() : std::string("<null>"),
-                         " is not in the same computation"));
+                   " is not in the same computation"));
         broken(instr);
       } else if (!ContainsPtr(pred->control_successors(), instr)) {
         sink.AddInstructionError(comp, *instr, "control-edge",
                                  StrCat("control predecessor ", pred->name(),
-                                              " does not list it as a control successor"));
+                                        " does not list it as a control successor"));
         broken(instr);
       } else if (pred == instr) {
         sink.AddInstructionError(comp, *instr, "control-edge",
@@ -332,7 +332,7 @@ void CheckComputation(const HloComputation& comp, const StructureReport& known,
       } else if (!known.module_computations.contains(callee)) {
         sink.AddInstructionError(comp, *instr, "called-computation",
                                  StrCat("calls computation ", callee->name(),
-                                              " which is not in the module"));
+                                        " which is not in the module"));
         broken(instr);
       } else {
         report.callers[callee].push_back(instr);
@@ -358,12 +358,12 @@ std::optional<std::string> CheckOperandCount(const HloInstruction& instruction) 
   if (ok && instruction.opcode() == HloOpcode::kConditional &&
       instruction.branch_count() > 0 && n != instruction.branch_count() + 1) {
     return StrCat("conditional with ", instruction.branch_count(),
-                        " branches needs ", instruction.branch_count() + 1,
-                        " operands (branch index plus one per branch), got ", n);
+                  " branches needs ", instruction.branch_count() + 1,
+                  " operands (branch index plus one per branch), got ", n);
   }
   if (ok) return std::nullopt;
   return StrCat(HloOpcodeString(instruction.opcode()), " takes ", DescribeRange(r),
-                      " operands, got ", n);
+                " operands, got ", n);
 }
 
 std::optional<std::string> CheckCalledComputationCount(const HloInstruction& instruction) {
@@ -374,7 +374,7 @@ std::optional<std::string> CheckCalledComputationCount(const HloInstruction& ins
                      : r.max == kUnbounded          ? StrCat("at least ", r.min)
                                                     : StrCat(r.min, " to ", r.max);
   return StrCat(HloOpcodeString(instruction.opcode()), " calls ", want,
-                      " computations, got ", n);
+                " computations, got ", n);
 }
 
 void CheckModuleStructure(const HloModule& module, const HloVerifierOptions& options,
@@ -388,7 +388,7 @@ void CheckModuleStructure(const HloModule& module, const HloVerifierOptions& opt
   } else if (!report.module_computations.contains(entry)) {
     sink.AddModuleError("entry-computation",
                         StrCat("entry computation ", entry->name(),
-                                     " is not one of the module's computations"));
+                               " is not one of the module's computations"));
   }
 
   // Computation parents and unique names.
@@ -407,7 +407,7 @@ void CheckModuleStructure(const HloModule& module, const HloVerifierOptions& opt
     if (!computation_names.emplace(c->name(), c).second) {
       sink.AddComputationError(*c, "unique-names",
                                StrCat("computation name ", c->name(),
-                                            " is used by more than one computation"));
+                                      " is used by more than one computation"));
     }
     absl::flat_hash_set<std::string> instruction_names;
     for (const HloInstruction* i : c->instructions()) {
@@ -433,7 +433,7 @@ void CheckModuleStructure(const HloModule& module, const HloVerifierOptions& opt
     if (it != report.callers.end() && !it->second.empty()) {
       sink.AddModuleError("entry-computation",
                           StrCat("entry computation ", entry->name(), " is called by ",
-                                       it->second.front()->name()));
+                                 it->second.front()->name()));
     }
   }
 
@@ -443,17 +443,15 @@ void CheckModuleStructure(const HloModule& module, const HloVerifierOptions& opt
     auto it = report.callers.find(c);
     if (it == report.callers.end()) continue;
     const std::vector<const HloInstruction*>& callers = it->second;
-    bool called_by_fusion = std::any_of(callers.begin(), callers.end(),
-                                        [](const HloInstruction* i) {
-      return i->opcode() == HloOpcode::kFusion;
-    });
+    auto is_fusion = [](const HloInstruction* i) { return i->opcode() == HloOpcode::kFusion; };
+    bool called_by_fusion = std::any_of(callers.begin(), callers.end(), is_fusion);
     if (!called_by_fusion || callers.size() == 1) continue;
     std::vector<std::string> names;
     for (const HloInstruction* i : callers) names.push_back(i->name());
     sink.AddComputationError(*c, "fusion-caller",
                              StrCat("fusion computation must be called by exactly one ",
-                                          "fusion instruction, but is called by ",
-                                          absl::StrJoin(names, ", ")));
+                                    "fusion instruction, but is called by ",
+                                    absl::StrJoin(names, ", ")));
   }
 }
 

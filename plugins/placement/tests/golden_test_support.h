@@ -15,9 +15,8 @@
 // any spelling the parser accepts. Setting HMO_UPDATE_GOLDEN=1 rewrites the
 // expected files from the results (review the diff!).
 //
-// The passes come from the plugins named in `HMO_GOLDEN_PLUGINS` (a
-// comma-separated list the including test defines), loaded once from
-// HMO_TEST_PLUGIN_DIR. The pipeline verifies the module before and after
+// The passes come from the plugins the test loads with TestPluginHost (from
+// HMO_TEST_PLUGIN_DIR). The pipeline verifies the module before and after
 // every pass and checks that each pass's `changed` matches the text.
 //
 // Shared by the placement, aliasing and propagation plugin tests.
@@ -79,13 +78,17 @@ inline bool ConsumePrefix(std::string& text, const std::string& prefix) {
 }
 
 // The plugin host with the plugins `names` (comma-separated plugin names,
-// e.g. "placement,aliasing") loaded from HMO_TEST_PLUGIN_DIR.
+// e.g. "placement,hmo-memory-scheduler": libhmo_<name>.so, else lib<name>.so)
+// loaded from HMO_TEST_PLUGIN_DIR, once per test binary.
 inline PluginHost& TestPluginHost(const std::string& names) {
   static PluginHost* host = [&] {
     auto* loaded = new PluginHost();
     for (const std::string& name : SplitNames(names)) {
       std::filesystem::path file =
           std::filesystem::path(HMO_TEST_PLUGIN_DIR) / ("libhmo_" + name + ".so");
+      if (!std::filesystem::exists(file)) {
+        file = std::filesystem::path(HMO_TEST_PLUGIN_DIR) / ("lib" + name + ".so");
+      }
       absl::Status status = loaded->LoadPlugin(file);
       if (!status.ok()) ADD_FAILURE() << "loading " << file << ": " << status;
     }

@@ -58,7 +58,11 @@ class ExactSearch {
     for (int x = 0; x < m_; ++x) {
       int64_t need = problem.base + defined_[x];
       for (int v : uses_[x]) need += problem.values[v].size;
-      if (problem.share_value[x] >= 0) need -= problem.share_discount[x];
+      int64_t best_reuse = 0;
+      for (const ShareCandidate& c : problem.share_candidates[x]) {
+        best_reuse = std::max(best_reuse, c.discount);
+      }
+      need -= best_reuse;
       lower_bound_ = std::max(lower_bound_, need);
     }
     scheduled_.reserve(m_);
@@ -92,9 +96,10 @@ class ExactSearch {
 
   int64_t StepCost(int x) const {
     int64_t cost = live_ + defined_[x];
-    int ov = problem_.share_value[x];
-    if (ov >= 0 && !problem_.values[ov].escapes && remaining_users_[ov] == 1) {
-      cost -= problem_.share_discount[x];
+    for (const ShareCandidate& c : problem_.share_candidates[x]) {
+      if (!problem_.values[c.value].escapes && remaining_users_[c.value] == 1) {
+        return cost - c.discount;
+      }
     }
     return cost;
   }
@@ -219,9 +224,12 @@ int64_t ExactProblem::Peak(const std::vector<int>& order) const {
   for (int p = 0; p < m; ++p) {
     live += delta[p];
     int64_t step = live;
-    int x = order[p];
-    int ov = share_value[x];
-    if (ov >= 0 && !values[ov].escapes && last[ov] == p) step -= share_discount[x];
+    for (const ShareCandidate& c : share_candidates[order[p]]) {
+      if (!values[c.value].escapes && last[c.value] == p) {
+        step -= c.discount;
+        break;
+      }
+    }
     peak = std::max(peak, step);
   }
   return peak;
@@ -265,12 +273,11 @@ ExactProblem MakeComputationProblem(const MemoryModel& model) {
     value.escapes = graph.value(v).live_out;
     problem.values.push_back(std::move(value));
   }
-  problem.share_value.assign(n, -1);
-  problem.share_discount.assign(n, 0);
+  problem.share_candidates.assign(n, {});
   for (int i = 0; i < n; ++i) {
-    if (model.share_value(i) < 0) continue;
-    problem.share_value[i] = value_index[model.share_value(i)];
-    problem.share_discount[i] = model.share_discount(i);
+    for (const ShareCandidate& c : model.share_candidates(i)) {
+      problem.share_candidates[i].push_back({value_index[c.value], c.discount});
+    }
   }
   return problem;
 }

@@ -51,10 +51,10 @@ struct ExactProblem {
   // before it (operands and control predecessors).
   std::vector<std::vector<int>> predecessors;
   std::vector<Value> values;
-  // For each instruction, the value whose buffer its output may take over
-  // when it is that value's last reader (or -1), and the bytes saved.
-  std::vector<int> share_value;
-  std::vector<int64_t> share_discount;
+  // For each instruction, the values (problem value ids) whose buffer its
+  // output may take over when it is that value's last reader, in the order
+  // they are tried, with the bytes saved.
+  std::vector<std::vector<ShareCandidate>> share_candidates;
   // Bytes live at every step whatever the order.
   int64_t base = 0;
 

@@ -23,8 +23,7 @@ MemoryModel::MemoryModel(const SchedulingGraph& graph) : graph_(graph) {
   }
   defined_bytes_.assign(n, 0);
   kept_bytes_.assign(n, 0);
-  share_value_.assign(n, -1);
-  share_discount_.assign(n, 0);
+  share_candidates_.assign(n, {});
   tracked_uses_.assign(n, {});
   for (int i = 0; i < n; ++i) {
     const SchedulingInstruction& in = graph.instruction(i);
@@ -44,14 +43,18 @@ MemoryModel::MemoryModel(const SchedulingGraph& graph) : graph_(graph) {
     // The heap simulator lets a new value take over an operand's buffer that
     // dies at this very step; `copy` never does (its point is a new buffer).
     if (tracked_defined != 1 || in.defined_values.size() != 1 || in.opcode == "copy") continue;
-    for (int o : in.may_share_operands) {
+    // Operand order, as the simulator tries them.
+    for (int o : in.unique_operands) {
+      if (std::find(in.may_share_operands.begin(), in.may_share_operands.end(), o) ==
+          in.may_share_operands.end()) {
+        continue;
+      }
       const std::vector<int>& operand_values = graph.instruction(o).defined_values;
       if (operand_values.size() != 1) continue;
       int ov = operand_values[0];
       if (!tracked_[ov] || graph.value(ov).live_out) continue;
-      share_value_[i] = ov;
-      share_discount_[i] = std::min(graph.value(ov).size, graph.value(only_value).size);
-      break;
+      share_candidates_[i].push_back(
+          {ov, std::min(graph.value(ov).size, graph.value(only_value).size)});
     }
   }
 }
@@ -83,9 +86,8 @@ std::vector<int64_t> MemoryModel::Profile(const std::vector<int>& order) const {
   for (int p = 0; p < n; ++p) {
     live += delta[p];
     profile[p] = live;
-    // A shared value is live-out never, so its last step is its last user.
-    int ov = share_value_[order[p]];
-    if (ov >= 0 && last_step[ov] == p) profile[p] -= share_discount_[order[p]];
+    // A shared value is never live out, so its last step is its last user.
+    profile[p] -= Reuse(order[p], [&](int v) { return last_step[v] == p; });
   }
   return profile;
 }

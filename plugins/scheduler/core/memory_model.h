@@ -15,7 +15,8 @@
 //   baseline. Constants are not counted (the simulator does not allocate them).
 // - An instruction whose output may take over a dying operand's buffer (the
 //   view's may_share_operands, e.g. an elementwise op on its last use) does not
-//   add that buffer again at its own step.
+//   add that buffer again at its own step: the first such operand, in operand
+//   order, whose value dies at that step, as the simulator picks it.
 //
 // The model ignores what it cannot see from one computation (time spent inside
 // called computations, buffers merged by alias analysis); the memory-scheduler
@@ -27,6 +28,13 @@
 #include "core/scheduling_graph.h"
 
 namespace hmo::scheduler {
+
+// A value whose buffer an instruction's output may take over when the
+// instruction is the value's last reader, and the bytes that saves.
+struct ShareCandidate {
+  int value = -1;
+  int64_t discount = 0;
+};
 
 class MemoryModel {
  public:
@@ -45,10 +53,20 @@ class MemoryModel {
   // The part of defined_bytes(i) that outlives i's own step (values that have
   // users or are live out).
   int64_t kept_bytes(int i) const { return kept_bytes_[i]; }
-  // The tracked value whose buffer `i`'s output may take over when `i` is that
-  // value's last user, or -1; and the bytes that saves at i's step.
-  int share_value(int i) const { return share_value_[i]; }
-  int64_t share_discount(int i) const { return share_discount_[i]; }
+  // The values whose buffer `i`'s output may take over, in operand order: at
+  // i's step the first of them that i reads last saves its discount.
+  const std::vector<ShareCandidate>& share_candidates(int i) const {
+    return share_candidates_[i];
+  }
+  // The bytes saved at i's step when `is_last(v)` tells which values i reads
+  // last.
+  template <typename IsLast>
+  int64_t Reuse(int i, IsLast&& is_last) const {
+    for (const ShareCandidate& c : share_candidates_[i]) {
+      if (is_last(c.value)) return c.discount;
+    }
+    return 0;
+  }
 
   // The tracked values `i` reads (its used values that are tracked).
   const std::vector<int>& tracked_uses(int i) const { return tracked_uses_[i]; }
@@ -68,8 +86,7 @@ class MemoryModel {
   int64_t baseline_bytes_ = 0;
   std::vector<int64_t> defined_bytes_;
   std::vector<int64_t> kept_bytes_;
-  std::vector<int> share_value_;
-  std::vector<int64_t> share_discount_;
+  std::vector<std::vector<ShareCandidate>> share_candidates_;
   std::vector<std::vector<int>> tracked_uses_;
 };
 

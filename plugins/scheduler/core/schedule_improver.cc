@@ -46,8 +46,7 @@ void ScheduleImprover::Rebuild() {
   }
   reuse_.assign(n, 0);
   for (int i = 0; i < n; ++i) {
-    int ov = model_.share_value(i);
-    if (ov >= 0 && last_instruction_[ov] == i) reuse_[i] = model_.share_discount(i);
+    reuse_[i] = model_.Reuse(i, [&](int v) { return last_instruction_[v] == i; });
   }
   tree_.Reset(model_.Profile(order_));
 }
@@ -89,19 +88,17 @@ ScheduleImprover::Plan ScheduleImprover::MakePlan(int x) const {
   plan.kept = model_.kept_bytes(x);
   plan.defined = model_.defined_bytes(x);
   const int n = static_cast<int>(order_.size());
-  const int shared = model_.share_value(x);
-  for (int w : model_.tracked_uses(x)) {
+  const std::vector<int>& uses = model_.tracked_uses(x);
+  auto x_reads = [&](int v) { return std::find(uses.begin(), uses.end(), v) != uses.end(); };
+  std::vector<int> later_readers;                      // last readers after x
+  std::vector<std::pair<int, int>> earlier_readers;    // (next-to-last step, value)
+  for (int w : uses) {
     Use use{w, graph_.value(w).size, n, false};
     if (last_instruction_[w] == kLiveOut) {
       use.end_without_x = n;
     } else if (last_instruction_[w] != x) {
       use.end_without_x = position_[last_instruction_[w]];
-      // Moving x past the last reader makes x the last: that reader loses
-      // its buffer reuse.
-      int u = last_instruction_[w];
-      if (model_.share_value(u) == w && reuse_[u] > 0) {
-        plan.later.push_back({position_[u], reuse_[u]});
-      }
+      later_readers.push_back(last_instruction_[w]);
     } else {
       use.x_is_last = true;
       int end = position_[graph_.value(w).defining_instruction];
@@ -109,18 +106,40 @@ ScheduleImprover::Plan ScheduleImprover::MakePlan(int x) const {
         if (u != x) end = std::max(end, position_[u]);
       }
       use.end_without_x = end;
-      // Moving x before the next-to-last reader makes that one the last: it
-      // may gain buffer reuse.
-      int u2 = order_[end];
-      if (u2 != graph_.value(w).defining_instruction && model_.share_value(u2) == w) {
-        plan.earlier.push_back({end, -model_.share_discount(u2)});
-      }
-    }
-    if (w == shared) {
-      plan.share_end = use.end_without_x;
-      plan.share_discount = model_.share_discount(x);
+      if (order_[end] != graph_.value(w).defining_instruction) earlier_readers.push_back({end, w});
     }
     plan.uses.push_back(use);
+  }
+  for (const ShareCandidate& c : model_.share_candidates(x)) {
+    for (const Use& use : plan.uses) {
+      if (use.value == c.value) plan.own_reuse.push_back({use.end_without_x, c.discount});
+    }
+  }
+  // Moving x past the last reader u of some of its inputs makes x their last
+  // reader: u may lose its buffer reuse.
+  std::sort(later_readers.begin(), later_readers.end());
+  later_readers.erase(std::unique(later_readers.begin(), later_readers.end()),
+                      later_readers.end());
+  for (int u : later_readers) {
+    int64_t reuse = model_.Reuse(u, [&](int v) { return last_instruction_[v] == u && !x_reads(v); });
+    if (reuse != reuse_[u]) plan.later.push_back({position_[u], reuse_[u] - reuse});
+  }
+  // Moving x before the next-to-last reader u2 of an input it reads last
+  // makes u2 the last: u2 may gain buffer reuse.
+  std::sort(earlier_readers.begin(), earlier_readers.end());
+  for (size_t k = 0; k < earlier_readers.size();) {
+    const int end = earlier_readers[k].first, u2 = order_[end];
+    size_t next = k;
+    while (next < earlier_readers.size() && earlier_readers[next].first == end) ++next;
+    int64_t reuse = model_.Reuse(u2, [&](int v) {
+      if (last_instruction_[v] == u2) return true;
+      for (size_t j = k; j < next; ++j) {
+        if (earlier_readers[j].second == v) return true;
+      }
+      return false;
+    });
+    if (reuse != reuse_[u2]) plan.earlier.push_back({end, reuse_[u2] - reuse});
+    k = next;
   }
   std::sort(plan.later.begin(), plan.later.end(),
             [](const Correction& a, const Correction& b) { return a.position < b.position; });
@@ -161,8 +180,7 @@ void ScheduleImprover::SweepLater(const Plan& plan, int last_gap, Fn&& fn) {
     run = Combine(run, PeakCount::Of(tree_.value(y) + dy));
     int64_t extended_at_k = extended;
     for (size_t e = next_end; e < ends.size() && ends[e].first < k; ++e) extended_at_k += ends[e].second;
-    const int64_t reuse = plan.share_end >= 0 && plan.share_end < k ? plan.share_discount : 0;
-    const int64_t at_x = Gap(k) - plan.kept + plan.defined + extended_at_k - reuse;
+    const int64_t at_x = Gap(k) - plan.kept + plan.defined + extended_at_k - plan.ReuseAt(k);
     ++evaluations_budget_;
     PeakCount total =
         Combine(Combine(prefix, run), Combine(PeakCount::Of(at_x), tree_.Query(k, n)));
@@ -199,8 +217,7 @@ void ScheduleImprover::SweepEarlier(const Plan& plan, int first_gap, Fn&& fn) {
     }
     const int64_t dy = plan.kept - released + correction;
     run = Combine(run, PeakCount::Of(tree_.value(y) + dy));
-    const int64_t reuse = plan.share_end >= 0 && plan.share_end < k ? plan.share_discount : 0;
-    const int64_t at_x = Gap(k) + plan.defined - reuse;
+    const int64_t at_x = Gap(k) + plan.defined - plan.ReuseAt(k);
     ++evaluations_budget_;
     PeakCount total =
         Combine(Combine(tree_.Query(0, k), PeakCount::Of(at_x)), Combine(run, suffix));
@@ -251,8 +268,7 @@ void ScheduleImprover::Apply(const Plan& plan, int gap) {
   // Recount the range step by step.
   for (int p = begin; p < end; ++p) {
     const int y = order_[p];
-    const int ov = model_.share_value(y);
-    reuse_[y] = ov >= 0 && last_instruction_[ov] == y ? model_.share_discount(y) : 0;
+    reuse_[y] = model_.Reuse(y, [&](int v) { return last_instruction_[v] == y; });
     tree_.Set(p, live + model_.defined_bytes(y) - reuse_[y]);
     live += model_.kept_bytes(y);
     for (int w : model_.tracked_uses(y)) {
@@ -306,8 +322,7 @@ bool ScheduleImprover::TryWindowAt(int begin, int end, const ImproverOptions& op
   const PeakCount current = tree_.All();
   ExactProblem problem;
   problem.predecessors.assign(m, {});
-  problem.share_value.assign(m, -1);
-  problem.share_discount.assign(m, 0);
+  problem.share_candidates.assign(m, {});
   auto local = [&](int instruction) {
     int p = position_[instruction];
     return p >= begin && p < end ? p - begin : -1;
@@ -367,13 +382,9 @@ bool ScheduleImprover::TryWindowAt(int begin, int end, const ImproverOptions& op
     }
   }
   for (int j = 0; j < m; ++j) {
-    const int x = order_[begin + j];
-    int ov = model_.share_value(x);
-    if (ov < 0) continue;
-    for (const auto& [v, index] : touched) {
-      if (v == ov && index >= 0) {
-        problem.share_value[j] = index;
-        problem.share_discount[j] = model_.share_discount(x);
+    for (const ShareCandidate& c : model_.share_candidates(order_[begin + j])) {
+      for (const auto& [v, index] : touched) {
+        if (v == c.value && index >= 0) problem.share_candidates[j].push_back({index, c.discount});
       }
     }
   }

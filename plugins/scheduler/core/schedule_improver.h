@@ -91,9 +91,16 @@ class ScheduleImprover {
     std::vector<Use> uses;
     // Changes of other steps' buffer reuse, by direction of the move.
     std::vector<Correction> later, earlier;
-    // x's own reuse: the end of the shared value without x, and the bytes.
-    int share_end = -1;
-    int64_t share_discount = 0;
+    // x's own buffer reuse: per share candidate, in order, the candidate's
+    // last step without x and the bytes saved when x reads it last.
+    std::vector<std::pair<int, int64_t>> own_reuse;
+    // The bytes x saves at a new step placed in gap `gap`.
+    int64_t ReuseAt(int gap) const {
+      for (const auto& [end, bytes] : own_reuse) {
+        if (end < gap) return bytes;
+      }
+      return 0;
+    }
   };
   // Called for each gap swept: the gap, the resulting (peak, count) without
   // baseline, x's bytes at its new step, and the profile change at the step

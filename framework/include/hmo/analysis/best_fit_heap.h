@@ -26,6 +26,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -83,7 +84,8 @@ class GlobalDecreasingSizeBestFitHeap : public HeapAlgorithm<BufferType> {
       BufferIntervalCompare custom_compare = nullptr,
       ChunkPlacement placement = ChunkPlacement::kBestFit,
       BufferOrder<BufferType> buffer_order = DefaultBufferOrder<BufferType>())
-      : placer_(alignment > 0 ? alignment : 1, placement),
+      : alignment_(alignment > 0 ? alignment : 1),
+        placement_(placement),
         strategy_(strategy),
         buffer_order_(std::move(buffer_order)) {
     if (alignment <= 0) {
@@ -125,11 +127,18 @@ class GlobalDecreasingSizeBestFitHeap : public HeapAlgorithm<BufferType> {
   // --- Building blocks, public for subclasses and tests. ---
 
   // Checks the configuration and the event stream, closes intervals never
-  // freed, and maps the size-0 buffers to chunk (0, 0). Finish calls it.
+  // freed, maps the size-0 buffers to chunk (0, 0) and sets up placement.
+  // Finish calls it; FindChunkCandidate and the Commit methods need it.
   absl::Status PrepareForPlacement() {
     HMO_RETURN_IF_ERROR(config_status_);
     HMO_RETURN_IF_ERROR(intervals_.status());
     intervals_.CloseOpenIntervals();
+    std::vector<int64_t> time_points;
+    for (const auto& interval : intervals_.intervals()) {
+      time_points.push_back(interval.start);
+      time_points.push_back(interval.end);
+    }
+    placer_.emplace(alignment_, placement_, std::move(time_points));
     for (const BufferType& buffer : intervals_.zero_size_buffers()) {
       result_.chunk_map.emplace(buffer, HeapChunk::FromOffsetSize(0, 0));
     }
@@ -179,7 +188,7 @@ class GlobalDecreasingSizeBestFitHeap : public HeapAlgorithm<BufferType> {
   HeapChunk FindChunkCandidate(const BufferInterval& interval,
                                int64_t preferred_offset = -1) const {
     const std::vector<HeapTimeInterval> lifetimes = intervals_.GroupLifetimes(interval.index);
-    const int64_t offset = placer_.FindOffset(lifetimes, interval.size,
+    const int64_t offset = placer_->FindOffset(lifetimes, interval.size,
                                               intervals_.GroupSize(interval.index),
                                               preferred_offset);
     return HeapChunk::FromOffsetSize(offset, interval.size);
@@ -205,19 +214,19 @@ class GlobalDecreasingSizeBestFitHeap : public HeapAlgorithm<BufferType> {
     CommitChunkOnly(interval, chunk);
     const HeapChunk group_chunk =
         HeapChunk::FromOffsetSize(chunk.offset, intervals_.GroupSize(interval.index));
-    placer_.Commit(intervals_.GroupLifetimes(interval.index), group_chunk);
+    placer_->Commit(intervals_.GroupLifetimes(interval.index), group_chunk);
   }
 
   const HeapLiveIntervals<BufferType>& live_intervals() const { return intervals_; }
   const HeapResult<BufferType>& current_heap() const { return result_; }
-  int64_t alignment() const { return placer_.alignment(); }
+  int64_t alignment() const { return alignment_; }
   PackingStrategy strategy() const { return strategy_; }
 
  protected:
   // Starts a new, empty heap: no chunks, no placed intervals.
   void ResetHeap() {
     result_ = {};
-    placer_.Clear();
+    if (placer_.has_value()) placer_->Clear();
   }
   HeapResult<BufferType> TakeHeap() {
     HeapResult<BufferType> heap = std::move(result_);
@@ -276,7 +285,9 @@ class GlobalDecreasingSizeBestFitHeap : public HeapAlgorithm<BufferType> {
 
   HeapLiveIntervals<BufferType> intervals_;
   HeapResult<BufferType> result_;
-  BestFitPlacer placer_;
+  int64_t alignment_;
+  ChunkPlacement placement_;
+  std::optional<BestFitPlacer> placer_;  // set by PrepareForPlacement
   PackingStrategy strategy_;
   BufferOrder<BufferType> buffer_order_;
   BufferIntervalCompare compare_;

@@ -3,7 +3,7 @@
 
 // BestFitPlacer: the placement step of XLA's GlobalDecreasingSizeBestFitHeap,
 // independent of the buffer type. It keeps the chunks placed so far in a
-// BufferIntervalTree and, for a new buffer (or group of colocated buffers
+// BestFitChunkIndex and, for a new buffer (or group of colocated buffers
 // that must share one offset), finds the free gap XLA would pick:
 //
 //  1. Collect the chunks of every placed node that overlaps in time (inclusive
@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "absl/types/span.h"
-#include "hmo/analysis/buffer_interval_tree.h"
+#include "hmo/analysis/best_fit_chunk_index.h"
 #include "hmo/analysis/heap_chunk.h"
 
 namespace hmo {
@@ -46,8 +46,14 @@ struct HeapTimeInterval {
 class BestFitPlacer {
  public:
   // `alignment` must be positive; it need not be a power of two.
-  BestFitPlacer(int64_t alignment, ChunkPlacement placement)
-      : alignment_(alignment), placement_(placement) {}
+  // `time_points` must contain the start and end of every lifetime that will
+  // be committed (e.g. all lifetimes of the problem); queries may use any
+  // times.
+  BestFitPlacer(int64_t alignment, ChunkPlacement placement, std::vector<int64_t> time_points)
+      : alignment_(alignment), placement_(placement), index_(std::move(time_points)) {}
+
+  // The start and end of every lifetime in `lifetimes`, for the constructor.
+  static std::vector<int64_t> TimePoints(absl::Span<const HeapTimeInterval> lifetimes);
 
   // The offset XLA's FindChunkCandidate returns for a buffer of `size` bytes
   // that, with its colocations, occupies `group_size` bytes during every
@@ -65,10 +71,8 @@ class BestFitPlacer {
 
   int64_t alignment() const { return alignment_; }
   ChunkPlacement placement() const { return placement_; }
-  const BufferIntervalTree& interval_tree() const { return tree_; }
-
   // Forgets every placed chunk.
-  void Clear() { tree_.Clear(); }
+  void Clear() { index_.Clear(); }
 
  private:
   // The free gaps (start, end) for a buffer of `size` bytes, ascending.
@@ -76,7 +80,7 @@ class BestFitPlacer {
 
   int64_t alignment_;
   ChunkPlacement placement_;
-  BufferIntervalTree tree_;
+  BestFitChunkIndex index_;
   mutable std::vector<HeapChunk> used_chunks_;
   mutable std::vector<std::pair<int64_t, int64_t>> free_gaps_;
 };

@@ -11,8 +11,9 @@
 //   fixed-point := 'fixed-point' ('(' 'max-iterations' '=' INT ')')? '{' pipeline '}'
 //
 // e.g. `memory-scheduler{strategy=list},fixed-point(max-iterations=4){a,b{k=[x,y]}}`.
-// A WORD is any run of characters other than , { } [ ] ( ) = and spaces, or a
-// single- or double-quoted string. Spaces between tokens are ignored.
+// A WORD is any run of characters other than , { } [ ] ( ) = and spaces (a
+// value or list element may contain '=': `opts=[seed=1]`), or a single- or
+// double-quoted string. Spaces between tokens are ignored.
 // Verification and dumping are set by command-line flags instead.
 
 #include <string_view>

@@ -59,8 +59,6 @@
 //   - bitcast: unchecked unless layout_sensitive, then equal byte sizes.
 //   - select may take a scalar predicate; clamp scalar bounds.
 
-#include <functional>
-#include <memory>
 #include <string>
 #include <vector>
 
