@@ -105,12 +105,35 @@ class SizeRecordingHeap : public HeapAlgorithm<const HloValue*> {
 struct TempHeapCandidates {
   std::vector<std::string> names;
   std::vector<int64_t> sizes;
+  int chosen = -1;
+};
+
+// Forwards events to a ChooseBestHeapAlgorithm it owns and records which
+// candidate won (the heap simulator destroys the algorithm when it returns).
+class ChoiceRecordingHeap : public HeapAlgorithm<const HloValue*> {
+ public:
+  ChoiceRecordingHeap(std::unique_ptr<ChooseBestHeapAlgorithm<const HloValue*>> inner, int* chosen)
+      : inner_(std::move(inner)), chosen_(chosen) {}
+  void Alloc(const HloValue* const& buffer, int64_t size) override { inner_->Alloc(buffer, size); }
+  void Free(const HloValue* const& buffer, int64_t size) override { inner_->Free(buffer, size); }
+  void ShareWith(const HloValue* const& buffer, const HloValue* const& share_with,
+                 int64_t size) override {
+    inner_->ShareWith(buffer, share_with, size);
+  }
+  absl::StatusOr<Result> Finish() override {
+    absl::StatusOr<Result> result = inner_->Finish();
+    *chosen_ = inner_->chosen_index();
+    return result;
+  }
+
+ private:
+  std::unique_ptr<ChooseBestHeapAlgorithm<const HloValue*>> inner_;
+  int* chosen_;
 };
 
 std::unique_ptr<HeapAlgorithm<const HloValue*>> MakeTempHeapAlgorithm(
     TempHeapAlgorithm kind, int64_t alignment, int64_t size_limit,
-    const TightPackingOptions& tight_options, TempHeapCandidates* candidates,
-    ChooseBestHeapAlgorithm<const HloValue*>** choose_best) {
+    const TightPackingOptions& tight_options, TempHeapCandidates* candidates) {
   const uint64_t limit = size_limit < 0 ? std::numeric_limits<uint64_t>::max()
                                         : static_cast<uint64_t>(size_limit);
   struct Candidate {
@@ -147,9 +170,9 @@ std::unique_ptr<HeapAlgorithm<const HloValue*>> MakeTempHeapAlgorithm(
         std::make_unique<TightPackingHeap<const HloValue*>>(alignment, tight_options),
         &candidates->sizes.back()));
   }
-  auto chooser = std::make_unique<ChooseBestHeapAlgorithm<const HloValue*>>(std::move(algorithms));
-  *choose_best = chooser.get();
-  return chooser;
+  return std::make_unique<ChoiceRecordingHeap>(
+      std::make_unique<ChooseBestHeapAlgorithm<const HloValue*>>(std::move(algorithms)),
+      &candidates->chosen);
 }
 
 // Replays a heap trace counting live bytes the way XLA's
@@ -728,13 +751,12 @@ absl::Status BufferAssigner::RunTempHeapSimulation(const ValueSet& values, int64
                                                    BufferAssignment* assignment) {
   const int64_t alignment = assignment->color_alignment_(color);
   TempHeapCandidates candidates;
-  ChooseBestHeapAlgorithm<const HloValue*>* choose_best = nullptr;
   std::unique_ptr<HeapSimulator::Algorithm> algorithm = MakeTempHeapAlgorithm(
       options_.heap_algorithm, alignment, assignment->multiheap_size_constraint_per_heap_ ==
                                                   std::numeric_limits<int64_t>::max()
                                               ? -1
                                               : assignment->multiheap_size_constraint_per_heap_,
-      options_.tight_packing, &candidates, &choose_best);
+      options_.tight_packing, &candidates);
   HeapSimulator::Options heap_options;
   heap_options.alloc_constants = options_.allocate_buffers_for_constants;
   heap_options.buffers_to_assign = &values;
@@ -763,8 +785,7 @@ absl::Status BufferAssigner::RunTempHeapSimulation(const ValueSet& values, int64
   summary.lower_bound = MaxLiveBytes(result.debug_trace, sizes);
   summary.value_count = static_cast<int64_t>(values.size());
   summary.xla_heap_size = std::min(candidates.sizes[0], candidates.sizes[1]);
-  const int chosen = choose_best != nullptr ? choose_best->chosen_index() : -1;
-  summary.algorithm = chosen >= 0 ? candidates.names[chosen] : "";
+  summary.algorithm = candidates.chosen >= 0 ? candidates.names[candidates.chosen] : "";
   assignment->temp_heaps_.push_back(summary);
 
   auto& stats = assignment->stats_;
