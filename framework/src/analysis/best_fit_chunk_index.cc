@@ -11,8 +11,26 @@ BestFitChunkIndex::BestFitChunkIndex(std::vector<int64_t> points) : points_(std:
   size_ = 1;
   while (size_ < static_cast<int32_t>(points_.size())) size_ *= 2;
   covering_.resize(2 * static_cast<size_t>(size_));
-  starting_at_.resize(points_.size());
-  has_start_.assign((points_.size() + 63) / 64, 0);
+  starting_.resize(2 * static_cast<size_t>(size_));
+  touched_.assign(2 * static_cast<size_t>(size_), 0);
+}
+
+void BestFitChunkIndex::Insert(RangeSet& set, ByteRange range) {
+  // First range that ends at or after range.first (touching ranges merge).
+  auto first = std::lower_bound(set.begin(), set.end(), range.first,
+                                [](const ByteRange& r, int64_t value) { return r.second < value; });
+  auto last = first;
+  while (last != set.end() && last->first <= range.second) {
+    range.first = std::min(range.first, last->first);
+    range.second = std::max(range.second, last->second);
+    ++last;
+  }
+  if (first == last) {
+    set.insert(first, range);
+  } else {
+    *first = range;
+    set.erase(first + 1, last);
+  }
 }
 
 int32_t BestFitChunkIndex::PointIndex(int64_t time) const {
@@ -21,44 +39,74 @@ int32_t BestFitChunkIndex::PointIndex(int64_t time) const {
   return static_cast<int32_t>(it - points_.begin());
 }
 
-void BestFitChunkIndex::AddToTree(int32_t node, int32_t node_begin, int32_t node_end,
-                                  int32_t begin, int32_t end, const HeapChunk& chunk) {
-  // [node_begin, node_end) and [begin, end) half-open over point indices.
+void BestFitChunkIndex::Touch(int32_t node) {
+  if (!touched_[node]) {
+    touched_[node] = 1;
+    touched_nodes_.push_back(node);
+  }
+}
+
+void BestFitChunkIndex::AddCovering(int32_t node, int32_t node_begin, int32_t node_end,
+                                    int32_t begin, int32_t end, ByteRange range) {
+  // Point ranges are half-open: [node_begin, node_end), [begin, end).
   if (end <= node_begin || node_end <= begin) return;
   if (begin <= node_begin && node_end <= end) {
-    if (covering_[node].empty()) used_nodes_.push_back(node);
-    covering_[node].push_back(chunk);
+    Touch(node);
+    Insert(covering_[node], range);
     return;
   }
   const int32_t middle = (node_begin + node_end) / 2;
-  AddToTree(2 * node, node_begin, middle, begin, end, chunk);
-  AddToTree(2 * node + 1, middle, node_end, begin, end, chunk);
+  AddCovering(2 * node, node_begin, middle, begin, end, range);
+  AddCovering(2 * node + 1, middle, node_end, begin, end, range);
 }
 
 void BestFitChunkIndex::Add(int64_t start, int64_t end, const HeapChunk& chunk) {
   const int32_t first = PointIndex(start);
   const int32_t last = PointIndex(end);
-  AddToTree(1, 0, size_, first, last + 1, chunk);
-  if (starting_at_[first].empty()) used_points_.push_back(first);
-  starting_at_[first].push_back(chunk);
-  has_start_[first / 64] |= uint64_t{1} << (first % 64);
-}
-
-void BestFitChunkIndex::AppendOverlapping(int64_t start, int64_t end,
-                                          std::vector<HeapChunk>& out) const {
-  // First point >= start and last point <= end.
-  const int32_t first =
-      static_cast<int32_t>(std::lower_bound(points_.begin(), points_.end(), start) -
-                           points_.begin());
-  const int32_t last =
-      static_cast<int32_t>(std::upper_bound(points_.begin(), points_.end(), end) -
-                           points_.begin()) - 1;
-  if (first > last) return;
-  // Chunks live at point `first`: the covering lists on the path to its leaf.
+  const ByteRange range{chunk.offset, chunk.chunk_end()};
+  AddCovering(1, 0, size_, first, last + 1, range);
+  // Every node on the path to the start point.
   int32_t node = 1, node_begin = 0, node_end = size_;
   while (true) {
-    const auto& covering = covering_[node];
-    out.insert(out.end(), covering.begin(), covering.end());
+    Touch(node);
+    Insert(starting_[node], range);
+    if (node_end - node_begin == 1) break;
+    const int32_t middle = (node_begin + node_end) / 2;
+    if (first < middle) {
+      node = 2 * node;
+      node_end = middle;
+    } else {
+      node = 2 * node + 1;
+      node_begin = middle;
+    }
+  }
+}
+
+void BestFitChunkIndex::CollectStarting(int32_t node, int32_t node_begin, int32_t node_end,
+                                        int32_t begin, int32_t end,
+                                        std::vector<ByteRange>& out) const {
+  if (end <= node_begin || node_end <= begin || starting_[node].empty()) return;
+  if (begin <= node_begin && node_end <= end) {
+    out.insert(out.end(), starting_[node].begin(), starting_[node].end());
+    return;
+  }
+  const int32_t middle = (node_begin + node_end) / 2;
+  CollectStarting(2 * node, node_begin, middle, begin, end, out);
+  CollectStarting(2 * node + 1, middle, node_end, begin, end, out);
+}
+
+void BestFitChunkIndex::AppendOccupied(int64_t start, int64_t end,
+                                       std::vector<ByteRange>& out) const {
+  // First point >= start and last point <= end.
+  const int32_t first = static_cast<int32_t>(
+      std::lower_bound(points_.begin(), points_.end(), start) - points_.begin());
+  const int32_t last = static_cast<int32_t>(
+      std::upper_bound(points_.begin(), points_.end(), end) - points_.begin()) - 1;
+  if (first > last) return;
+  // Chunks live at `first`.
+  int32_t node = 1, node_begin = 0, node_end = size_;
+  while (true) {
+    out.insert(out.end(), covering_[node].begin(), covering_[node].end());
     if (node_end - node_begin == 1) break;
     const int32_t middle = (node_begin + node_end) / 2;
     if (first < middle) {
@@ -70,27 +118,16 @@ void BestFitChunkIndex::AppendOverlapping(int64_t start, int64_t end,
     }
   }
   // Chunks starting in (first, last].
-  for (int32_t word = (first + 1) / 64; word <= last / 64 && first + 1 <= last; ++word) {
-    uint64_t bits = has_start_[word];
-    if (word == (first + 1) / 64) bits &= ~uint64_t{0} << ((first + 1) % 64);
-    if (word == last / 64 && last % 64 != 63) bits &= (uint64_t{1} << (last % 64 + 1)) - 1;
-    while (bits != 0) {
-      const int32_t point = word * 64 + __builtin_ctzll(bits);
-      bits &= bits - 1;
-      const auto& starting = starting_at_[point];
-      out.insert(out.end(), starting.begin(), starting.end());
-    }
-  }
+  if (first < last) CollectStarting(1, 0, size_, first + 1, last + 1, out);
 }
 
 void BestFitChunkIndex::Clear() {
-  for (int32_t node : used_nodes_) covering_[node].clear();
-  for (int32_t point : used_points_) {
-    starting_at_[point].clear();
-    has_start_[point / 64] = 0;
+  for (int32_t node : touched_nodes_) {
+    covering_[node].clear();
+    starting_[node].clear();
+    touched_[node] = 0;
   }
-  used_nodes_.clear();
-  used_points_.clear();
+  touched_nodes_.clear();
 }
 
 }  // namespace hmo

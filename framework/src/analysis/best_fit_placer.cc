@@ -6,27 +6,26 @@ namespace hmo {
 
 void BestFitPlacer::MakeFreeGaps(absl::Span<const HeapTimeInterval> lifetimes,
                                  int64_t size) const {
-  used_chunks_.clear();
+  used_ranges_.clear();
   for (const HeapTimeInterval& lifetime : lifetimes) {
-    index_.AppendOverlapping(lifetime.start, lifetime.end, used_chunks_);
+    index_.AppendOccupied(lifetime.start, lifetime.end, used_ranges_);
   }
-  std::sort(used_chunks_.begin(), used_chunks_.end(),
-            [](const HeapChunk& a, const HeapChunk& b) { return a.offset < b.offset; });
+  std::sort(used_ranges_.begin(), used_ranges_.end());
   free_gaps_.clear();
   int64_t free_start = 0;
-  if (!used_chunks_.empty()) {
-    int64_t run_offset = used_chunks_[0].offset;
-    int64_t run_end = used_chunks_[0].chunk_end();
-    for (size_t i = 1; i < used_chunks_.size(); ++i) {
-      const HeapChunk& chunk = used_chunks_[i];
-      if (chunk.offset < run_end) {
-        run_end = std::max(run_end, chunk.chunk_end());
+  if (!used_ranges_.empty()) {
+    int64_t run_offset = used_ranges_[0].first;
+    int64_t run_end = used_ranges_[0].second;
+    for (size_t i = 1; i < used_ranges_.size(); ++i) {
+      const auto& [offset, end] = used_ranges_[i];
+      if (offset < run_end) {
+        run_end = std::max(run_end, end);
         continue;
       }
       if (run_offset - free_start >= size) free_gaps_.emplace_back(free_start, run_offset);
       free_start = std::max(free_start, AlignUp(run_end));
-      run_offset = chunk.offset;
-      run_end = chunk.chunk_end();
+      run_offset = offset;
+      run_end = end;
     }
     if (run_offset - free_start >= size) free_gaps_.emplace_back(free_start, run_offset);
     free_start = std::max(free_start, AlignUp(run_end));
@@ -66,6 +65,7 @@ int64_t BestFitPlacer::FindOffset(absl::Span<const HeapTimeInterval> lifetimes, 
 }
 
 void BestFitPlacer::Commit(absl::Span<const HeapTimeInterval> lifetimes, const HeapChunk& chunk) {
+  if (chunk.size == 0) return;
   for (const HeapTimeInterval& lifetime : lifetimes) index_.Add(lifetime.start, lifetime.end, chunk);
 }
 

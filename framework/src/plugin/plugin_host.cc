@@ -12,51 +12,63 @@
 namespace hmo {
 namespace {
 
-// The host side of an HmoStrategyRegistrar.
-struct StrategyRegistrarState {
-  SchedulerStrategyRegistry* registry;
-  std::string plugin;
-  std::vector<std::string> registered;
-  absl::Status first_error;
+// The host side of an HmoStrategyRegistrar, with the same interface as the
+// C++ registrars (plugin_registrars.h).
+class StrategyRegistrar {
+ public:
+  StrategyRegistrar(SchedulerStrategyRegistry& registry, std::string plugin)
+      : registry_(registry),
+        plugin_(std::move(plugin)),
+        c_{sizeof(HmoStrategyRegistrar), &StrategyRegistrar::Register, this} {}
+  StrategyRegistrar(const StrategyRegistrar&) = delete;
+  StrategyRegistrar& operator=(const StrategyRegistrar&) = delete;
+
+  HmoStrategyRegistrar* handle() { return &c_; }
+  const std::vector<std::string>& registered() const { return registered_; }
+  const absl::Status& first_error() const { return first_error_; }
+
+ private:
+  static HmoStatusCode Register(HmoStrategyRegistrar* c, const HmoSchedulerStrategy* strategy,
+                                char* message, size_t capacity) {
+    auto& self = *static_cast<StrategyRegistrar*>(c->host_data);
+    absl::Status status =
+        strategy == nullptr
+            ? absl::InvalidArgumentError(
+                  fmt::format("plugin '{}' registered a NULL scheduler strategy", self.plugin_))
+            : self.registry_.Register(*strategy, self.plugin_);
+    if (status.ok()) {
+      self.registered_.push_back(strategy->name);
+    } else if (self.first_error_.ok()) {
+      self.first_error_ = status;
+    }
+    return StatusToAbi(status, message, capacity);
+  }
+
+  SchedulerStrategyRegistry& registry_;
+  std::string plugin_;
+  HmoStrategyRegistrar c_;
+  std::vector<std::string> registered_;
+  absl::Status first_error_;
 };
 
-HmoStatusCode RegisterStrategy(HmoStrategyRegistrar* registrar,
-                               const HmoSchedulerStrategy* strategy, char* message,
-                               size_t capacity) {
-  auto* state = static_cast<StrategyRegistrarState*>(registrar->host_data);
-  absl::Status status =
-      strategy == nullptr
-          ? absl::InvalidArgumentError(
-                fmt::format("plugin '{}' registered a NULL scheduler strategy", state->plugin))
-          : state->registry->Register(*strategy, state->plugin);
-  if (status.ok()) {
-    state->registered.push_back(strategy->name);
-  } else if (state->first_error.ok()) {
-    state->first_error = status;
-  }
-  return StatusToAbi(status, message, capacity);
-}
-
-// Calls one registration callback and turns its outcome, or a registration
-// error the plugin swallowed, into a status that names the file and callback.
-template <typename Handle>
-absl::Status RunCallback(const std::filesystem::path& file, const LoadedPlugin& plugin,
-                         const char* callback_name,
-                         HmoStatusCode (*callback)(Handle*, char*, size_t), Handle* handle,
-                         const absl::Status& (*first_error)(const void*), const void* registrar) {
+// Calls one registration callback (when the plugin has it) through
+// `registrar`, records what was registered in `registered`, and turns a
+// failure, or a registration error the plugin swallowed, into a status that
+// names the file, the plugin and the callback.
+template <typename Registrar, typename Callback>
+absl::Status RunRegistration(const std::filesystem::path& file, const std::string& plugin,
+                             const char* callback_name, Callback callback, Registrar& registrar,
+                             std::vector<std::string>& registered) {
+  if (callback == nullptr) return absl::OkStatus();
   std::array<char, HMO_MESSAGE_CAPACITY> message{};
-  const HmoStatusCode code = callback(handle, message.data(), message.size());
+  const HmoStatusCode code = callback(registrar.handle(), message.data(), message.size());
   absl::Status status = StatusFromAbi(code, message.data());
-  if (status.ok()) status = first_error(registrar);
+  if (status.ok()) status = registrar.first_error();
+  registered = registrar.registered();
   if (status.ok()) return status;
-  return absl::Status(status.code(),
-                      fmt::format("{}: plugin '{}': {} failed: {}", file.string(),
-                                  plugin.name, callback_name, std::string(status.message())));
-}
-
-template <typename Registrar>
-const absl::Status& FirstErrorOf(const void* registrar) {
-  return static_cast<const Registrar*>(registrar)->first_error();
+  return absl::Status(status.code(), fmt::format("{}: plugin '{}': {} failed: {}", file.string(),
+                                                 plugin, callback_name,
+                                                 std::string(status.message())));
 }
 
 }  // namespace
@@ -84,41 +96,19 @@ absl::Status PluginHost::LoadPlugin(const std::filesystem::path& file) {
   plugin.abi_minor = info.abi_minor;
   plugin.cxx = info.build_fingerprint != nullptr;
 
-  if (info.register_passes != nullptr) {
-    PassRegistrar registrar(registries_.passes, plugin.name);
-    absl::Status status = RunCallback(file, plugin, "register_passes", info.register_passes,
-                                      registrar.handle(), &FirstErrorOf<PassRegistrar>, &registrar);
-    plugin.passes = registrar.registered();
-    HMO_RETURN_IF_ERROR(status);
-  }
-  if (info.register_scheduler_strategies != nullptr) {
-    StrategyRegistrarState state{&registries_.strategies, plugin.name, {}, absl::OkStatus()};
-    HmoStrategyRegistrar registrar{sizeof(HmoStrategyRegistrar), &RegisterStrategy, &state};
-    absl::Status status = RunCallback(
-        file, plugin, "register_scheduler_strategies", info.register_scheduler_strategies, &registrar,
-        [](const void* s) -> const absl::Status& {
-          return static_cast<const StrategyRegistrarState*>(s)->first_error;
-        },
-        &state);
-    plugin.strategies = state.registered;
-    HMO_RETURN_IF_ERROR(status);
-  }
-  if (info.register_backends != nullptr) {
-    BackendRegistrar registrar(registries_.backends, plugin.name);
-    absl::Status status =
-        RunCallback(file, plugin, "register_backends", info.register_backends, registrar.handle(),
-                    &FirstErrorOf<BackendRegistrar>, &registrar);
-    plugin.backends = registrar.registered();
-    HMO_RETURN_IF_ERROR(status);
-  }
-  if (info.register_analyses != nullptr) {
-    AnalysisRegistrar registrar(registries_.analyses, plugin.name);
-    absl::Status status =
-        RunCallback(file, plugin, "register_analyses", info.register_analyses, registrar.handle(),
-                    &FirstErrorOf<AnalysisRegistrar>, &registrar);
-    plugin.analyses = registrar.registered();
-    HMO_RETURN_IF_ERROR(status);
-  }
+  PassRegistrar passes(registries_.passes, plugin.name);
+  HMO_RETURN_IF_ERROR(RunRegistration(file, plugin.name, "register_passes", info.register_passes,
+                                      passes, plugin.passes));
+  StrategyRegistrar strategies(registries_.strategies, plugin.name);
+  HMO_RETURN_IF_ERROR(RunRegistration(file, plugin.name, "register_scheduler_strategies",
+                                      info.register_scheduler_strategies, strategies,
+                                      plugin.strategies));
+  BackendRegistrar backends(registries_.backends, plugin.name);
+  HMO_RETURN_IF_ERROR(RunRegistration(file, plugin.name, "register_backends",
+                                      info.register_backends, backends, plugin.backends));
+  AnalysisRegistrar analyses(registries_.analyses, plugin.name);
+  HMO_RETURN_IF_ERROR(RunRegistration(file, plugin.name, "register_analyses",
+                                      info.register_analyses, analyses, plugin.analyses));
   plugins_.push_back(std::move(plugin));
   return absl::OkStatus();
 }

@@ -1,53 +1,73 @@
 #ifndef HMO_ANALYSIS_BEST_FIT_CHUNK_INDEX_H_
 #define HMO_ANALYSIS_BEST_FIT_CHUNK_INDEX_H_
 
-// BestFitChunkIndex: the chunks placed so far, indexed by their (inclusive)
-// time intervals, for the window queries of best-fit placement. Unlike
-// BufferIntervalTree (a pointer-linked treap that supports removal), it keeps
-// chunks in flat arrays: a segment tree over the time points, whose nodes hold
-// the chunks covering them, answers "which chunks are live at time s" and a
-// per-point list answers "which chunks start in (s, e]". A query costs
-// O(log P + k) plus a bitset scan of the window, with sequential memory
-// access, which matters when thousands of chunks overlap each query.
+// BestFitChunkIndex: the bytes occupied by the chunks placed so far, indexed
+// by the chunks' (inclusive) time intervals, answering "which bytes are used
+// at some time step of [start, end]" for best-fit placement.
+//
+// Best fit only needs the union of the byte ranges of the chunks that
+// overlap the queried window, not the chunks themselves; in a packed heap
+// that union is a handful of ranges even when thousands of chunks overlap.
+// Two segment trees over the time points keep merged byte-range unions:
+//  * `covering`: a chunk is added to the O(log P) nodes whose point ranges
+//    its interval covers; the nodes on the path to point p hold exactly the
+//    chunks live at p;
+//  * `starting`: a chunk is added to every node on the path to its start
+//    point; a node holds the chunks starting in its point range.
+// A window [s, e] is the chunks live at s plus those starting in (s, e]: the
+// path of s in `covering` and the O(log P) canonical nodes of (s, e] in
+// `starting`. Adding a chunk and querying are O(log P) node visits, each
+// touching a few merged ranges.
 //
 // The time points are fixed at construction: every interval added must start
 // and end at one of them; queries may use any times.
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
-#include "absl/types/span.h"
 #include "hmo/analysis/heap_chunk.h"
 
 namespace hmo {
 
 class BestFitChunkIndex {
  public:
+  // A byte range [first, second).
+  using ByteRange = std::pair<int64_t, int64_t>;
+
   // `points` need not be sorted or unique.
   explicit BestFitChunkIndex(std::vector<int64_t> points);
 
-  // Adds `chunk` live during [start, end]; both must be construction points.
+  // Adds `chunk` (size > 0) live during [start, end]; both must be
+  // construction points.
   void Add(int64_t start, int64_t end, const HeapChunk& chunk);
 
-  // Appends to `out` every chunk whose interval shares a time step with
-  // [start, end] (each once, in no particular order).
-  void AppendOverlapping(int64_t start, int64_t end, std::vector<HeapChunk>& out) const;
+  // Appends byte ranges whose union is exactly the bytes of the chunks that
+  // share a time step with [start, end]. The ranges are unsorted and may
+  // overlap.
+  void AppendOccupied(int64_t start, int64_t end, std::vector<ByteRange>& out) const;
 
   // Removes every chunk; keeps the points.
   void Clear();
 
  private:
-  int32_t PointIndex(int64_t time) const;  // exact point
-  void AddToTree(int32_t node, int32_t node_begin, int32_t node_end, int32_t begin, int32_t end,
-                 const HeapChunk& chunk);
+  // Sorted, disjoint, non-touching byte ranges.
+  using RangeSet = std::vector<ByteRange>;
+  static void Insert(RangeSet& set, ByteRange range);
+
+  int32_t PointIndex(int64_t time) const;  // the exact point
+  void AddCovering(int32_t node, int32_t node_begin, int32_t node_end, int32_t begin,
+                   int32_t end, ByteRange range);
+  void CollectStarting(int32_t node, int32_t node_begin, int32_t node_end, int32_t begin,
+                       int32_t end, std::vector<ByteRange>& out) const;
+  void Touch(int32_t node);
 
   std::vector<int64_t> points_;
-  int32_t size_ = 0;  // leaves of the segment tree (a power of two)
-  std::vector<std::vector<HeapChunk>> covering_;     // per tree node
-  std::vector<std::vector<HeapChunk>> starting_at_;  // per point
-  std::vector<uint64_t> has_start_;                  // bitset over points
-  std::vector<int32_t> used_nodes_;                  // nodes/points to clear
-  std::vector<int32_t> used_points_;
+  int32_t size_ = 0;  // leaves (a power of two)
+  std::vector<RangeSet> covering_;
+  std::vector<RangeSet> starting_;
+  std::vector<char> touched_;
+  std::vector<int32_t> touched_nodes_;
 };
 
 }  // namespace hmo

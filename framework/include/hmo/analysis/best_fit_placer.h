@@ -6,9 +6,11 @@
 // BestFitChunkIndex and, for a new buffer (or group of colocated buffers
 // that must share one offset), finds the free gap XLA would pick:
 //
-//  1. Collect the chunks of every placed node that overlaps in time (inclusive
+//  1. Collect the bytes of every placed chunk that overlaps in time (inclusive
 //     ends) any of the group's lifetimes.
-//  2. Sort them by offset and merge overlapping ones. Walking up from offset 0,
+//  2. Sort them by offset and merge overlapping ones (XLA keeps touching
+//     chunks apart, which picks the same gaps: the result depends only on the
+//     union of the used bytes). Walking up from offset 0,
 //     each gap [free_start, next_used_offset) is a candidate only if it is at
 //     least `size` bytes (the size of the buffer being placed, not of the
 //     group); after each used run, free_start moves to the run's end aligned
@@ -81,7 +83,7 @@ class BestFitPlacer {
   int64_t alignment_;
   ChunkPlacement placement_;
   BestFitChunkIndex index_;
-  mutable std::vector<HeapChunk> used_chunks_;
+  mutable std::vector<BestFitChunkIndex::ByteRange> used_ranges_;
   mutable std::vector<std::pair<int64_t, int64_t>> free_gaps_;
 };
 

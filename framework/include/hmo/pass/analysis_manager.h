@@ -43,12 +43,7 @@ class AnalysisManager {
   absl::StatusOr<const A*> Get() {
     AnalysisComputeFn own = nullptr;
     if constexpr (requires(const HloModule& m, AnalysisManager& am) { A::Compute(m, am); }) {
-      own = [](const HloModule& module, AnalysisManager& analyses)
-          -> absl::StatusOr<std::shared_ptr<const void>> {
-        auto result = A::Compute(module, analyses);
-        if (!result.ok()) return result.status();
-        return std::shared_ptr<const void>(std::shared_ptr<A>(*std::move(result)));
-      };
+      own = &ComputeErased<A, &A::Compute>;
     }
     absl::StatusOr<const void*> analysis = GetErased(typeid(A), own);
     if (!analysis.ok()) return analysis.status();

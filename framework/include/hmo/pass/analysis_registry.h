@@ -35,21 +35,25 @@ struct AnalysisRegistration {
   AnalysisComputeFn compute = nullptr;
 };
 
-// Builds the registration of `Compute`, a function
+// The AnalysisComputeFn of `Compute`, a function
 //   absl::StatusOr<std::unique_ptr<A>> Compute(const HloModule&, AnalysisManager&)
 // that computes analysis type `A`.
+template <typename A, auto Compute>
+absl::StatusOr<std::shared_ptr<const void>> ComputeErased(const HloModule& module,
+                                                          AnalysisManager& analyses) {
+  absl::StatusOr<std::unique_ptr<A>> result = Compute(module, analyses);
+  if (!result.ok()) return result.status();
+  return std::shared_ptr<const void>(std::shared_ptr<A>(*std::move(result)));
+}
+
+// Builds the registration of `Compute` (see ComputeErased) under `name`.
 template <typename A, auto Compute>
 AnalysisRegistration MakeAnalysisRegistration(std::string name, std::string description) {
   AnalysisRegistration registration;
   registration.name = std::move(name);
   registration.description = std::move(description);
   registration.type = std::type_index(typeid(A));
-  registration.compute = [](const HloModule& module, AnalysisManager& analyses)
-      -> absl::StatusOr<std::shared_ptr<const void>> {
-    absl::StatusOr<std::unique_ptr<A>> result = Compute(module, analyses);
-    if (!result.ok()) return result.status();
-    return std::shared_ptr<const void>(std::shared_ptr<A>(*std::move(result)));
-  };
+  registration.compute = &ComputeErased<A, Compute>;
   return registration;
 }
 
