@@ -13,7 +13,7 @@
 //                      realworld files from ../shared/bench/minimalloc)
 //   --node_budget=N    TightPackingOptions::node_budget
 //   --time_limit=SEC   TightPackingOptions::time_limit_seconds (default 0)
-//   --repair=N         TightPackingOptions::repair_placements
+//   --repair=N         TightPackingOptions::repair_attempts
 //   --only=SUBSTR      run only instances whose name contains SUBSTR
 //   --alignment=N      heap alignment (default 1)
 
@@ -58,7 +58,7 @@ struct Flags {
   std::string shared_dir = std::string(HMO_SOURCE_DIR) + "/../shared/bench/minimalloc";
   int64_t node_budget = hmo::TightPackingOptions{}.node_budget;
   double time_limit = 0;
-  int64_t repair = hmo::TightPackingOptions{}.repair_placements;
+  int64_t repair = hmo::TightPackingOptions{}.repair_attempts;
   std::string only;
   int64_t alignment = 1;
 };
@@ -119,7 +119,7 @@ void RunInstance(benchmark::State& state, const Instance& instance) {
     hmo::TightPackingOptions options;
     options.node_budget = g_flags.node_budget;
     options.time_limit_seconds = g_flags.time_limit;
-    options.repair_placements = g_flags.repair;
+    options.repair_attempts = g_flags.repair;
     hmo::TightPackingHeap<int32_t> tight(g_flags.alignment, options);
     events.Replay(tight);
     auto tight_result = tight.Finish();

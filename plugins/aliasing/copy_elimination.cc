@@ -135,8 +135,8 @@ absl::StatusOr<bool> CopyElimination::Run(HloModule& module, PassContext& contex
   }
   if (removed == 0) return false;
   if (module.has_schedule()) HMO_RETURN_IF_ERROR(module.schedule().Update());
-  spdlog::info("copy-elimination: removed {} copies ({} bytes of copy results) from {}", removed,
-               removed_bytes, module.name());
+  spdlog::info("copy-elimination: removed {} cop{} ({} bytes of copy results) from {}", removed,
+               removed == 1 ? "y" : "ies", removed_bytes, module.name());
   // What the removal saved, as the memory statistics see it.
   absl::StatusOr<ModuleMemoryStats> after = ComputeModuleMemoryStats(module);
   if (before->ok() && after.ok()) {

@@ -69,6 +69,7 @@ absl::StatusOr<bool> ConvertMemoryPlacementToInternalAnnotations::Run(HloModule&
       changed |= converted;
     }
   }
+  if (changed && module.has_schedule()) HMO_RETURN_IF_ERROR(module.schedule().Update());
   return changed;
 }
 

@@ -16,7 +16,8 @@
 //   vmem                       -> PinToDeviceSram.
 // The new instruction takes the old one's sharding; the old one's users use
 // the new one and the old one is removed. Annotations without the attribute,
-// or with any other value, are left alone.
+// or with any other value, are left alone. A scheduled module stays
+// scheduled (each new custom-call takes the place of the old one's).
 
 #include <string_view>
 

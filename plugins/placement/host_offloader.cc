@@ -311,17 +311,26 @@ absl::Status HostOffloader::CreateAllocateBufferForDynamicUpdateSlice(HloInstruc
   absl::flat_hash_set<Position> visited;
   std::deque<Position> queue = {Position(dus)};
   bool found_source = false;
+  // Whether everything visited so far only forwards the buffer; an entry
+  // parameter is an acceptable source only then.
+  bool only_forwarding = true;
   while (!queue.empty()) {
     Position position = std::move(queue.front());
     queue.pop_front();
     if (!visited.insert(position).second) continue;
     HloInstruction* instruction = position.instruction;
     SetMemorySpaceAt(instruction, position.shape_index, Layout::kHostMemorySpace);
+    if (instruction->opcode() != HloOpcode::kDynamicUpdateSlice &&
+        !IsValidDuringPureMemoryOffload(instruction) && !IsBitcastLike(instruction)) {
+      only_forwarding = false;
+    }
     if (instruction->opcode() == HloOpcode::kParameter) {
       HloComputation* computation = instruction->parent();
       if (computation == module.entry_computation()) {
-        HMO_RETURN_IF_ERROR(MarkEntryParameterAsHost(module, position, dus));
-        found_source = true;
+        if (only_forwarding) {
+          HMO_RETURN_IF_ERROR(MarkEntryParameterAsHost(module, position, dus));
+          found_source = true;
+        }
         continue;
       }
       for (HloInstruction* caller : computation->caller_instructions()) {
@@ -585,7 +594,10 @@ absl::StatusOr<bool> HostOffloader::Run(HloModule& module, PassContext& context)
     }
   }
   HMO_ASSIGN_OR_RETURN(bool fixed, ApplySchedulingFix(module));
-  return changed || fixed;
+  changed |= fixed;
+  // New copies and AllocateBuffers join the schedule after their operands.
+  if (changed && module.has_schedule()) HMO_RETURN_IF_ERROR(module.schedule().Update());
+  return changed;
 }
 
 }  // namespace hmo

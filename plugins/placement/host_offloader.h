@@ -39,6 +39,9 @@
 // the pass sets it; without it a layout that does not say S(5) is an error,
 // as in XLA.
 //
+// A scheduled module stays scheduled: new instructions join the schedule
+// after their operands.
+//
 // Not done (XLA does them): the closing HloCSE cleanup, the host-compute
 // async-call output handling, and HostOffloadLegalize's other rewrites.
 

@@ -9,6 +9,7 @@
 
 #include "hmo/analysis/tight_packing_branch_and_bound.h"
 #include "hmo/analysis/tight_packing_greedy.h"
+#include "hmo/analysis/tight_packing_repair.h"
 #include "hmo/analysis/tight_packing_sweep.h"
 
 namespace hmo {
@@ -70,11 +71,6 @@ class Solver {
       for (ChunkPlacement placement : {ChunkPlacement::kBestFit, ChunkPlacement::kLowestOffset}) {
         const int64_t height = PlaceBlocksInOrder(problem_, order.order, placement, offsets);
         ++report_.placements;
-        if (!best_order_.has_value() || height < best_greedy_height_) {
-          best_greedy_height_ = height;
-          best_order_ = order.order;
-          best_placement_ = placement;
-        }
         Offer(offsets, height,
               GreedyName(order.name, placement == ChunkPlacement::kBestFit));
         if (TimeUp()) return;
@@ -158,16 +154,13 @@ class Solver {
   }
 
   void RunRepair() {
-    if (!best_order_.has_value() || options_.repair_placements <= 1) return;
-    const int64_t n = static_cast<int64_t>(problem_.blocks.size());
-    if (n * options_.repair_placements > options_.repair_max_block_placements) return;
+    if (options_.repair_attempts <= 0) return;
     std::mt19937_64 rng(options_.seed);
-    // Aim just below the best height found so far.
-    const int64_t target = report_.lower_bound;
-    SqueakyWheelResult repaired = SqueakyWheelRepair(problem_, *best_order_, best_placement_,
-                                                     target, options_.repair_placements, rng);
-    report_.placements += repaired.placements;
-    Offer(repaired.offsets, repaired.height, "squeaky-wheel");
+    std::vector<int64_t> offsets = best_offsets_;
+    const PeakRepairResult repaired =
+        RepairPeak(problem_, report_.lower_bound, offsets, options_.repair_attempts, rng, deadline_);
+    report_.repair_attempts += repaired.attempts;
+    Offer(offsets, repaired.height, report_.method + "+peak-repair");
   }
 
   const HeapPackingProblem& problem_;
@@ -177,9 +170,6 @@ class Solver {
   std::vector<int64_t> best_offsets_;
   int64_t best_height_ = 0;
   BlockOrderKeys keys_;
-  std::optional<std::vector<int32_t>> best_order_;
-  int64_t best_greedy_height_ = 0;
-  ChunkPlacement best_placement_ = ChunkPlacement::kBestFit;
   bool proven_below_ = true;
   std::vector<TightPackingPreorder> preorders_ = {
       TightPackingPreorder::FromLetters("WAT"), TightPackingPreorder::FromLetters("TAW"),

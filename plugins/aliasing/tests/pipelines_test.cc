@@ -116,6 +116,10 @@ INSTANTIATE_TEST_SUITE_P(
                      "device_dus_inplace_bf16"},
         PipelineCase{"device-default.yaml", "if_conditional.hlo", "device_if_conditional"},
         PipelineCase{"device-default.yaml", "graphsage_tf.hlo", "device_graphsage"},
+        PipelineCase{"device-default.yaml", "ssd_mobilenet_tf.hlo", "device_ssd_mobilenet"},
+        PipelineCase{"device-default.yaml", "test_hlo.txt", "device_test_hlo"},
+        PipelineCase{"device-default.yaml", "hlo_llama3_8b_cp_bf16_1x4.hlo", "device_llama3_8b"},
+        PipelineCase{"device-default.yaml", "attention_model.hlo", "device_attention_model"},
         PipelineCase{"host-offload.yaml", "host_offload_jit_f_while_loops.hlo", "host_jit_f"},
         PipelineCase{"host-offload.yaml", "if_conditional.hlo", "host_if_conditional"}),
     [](const ::testing::TestParamInfo<PipelineCase>& info) { return info.param.name; });

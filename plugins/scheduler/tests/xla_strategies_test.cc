@@ -219,5 +219,69 @@ TEST(XlaListScheduler, SchedulesEffectiveScalarsFirst) {
   EXPECT_EQ(Names(graph, ListSchedule(graph)), "s small p big t");
 }
 
+// A while loop carrying (counter, vector), with a temporary in the body.
+constexpr std::string_view kWhile = R"(
+HloModule while_loop
+
+cond {
+  p = (s32[], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(10)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+
+body {
+  p = (s32[], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  x = f32[4] get-tuple-element(p), index=1
+  one = s32[] constant(1)
+  next = s32[] add(i, one)
+  y = f32[4] multiply(x, x)
+  z = f32[4] exponential(y)
+  ROOT t = (s32[], f32[4]) tuple(next, z)
+}
+
+ENTRY entry {
+  a = f32[4] parameter(0)
+  zero = s32[] constant(0)
+  b = f32[4] negate(a)
+  init = (s32[], f32[4]) tuple(zero, b)
+  w = (s32[], f32[4]) while(init), condition=cond, body=body
+  r = f32[4] get-tuple-element(w), index=1
+  ROOT out = f32[4] add(r, a)
+}
+)";
+
+TEST(XlaListScheduler, SchedulesWhileBodiesConditionsAndTheirCaller) {
+  auto m = Parse(kWhile);
+  // cond: the constant n is a scalar (first), then p, i, lt (scalars).
+  SchedulingGraph cond = m->Graph("cond");
+  EXPECT_EQ(Names(cond, ListSchedule(cond)), "n p i lt");
+  // body: scalars one, then p (0, 2 users), i and next (scalars), x (reads
+  // only the parameter's values: (0, 1)), y (-16), z (frees y: 0), t.
+  SchedulingGraph body = m->Graph("body");
+  EXPECT_EQ(Names(body, ListSchedule(body)), "one p i next x y z t");
+  // entry: zero, a, b (-16), init (frees b's last use but one... (0, 1)),
+  // w (frees init's table and b, defines the loop's values), r, out.
+  SchedulingGraph entry = m->Graph();
+  EXPECT_EQ(Names(entry, ListSchedule(entry)), "zero a b init w r out");
+  // The loop flattens into the entry: cond (n p i lt), then body, before w.
+  // The carried state is one buffer per index (table 16, counter 4, vector
+  // 16), but each parameter defines its own phi values in it, and the
+  // no-fragmentation heap counts every value of a shared buffer: at the body's
+  // p, the cond's p values (36 bytes, ending there) and the body's (36,
+  // starting there) are both counted, with a (16) and lt (1): 89.
+  EXPECT_EQ(m->Peak(m->Schedule(ListSchedule)), 89);
+}
+
+TEST(XlaDfsScheduler, SchedulesWhileBodies) {
+  // Post order p i one next x y z t; t's operands: z (subtree size 32)
+  // before next (4); next's: i before one, by name.
+  auto m = Parse(kWhile);
+  SchedulingGraph body = m->Graph("body");
+  EXPECT_EQ(Names(body, Dfs(body)), "p x y z i one next t");
+  EXPECT_EQ(Names(body, PostOrderSchedule(body)), "p i one next x y z t");
+}
+
 }  // namespace
 }  // namespace hmo::scheduler

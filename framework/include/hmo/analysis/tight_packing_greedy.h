@@ -3,11 +3,9 @@
 
 // Greedy placements for the tight packer: blocks placed one at a time, in a
 // given order, at the gap BestFitPlacer picks (XLA's best fit or lowest
-// offset); the orders it tries; and the squeaky-wheel repair that reorders
-// the blocks that set the peak.
+// offset), and the orders it tries.
 
 #include <cstdint>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -42,22 +40,6 @@ struct BlockOrder {
 // steps, peak total (MiniMalloc's "T"), start time and end time, each
 // descending with the others as tie breaks.
 std::vector<BlockOrder> TightPackingStartOrders(const BlockOrderKeys& keys);
-
-// Squeaky-wheel repair. Starting from `order` (whose placement has height
-// `height`), repeatedly places the blocks, blames those whose end rises above
-// `target` (the blocks that set the peak), moves each blamed block a random
-// distance toward the front of the order, and keeps the best placement seen.
-// Runs at most `iterations` placements; stops early at `target`. Seeded by
-// `rng`; deterministic for a given seed.
-struct SqueakyWheelResult {
-  std::vector<int32_t> order;
-  std::vector<int64_t> offsets;
-  int64_t height = 0;
-  int64_t placements = 0;
-};
-SqueakyWheelResult SqueakyWheelRepair(const HeapPackingProblem& problem,
-                                      std::vector<int32_t> order, ChunkPlacement placement,
-                                      int64_t target, int64_t iterations, std::mt19937_64& rng);
 
 }  // namespace hmo
 

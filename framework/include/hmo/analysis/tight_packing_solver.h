@@ -14,8 +14,8 @@
 //     the best height found. Three static preorders (lifetime/area/peak total
 //     in MiniMalloc's "WAT", "TAW", "TWA" orders) are tried round robin with
 //     doubling node limits.
-//  3. Squeaky-wheel repair of the best greedy order when still above the
-//     lower bound.
+//  3. Peak repair (RepairPeak): ruin and recreate around the blocks that set
+//     the height, while above the lower bound.
 // Deterministic for given options unless a time limit is set.
 
 #include <cstdint>
@@ -32,11 +32,8 @@ struct TightPackingOptions {
   // Wall-clock limit in seconds for the whole solve; <= 0 means none. With a
   // limit the result may depend on machine speed.
   double time_limit_seconds = 0;
-  // Greedy placements the squeaky-wheel repair may run.
-  int64_t repair_placements = 48;
-  // Skip the squeaky-wheel repair when blocks x repair_placements exceeds
-  // this (each placement is O(n log n)).
-  int64_t repair_max_block_placements = 4'000'000;
+  // Ruin-and-recreate attempts of the peak repair (RepairPeak).
+  int64_t repair_attempts = 20'000;
   // Size limits for attempting the exact search.
   int64_t exact_max_blocks = 5000;
   int64_t exact_max_conflict_pairs = 4'000'000;
@@ -50,6 +47,7 @@ struct TightPackingReport {
   int64_t height = 0;
   int64_t nodes = 0;       // branch-and-bound nodes expanded
   int64_t placements = 0;  // greedy placements run
+  int64_t repair_attempts = 0;
   bool proven_optimal = false;
   std::string method;      // the step that produced the returned placement
 };

@@ -1,0 +1,263 @@
+#include "hmo/analysis/tight_packing_repair.h"
+
+#include <algorithm>
+#include <limits>
+#include <utility>
+
+namespace hmo {
+namespace {
+
+// The blocks whose lifetimes overlap a time window, from a static segment
+// tree over the time points (built once; lifetimes never change).
+class BlockTimeIndex {
+ public:
+  explicit BlockTimeIndex(const HeapPackingProblem& problem) {
+    for (const HeapPackingBlock& block : problem.blocks) {
+      for (const HeapTimeInterval& lifetime : block.lifetimes) {
+        points_.push_back(lifetime.start);
+        points_.push_back(lifetime.end);
+      }
+    }
+    std::sort(points_.begin(), points_.end());
+    points_.erase(std::unique(points_.begin(), points_.end()), points_.end());
+    size_ = 1;
+    while (size_ < static_cast<int32_t>(points_.size())) size_ *= 2;
+    covering_.resize(2 * static_cast<size_t>(size_));
+    for (int32_t b = 0; b < static_cast<int32_t>(problem.blocks.size()); ++b) {
+      if (problem.blocks[b].size == 0) continue;
+      for (const HeapTimeInterval& lifetime : problem.blocks[b].lifetimes) {
+        const int32_t first = Index(lifetime.start);
+        const int32_t last = Index(lifetime.end);
+        Cover(1, 0, size_, first, last + 1, b);
+        by_start_.emplace_back(first, b);
+      }
+    }
+    std::sort(by_start_.begin(), by_start_.end());
+  }
+
+  // Appends (with repeats) the blocks with a lifetime sharing a time step
+  // with [start, end].
+  void Append(int64_t start, int64_t end, std::vector<int32_t>& out) const {
+    const int32_t first = Index(start);
+    const int32_t last = static_cast<int32_t>(
+        std::upper_bound(points_.begin(), points_.end(), end) - points_.begin()) - 1;
+    int32_t node = 1, node_begin = 0, node_end = size_;
+    while (true) {
+      out.insert(out.end(), covering_[node].begin(), covering_[node].end());
+      if (node_end - node_begin == 1) break;
+      const int32_t middle = (node_begin + node_end) / 2;
+      if (first < middle) {
+        node = 2 * node;
+        node_end = middle;
+      } else {
+        node = 2 * node + 1;
+        node_begin = middle;
+      }
+    }
+    auto it = std::lower_bound(by_start_.begin(), by_start_.end(),
+                               std::make_pair(first + 1, std::numeric_limits<int32_t>::min()));
+    for (; it != by_start_.end() && it->first <= last; ++it) out.push_back(it->second);
+  }
+
+ private:
+  int32_t Index(int64_t time) const {
+    return static_cast<int32_t>(std::lower_bound(points_.begin(), points_.end(), time) -
+                                points_.begin());
+  }
+  void Cover(int32_t node, int32_t node_begin, int32_t node_end, int32_t begin, int32_t end,
+             int32_t block) {
+    if (end <= node_begin || node_end <= begin) return;
+    if (begin <= node_begin && node_end <= end) {
+      covering_[node].push_back(block);
+      return;
+    }
+    const int32_t middle = (node_begin + node_end) / 2;
+    Cover(2 * node, node_begin, middle, begin, end, block);
+    Cover(2 * node + 1, middle, node_end, begin, end, block);
+  }
+
+  std::vector<int64_t> points_;
+  int32_t size_ = 1;
+  std::vector<std::vector<int32_t>> covering_;
+  std::vector<std::pair<int32_t, int32_t>> by_start_;  // (start point, block)
+};
+
+class PeakRepairer {
+ public:
+  PeakRepairer(const HeapPackingProblem& problem, std::vector<int64_t>& offsets,
+               std::mt19937_64& rng)
+      : problem_(problem),
+        offsets_(offsets),
+        rng_(rng),
+        index_(problem),
+        stamp_(problem.blocks.size(), 0),
+        moving_(problem.blocks.size(), 0) {}
+
+  int64_t Height() const { return HeapPackingHeight(problem_, offsets_); }
+
+  // Tries to bring every block at or below `target`; applies and returns true
+  // on success.
+  bool Attempt(int64_t target, int variant) {
+    std::vector<int32_t> top;
+    int64_t top_size = 0;
+    for (int32_t b = 0; b < static_cast<int32_t>(problem_.blocks.size()); ++b) {
+      const int64_t size = problem_.blocks[b].size;
+      if (size > 0 && offsets_[b] + size > target) {
+        if (size > target) return false;  // cannot fit at all
+        top.push_back(b);
+        top_size = std::max(top_size, size);
+      }
+    }
+    if (top.empty()) return true;
+    const std::vector<int32_t> neighbours = Conflicts(top);
+    // Ruin bands: just the top blocks, then the conflicting blocks reaching
+    // above target - band.
+    for (int64_t band : {int64_t{0}, top_size, 2 * top_size, 4 * top_size}) {
+      std::vector<int32_t> ruined = top;
+      if (band > 0) {
+        for (int32_t b : neighbours) {
+          if (offsets_[b] + problem_.blocks[b].size > target - band &&
+              offsets_[b] + problem_.blocks[b].size <= target) {
+            ruined.push_back(b);
+          }
+        }
+      }
+      if (Recreate(ruined, target, variant)) return true;
+    }
+    return false;
+  }
+
+ private:
+  // Distinct blocks conflicting with any of `blocks` (excluding them).
+  std::vector<int32_t> Conflicts(const std::vector<int32_t>& blocks) {
+    ++current_stamp_;
+    for (int32_t b : blocks) stamp_[b] = current_stamp_;
+    std::vector<int32_t> raw, result;
+    for (int32_t b : blocks) {
+      raw.clear();
+      for (const HeapTimeInterval& lifetime : problem_.blocks[b].lifetimes) {
+        index_.Append(lifetime.start, lifetime.end, raw);
+      }
+      for (int32_t other : raw) {
+        if (stamp_[other] == current_stamp_) continue;
+        stamp_[other] = current_stamp_;
+        result.push_back(other);
+      }
+    }
+    return result;
+  }
+
+  // Lifts `ruined` out and places them again under `target`; keeps the new
+  // offsets only if all fit.
+  bool Recreate(std::vector<int32_t> ruined, int64_t target, int variant) {
+    // Largest first; variants shuffle equal sizes and perturb the order.
+    std::vector<std::pair<double, int32_t>> keyed;
+    std::uniform_real_distribution<double> noise(0.0, 1.0);
+    for (int32_t b : ruined) {
+      double key = static_cast<double>(problem_.blocks[b].size);
+      if (variant > 0) key *= 1.0 + 0.5 * noise(rng_) * (variant >= 2 ? 1.0 : 0.1);
+      keyed.emplace_back(-key, b);
+    }
+    std::sort(keyed.begin(), keyed.end());
+    for (int32_t b : ruined) moving_[b] = 1;
+    std::vector<std::pair<int32_t, int64_t>> placed;  // (block, old offset)
+    bool ok = true;
+    const bool lowest_offset = variant % 2 == 1;
+    for (const auto& [key, b] : keyed) {
+      const int64_t offset = FindGap(b, target, lowest_offset);
+      if (offset < 0) {
+        ok = false;
+        break;
+      }
+      placed.emplace_back(b, offsets_[b]);
+      offsets_[b] = offset;
+      moving_[b] = 0;
+    }
+    if (!ok) {
+      for (auto it = placed.rbegin(); it != placed.rend(); ++it) offsets_[it->first] = it->second;
+    }
+    for (int32_t b : ruined) moving_[b] = 0;
+    return ok;
+  }
+
+  // The offset for `block` among the blocks it conflicts with that are not
+  // moving, ending at or below `target`; -1 if none.
+  int64_t FindGap(int32_t block, int64_t target, bool lowest_offset) {
+    const HeapPackingBlock& me = problem_.blocks[block];
+    conflicts_.clear();
+    for (const HeapTimeInterval& lifetime : me.lifetimes) {
+      index_.Append(lifetime.start, lifetime.end, conflicts_);
+    }
+    used_.clear();
+    for (int32_t other : conflicts_) {
+      if (other == block || moving_[other]) continue;
+      used_.emplace_back(offsets_[other], offsets_[other] + problem_.blocks[other].size);
+    }
+    std::sort(used_.begin(), used_.end());
+    const int64_t alignment = problem_.alignment;
+    int64_t best = -1;
+    int64_t best_gap = std::numeric_limits<int64_t>::max();
+    int64_t free_start = 0;
+    auto consider = [&](int64_t gap_start, int64_t gap_end) {
+      const int64_t offset = AlignHeapOffsetUp(gap_start, alignment);
+      gap_end = std::min(gap_end, target);
+      if (offset + me.size > gap_end) return false;
+      if (lowest_offset) {
+        best = offset;
+        return true;
+      }
+      if (gap_end - gap_start < best_gap) {
+        best_gap = gap_end - gap_start;
+        best = offset;
+      }
+      return false;
+    };
+    for (const auto& [offset, end] : used_) {
+      if (offset > free_start && consider(free_start, offset)) return best;
+      free_start = std::max(free_start, end);
+      if (free_start >= target) break;
+    }
+    if (free_start < target) consider(free_start, target);
+    return best;
+  }
+
+  const HeapPackingProblem& problem_;
+  std::vector<int64_t>& offsets_;
+  std::mt19937_64& rng_;
+  BlockTimeIndex index_;
+  std::vector<int32_t> stamp_;
+  int32_t current_stamp_ = 0;
+  std::vector<char> moving_;
+  std::vector<int32_t> conflicts_;
+  std::vector<std::pair<int64_t, int64_t>> used_;
+};
+
+}  // namespace
+
+PeakRepairResult RepairPeak(const HeapPackingProblem& problem, int64_t lower_bound,
+                            std::vector<int64_t>& offsets, int64_t max_attempts,
+                            std::mt19937_64& rng,
+                            std::optional<std::chrono::steady_clock::time_point> deadline) {
+  PeakRepairResult result;
+  PeakRepairer repairer(problem, offsets, rng);
+  result.height = repairer.Height();
+  constexpr int kVariants = 6;
+  while (result.height > lower_bound && result.attempts < max_attempts) {
+    if (deadline.has_value() && std::chrono::steady_clock::now() > *deadline) break;
+    const int64_t target = result.height - 1;
+    bool improved = false;
+    for (int variant = 0; variant < kVariants && result.attempts < max_attempts; ++variant) {
+      ++result.attempts;
+      if (repairer.Attempt(target, variant)) {
+        improved = true;
+        break;
+      }
+    }
+    if (!improved) break;
+    ++result.improvements;
+    result.height = repairer.Height();
+  }
+  return result;
+}
+
+}  // namespace hmo

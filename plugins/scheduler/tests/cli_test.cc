@@ -1,0 +1,86 @@
+// The hmo command line schedules a module with a strategy plugin:
+//   hmo run --passes='memory-scheduler{strategy=list}' in.hlo -o out.hlo
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "fmt/format.h"
+
+namespace {
+
+constexpr const char* kModule = R"(HloModule last_use
+
+ENTRY entry {
+  param = f32[42] parameter(0)
+  ab = f32[42] abs(param)
+  exp = f32[42] exponential(param)
+  add = f32[42] add(ab, exp)
+  negate = f32[42] negate(exp)
+  ROOT sub = f32[42] subtract(add, negate)
+}
+)";
+
+std::string ReadFile(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Runs hmo with `arguments`; returns the exit status, with stderr in `log`.
+int RunHmo(const std::string& arguments, const std::filesystem::path& log) {
+  const std::filesystem::path hmo = std::filesystem::path(HMO_BINARY_DIR) / "bin" / "hmo";
+  return std::system(fmt::format("'{}' {} 2>'{}'", hmo.string(), arguments, log.string()).c_str());
+}
+
+TEST(HmoCommandLine, SchedulesWithAStrategyPlugin) {
+  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "hmo_sched_cli";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "in.hlo") << kModule;
+  const int status = RunHmo(fmt::format("run --passes='memory-scheduler{{strategy=list}}' '{}' -o '{}'",
+                                        (dir / "in.hlo").string(), (dir / "out.hlo").string()),
+                            dir / "log.txt");
+  ASSERT_EQ(status, 0) << ReadFile(dir / "log.txt");
+  const std::string out = ReadFile(dir / "out.hlo");
+  EXPECT_NE(out.find("is_scheduled=true"), std::string::npos) << out;
+  // The list scheduler's order (xla_strategies_test): exp, negate before ab.
+  EXPECT_LT(out.find("exp = "), out.find("negate = "));
+  EXPECT_LT(out.find("negate = "), out.find("ab = "));
+  // The metrics are logged.
+  EXPECT_NE(ReadFile(dir / "log.txt").find("list: 672 bytes"), std::string::npos)
+      << ReadFile(dir / "log.txt");
+}
+
+TEST(HmoCommandLine, DefaultStrategyNamesWhatItChose) {
+  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "hmo_sched_cli2";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "in.hlo") << kModule;
+  const int status = RunHmo(fmt::format("run --passes=memory-scheduler '{}' -o '{}'",
+                                        (dir / "in.hlo").string(), (dir / "out.hlo").string()),
+                            dir / "log.txt");
+  ASSERT_EQ(status, 0) << ReadFile(dir / "log.txt");
+  const std::string log = ReadFile(dir / "log.txt");
+  for (const char* line : {"list: 672 bytes", "dfs: 504 bytes", "post-order: 504 bytes",
+                           "selected: dfs"}) {
+    EXPECT_NE(log.find(line), std::string::npos) << line << "\n" << log;
+  }
+}
+
+TEST(HmoCommandLine, UnknownStrategyFails) {
+  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "hmo_sched_cli3";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "in.hlo") << kModule;
+  const int status = RunHmo(fmt::format("run --passes='memory-scheduler{{strategy=lst}}' '{}' -o '{}'",
+                                        (dir / "in.hlo").string(), (dir / "out.hlo").string()),
+                            dir / "log.txt");
+  EXPECT_NE(status, 0);
+  EXPECT_NE(ReadFile(dir / "log.txt").find("unknown scheduler strategy 'lst'"), std::string::npos)
+      << ReadFile(dir / "log.txt");
+}
+
+}  // namespace

@@ -1,0 +1,90 @@
+// `hmo stats` and `hmo pack` end to end: run the built binary, check its
+// outputs and exit codes.
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "gtest/gtest.h"
+
+namespace {
+
+struct CommandRun {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string Slurp(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream contents;
+  contents << in.rdbuf();
+  return contents.str();
+}
+
+CommandRun RunHmo(const std::string& arguments) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path();
+  const std::filesystem::path out = dir / "hmo_cli_stats_out.txt";
+  const std::filesystem::path err = dir / "hmo_cli_stats_err.txt";
+  const std::string command = std::string(HMO_BINARY_DIR) + "/bin/hmo " + arguments + " > " +
+                              out.string() + " 2> " + err.string();
+  CommandRun run;
+  const int status = std::system(command.c_str());
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  run.out = Slurp(out);
+  run.err = Slurp(err);
+  return run;
+}
+
+std::string Data(const std::string& relative) {
+  return std::string(HMO_TEST_DATA_DIR) + "/" + relative;
+}
+
+TEST(HmoStatsCommandTest, TableJsonAndHtml) {
+  CommandRun table = RunHmo("stats " + Data("hlo/test_hlo.txt"));
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("1098907648"), std::string::npos) << table.out;
+  CommandRun json = RunHmo("stats --format json --heap xla " + Data("hlo/tpu_s4_dus_fusion_memory_spaces.hlo"));
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_NE(json.out.find("\"temp_size_in_bytes\": 35651584"), std::string::npos) << json.out;
+  // Several modules: a JSON array.
+  CommandRun several = RunHmo("stats --format json " + Data("hlo/dynamic_update_slice_inplace_bf16.hlo"));
+  ASSERT_EQ(several.exit_code, 0) << several.err;
+  EXPECT_EQ(several.out.front(), '[');
+  // HTML needs one module.
+  CommandRun html_many = RunHmo("stats --format html " + Data("hlo/dynamic_update_slice_inplace_bf16.hlo"));
+  EXPECT_EQ(html_many.exit_code, 2);
+  const std::filesystem::path page = std::filesystem::temp_directory_path() / "hmo_cli_stats.html";
+  CommandRun html = RunHmo("stats --format html --module 2 -o " + page.string() + " " +
+                    Data("hlo/dynamic_update_slice_inplace_bf16.hlo"));
+  ASSERT_EQ(html.exit_code, 0) << html.err;
+  EXPECT_NE(Slurp(page).find("<svg class=\"timeline\""), std::string::npos);
+  std::filesystem::remove(page);
+  CommandRun bad = RunHmo("stats --format pdf " + Data("hlo/test_hlo.txt"));
+  EXPECT_EQ(bad.exit_code, 2);
+}
+
+TEST(HmoPackCommandTest, PacksValidatesAndReports) {
+  const std::filesystem::path csv = std::filesystem::temp_directory_path() / "hmo_cli_pack.csv";
+  {
+    std::ofstream out(csv);
+    out << "id,lower,upper,size\nb1,0,3,4\nb2,3,9,4\nb3,0,9,4\nb4,9,21,4\nb5,0,21,4\n";
+  }
+  CommandRun run = RunHmo("pack --algorithm best-fit " + csv.string());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.out,
+            "id,lower,upper,size,offset\nb1,0,3,4,8\nb2,3,9,4,8\nb3,0,9,4,4\nb4,9,21,4,4\n"
+            "b5,0,21,4,0\n");
+  EXPECT_NE(run.err.find("height 12, lower bound 12"), std::string::npos) << run.err;
+  CommandRun unknown = RunHmo("pack --algorithm nope " + csv.string());
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("best-fit"), std::string::npos) << unknown.err;
+  CommandRun aligned = RunHmo("pack --alignment 8 " + csv.string());
+  ASSERT_EQ(aligned.exit_code, 0) << aligned.err;
+  std::filesystem::remove(csv);
+}
+
+}  // namespace
