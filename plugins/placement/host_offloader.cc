@@ -1,9 +1,12 @@
 #include "host_offloader.h"
 
 #include <deque>
+#include <initializer_list>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_format.h"
 #include "hmo/base/status_macros.h"

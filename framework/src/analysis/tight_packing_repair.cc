@@ -84,6 +84,9 @@ class BlockTimeIndex {
 
 class PeakRepairer {
  public:
+  // Larger ruins cost too much per attempt.
+  static constexpr size_t kMaxRuined = 4096;
+
   PeakRepairer(const HeapPackingProblem& problem, std::vector<int64_t>& offsets,
                std::mt19937_64& rng)
       : problem_(problem),
@@ -112,7 +115,9 @@ class PeakRepairer {
     const std::vector<int32_t> neighbours = Conflicts(top);
     // Ruin bands: just the top blocks, then the conflicting blocks reaching
     // above target - band.
-    for (int64_t band : {int64_t{0}, top_size, 2 * top_size, 4 * top_size}) {
+    const int64_t height = target + 1;
+    size_t last_size = 0;
+    for (int64_t band : {int64_t{0}, top_size, height / 32, height / 8, height / 4}) {
       std::vector<int32_t> ruined = top;
       if (band > 0) {
         for (int32_t b : neighbours) {
@@ -122,6 +127,9 @@ class PeakRepairer {
           }
         }
       }
+      if (ruined.size() > kMaxRuined) break;
+      if (band > 0 && ruined.size() == last_size) continue;  // same ruin as before
+      last_size = ruined.size();
       if (Recreate(ruined, target, variant)) return true;
     }
     return false;
@@ -148,21 +156,36 @@ class PeakRepairer {
   }
 
   // Lifts `ruined` out and places them again under `target`; keeps the new
-  // offsets only if all fit.
-  bool Recreate(std::vector<int32_t> ruined, int64_t target, int variant) {
-    // Largest first; variants shuffle equal sizes and perturb the order.
+  // offsets only if all fit. The variant picks the order (most constrained
+  // first: area, lifetime or size, or the old offsets bottom-up, which can
+  // only move blocks down) and the gap rule.
+  bool Recreate(const std::vector<int32_t>& ruined, int64_t target, int variant) {
     std::vector<std::pair<double, int32_t>> keyed;
-    std::uniform_real_distribution<double> noise(0.0, 1.0);
+    std::uniform_real_distribution<double> noise(0.9, 1.1);
     for (int32_t b : ruined) {
-      double key = static_cast<double>(problem_.blocks[b].size);
-      if (variant > 0) key *= 1.0 + 0.5 * noise(rng_) * (variant >= 2 ? 1.0 : 0.1);
-      keyed.emplace_back(-key, b);
+      const HeapPackingBlock& block = problem_.blocks[b];
+      int64_t live = 0;
+      for (const HeapTimeInterval& lifetime : block.lifetimes) {
+        live += lifetime.end - lifetime.start + 1;
+      }
+      const double size = static_cast<double>(block.size);
+      double key = 0;  // ascending
+      switch (variant % 6) {
+        case 0: key = -size * static_cast<double>(live); break;
+        case 1: key = -static_cast<double>(live); break;
+        case 2: key = -size; break;
+        case 3: key = -size * static_cast<double>(live); break;
+        case 4: key = static_cast<double>(offsets_[b]); break;
+        case 5: key = -size * static_cast<double>(live) * noise(rng_); break;
+      }
+      keyed.emplace_back(key, b);
     }
-    std::sort(keyed.begin(), keyed.end());
+    std::stable_sort(keyed.begin(), keyed.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    const bool lowest_offset = variant % 6 == 3 || variant % 6 == 4;
     for (int32_t b : ruined) moving_[b] = 1;
     std::vector<std::pair<int32_t, int64_t>> placed;  // (block, old offset)
     bool ok = true;
-    const bool lowest_offset = variant % 2 == 1;
     for (const auto& [key, b] : keyed) {
       const int64_t offset = FindGap(b, target, lowest_offset);
       if (offset < 0) {

@@ -65,9 +65,16 @@ absl::StatusOr<std::vector<HloInstruction*>> ScheduleComputationWithStrategy(
     const RegisteredSchedulerStrategy& strategy, const HloComputation& computation,
     const StrategyOptions& options, const MayShareOperandBufferFn& may_share,
     const SchedulingValueSource* values) {
+  std::unique_ptr<SchedulingView> view = BuildSchedulingView(computation, may_share, values);
+  return ScheduleViewWithStrategy(strategy, *view, computation, options);
+}
+
+absl::StatusOr<std::vector<HloInstruction*>> ScheduleViewWithStrategy(
+    const RegisteredSchedulerStrategy& strategy, const SchedulingView& view_ref,
+    const HloComputation& computation, const StrategyOptions& options) {
   const std::string who = fmt::format("scheduler strategy '{}' (plugin '{}')",
                                       strategy.registration.name, strategy.plugin);
-  std::unique_ptr<SchedulingView> view = BuildSchedulingView(computation, may_share, values);
+  const SchedulingView* view = &view_ref;
 
   std::vector<HmoStrategyOption> c_options;
   for (const auto& [key, value] : options) c_options.push_back({key.c_str(), value.c_str()});

@@ -14,15 +14,14 @@ namespace hmo::cli {
 void RunJobsInParallel(size_t count, size_t threads, const std::function<void(size_t)>& job,
                        bool show_progress) {
   std::atomic<size_t> next{0};
-  std::atomic<size_t> done{0};
   std::mutex progress_mutex;
+  size_t done = 0;  // guarded by progress_mutex
   auto work = [&] {
     for (size_t i = next.fetch_add(1); i < count; i = next.fetch_add(1)) {
       job(i);
-      const size_t finished = done.fetch_add(1) + 1;
       if (show_progress) {
         std::lock_guard<std::mutex> lock(progress_mutex);
-        fmt::print(stderr, "\r[{}/{}] modules", finished, count);
+        fmt::print(stderr, "\r[{}/{}] modules", ++done, count);
         std::fflush(stderr);
       }
     }

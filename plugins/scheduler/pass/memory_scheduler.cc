@@ -11,6 +11,7 @@
 #include "hmo/ir/hlo_module.h"
 #include "hmo/pass/pass_context.h"
 #include "hmo/plugin/scheduler_strategy_adapter.h"
+#include "hmo/plugin/scheduling_view.h"
 #include "spdlog/spdlog.h"
 
 namespace hmo {
@@ -77,6 +78,22 @@ std::vector<std::pair<std::string, std::string>> MemorySchedulerPass::OptionsFor
   return out;
 }
 
+namespace {
+
+// Whether two schedules of one module order every computation the same way.
+bool SameSchedule(const HloSchedule& a, const HloSchedule& b) {
+  if (a.num_sequences() != b.num_sequences()) return false;
+  for (const auto& [id, sequence] : a.sequences()) {
+    auto it = b.sequences().find(id);
+    if (it == b.sequences().end() || it->second.instructions() != sequence.instructions()) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
 absl::StatusOr<bool> MemorySchedulerPass::Run(HloModule& module, PassContext& context) {
   HMO_ASSIGN_OR_RETURN(const HloAliasAnalysis* alias_analysis,
                        context.analyses().Get<HloAliasAnalysis>());
@@ -88,47 +105,72 @@ absl::StatusOr<bool> MemorySchedulerPass::Run(HloModule& module, PassContext& co
   metrics_ = MemorySchedulerMetrics();
   std::vector<std::string> names =
       strategy_ == "default" ? candidates_ : std::vector<std::string>{strategy_};
-  std::optional<HloSchedule> best;
   for (const std::string& name : names) {
     // An unknown name is a pipeline error, not a failed candidate.
     if (strategies.Find(name) == nullptr) {
       return ScheduleModuleWithStrategy(module, strategies, name, {}).status();
     }
+  }
+  // One view per computation, shared by every candidate (strategies only
+  // read it).
+  std::vector<std::pair<const HloComputation*, std::unique_ptr<SchedulingView>>> views;
+  for (const HloComputation* computation : module.MakeNonfusionComputations()) {
+    views.push_back(
+        {computation, BuildSchedulingView(*computation, inputs.may_share, &inputs.values)});
+  }
+  std::vector<HloSchedule> schedules;
+  for (const std::string& name : names) {
     MemorySchedulerMetrics::Candidate candidate;
     candidate.strategy = name;
     const auto start = std::chrono::steady_clock::now();
-    absl::StatusOr<HloSchedule> schedule = ScheduleModuleWithStrategy(
-        module, strategies, name, OptionsFor(name), inputs.may_share, &inputs.values);
-    if (schedule.ok()) {
-      absl::StatusOr<int64_t> peak =
-          HeapSimulator::MinimumMemoryForModule(*schedule, *alias_analysis, size_fn);
-      if (!peak.ok()) return peak.status();
-      candidate.peak_memory = *peak;
+    HloSchedule schedule(&module);
+    absl::Status status;
+    for (const auto& [computation, view] : views) {
+      absl::StatusOr<std::vector<HloInstruction*>> sequence = ScheduleViewWithStrategy(
+          *strategies.Find(name), *view, *computation, OptionsFor(name));
+      if (!sequence.ok()) {
+        status = sequence.status();
+        break;
+      }
+      schedule.set_sequence(computation, *sequence);
+    }
+    if (status.ok()) {
+      // Candidates often agree (e.g. ours on computations they cannot
+      // improve); the peak of a schedule already measured is known.
+      std::optional<int64_t> known;
+      for (size_t i = 0; i < schedules.size() && !known; ++i) {
+        if (metrics_.candidates[i].valid_schedule && SameSchedule(schedules[i], schedule)) {
+          known = metrics_.candidates[i].peak_memory;
+        }
+      }
+      if (!known) {
+        HMO_ASSIGN_OR_RETURN(known, HeapSimulator::MinimumMemoryForModule(
+                                        schedule, *alias_analysis, size_fn));
+      }
+      candidate.peak_memory = *known;
       candidate.valid_schedule = true;
+    } else if (strategy_ != "default") {
+      return status;
     } else {
-      candidate.error = std::string(schedule.status().message());
+      candidate.error = std::string(status.message());
       spdlog::warn("memory-scheduler: module '{}': {}", module.name(), candidate.error);
     }
     candidate.seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     metrics_.candidates.push_back(candidate);
-    const bool better = candidate.valid_schedule &&
-                        (metrics_.selected < 0 ||
-                         candidate.peak_memory <
-                             metrics_.candidates[metrics_.selected].peak_memory);
-    if (better) {
+    schedules.push_back(std::move(schedule));
+    if (candidate.valid_schedule &&
+        (metrics_.selected < 0 ||
+         candidate.peak_memory < metrics_.candidates[metrics_.selected].peak_memory)) {
       metrics_.selected = static_cast<int>(metrics_.candidates.size()) - 1;
-      best = *std::move(schedule);
-    } else if (!candidate.valid_schedule && strategy_ != "default") {
-      return schedule.status();
     }
   }
-  if (!best.has_value()) {
+  if (metrics_.selected < 0) {
     return absl::InternalError(fmt::format(
         "memory-scheduler: every candidate failed on module '{}':\n{}", module.name(),
         metrics_.ToString()));
   }
-  HMO_RETURN_IF_ERROR(module.set_schedule(*std::move(best)));
+  HMO_RETURN_IF_ERROR(module.set_schedule(std::move(schedules[metrics_.selected])));
   spdlog::info("memory-scheduler: module '{}':\n{}", module.name(), metrics_.ToString());
   // Ordering instructions changes no value, buffer or alias.
   context.PreserveAnalysis<HloAliasAnalysis>();

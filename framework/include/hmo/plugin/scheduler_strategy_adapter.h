@@ -35,6 +35,13 @@ absl::StatusOr<std::vector<HloInstruction*>> ScheduleComputationWithStrategy(
     const StrategyOptions& options, const MayShareOperandBufferFn& may_share = nullptr,
     const SchedulingValueSource* values = nullptr);
 
+// The same on a view built beforehand (BuildSchedulingView of
+// `computation`), so that several strategies can share one view: a strategy
+// only reads it.
+absl::StatusOr<std::vector<HloInstruction*>> ScheduleViewWithStrategy(
+    const RegisteredSchedulerStrategy& strategy, const SchedulingView& view,
+    const HloComputation& computation, const StrategyOptions& options);
+
 // Schedules every non-fusion computation of `module` with the strategy named
 // `strategy_name`, returning the schedule (not yet set on the module). Views
 // carry a value table when `values` is given (see BuildSchedulingView).
