@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "fmt/format.h"
+#include "hmo/analysis/report_pass.h"
 
 namespace hmo::cli {
 
@@ -17,6 +18,12 @@ PluginSearchPath PluginOptions::SearchPath() const {
 }
 
 absl::Status LoadSearchPathPlugins(PluginHost& host, const PluginSearchPath& search_path) {
+  // The framework's own passes (e.g. `report`) are available to every
+  // pipeline, before any plugin is loaded.
+  if (absl::Status builtin = RegisterFrameworkAnalysisPasses(host.mutable_registries().passes);
+      !builtin.ok()) {
+    return builtin;
+  }
   std::vector<absl::Status> errors = host.LoadAllPlugins(search_path);
   if (errors.empty()) return absl::OkStatus();
   std::vector<std::string> messages;
