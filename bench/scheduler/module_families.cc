@@ -81,8 +81,16 @@ std::string MlpTrainStep(int layers, int batch, int width) {
   std::string root_operands = outputs[0];
   for (size_t i = 1; i < outputs.size(); ++i) root_operands += ", " + outputs[i];
   b.Line("ROOT out = {} tuple({})", shape, root_operands);
-  return fmt::format("HloModule mlp_train_step_l{}_b{}_w{}\n{}\nENTRY main {{\n{}}}\n", layers,
-                     batch, width, kReducers, b.text);
+  // The weights are donated: each updated weight may reuse its input buffer,
+  // as training steps compiled by JAX / TF do.
+  std::string aliases;
+  for (int i = 1; i <= layers; ++i) {
+    aliases += fmt::format("{}{{{}}}: ({}, {{}}, may-alias)", i == 1 ? "" : ", ", i, i + 1);
+  }
+  return fmt::format(
+      "HloModule mlp_train_step_l{}_b{}_w{}, input_output_alias={{ {} }}\n{}\nENTRY main "
+      "{{\n{}}}\n",
+      layers, batch, width, aliases, kReducers, b.text);
 }
 
 std::string AttentionBlocks(int layers, int heads, int seq, int dim) {

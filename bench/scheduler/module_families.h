@@ -12,7 +12,8 @@ namespace hmo::bench {
 
 // One step of training an MLP: `layers` tanh layers of `width` units on a
 // batch of `batch`, squared-error loss, backward pass and SGD updates; the
-// root returns the loss and every updated weight.
+// root returns the loss and every updated weight; the weights are donated
+// (input_output_alias), as in a compiled training step.
 std::string MlpTrainStep(int layers, int batch, int width);
 
 // `layers` self-attention blocks with `heads` heads over `seq` tokens of

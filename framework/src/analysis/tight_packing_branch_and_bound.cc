@@ -173,7 +173,7 @@ bool TightPackingBranchAndBound::Place(int32_t block, int64_t offset) {
     for (const auto& range : sweep_.block_sections[other]) {
       for (int32_t s = range.begin; s < range.end; ++s) {
         if (section_min_[s] != old_min_offset) continue;
-        section_min_trail_.push_back({s, section_min_[s], section_min_count_[s]});
+        section_min_trail_.push_back({section_min_[s], s, section_min_count_[s]});
         if (--section_min_count_[s] == 0 && affected_stamp_[s] != stamp_) {
           affected_stamp_[s] = stamp_;
           affected_.push_back(s);
@@ -210,7 +210,7 @@ bool TightPackingBranchAndBound::Place(int32_t block, int64_t offset) {
         ++holders;
       }
     }
-    section_min_trail_.push_back({s, section_min_[s], section_min_count_[s]});
+    section_min_trail_.push_back({section_min_[s], s, section_min_count_[s]});
     section_min_[s] = lowest;
     section_min_count_[s] = holders;
     if (std::max(offset, Floor(s)) + total_[s] > capacity_) return false;

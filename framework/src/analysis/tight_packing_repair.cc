@@ -85,7 +85,7 @@ class BlockTimeIndex {
 class PeakRepairer {
  public:
   // Larger ruins cost too much per attempt.
-  static constexpr size_t kMaxRuined = 4096;
+  static constexpr size_t kMaxRuined = 512;
 
   PeakRepairer(const HeapPackingProblem& problem, std::vector<int64_t>& offsets,
                std::mt19937_64& rng)

@@ -113,6 +113,7 @@ class Solver {
     const HeapPackingProblem compressed = CompressHeapPackingTime(problem_);
     TightPackingSweep sweep;
     if (!BuildTightPackingSweep(compressed, options_.exact_max_conflict_pairs, sweep)) return;
+    if (sweep.dive_work > options_.exact_max_dive_work) return;
     TightPackingBranchAndBound search(compressed, sweep);
     const int64_t g = HeightGranularity(problem_);
     int64_t remaining = options_.node_budget;

@@ -105,6 +105,13 @@ bool BuildTightPackingSweep(const HeapPackingProblem& problem, int64_t max_confl
     if (sweep.conflict_pairs / 2 > max_conflict_pairs) return false;
   }
   sweep.conflict_pairs /= 2;
+  std::vector<int64_t> covered(n, 0);
+  for (int32_t b = 0; b < n; ++b) {
+    for (const auto& range : sweep.block_sections[b]) covered[b] += range.end - range.begin;
+  }
+  for (int32_t b = 0; b < n; ++b) {
+    for (int32_t other : sweep.conflicts[b]) sweep.dive_work += covered[other];
+  }
   return true;
 }
 

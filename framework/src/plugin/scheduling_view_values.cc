@@ -9,6 +9,7 @@
 #include "hmo/analysis/hlo_value.h"
 #include "hmo/ir/hlo_computation.h"
 #include "hmo/ir/hlo_instruction.h"
+#include "hmo/ir/hlo_module.h"
 #include "hmo/ir/hlo_opcode.h"
 #include "hmo/ir/shape.h"
 
@@ -53,10 +54,20 @@ std::unique_ptr<SchedulingViewValues> SchedulingViewValues::Build(
       table->sizes_.push_back(static_cast<uint64_t>(byte_size(*value)));
       auto def = ids.find(value->defining_instruction());
       table->defining_.push_back(def == ids.end() ? HMO_NO_INSTRUCTION : def->second);
-      HloOpcode opcode = value->defining_instruction()->opcode();
-      table->flags_.push_back(opcode == HloOpcode::kParameter || opcode == HloOpcode::kConstant
-                                  ? HMO_VALUE_DEFINED_BY_PARAMETER_OR_CONSTANT
-                                  : 0u);
+      const HloInstruction* definer = value->defining_instruction();
+      const HloOpcode opcode = definer->opcode();
+      uint32_t flags = opcode == HloOpcode::kParameter || opcode == HloOpcode::kConstant
+                           ? HMO_VALUE_DEFINED_BY_PARAMETER_OR_CONSTANT
+                           : 0u;
+      // Donated entry parameters die at their last use (HloLiveRange).
+      const HloModule* module = definer->GetModule();
+      if (opcode == HloOpcode::kParameter && module != nullptr &&
+          definer->parent() == module->entry_computation() &&
+          module->input_output_alias_config().ParameterHasAlias(definer->parameter_number(),
+                                                                value->defining_index())) {
+        flags |= HMO_VALUE_FREED_AFTER_LAST_USE;
+      }
+      table->flags_.push_back(flags);
     }
     return it->second;
   };

@@ -268,7 +268,7 @@ ExactProblem MakeComputationProblem(const MemoryModel& model) {
     value_index[v] = static_cast<int>(problem.values.size());
     ExactProblem::Value value;
     value.size = graph.value(v).size;
-    value.defining_instruction = graph.value(v).defining_instruction;
+    value.defining_instruction = model.live_in(v) ? -1 : graph.value(v).defining_instruction;
     value.users = graph.value_users(v);
     value.escapes = graph.value(v).live_out;
     problem.values.push_back(std::move(value));

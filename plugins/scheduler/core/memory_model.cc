@@ -8,6 +8,7 @@ MemoryModel::MemoryModel(const SchedulingGraph& graph) : graph_(graph) {
   const int n = graph.instruction_count();
   const int value_total = graph.value_count();
   tracked_.assign(value_total, false);
+  live_in_.assign(value_total, false);
   for (int v = 0; v < value_total; ++v) {
     const SchedulingValue& value = graph.value(v);
     if (value.size <= 0) continue;
@@ -16,7 +17,14 @@ MemoryModel::MemoryModel(const SchedulingGraph& graph) : graph_(graph) {
         inside && graph.instruction(value.defining_instruction).opcode == "constant";
     if (is_constant) continue;
     if (!inside || graph.instruction(value.defining_instruction).opcode == "parameter") {
-      baseline_bytes_ += value.size;
+      // A donated parameter nobody here reads is live at the first step only;
+      // that one step is not worth a tracked value.
+      if (value.freed_after_last_use && !graph.value_users(v).empty()) {
+        tracked_[v] = true;
+        live_in_[v] = true;
+      } else if (!value.freed_after_last_use) {
+        baseline_bytes_ += value.size;
+      }
       continue;
     }
     tracked_[v] = true;
@@ -29,7 +37,7 @@ MemoryModel::MemoryModel(const SchedulingGraph& graph) : graph_(graph) {
     const SchedulingInstruction& in = graph.instruction(i);
     int tracked_defined = 0, only_value = -1;
     for (int v : in.defined_values) {
-      if (!tracked_[v]) continue;
+      if (!tracked_[v] || live_in_[v]) continue;
       defined_bytes_[i] += graph.value(v).size;
       if (graph.value(v).live_out || !graph.value_users(v).empty()) {
         kept_bytes_[i] += graph.value(v).size;
@@ -70,7 +78,7 @@ std::vector<int64_t> MemoryModel::Profile(const std::vector<int>& order) const {
   for (int v = 0; v < graph_.value_count(); ++v) {
     if (!tracked_[v]) continue;
     const SchedulingValue& value = graph_.value(v);
-    int start = position[value.defining_instruction];
+    int start = live_in_[v] ? 0 : position[value.defining_instruction];
     int end = start;
     if (value.live_out) {
       end = n - 1;

@@ -13,6 +13,8 @@
 // - Values of parameters, and values that reach the computation from outside,
 //   are live throughout: they are the same at every step and form the
 //   baseline. Constants are not counted (the simulator does not allocate them).
+//   A donated entry parameter (freed after its last use) is live from the
+//   first step to its last reader instead: a "live-in" value.
 // - An instruction whose output may take over a dying operand's buffer (the
 //   view's may_share_operands, e.g. an elementwise op on its last use) does not
 //   add that buffer again at its own step: the first such operand, in operand
@@ -45,6 +47,9 @@ class MemoryModel {
 
   // Whether value `v` takes part in the order-dependent part of the count.
   bool tracked(int v) const { return tracked_[v]; }
+  // Whether tracked value `v` is live from the first step (a donated
+  // parameter's) rather than from its defining instruction's step.
+  bool live_in(int v) const { return live_in_[v]; }
   // Bytes live at every step whatever the order (parameters, outside values).
   int64_t baseline_bytes() const { return baseline_bytes_; }
 
@@ -83,6 +88,7 @@ class MemoryModel {
  private:
   const SchedulingGraph& graph_;
   std::vector<bool> tracked_;
+  std::vector<bool> live_in_;
   int64_t baseline_bytes_ = 0;
   std::vector<int64_t> defined_bytes_;
   std::vector<int64_t> kept_bytes_;

@@ -38,9 +38,10 @@ void ScheduleImprover::Rebuild() {
       last_instruction_[v] = kLiveOut;
       continue;
     }
-    int last = graph_.value(v).defining_instruction;
+    // A live-in value is live from before the first step.
+    int last = model_.live_in(v) ? -1 : graph_.value(v).defining_instruction;
     for (int u : graph_.value_users(v)) {
-      if (position_[u] > position_[last]) last = u;
+      if (last < 0 || position_[u] > position_[last]) last = u;
     }
     last_instruction_[v] = last;
   }
@@ -101,12 +102,15 @@ ScheduleImprover::Plan ScheduleImprover::MakePlan(int x) const {
       later_readers.push_back(last_instruction_[w]);
     } else {
       use.x_is_last = true;
-      int end = position_[graph_.value(w).defining_instruction];
+      // -1: a live-in value, live from before the first step.
+      int end = model_.live_in(w) ? -1 : position_[graph_.value(w).defining_instruction];
       for (int u : graph_.value_users(w)) {
         if (u != x) end = std::max(end, position_[u]);
       }
       use.end_without_x = end;
-      if (order_[end] != graph_.value(w).defining_instruction) earlier_readers.push_back({end, w});
+      if (end >= 0 && order_[end] != graph_.value(w).defining_instruction) {
+        earlier_readers.push_back({end, w});
+      }
     }
     plan.uses.push_back(use);
   }
@@ -335,8 +339,8 @@ bool ScheduleImprover::TryWindowAt(int begin, int end, const ImproverOptions& op
     }
     ExactProblem::Value value;
     value.size = graph_.value(w).size;
-    int def = graph_.value(w).defining_instruction;
-    value.defining_instruction = local(def);
+    value.defining_instruction =
+        model_.live_in(w) ? -1 : local(graph_.value(w).defining_instruction);
     value.escapes = graph_.value(w).live_out;
     for (int u : graph_.value_users(w)) {
       int lu = local(u);

@@ -33,6 +33,9 @@ struct SchedulingValue {
   bool live_out = false;
   // Defined (here or outside) by a parameter or a constant.
   bool defined_by_parameter_or_constant = false;
+  // A parameter's value freed after its last use (a donated entry parameter)
+  // rather than kept for the whole program.
+  bool freed_after_last_use = false;
 };
 
 struct SchedulingInstruction {

@@ -89,12 +89,26 @@ std::string RandomModule(std::mt19937& rng, int n) {
     operands += (k ? ", " : "") + d.name;
   }
   body += fmt::format("  ROOT out = ({}) tuple({})\n", shape, operands);
-  return fmt::format("HloModule random\n\nENTRY main {{\n{}}}\n", body);
+  // Donate some parameters to outputs of their size.
+  std::string aliases;
+  std::vector<bool> donated(parameters, false);
+  for (int k = 0; k < outputs; ++k) {
+    const Def& d = defs[defs.size() - 1 - k];
+    for (int p = 0; p < parameters; ++p) {
+      if (!donated[p] && defs[p].size == d.size && rng() % 2 == 0) {
+        donated[p] = true;
+        aliases += fmt::format("{}{{{}}}: ({}, {{}}, may-alias)", aliases.empty() ? "" : ", ", k, p);
+        break;
+      }
+    }
+  }
+  return fmt::format("HloModule random{}\n\nENTRY main {{\n{}}}\n",
+                     aliases.empty() ? "" : ", input_output_alias={ " + aliases + " }", body);
 }
 
 TEST(MemoryModel, MatchesTheHeapSimulatorOnOneComputation) {
   std::mt19937 rng(41);
-  int with_reuse = 0;
+  int with_reuse = 0, donated = 0;
   for (int round = 0; round < 150; ++round) {
     const std::string text = RandomModule(rng, 6 + round % 25);
     absl::StatusOr<std::unique_ptr<testing::AnalyzedModule>> m =
@@ -105,6 +119,7 @@ TEST(MemoryModel, MatchesTheHeapSimulatorOnOneComputation) {
     for (int i = 0; i < graph.instruction_count(); ++i) {
       with_reuse += !model.share_candidates(i).empty();
     }
+    for (int v = 0; v < graph.value_count(); ++v) donated += model.live_in(v);
     for (int trial = 0; trial < 4; ++trial) {
       std::vector<int> order = testing::RandomOrder(graph, rng);
       const int64_t simulated =
@@ -113,8 +128,9 @@ TEST(MemoryModel, MatchesTheHeapSimulatorOnOneComputation) {
           << text << "order: " << testing::Names(graph, order);
     }
   }
-  // Buffer reuse really was exercised.
+  // Buffer reuse and donated parameters really were exercised.
   EXPECT_GT(with_reuse, 100);
+  EXPECT_GT(donated, 30);
 }
 
 }  // namespace

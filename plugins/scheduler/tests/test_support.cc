@@ -94,6 +94,7 @@ SchedulingGraph RandomGraph(std::mt19937& rng, int n) {
     values[i].size = 8 * below(9);
     values[i].defining_instruction = i;
     values[i].defined_by_parameter_or_constant = in.IsParameterOrConstant();
+    values[i].freed_after_last_use = in.opcode == "parameter" && chance(0.4);
     values[i].live_out = i == n - 1 || chance(0.08);
     in.defined_values = {i};
     for (int o : in.operands) {

@@ -55,7 +55,8 @@ std::string Names(const SchedulingGraph& graph, const std::vector<int>& order);
 std::string Names(const HloSchedule& schedule, const HloComputation& computation);
 
 // A random DAG of `n` instructions, one value each (sizes 0..64 bytes in
-// steps of 8, a few parameters and constants, random may-share operands,
+// steps of 8, a few parameters (some donated) and constants, random
+// may-share operands,
 // the last instruction the live-out root, some extra live-out values, and
 // some instructions reading values of their operands' operands, as
 // get-tuple-element reads through a tuple).

@@ -133,8 +133,8 @@ class TightPackingBranchAndBound {
   std::vector<std::pair<int32_t, int64_t>> offset_trail_;  // (block, old min offset)
   std::vector<std::pair<int32_t, int64_t>> floor_trail_;   // (section, old floor)
   struct SectionMinChange {
-    int32_t section;
     int64_t min;
+    int32_t section;
     int32_t count;
   };
   std::vector<SectionMinChange> section_min_trail_;

@@ -33,10 +33,13 @@ struct TightPackingOptions {
   // limit the result may depend on machine speed.
   double time_limit_seconds = 0;
   // Ruin-and-recreate attempts of the peak repair (RepairPeak).
-  int64_t repair_attempts = 20'000;
-  // Size limits for attempting the exact search.
+  int64_t repair_attempts = 600;
+  // Size limits for attempting the exact search: blocks, conflicting pairs,
+  // and the bookkeeping of one full dive (sum over blocks of the sections of
+  // their conflicting blocks), which bounds the search's memory.
   int64_t exact_max_blocks = 5000;
   int64_t exact_max_conflict_pairs = 4'000'000;
+  int64_t exact_max_dive_work = 64'000'000;
   // Seed of the repair's random moves.
   uint64_t seed = 0x5EED;
 };

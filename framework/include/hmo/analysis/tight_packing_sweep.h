@@ -33,6 +33,9 @@ struct TightPackingSweep {
   // Per boundary k (between sections k and k+1): blocks spanning it.
   std::vector<int32_t> cuts;
   int64_t conflict_pairs = 0;
+  // Sum over blocks of the sections covered by their conflicting blocks: the
+  // work (and undo records) of placing every block once.
+  int64_t dive_work = 0;
 
   int32_t num_sections() const { return static_cast<int32_t>(section_blocks.size()); }
   int32_t span_begin(int32_t block) const { return block_sections[block].front().begin; }

@@ -77,6 +77,10 @@ typedef uint32_t HmoValueId;
 /* The value's defining instruction, in this computation or outside it, is a
  * parameter or a constant. */
 #define HMO_VALUE_DEFINED_BY_PARAMETER_OR_CONSTANT 0x2u
+/* A parameter's value that the heap frees after its last use instead of
+ * keeping it for the whole program: an entry parameter whose buffer is
+ * donated to an output (input_output_alias). */
+#define HMO_VALUE_FREED_AFTER_LAST_USE 0x4u
 
 /* One instruction of the computation being scheduled. */
 typedef struct HmoSchedulingInstruction {
