@@ -61,10 +61,16 @@ std::string MlpTrainStep(int layers, int batch, int width) {
            a_name(i - 1), dz);
     b.Line("lrb{} = {} broadcast(lr), dimensions={{}}", i, mat);
     b.Line("step{} = {} multiply(gw{}, lrb{})", i, mat, i, i);
-    b.Line("nw{} = {} subtract(w{}, step{})", i, mat, i, i);
     if (i > 1) {
+      // The weight is donated to nw{i}: every read of w{i} comes first (what
+      // XLA's copy insertion ensures with a control edge).
       b.Line("da{} = {} dot({}, w{}), lhs_contracting_dims={{1}}, rhs_contracting_dims={{1}}",
              i - 1, act, dz, i);
+      b.Line("nw{} = {} subtract(w{}, step{}), control-predecessors={{da{}}}", i, mat, i, i, i - 1);
+    } else {
+      b.Line("nw{} = {} subtract(w{}, step{})", i, mat, i, i);
+    }
+    if (i > 1) {
       b.Line("asq{} = {} multiply(a{}, a{})", i - 1, act, i - 1, i - 1);
       b.Line("ones{} = {} broadcast(one), dimensions={{}}", i - 1, act);
       b.Line("der{} = {} subtract(ones{}, asq{})", i - 1, act, i - 1, i - 1);

@@ -89,6 +89,29 @@ TEST(CreateHeapWithPackingSearchTest, SixCandidatesKeepTheFirstOnTies) {
   EXPECT_EQ(ChunkOf(result, 1), HeapChunk::FromOffsetSize(0, 12));
 }
 
+// p(2) 40 [0,2]; q(3) 30 [1,6]; r(0) 30 [3,5]; s(1) 20 [4,7].
+// kSpatial: p -> 0; q (30, the longer of the two 30s) overlaps p -> 40;
+// r overlaps only q -> [0,40) fits -> 0; s overlaps r [0,30) and q [40,70):
+// the 10-byte hole is too small -> 70. Height 90.
+// kTemporal (live range, then size): q [1,6], s [4,7], p, r.
+// q -> 0; s -> 30; p overlaps q only -> 30; r overlaps q and s -> 50.
+// Height 80 = the 80 bytes live at steps 4-5 (q + r + s).
+TEST(CreateHeapWithPackingSearchTest, LaterCandidateWinsWhenStrictlySmaller) {
+  EventScript events;
+  events.Alloc(2, 40).Alloc(3, 30).Free(2, 40).Alloc(0, 30).Alloc(1, 20);
+  events.Free(0, 30).Free(3, 30).Free(1, 20);
+  GlobalDecreasingSizeBestFitHeap<int> spatial(1);
+  EXPECT_EQ(RunValid(spatial, events.log()).heap_size, 90);
+  auto search = CreateHeapWithPackingSearch<int>(1);
+  const auto result = RunValid(*search, events.log());
+  EXPECT_EQ(result.heap_size, 80);
+  EXPECT_EQ(static_cast<ChooseBestHeapAlgorithm<int>&>(*search).chosen_index(), 1);
+  EXPECT_EQ(ChunkOf(result, 3), HeapChunk::FromOffsetSize(0, 30));
+  EXPECT_EQ(ChunkOf(result, 1), HeapChunk::FromOffsetSize(30, 20));
+  EXPECT_EQ(ChunkOf(result, 2), HeapChunk::FromOffsetSize(30, 40));
+  EXPECT_EQ(ChunkOf(result, 0), HeapChunk::FromOffsetSize(50, 30));
+}
+
 TEST(CreateHeapWithPackingSearchTest, NeverWorseThanSpatialBestFit) {
   std::mt19937_64 rng(11);
   for (int trial = 0; trial < 30; ++trial) {

@@ -46,7 +46,7 @@ std::vector<HeapCsvBuffer> TiledInstance(std::mt19937_64& rng, int64_t height, i
   return buffers;
 }
 
-HeapSimulatorResult<int32_t> Run(HeapAlgorithm<int32_t>& heap, const HeapEventLog<int32_t>& events,
+HeapSimulatorResult<int32_t> RunAndCheck(HeapAlgorithm<int32_t>& heap, const HeapEventLog<int32_t>& events,
                                  int64_t alignment = 1) {
   events.Replay(heap);
   auto result = heap.Finish();
@@ -59,7 +59,7 @@ HeapSimulatorResult<int32_t> Run(HeapAlgorithm<int32_t>& heap, const HeapEventLo
 
 int64_t BestFitHeight(const HeapEventLog<int32_t>& events, int64_t alignment = 1) {
   GlobalDecreasingSizeBestFitHeap<int32_t> best_fit(alignment);
-  return Run(best_fit, events, alignment).heap_size;
+  return RunAndCheck(best_fit, events, alignment).heap_size;
 }
 
 TEST(TightPackingHeapTest, ReachesTheLowerBoundOnTiledInstances) {
@@ -68,7 +68,7 @@ TEST(TightPackingHeapTest, ReachesTheLowerBoundOnTiledInstances) {
     const int64_t height = 64 + static_cast<int64_t>(rng() % 200);
     const auto events = HeapEventsFromCsvBuffers(TiledInstance(rng, height, 40, 30));
     TightPackingHeap<int32_t> tight(1);
-    const auto result = Run(tight, events);
+    const auto result = RunAndCheck(tight, events);
     EXPECT_EQ(tight.report().lower_bound, height);
     EXPECT_EQ(result.heap_size, height) << "trial " << trial << " method "
                                         << tight.report().method;
@@ -105,8 +105,10 @@ TEST(TightPackingHeapTest, NeverWorseThanBestFitWithColocationsAndAlignment) {
         live.erase(live.begin() + static_cast<std::ptrdiff_t>(i));
       }
     }
-    TightPackingHeap<int32_t> tight(alignment);
-    const auto result = Run(tight, events, alignment);
+    TightPackingOptions options;
+    options.node_budget = 5'000;
+    TightPackingHeap<int32_t> tight(alignment, options);
+    const auto result = RunAndCheck(tight, events, alignment);
     const int64_t best_fit = BestFitHeight(events, alignment);
     EXPECT_LE(result.heap_size, best_fit) << "trial " << trial;
     EXPECT_GE(result.heap_size, tight.report().lower_bound);
@@ -119,7 +121,7 @@ TEST(TightPackingHeapTest, RandomInstancesBeatOrMatchBestFit) {
   for (int trial = 0; trial < 30; ++trial) {
     const auto events = testing::RandomCsvEvents(rng, 60, 50, 1000);
     TightPackingHeap<int32_t> tight(1);
-    const auto result = Run(tight, events);
+    const auto result = RunAndCheck(tight, events);
     const int64_t best_fit = BestFitHeight(events);
     EXPECT_LE(result.heap_size, best_fit);
     strictly_better += result.heap_size < best_fit ? 1 : 0;
@@ -134,8 +136,8 @@ TEST(TightPackingHeapTest, DeterministicForGivenOptions) {
   options.node_budget = 20'000;
   TightPackingHeap<int32_t> first(4, options);
   TightPackingHeap<int32_t> second(4, options);
-  const auto a = Run(first, events, 4);
-  const auto b = Run(second, events, 4);
+  const auto a = RunAndCheck(first, events, 4);
+  const auto b = RunAndCheck(second, events, 4);
   EXPECT_EQ(a.heap_size, b.heap_size);
   EXPECT_EQ(a.heap_results[0].chunk_map, b.heap_results[0].chunk_map);
 }
@@ -147,7 +149,7 @@ TEST(TightPackingHeapTest, WithoutSearchBudgetStillValid) {
   options.node_budget = 0;
   options.repair_attempts = 0;
   TightPackingHeap<int32_t> tight(1, options);
-  const auto result = Run(tight, events);
+  const auto result = RunAndCheck(tight, events);
   EXPECT_LE(result.heap_size, BestFitHeight(events));
   EXPECT_EQ(tight.report().nodes, 0);
 }
@@ -160,7 +162,7 @@ TEST(TightPackingHeapTest, MiniMallocExampleFitsItsCapacity) {
   auto buffers = ReadHeapCsvFile(DataFile("examples/input.12.csv"));
   ASSERT_TRUE(buffers.ok()) << buffers.status();
   TightPackingHeap<int32_t> tight(1);
-  EXPECT_EQ(Run(tight, HeapEventsFromCsvBuffers(*buffers)).heap_size, 12);
+  EXPECT_EQ(RunAndCheck(tight, HeapEventsFromCsvBuffers(*buffers)).heap_size, 12);
 }
 
 TEST(TightPackingHeapTest, MiniMallocChallengingAReachesItsOptimum) {
@@ -170,7 +172,7 @@ TEST(TightPackingHeapTest, MiniMallocChallengingAReachesItsOptimum) {
   const auto events = HeapEventsFromCsvBuffers(*buffers);
   EXPECT_EQ(BestFitHeight(events), 1374208);
   TightPackingHeap<int32_t> tight(1);
-  const auto result = Run(tight, events);
+  const auto result = RunAndCheck(tight, events);
   EXPECT_EQ(result.heap_size, 1048576);
   EXPECT_TRUE(tight.report().proven_optimal);
 }

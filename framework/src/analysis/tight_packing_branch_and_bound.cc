@@ -47,7 +47,6 @@ TightPackingOutcome TightPackingBranchAndBound::Decide(
   node_limit_ = node_limit;
   deadline_ = deadline;
   nodes_ = 0;
-  out_of_budget_ = false;
   offset_.assign(n, -1);
   min_offset_.assign(n, 0);
   solution_.assign(n, 0);
@@ -273,13 +272,11 @@ bool TightPackingBranchAndBound::QuickCheck(int32_t block, int64_t offset) const
 TightPackingOutcome TightPackingBranchAndBound::Search(const Partition& partition,
                                                        int64_t last_offset, int32_t last_rank) {
   if (nodes_ >= node_limit_) {
-    out_of_budget_ = true;
     return TightPackingOutcome::kAborted;
   }
   ++nodes_;
   if (deadline_.has_value() && (nodes_ & 1023) == 0 && Clock::now() > *deadline_) {
     node_limit_ = nodes_;
-    out_of_budget_ = true;
     return TightPackingOutcome::kAborted;
   }
   const std::vector<int32_t>& rank = rank_;

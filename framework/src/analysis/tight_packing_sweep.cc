@@ -70,8 +70,6 @@ bool BuildTightPackingSweep(const HeapPackingProblem& problem, int64_t max_confl
       for (int32_t s = range.begin; s < range.end; ++s) sweep.section_blocks[s].push_back(b);
     }
   }
-  // Drop sections no block covers? They are kept (empty) so indices stay
-  // simple; an empty section is a natural cut.
   sweep.cuts.assign(std::max(0, num_sections - 1), 0);
   std::vector<int32_t> diff(num_sections + 1, 0);
   for (int32_t b = 0; b < n; ++b) {

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "absl/container/flat_hash_map.h"
+#include "hmo/analysis/hlo_alias_analysis.h"
 #include "hmo/analysis/hlo_dataflow_analysis.h"
 #include "hmo/analysis/hlo_value.h"
 #include "hmo/ir/hlo_computation.h"
@@ -38,7 +39,8 @@ uint32_t SchedulingInstructionFlags(const HloInstruction& instruction) {
 
 std::unique_ptr<SchedulingViewValues> SchedulingViewValues::Build(
     const HloComputation& computation, absl::Span<HloInstruction* const> instructions,
-    const HloDataflowAnalysis& dataflow, const SizeFunction& size_fn) {
+    const HloDataflowAnalysis& dataflow, const SizeFunction& size_fn,
+    const HloAliasAnalysis* alias_analysis) {
   std::unique_ptr<SchedulingViewValues> table(new SchedulingViewValues());
   absl::flat_hash_map<const HloInstruction*, HmoInstructionId> ids;
   for (size_t id = 0; id < instructions.size(); ++id) {
@@ -64,7 +66,9 @@ std::unique_ptr<SchedulingViewValues> SchedulingViewValues::Build(
       if (opcode == HloOpcode::kParameter && module != nullptr &&
           definer->parent() == module->entry_computation() &&
           module->input_output_alias_config().ParameterHasAlias(definer->parameter_number(),
-                                                                value->defining_index())) {
+                                                                value->defining_index()) &&
+          (alias_analysis == nullptr ||
+           alias_analysis->GetBufferContainingValue(*value).values().size() <= 2)) {
         flags |= HMO_VALUE_FREED_AFTER_LAST_USE;
       }
       table->flags_.push_back(flags);

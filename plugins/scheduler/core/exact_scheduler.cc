@@ -269,7 +269,7 @@ ExactProblem MakeComputationProblem(const MemoryModel& model) {
     ExactProblem::Value value;
     value.size = graph.value(v).size;
     value.defining_instruction = model.live_in(v) ? -1 : graph.value(v).defining_instruction;
-    value.users = graph.value_users(v);
+    value.users = model.readers(v);
     value.escapes = graph.value(v).live_out;
     problem.values.push_back(std::move(value));
   }

@@ -17,12 +17,10 @@ MemoryModel::MemoryModel(const SchedulingGraph& graph) : graph_(graph) {
         inside && graph.instruction(value.defining_instruction).opcode == "constant";
     if (is_constant) continue;
     if (!inside || graph.instruction(value.defining_instruction).opcode == "parameter") {
-      // A donated parameter nobody here reads is live at the first step only;
-      // that one step is not worth a tracked value.
-      if (value.freed_after_last_use && !graph.value_users(v).empty()) {
+      if (value.freed_after_last_use && inside) {
         tracked_[v] = true;
         live_in_[v] = true;
-      } else if (!value.freed_after_last_use) {
+      } else {
         baseline_bytes_ += value.size;
       }
       continue;
@@ -33,13 +31,23 @@ MemoryModel::MemoryModel(const SchedulingGraph& graph) : graph_(graph) {
   kept_bytes_.assign(n, 0);
   share_candidates_.assign(n, {});
   tracked_uses_.assign(n, {});
+  readers_.assign(value_total, {});
+  for (int v = 0; v < value_total; ++v) {
+    if (!tracked_[v]) continue;
+    readers_[v] = graph.value_users(v);
+    const int def = graph.value(v).defining_instruction;
+    if (live_in_[v] && std::find(readers_[v].begin(), readers_[v].end(), def) == readers_[v].end()) {
+      readers_[v].push_back(def);
+      tracked_uses_[def].push_back(v);
+    }
+  }
   for (int i = 0; i < n; ++i) {
     const SchedulingInstruction& in = graph.instruction(i);
     int tracked_defined = 0, only_value = -1;
     for (int v : in.defined_values) {
       if (!tracked_[v] || live_in_[v]) continue;
       defined_bytes_[i] += graph.value(v).size;
-      if (graph.value(v).live_out || !graph.value_users(v).empty()) {
+      if (graph.value(v).live_out || !readers_[v].empty()) {
         kept_bytes_[i] += graph.value(v).size;
       }
       ++tracked_defined;
@@ -83,7 +91,7 @@ std::vector<int64_t> MemoryModel::Profile(const std::vector<int>& order) const {
     if (value.live_out) {
       end = n - 1;
     } else {
-      for (int u : graph_.value_users(v)) end = std::max(end, position[u]);
+      for (int u : readers_[v]) end = std::max(end, position[u]);
     }
     last_step[v] = end;
     delta[start] += value.size;

@@ -14,7 +14,11 @@
 //   are live throughout: they are the same at every step and form the
 //   baseline. Constants are not counted (the simulator does not allocate them).
 //   A donated entry parameter (freed after its last use) is live from the
-//   first step to its last reader instead: a "live-in" value.
+//   first step to its last reader instead: a "live-in" value. The simulator
+//   also keeps it until the parameter instruction's own step, so the
+//   parameter counts as one of its readers. (The simulator would cut it short
+//   where the output it is donated to is written; copy insertion makes that
+//   come after every read, and the model assumes it does.)
 // - An instruction whose output may take over a dying operand's buffer (the
 //   view's may_share_operands, e.g. an elementwise op on its last use) does not
 //   add that buffer again at its own step: the first such operand, in operand
@@ -73,10 +77,12 @@ class MemoryModel {
     return 0;
   }
 
-  // The tracked values `i` reads (its used values that are tracked).
+  // The tracked values `i` reads (its used values that are tracked, and the
+  // live-in value of a donated parameter `i`).
   const std::vector<int>& tracked_uses(int i) const { return tracked_uses_[i]; }
-  // The number of instructions reading value `v`.
-  int use_count(int v) const { return static_cast<int>(graph_.value_users(v).size()); }
+  // The instructions that keep tracked value `v` live until their step: its
+  // users, and the parameter of a live-in value.
+  const std::vector<int>& readers(int v) const { return readers_[v]; }
 
   // Returns the bytes live at each step of `order` (a valid order of the
   // graph), baseline excluded.
@@ -94,6 +100,7 @@ class MemoryModel {
   std::vector<int64_t> kept_bytes_;
   std::vector<std::vector<ShareCandidate>> share_candidates_;
   std::vector<std::vector<int>> tracked_uses_;
+  std::vector<std::vector<int>> readers_;
 };
 
 }  // namespace hmo::scheduler

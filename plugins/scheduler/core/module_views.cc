@@ -11,6 +11,7 @@ SchedulingInputs MakeSchedulingInputs(const HloAliasAnalysis& alias_analysis,
                                       int64_t pointer_size) {
   SchedulingInputs inputs;
   inputs.values.dataflow = &alias_analysis.dataflow_analysis();
+  inputs.values.alias_analysis = &alias_analysis;
   inputs.values.size_fn = ByteSizeOfValue(pointer_size);
   inputs.may_share = [&alias_analysis](const HloInstruction& user, int64_t operand_index) {
     const HloDataflowAnalysis& dataflow = alias_analysis.dataflow_analysis();

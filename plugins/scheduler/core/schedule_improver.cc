@@ -40,7 +40,7 @@ void ScheduleImprover::Rebuild() {
     }
     // A live-in value is live from before the first step.
     int last = model_.live_in(v) ? -1 : graph_.value(v).defining_instruction;
-    for (int u : graph_.value_users(v)) {
+    for (int u : model_.readers(v)) {
       if (last < 0 || position_[u] > position_[last]) last = u;
     }
     last_instruction_[v] = last;
@@ -104,7 +104,7 @@ ScheduleImprover::Plan ScheduleImprover::MakePlan(int x) const {
       use.x_is_last = true;
       // -1: a live-in value, live from before the first step.
       int end = model_.live_in(w) ? -1 : position_[graph_.value(w).defining_instruction];
-      for (int u : graph_.value_users(w)) {
+      for (int u : model_.readers(w)) {
         if (u != x) end = std::max(end, position_[u]);
       }
       use.end_without_x = end;
@@ -342,7 +342,7 @@ bool ScheduleImprover::TryWindowAt(int begin, int end, const ImproverOptions& op
     value.defining_instruction =
         model_.live_in(w) ? -1 : local(graph_.value(w).defining_instruction);
     value.escapes = graph_.value(w).live_out;
-    for (int u : graph_.value_users(w)) {
+    for (int u : model_.readers(w)) {
       int lu = local(u);
       if (lu >= 0) {
         value.users.push_back(lu);

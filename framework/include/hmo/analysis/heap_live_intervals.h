@@ -17,6 +17,7 @@
 // different size, a double Free, a ShareWith with an unknown buffer) is kept
 // as the first error and reported by status().
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>

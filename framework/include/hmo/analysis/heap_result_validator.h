@@ -16,6 +16,7 @@
 //    is their sum.
 // Returns the first violation as an Internal error.
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 

@@ -104,9 +104,10 @@ class TightPackingBranchAndBound {
   bool Place(int32_t block, int64_t offset);
   void Undo(int32_t block, size_t offset_trail_size, size_t floor_trail_size,
             size_t section_min_trail_size);
-  // Check() as it would be right after placing `block` at `offset`, before the
-  // min offsets of its neighbours rise (which only raises floors further),
-  // given FindOverflowingSections(offset).
+  // Whether every section of the partition still fits the capacity right
+  // after placing `block` at `offset`, before the min offsets of its
+  // neighbours rise (Place checks the sections those raise), given
+  // FindOverflowingSections(offset).
   bool QuickCheck(int32_t block, int64_t offset) const;
   int64_t Floor(int32_t section) const;
   int64_t AlignUp(int64_t value) const { return AlignHeapOffsetUp(value, problem_.alignment); }
@@ -121,7 +122,6 @@ class TightPackingBranchAndBound {
   int64_t node_limit_ = 0;
   std::optional<Clock::time_point> deadline_;
   int64_t nodes_ = 0;
-  bool out_of_budget_ = false;
 
   std::vector<int64_t> offset_;      // -1 while unplaced
   std::vector<int64_t> min_offset_;

@@ -27,8 +27,9 @@
 namespace hmo {
 
 struct TightPackingOptions {
-  // Branch-and-bound nodes for the whole solve (the deterministic budget).
-  int64_t node_budget = 2'000'000;
+  // Branch-and-bound nodes for the whole solve (the deterministic budget; a
+  // node costs from a few to a few hundred microseconds).
+  int64_t node_budget = 250'000;
   // Wall-clock limit in seconds for the whole solve; <= 0 means none. With a
   // limit the result may depend on machine speed.
   double time_limit_seconds = 0;

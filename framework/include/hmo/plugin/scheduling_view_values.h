@@ -19,6 +19,7 @@
 
 namespace hmo {
 
+class HloAliasAnalysis;
 class HloComputation;
 class HloDataflowAnalysis;
 class HloInstruction;
@@ -37,9 +38,14 @@ class SchedulingViewValues {
   // the alias analysis's, in SSA form). Values are numbered in the order the
   // instructions first mention them: their definitions, then what they read;
   // the root's values are live out.
+  // With `alias_analysis`, a donated entry parameter is marked
+  // HMO_VALUE_FREED_AFTER_LAST_USE only when its buffer holds just it and the
+  // output it is donated to (a buffer that other values, e.g. a loop's
+  // carried state, keep occupied in between stays occupied throughout).
   static std::unique_ptr<SchedulingViewValues> Build(
       const HloComputation& computation, absl::Span<HloInstruction* const> instructions,
-      const HloDataflowAnalysis& dataflow, const SizeFunction& size_fn);
+      const HloDataflowAnalysis& dataflow, const SizeFunction& size_fn,
+      const HloAliasAnalysis* alias_analysis = nullptr);
 
   // Points the value fields of `view` and of `instructions[id]` (the view's
   // C structs, in id order) into this table, which must outlive them.
@@ -62,6 +68,9 @@ class SchedulingViewValues {
 struct SchedulingValueSource {
   // The analysis the values come from; must outlive the view.
   const HloDataflowAnalysis* dataflow = nullptr;
+  // Optional; refines which donated parameters are freed after their last
+  // use (see SchedulingViewValues::Build). Must outlive the view.
+  const HloAliasAnalysis* alias_analysis = nullptr;
   // Null: ShapeUtil::ByteSizeOf of the value's shape with 8-byte pointers.
   SchedulingViewValues::SizeFunction size_fn;
 };
