@@ -1,6 +1,7 @@
 // `hmo stats` and `hmo pack` end to end: run the built binary, check its
 // outputs and exit codes.
 
+#include <unistd.h>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -26,9 +27,12 @@ std::string Slurp(const std::filesystem::path& path) {
 }
 
 CommandRun RunHmo(const std::string& arguments) {
+  // ctest runs each test as its own process, in parallel: name the capture
+  // files by process id so concurrent tests never read each other's output.
   const std::filesystem::path dir = std::filesystem::temp_directory_path();
-  const std::filesystem::path out = dir / "hmo_cli_stats_out.txt";
-  const std::filesystem::path err = dir / "hmo_cli_stats_err.txt";
+  const std::string tag = std::to_string(::getpid());
+  const std::filesystem::path out = dir / ("hmo_cli_stats_out." + tag + ".txt");
+  const std::filesystem::path err = dir / ("hmo_cli_stats_err." + tag + ".txt");
   const std::string command = std::string(HMO_BINARY_DIR) + "/bin/hmo " + arguments + " > " +
                               out.string() + " 2> " + err.string();
   CommandRun run;
