@@ -69,14 +69,4 @@ void BestFitPlacer::Commit(absl::Span<const HeapTimeInterval> lifetimes, const H
   for (const HeapTimeInterval& lifetime : lifetimes) index_.Add(lifetime.start, lifetime.end, chunk);
 }
 
-std::vector<int64_t> BestFitPlacer::TimePoints(absl::Span<const HeapTimeInterval> lifetimes) {
-  std::vector<int64_t> points;
-  points.reserve(lifetimes.size() * 2);
-  for (const HeapTimeInterval& lifetime : lifetimes) {
-    points.push_back(lifetime.start);
-    points.push_back(lifetime.end);
-  }
-  return points;
-}
-
 }  // namespace hmo

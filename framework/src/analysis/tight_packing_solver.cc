@@ -85,7 +85,9 @@ class Solver {
   // Round robin over the preorders with doubling node limits, within
   // `budget` nodes.
   TightPackingOutcome DecideRoundRobin(TightPackingBranchAndBound& search, int64_t capacity,
-                                       int64_t budget, std::vector<int64_t>& offsets) {
+                                       int64_t budget,
+                                       std::optional<Clock::time_point> deadline,
+                                       std::vector<int64_t>& offsets) {
     int64_t used = 0;
     int64_t limit = std::max<int64_t>(64, static_cast<int64_t>(problem_.blocks.size()));
     while (used < budget) {
@@ -94,11 +96,11 @@ class Solver {
         const int64_t allowed = std::min(limit, budget - used);
         if (allowed <= 0) break;
         const TightPackingOutcome outcome =
-            search.Decide(capacity, preorder, allowed, deadline_, offsets);
+            search.Decide(capacity, preorder, allowed, deadline, offsets);
         used += search.nodes();
         report_.nodes += search.nodes();
         if (outcome != TightPackingOutcome::kAborted) return outcome;
-        if (TimeUp()) return TightPackingOutcome::kAborted;
+        if (deadline.has_value() && Clock::now() > *deadline) return TightPackingOutcome::kAborted;
       }
     }
     return TightPackingOutcome::kAborted;
@@ -118,39 +120,54 @@ class Solver {
     const int64_t g = HeightGranularity(problem_);
     int64_t remaining = options_.node_budget;
     std::vector<int64_t> offsets;
-    auto try_capacity = [&](int64_t capacity, int64_t budget) {
+    // Runs one decision with `fraction` of the nodes and of the time left.
+    auto try_capacity = [&](int64_t capacity, double fraction) {
+      const int64_t budget = std::max<int64_t>(
+          std::min<int64_t>(remaining, 1000), static_cast<int64_t>(remaining * fraction));
+      std::optional<Clock::time_point> step_deadline = deadline_;
+      if (deadline_.has_value()) {
+        step_deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                           (*deadline_ - Clock::now()) * fraction);
+      }
       const int64_t before = report_.nodes;
-      const TightPackingOutcome outcome = DecideRoundRobin(search, capacity, budget, offsets);
+      const TightPackingOutcome outcome =
+          DecideRoundRobin(search, capacity, budget, step_deadline, offsets);
       remaining -= report_.nodes - before;
       if (outcome == TightPackingOutcome::kFound) {
         Offer(offsets, HeapPackingHeight(problem_, offsets), "branch-and-bound");
       }
       return outcome;
     };
-    // The lower bound first: most instances reach it.
-    int64_t low = report_.lower_bound;
-    const TightPackingOutcome at_bound = try_capacity(low, remaining / 2);
+    // 1. A short try at the lower bound: most instances reach it quickly.
+    const int64_t lower_bound = report_.lower_bound;
+    TightPackingOutcome at_bound = try_capacity(lower_bound, 0.125);
     if (at_bound == TightPackingOutcome::kFound) {
       report_.proven_optimal = true;
       return;
     }
-    if (at_bound == TightPackingOutcome::kAborted) proven_below_ = false;
-    low += g;
-    // Binary search on the height in multiples of g.
-    while (!TimeUp() && remaining > 0) {
-      const int64_t high = best_height_ - g;
-      if (low > high) {
-        // Every height below best was refuted.
-        report_.proven_optimal = proven_below_;
-        break;
-      }
-      const int64_t steps = (high - low) / g;
+    // 2. Binary search on the height (multiples of g) between the lower bound
+    //    and the best height found, each step with a share of what is left.
+    //    Heights up to `refuted` are proven impossible.
+    int64_t refuted = at_bound == TightPackingOutcome::kInfeasible ? lower_bound : lower_bound - g;
+    int64_t low = lower_bound + g;
+    while (!TimeUp() && remaining > 0 && low <= best_height_ - g) {
+      const int64_t steps = (best_height_ - g - low) / g;
       const int64_t capacity = low + (steps / 2) * g;
-      const int64_t budget = std::max<int64_t>(remaining / 4, std::min<int64_t>(remaining, 1000));
-      const TightPackingOutcome outcome = try_capacity(capacity, budget);
+      const TightPackingOutcome outcome = try_capacity(capacity, 1.0 / 6);
       if (outcome == TightPackingOutcome::kFound) continue;  // best_height_ moved down
-      if (outcome == TightPackingOutcome::kAborted) proven_below_ = false;
+      if (outcome == TightPackingOutcome::kInfeasible) refuted = std::max(refuted, capacity);
       low = capacity + g;
+    }
+    if (refuted >= best_height_ - g) {
+      report_.proven_optimal = true;
+      return;
+    }
+    // 3. Whatever is left goes to the lower bound again.
+    if (!TimeUp() && remaining > 0 && at_bound == TightPackingOutcome::kAborted &&
+        best_height_ > lower_bound) {
+      if (try_capacity(lower_bound, 1.0) == TightPackingOutcome::kFound) {
+        report_.proven_optimal = true;
+      }
     }
   }
 
@@ -171,7 +188,6 @@ class Solver {
   std::vector<int64_t> best_offsets_;
   int64_t best_height_ = 0;
   BlockOrderKeys keys_;
-  bool proven_below_ = true;
   std::vector<TightPackingPreorder> preorders_ = {
       TightPackingPreorder::FromLetters("WAT"), TightPackingPreorder::FromLetters("TAW"),
       TightPackingPreorder::FromLetters("TWA"), TightPackingPreorder::FromLetters("SZT"),

@@ -10,11 +10,11 @@
 //     ends) any of the group's lifetimes.
 //  2. Sort them by offset and merge overlapping ones (XLA keeps touching
 //     chunks apart, which picks the same gaps: the result depends only on the
-//     union of the used bytes). Walking up from offset 0,
-//     each gap [free_start, next_used_offset) is a candidate only if it is at
-//     least `size` bytes (the size of the buffer being placed, not of the
-//     group); after each used run, free_start moves to the run's end aligned
-//     up. The last gap is [free_start, +inf).
+//     union of the used bytes). Walking up from offset 0, each gap
+//     [free_start, next_used_offset) is a candidate only if it is at least
+//     `size` bytes (the size of the buffer being placed, not of the group);
+//     after each used run, free_start moves to the run's end aligned up. The
+//     last gap is [free_start, +inf).
 //  3. A preferred offset (>= 0 and aligned) wins when some gap contains
 //     [preferred, preferred + group_size).
 //  4. Otherwise, over the gaps in ascending offset whose aligned start still
@@ -53,9 +53,6 @@ class BestFitPlacer {
   // times.
   BestFitPlacer(int64_t alignment, ChunkPlacement placement, std::vector<int64_t> time_points)
       : alignment_(alignment), placement_(placement), index_(std::move(time_points)) {}
-
-  // The start and end of every lifetime in `lifetimes`, for the constructor.
-  static std::vector<int64_t> TimePoints(absl::Span<const HeapTimeInterval> lifetimes);
 
   // The offset XLA's FindChunkCandidate returns for a buffer of `size` bytes
   // that, with its colocations, occupies `group_size` bytes during every

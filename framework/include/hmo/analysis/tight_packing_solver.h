@@ -7,13 +7,14 @@
 //
 //  1. Greedy: best-fit and lowest-offset placement in six block orders
 //     (size, area, lifetime, peak live bytes, start, end).
-//  2. Exact search (small instances: at most `exact_max_blocks` blocks and
-//     `exact_max_conflict_pairs` conflicting pairs): the MiniMalloc-style
-//     branch and bound of TightPackingBranchAndBound, first at the lower
-//     bound, then a binary search on the height between the lower bound and
-//     the best height found. Three static preorders (lifetime/area/peak total
-//     in MiniMalloc's "WAT", "TAW", "TWA" orders) are tried round robin with
-//     doubling node limits.
+//  2. Exact search (small instances, see the exact_max_* options): the
+//     MiniMalloc-style branch and bound of TightPackingBranchAndBound on the
+//     time-compressed problem, as a decision procedure: a short try at the
+//     lower bound (1/8 of the nodes and time), then a binary search on the
+//     height between the lower bound and the best height found (1/6 of what
+//     is left per step), then the rest at the lower bound again. Each
+//     decision runs six static preorders (MiniMalloc's WAT, TAW, TWA and
+//     SZT, EZT, ZAT) round robin with doubling node limits.
 //  3. Peak repair (RepairPeak): ruin and recreate around the blocks that set
 //     the height, while above the lower bound.
 // Deterministic for given options unless a time limit is set.
