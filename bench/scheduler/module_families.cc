@@ -165,8 +165,8 @@ std::string WideFanOut(int branches, int seed) {
   int total_columns = 0;
   for (int i = 0; i < branches; ++i) {
     if (i % 2 == 0) {
-      const int width = 128 + 32 * static_cast<int>(rng() % 3);
-      const int result = 32 + 16 * static_cast<int>(rng() % 4);
+      const int width = 160 + 32 * static_cast<int>(rng() % 3);
+      const int result = 64 + 32 * static_cast<int>(rng() % 4);
       const int steps = 8;
       b.Line("c{}_0 = f32[{},{}] broadcast(x), dimensions={{0}}", i, n, width);
       for (int k = 1; k <= steps; ++k) {

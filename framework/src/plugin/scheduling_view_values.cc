@@ -5,11 +5,13 @@
 #include <string_view>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "hmo/analysis/hlo_alias_analysis.h"
 #include "hmo/analysis/hlo_dataflow_analysis.h"
 #include "hmo/analysis/hlo_value.h"
 #include "hmo/ir/hlo_computation.h"
 #include "hmo/ir/hlo_instruction.h"
+#include "hmo/ir/hlo_input_output_alias_config.h"
 #include "hmo/ir/hlo_module.h"
 #include "hmo/ir/hlo_opcode.h"
 #include "hmo/ir/shape.h"
@@ -49,9 +51,19 @@ std::unique_ptr<SchedulingViewValues> SchedulingViewValues::Build(
   const SizeFunction byte_size = size_fn ? size_fn : [](const HloValue& value) {
     return ShapeUtil::ByteSizeOf(value.shape());
   };
+  // Donated entry parameters, looked up once per value below.
+  absl::flat_hash_set<std::pair<int64_t, ShapeIndex>> donated;
+  if (const HloModule* module = computation.parent();
+      module != nullptr && module->entry_computation() == &computation) {
+    module->input_output_alias_config().ForEachAlias(
+        [&](const ShapeIndex&, const HloInputOutputAliasConfig::Alias& alias) {
+          donated.insert({alias.parameter_number, alias.parameter_index});
+        });
+  }
   absl::flat_hash_map<const HloValue*, HmoValueId> value_ids;
   auto id_of = [&](const HloValue* value) -> HmoValueId {
-    auto [it, inserted] = value_ids.try_emplace(value, static_cast<HmoValueId>(table->sizes_.size()));
+    auto [it, inserted] =
+        value_ids.try_emplace(value, static_cast<HmoValueId>(table->sizes_.size()));
     if (inserted) {
       table->sizes_.push_back(static_cast<uint64_t>(byte_size(*value)));
       auto def = ids.find(value->defining_instruction());
@@ -62,11 +74,8 @@ std::unique_ptr<SchedulingViewValues> SchedulingViewValues::Build(
                            ? HMO_VALUE_DEFINED_BY_PARAMETER_OR_CONSTANT
                            : 0u;
       // Donated entry parameters die at their last use (HloLiveRange).
-      const HloModule* module = definer->GetModule();
-      if (opcode == HloOpcode::kParameter && module != nullptr &&
-          definer->parent() == module->entry_computation() &&
-          module->input_output_alias_config().ParameterHasAlias(definer->parameter_number(),
-                                                                value->defining_index()) &&
+      if (opcode == HloOpcode::kParameter && definer->parent() == &computation &&
+          donated.contains({definer->parameter_number(), value->defining_index()}) &&
           (alias_analysis == nullptr ||
            alias_analysis->GetBufferContainingValue(*value).values().size() <= 2)) {
         flags |= HMO_VALUE_FREED_AFTER_LAST_USE;

@@ -54,6 +54,9 @@ class ExactSearch {
     }
     // No order beats the bytes an instruction needs at its own step: what it
     // reads plus what it defines.
+    if (!problem.transient.empty()) {
+      for (int x = 0; x < m_; ++x) defined_[x] += problem.transient[x];
+    }
     lower_bound_ = problem.base;
     for (int x = 0; x < m_; ++x) {
       int64_t need = problem.base + defined_[x];
@@ -223,7 +226,7 @@ int64_t ExactProblem::Peak(const std::vector<int>& order) const {
   int64_t live = initial, peak = m == 0 ? base : std::numeric_limits<int64_t>::min();
   for (int p = 0; p < m; ++p) {
     live += delta[p];
-    int64_t step = live;
+    int64_t step = live + (transient.empty() ? 0 : transient[order[p]]);
     for (const ShareCandidate& c : share_candidates[order[p]]) {
       if (!values[c.value].escapes && last[c.value] == p) {
         step -= c.discount;
@@ -273,6 +276,8 @@ ExactProblem MakeComputationProblem(const MemoryModel& model) {
     value.escapes = graph.value(v).live_out;
     problem.values.push_back(std::move(value));
   }
+  problem.transient.assign(n, 0);
+  for (int i = 0; i < n; ++i) problem.transient[i] = graph.instruction(i).transient_bytes;
   problem.share_candidates.assign(n, {});
   for (int i = 0; i < n; ++i) {
     for (const ShareCandidate& c : model.share_candidates(i)) {

@@ -55,6 +55,9 @@ struct ExactProblem {
   // output may take over when it is that value's last reader, in the order
   // they are tried, with the bytes saved.
   std::vector<std::vector<ShareCandidate>> share_candidates;
+  // For each instruction, bytes it needs during its step only (the
+  // computations it calls); may be empty (all zero).
+  std::vector<int64_t> transient;
   // Bytes live at every step whatever the order.
   int64_t base = 0;
 

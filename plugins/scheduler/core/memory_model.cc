@@ -36,7 +36,8 @@ MemoryModel::MemoryModel(const SchedulingGraph& graph) : graph_(graph) {
     if (!tracked_[v]) continue;
     readers_[v] = graph.value_users(v);
     const int def = graph.value(v).defining_instruction;
-    if (live_in_[v] && std::find(readers_[v].begin(), readers_[v].end(), def) == readers_[v].end()) {
+    if (live_in_[v] &&
+        std::find(readers_[v].begin(), readers_[v].end(), def) == readers_[v].end()) {
       readers_[v].push_back(def);
       tracked_uses_[def].push_back(v);
     }
@@ -101,7 +102,7 @@ std::vector<int64_t> MemoryModel::Profile(const std::vector<int>& order) const {
   int64_t live = 0;
   for (int p = 0; p < n; ++p) {
     live += delta[p];
-    profile[p] = live;
+    profile[p] = live + graph_.instruction(order[p]).transient_bytes;
     // A shared value is never live out, so its last step is its last user.
     profile[p] -= Reuse(order[p], [&](int v) { return last_step[v] == p; });
   }

@@ -24,9 +24,13 @@
 //   add that buffer again at its own step: the first such operand, in operand
 //   order, whose value dies at that step, as the simulator picks it.
 //
-// The model ignores what it cannot see from one computation (time spent inside
-// called computations, buffers merged by alias analysis); the memory-scheduler
-// pass measures the real module peak with the heap simulator.
+// - An instruction that calls computations (a while, call or conditional)
+//   also holds, during its step, its transient bytes: the host's estimate of
+//   what those computations keep live at their peak.
+//
+// The model ignores what it cannot see from one computation beyond that
+// (buffers merged by alias analysis); the memory-scheduler pass measures the
+// real module peak with the heap simulator.
 
 #include <cstdint>
 #include <vector>
@@ -59,6 +63,11 @@ class MemoryModel {
 
   // Bytes of the tracked values instruction `i` defines.
   int64_t defined_bytes(int i) const { return defined_bytes_[i]; }
+  // Bytes live only during i's own step: its defined bytes and its transient
+  // bytes.
+  int64_t step_bytes(int i) const {
+    return defined_bytes_[i] + graph_.instruction(i).transient_bytes;
+  }
   // The part of defined_bytes(i) that outlives i's own step (values that have
   // users or are live out).
   int64_t kept_bytes(int i) const { return kept_bytes_[i]; }

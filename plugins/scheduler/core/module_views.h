@@ -6,6 +6,8 @@
 // dataflow, in SSA form, is what XLA's schedulers use).
 
 #include <cstdint>
+#include <memory>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "core/scheduling_graph.h"
@@ -27,6 +29,20 @@ struct SchedulingInputs {
 // `alias_analysis` must outlive the result.
 SchedulingInputs MakeSchedulingInputs(const HloAliasAnalysis& alias_analysis,
                                       int64_t pointer_size = 8);
+
+struct ComputationView {
+  const HloComputation* computation = nullptr;
+  std::unique_ptr<SchedulingView> view;
+};
+
+// The views of every non-fusion computation of `module`, callees first, each
+// while / call / conditional carrying as transient bytes the estimated peak,
+// beyond their parameters, of the computations it calls (the lowest
+// MemoryModel peak of XLA's list, DFS and post-order orders and the
+// subtree-peak order of each; nested calls included). The views serve every
+// strategy of one pass run.
+std::vector<ComputationView> BuildModuleViews(const HloModule& module,
+                                              const SchedulingInputs& inputs);
 
 // The SchedulingGraph of `computation`, through the same view a strategy
 // plugin receives.

@@ -52,11 +52,6 @@ void ScheduleImprover::Rebuild() {
   tree_.Reset(model_.Profile(order_));
 }
 
-int ScheduleImprover::LastStep(int value) const {
-  int last = last_instruction_[value];
-  return last == kLiveOut ? static_cast<int>(order_.size()) : position_[last];
-}
-
 PeakCount ScheduleImprover::peak() const {
   PeakCount all = tree_.All();
   if (all.count == 0) return {model_.baseline_bytes(), 0};
@@ -87,7 +82,7 @@ ScheduleImprover::Plan ScheduleImprover::MakePlan(int x) const {
   plan.position = position_[x];
   std::tie(plan.first, plan.last) = MoveRange(x);
   plan.kept = model_.kept_bytes(x);
-  plan.defined = model_.defined_bytes(x);
+  plan.defined = model_.step_bytes(x);
   const int n = static_cast<int>(order_.size());
   const std::vector<int>& uses = model_.tracked_uses(x);
   auto x_reads = [&](int v) { return std::find(uses.begin(), uses.end(), v) != uses.end(); };
@@ -125,7 +120,8 @@ ScheduleImprover::Plan ScheduleImprover::MakePlan(int x) const {
   later_readers.erase(std::unique(later_readers.begin(), later_readers.end()),
                       later_readers.end());
   for (int u : later_readers) {
-    int64_t reuse = model_.Reuse(u, [&](int v) { return last_instruction_[v] == u && !x_reads(v); });
+    int64_t reuse =
+        model_.Reuse(u, [&](int v) { return last_instruction_[v] == u && !x_reads(v); });
     if (reuse != reuse_[u]) plan.later.push_back({position_[u], reuse_[u] - reuse});
   }
   // Moving x before the next-to-last reader u2 of an input it reads last
@@ -155,7 +151,7 @@ ScheduleImprover::Plan ScheduleImprover::MakePlan(int x) const {
 int64_t ScheduleImprover::Gap(int gap) const {
   if (gap >= static_cast<int>(order_.size())) return live_out_bytes_;
   int y = order_[gap];
-  return tree_.value(gap) + reuse_[y] - model_.defined_bytes(y);
+  return tree_.value(gap) + reuse_[y] - model_.step_bytes(y);
 }
 
 // Moving x from step i to gap k > i + 1: steps i+1 .. k-1 run one step
@@ -177,15 +173,19 @@ void ScheduleImprover::SweepLater(const Plan& plan, int last_gap, Fn&& fn) {
     while (next_end < ends.size() && ends[next_end].first < y) extended += ends[next_end++].second;
     int64_t correction = 0;
     while (next_correction < plan.later.size() && plan.later[next_correction].position <= y) {
-      if (plan.later[next_correction].position == y) correction += plan.later[next_correction].delta;
+      if (plan.later[next_correction].position == y) {
+        correction += plan.later[next_correction].delta;
+      }
       ++next_correction;
     }
     const int64_t dy = -plan.kept + extended + correction;
     run = Combine(run, PeakCount::Of(tree_.value(y) + dy));
     int64_t extended_at_k = extended;
-    for (size_t e = next_end; e < ends.size() && ends[e].first < k; ++e) extended_at_k += ends[e].second;
+    for (size_t e = next_end; e < ends.size() && ends[e].first < k; ++e) {
+      extended_at_k += ends[e].second;
+    }
     const int64_t at_x = Gap(k) - plan.kept + plan.defined + extended_at_k - plan.ReuseAt(k);
-    ++evaluations_budget_;
+    ++evaluations_;
     PeakCount total =
         Combine(Combine(prefix, run), Combine(PeakCount::Of(at_x), tree_.Query(k, n)));
     fn(k, total, at_x);
@@ -222,7 +222,7 @@ void ScheduleImprover::SweepEarlier(const Plan& plan, int first_gap, Fn&& fn) {
     const int64_t dy = plan.kept - released + correction;
     run = Combine(run, PeakCount::Of(tree_.value(y) + dy));
     const int64_t at_x = Gap(k) + plan.defined - plan.ReuseAt(k);
-    ++evaluations_budget_;
+    ++evaluations_;
     PeakCount total =
         Combine(Combine(tree_.Query(0, k), PeakCount::Of(at_x)), Combine(run, suffix));
     fn(k, total, at_x);
@@ -273,7 +273,7 @@ void ScheduleImprover::Apply(const Plan& plan, int gap) {
   for (int p = begin; p < end; ++p) {
     const int y = order_[p];
     reuse_[y] = model_.Reuse(y, [&](int v) { return last_instruction_[v] == y; });
-    tree_.Set(p, live + model_.defined_bytes(y) - reuse_[y]);
+    tree_.Set(p, live + model_.step_bytes(y) - reuse_[y]);
     live += model_.kept_bytes(y);
     for (int w : model_.tracked_uses(y)) {
       if (last_instruction_[w] == y) live -= graph_.value(w).size;
@@ -314,7 +314,7 @@ bool ScheduleImprover::TryMovesAround(int peak_position, const ImproverOptions& 
         Apply(plan, best_gap);
         return true;
       }
-      if (evaluations_budget_ > options.max_evaluations) return false;
+      if (evaluations_ > options.max_evaluations) return false;
     }
   }
   return false;
@@ -327,6 +327,10 @@ bool ScheduleImprover::TryWindowAt(int begin, int end, const ImproverOptions& op
   ExactProblem problem;
   problem.predecessors.assign(m, {});
   problem.share_candidates.assign(m, {});
+  problem.transient.assign(m, 0);
+  for (int j = 0; j < m; ++j) {
+    problem.transient[j] = graph_.instruction(order_[begin + j]).transient_bytes;
+  }
   auto local = [&](int instruction) {
     int p = position_[instruction];
     return p >= begin && p < end ? p - begin : -1;
@@ -399,7 +403,7 @@ bool ScheduleImprover::TryWindowAt(int begin, int end, const ImproverOptions& op
   exact.max_states = options.window_states;
   exact.peak_bound = current.peak;
   ExactResult result = SolveExact(problem, identity, exact);
-  evaluations_budget_ += result.states;
+  evaluations_ += result.states;
   if (result.peak >= current.peak || result.order == identity) return false;
   std::vector<int> window(order_.begin() + begin, order_.begin() + end);
   for (int j = 0; j < m; ++j) order_[begin + j] = window[result.order[j]];
@@ -411,8 +415,8 @@ bool ScheduleImprover::TryWindowAt(int begin, int end, const ImproverOptions& op
 void ScheduleImprover::Improve(const ImproverOptions& options) {
   stats_.initial_peak = peak().peak;
   const int n = static_cast<int>(order_.size());
-  evaluations_budget_ = 0;
-  while (n > 1 && evaluations_budget_ <= options.max_evaluations) {
+  evaluations_ = 0;
+  while (n > 1 && evaluations_ <= options.max_evaluations) {
     const PeakCount current = tree_.All();
     bool improved = false;
     for (int p = tree_.FindFirstAtLeast(0, current.peak); p >= 0 && !improved;
@@ -428,33 +432,42 @@ void ScheduleImprover::Improve(const ImproverOptions& options) {
           }
         }
       }
-      if (evaluations_budget_ > options.max_evaluations) break;
+      if (evaluations_ > options.max_evaluations) break;
     }
     if (!improved) break;
   }
   stats_.final_peak = peak().peak;
-  stats_.evaluations = evaluations_budget_;
+  stats_.evaluations = evaluations_;
 }
 
 std::vector<int> ImprovedSchedule(const MemoryModel& model, const ImproverOptions& options,
                                   ImproverStats* stats) {
   const SchedulingGraph& graph = model.graph();
-  std::vector<int> best = ListSchedule(graph);
-  int64_t best_peak = model.Peak(best);
-  auto consider = [&](std::vector<int> order) {
-    int64_t peak = model.Peak(order);
+  std::vector<std::vector<int>> starts = {ListSchedule(graph), PostOrderSchedule(graph),
+                                          SubtreePeakSchedule(model)};
+  if (absl::StatusOr<std::vector<int>> dfs = DfsSchedule(graph); dfs.ok()) {
+    starts.insert(starts.begin() + 1, *std::move(dfs));
+  }
+  // Local search ends in different places from different starts; each start
+  // gets an equal share of the budget, best start first.
+  std::stable_sort(starts.begin(), starts.end(), [&](const auto& a, const auto& b) {
+    return model.Peak(a) < model.Peak(b);
+  });
+  ImproverOptions share = options;
+  share.max_evaluations = options.max_evaluations / static_cast<int64_t>(starts.size());
+  std::vector<int> best;
+  int64_t best_peak = INT64_MAX;
+  for (std::vector<int>& start : starts) {
+    ScheduleImprover improver(model, std::move(start));
+    improver.Improve(share);
+    const int64_t peak = improver.peak().peak;
     if (peak < best_peak) {
       best_peak = peak;
-      best = std::move(order);
+      best = improver.order();
+      if (stats != nullptr) *stats = improver.stats();
     }
-  };
-  if (absl::StatusOr<std::vector<int>> dfs = DfsSchedule(graph); dfs.ok()) consider(*dfs);
-  consider(PostOrderSchedule(graph));
-  consider(SubtreePeakSchedule(model));
-  ScheduleImprover improver(model, std::move(best));
-  improver.Improve(options);
-  if (stats != nullptr) *stats = improver.stats();
-  return improver.order();
+  }
+  return best;
 }
 
 }  // namespace hmo::scheduler

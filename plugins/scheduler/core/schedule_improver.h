@@ -77,7 +77,8 @@ class ScheduleImprover {
   struct Use {
     int value;
     int64_t size;
-    // The value's last step if x did not read it (n for live-out values).
+    // The value's last step if x did not read it: n for a live-out value,
+    // -1 for a live-in value nobody else reads.
     int end_without_x;
     bool x_is_last;
   };
@@ -87,6 +88,8 @@ class ScheduleImprover {
   };
   struct Plan {
     int x = 0, position = 0, first = 0, last = 0;
+    // kept: x's outputs that outlive its step; defined: its step bytes
+    // (outputs and transient bytes).
     int64_t kept = 0, defined = 0;
     std::vector<Use> uses;
     // Changes of other steps' buffer reuse, by direction of the move.
@@ -102,9 +105,8 @@ class ScheduleImprover {
       return 0;
     }
   };
-  // Called for each gap swept: the gap, the resulting (peak, count) without
-  // baseline, x's bytes at its new step, and the profile change at the step
-  // just added to the moved-over range.
+  // Call fn(gap, (peak, count) without baseline, x's bytes at its new step)
+  // for each gap from x's place outwards, up to `last_gap` / `first_gap`.
   template <typename Fn>
   void SweepLater(const Plan& plan, int last_gap, Fn&& fn);
   template <typename Fn>
@@ -116,24 +118,25 @@ class ScheduleImprover {
   void Apply(const Plan& plan, int gap);
   bool TryMovesAround(int peak_position, const ImproverOptions& options);
   bool TryWindowAt(int begin, int end, const ImproverOptions& options);
-  int LastStep(int value) const;
 
   const MemoryModel& model_;
   const SchedulingGraph& graph_;
   std::vector<int> order_;
   std::vector<int> position_;
-  // For each tracked value, the instruction of its last step (-1: live out).
+  // For each tracked value, the instruction of its last step (kLiveOut for a
+  // live-out value).
   std::vector<int> last_instruction_;
   // Bytes saved at each instruction's step by buffer reuse.
   std::vector<int64_t> reuse_;
   int64_t live_out_bytes_ = 0;
   PeakTree tree_{{}};
   ImproverStats stats_;
-  int64_t evaluations_budget_ = 0;
+  int64_t evaluations_ = 0;
 };
 
-// Returns the best of XLA's list, DFS and post-order orders and the
-// subtree-peak order under `model`, improved by ScheduleImprover.
+// Improves each of XLA's list, DFS and post-order orders and the subtree-peak
+// order with ScheduleImprover (a quarter of the budget each) and returns the
+// lowest-peak result under `model`.
 std::vector<int> ImprovedSchedule(const MemoryModel& model, const ImproverOptions& options = {},
                                   ImproverStats* stats = nullptr);
 

@@ -59,6 +59,9 @@ absl::StatusOr<SchedulingGraph> SchedulingGraph::FromView(const HmoSchedulingVie
       out.effective_scalar = (in->flags & HMO_INSTRUCTION_EFFECTIVE_SCALAR) != 0;
       out.has_feed_config = (in->flags & HMO_INSTRUCTION_HAS_FEED_CONFIG) != 0;
     }
+    if (HMO_ABI_HAS_FIELD(in, HmoSchedulingInstruction, transient_bytes)) {
+      out.transient_bytes = static_cast<int64_t>(in->transient_bytes);
+    }
   }
   if (has_values) {
     graph.values_.resize(view.value_count);

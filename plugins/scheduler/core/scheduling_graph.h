@@ -54,6 +54,8 @@ struct SchedulingInstruction {
   std::vector<int> used_values;
   // Operands whose buffer the output may occupy (in-place reuse).
   std::vector<int> may_share_operands;
+  // Bytes the computations it calls need during its step (an estimate).
+  int64_t transient_bytes = 0;
   bool effective_scalar = false;
   // An infeed / outfeed with a non-empty config (see the ABI flag).
   bool has_feed_config = false;

@@ -13,9 +13,10 @@ absl::Status StrategyRequestOptions::CheckKnown(
     bool found = false;
     for (std::string_view k : known) found = found || k == key;
     if (!found) {
+      const std::string takes =
+          known.size() == 0 ? std::string("none") : fmt::format("{}", fmt::join(known, ", "));
       return absl::InvalidArgumentError(
-          fmt::format("unknown option '{}'; this strategy takes: {}", key,
-                      known.size() == 0 ? std::string("none") : fmt::format("{}", fmt::join(known, ", "))));
+          fmt::format("unknown option '{}'; this strategy takes: {}", key, takes));
     }
   }
   return absl::OkStatus();

@@ -77,4 +77,21 @@ HmoStatusCode RegisterStrategy(HmoStrategyRegistrar* registrar, const char* name
 
 }  // namespace hmo::scheduler
 
+// Defines the entry point of a plugin that registers one strategy, named
+// `strategy_name`, whose body is `schedule_fn` (a ScheduleFunction).
+#define HMO_DEFINE_STRATEGY_PLUGIN(plugin_name, strategy_name, description, schedule_fn)   \
+  namespace {                                                                             \
+  HmoStatusCode RegisterStrategies(HmoStrategyRegistrar* registrar, char* message,         \
+                                   size_t capacity) {                                     \
+    return ::hmo::scheduler::RegisterStrategy(                                            \
+        registrar, strategy_name, description,                                            \
+        &::hmo::scheduler::ScheduleThroughAbi<schedule_fn>, message, capacity);           \
+  }                                                                                       \
+  }                                                                                       \
+  HMO_PLUGIN_EXPORT const HmoPluginInfo* hmoGetPluginInfo(void) {                         \
+    static const HmoPluginInfo info =                                                     \
+        ::hmo::scheduler::StrategyPluginInfo(plugin_name, "0.1.0", &RegisterStrategies);  \
+    return &info;                                                                         \
+  }
+
 #endif  // HMO_PLUGINS_SCHEDULER_CORE_STRATEGY_ABI_ADAPTER_H_

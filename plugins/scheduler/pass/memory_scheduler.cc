@@ -113,11 +113,8 @@ absl::StatusOr<bool> MemorySchedulerPass::Run(HloModule& module, PassContext& co
   }
   // One view per computation, shared by every candidate (strategies only
   // read it).
-  std::vector<std::pair<const HloComputation*, std::unique_ptr<SchedulingView>>> views;
-  for (const HloComputation* computation : module.MakeNonfusionComputations()) {
-    views.push_back(
-        {computation, BuildSchedulingView(*computation, inputs.may_share, &inputs.values)});
-  }
+  const std::vector<scheduler::ComputationView> views =
+      scheduler::BuildModuleViews(module, inputs);
   std::vector<HloSchedule> schedules;
   for (const std::string& name : names) {
     MemorySchedulerMetrics::Candidate candidate;

@@ -14,7 +14,7 @@ absl::Status RegisterPasses(hmo::PassRegistrar& passes) {
 
 HMO_PLUGIN_EXPORT const HmoPluginInfo* hmoGetPluginInfo(void) {
   static const HmoPluginInfo info = [] {
-    HmoPluginInfo info = hmo::CxxPluginInfo("hmo-memory-scheduler", "0.1.0");
+    HmoPluginInfo info = hmo::CxxPluginInfo("scheduler", "0.1.0");
     info.register_passes = hmo::RegistrationCallback<&RegisterPasses>;
     return info;
   }();

@@ -1,28 +1,21 @@
-// The "bfs" scheduler strategy plugin: XLA's BFS scheduler (Kahn order, FIFO; for concurrency, not memory)
+// XLA's BFS scheduler (core/bfs_scheduler.h) as a strategy plugin.
 // A C-tier plugin (scheduler_strategy_abi.h), loaded like any user strategy.
+// It takes no options.
 
-#include "core/strategy_abi_adapter.h"
 #include "core/bfs_scheduler.h"
+#include "core/strategy_abi_adapter.h"
 
-namespace hmo::scheduler {
 namespace {
 
-absl::StatusOr<std::vector<int>> Schedule(const SchedulingGraph& graph,
-                                          const StrategyRequestOptions& options) {
+absl::StatusOr<std::vector<int>> Schedule(const hmo::scheduler::SchedulingGraph& graph,
+                                          const hmo::scheduler::StrategyRequestOptions& options) {
   if (absl::Status status = options.CheckKnown({}); !status.ok()) return status;
-  return BfsSchedule(graph);
-}
-
-HmoStatusCode Register(HmoStrategyRegistrar* registrar, char* message, size_t capacity) {
-  return RegisterStrategy(registrar, "bfs", "XLA's BFS scheduler (Kahn order, FIFO; for concurrency, not memory)", &ScheduleThroughAbi<&Schedule>, message,
-                          capacity);
+  return hmo::scheduler::BfsSchedule(graph);
 }
 
 }  // namespace
-}  // namespace hmo::scheduler
 
-HMO_PLUGIN_EXPORT const HmoPluginInfo* hmoGetPluginInfo(void) {
-  static const HmoPluginInfo info =
-      hmo::scheduler::StrategyPluginInfo("hmo-bfs-strategy", "0.1.0", &hmo::scheduler::Register);
-  return &info;
-}
+HMO_DEFINE_STRATEGY_PLUGIN("bfs-strategy", "bfs",
+                           "XLA's BFS scheduler: Kahn order with a FIFO (for concurrency, "
+                           "not memory)",
+                           &Schedule)

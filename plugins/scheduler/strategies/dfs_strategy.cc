@@ -1,28 +1,20 @@
-// The "dfs" scheduler strategy plugin: XLA's DFS memory scheduler (operands by extra users, subtree bytes, name)
+// XLA's DFS memory scheduler (core/dfs_scheduler.h) as a strategy plugin.
 // A C-tier plugin (scheduler_strategy_abi.h), loaded like any user strategy.
+// It takes no options.
 
-#include "core/strategy_abi_adapter.h"
 #include "core/dfs_scheduler.h"
+#include "core/strategy_abi_adapter.h"
 
-namespace hmo::scheduler {
 namespace {
 
-absl::StatusOr<std::vector<int>> Schedule(const SchedulingGraph& graph,
-                                          const StrategyRequestOptions& options) {
+absl::StatusOr<std::vector<int>> Schedule(const hmo::scheduler::SchedulingGraph& graph,
+                                          const hmo::scheduler::StrategyRequestOptions& options) {
   if (absl::Status status = options.CheckKnown({}); !status.ok()) return status;
-  return DfsSchedule(graph);
-}
-
-HmoStatusCode Register(HmoStrategyRegistrar* registrar, char* message, size_t capacity) {
-  return RegisterStrategy(registrar, "dfs", "XLA's DFS memory scheduler (operands by extra users, subtree bytes, name)", &ScheduleThroughAbi<&Schedule>, message,
-                          capacity);
+  return hmo::scheduler::DfsSchedule(graph);
 }
 
 }  // namespace
-}  // namespace hmo::scheduler
 
-HMO_PLUGIN_EXPORT const HmoPluginInfo* hmoGetPluginInfo(void) {
-  static const HmoPluginInfo info =
-      hmo::scheduler::StrategyPluginInfo("hmo-dfs-strategy", "0.1.0", &hmo::scheduler::Register);
-  return &info;
-}
+HMO_DEFINE_STRATEGY_PLUGIN("dfs-strategy", "dfs",
+                           "XLA's DFS scheduler: operands by extra users, subtree bytes, name",
+                           &Schedule)

@@ -1,12 +1,16 @@
 // The "exact" scheduler strategy plugin: a minimum-peak order (by the
 // live-byte model) for computations of at most `max-instructions`
 // instructions, found by branch-and-bound over scheduled sets
-// (core/exact_scheduler.h) from the local-search order; larger computations,
-// and searches that exhaust `max-states`, keep the best order found.
+// (core/exact_scheduler.h) from the local-search order (a search that
+// exhausts `max-states` keeps the best order found). Larger computations get
+// XLA's list order, which costs nothing to compute and, for a module that is
+// one large computation, makes this candidate's schedule the list
+// candidate's, which the memory-scheduler pass then does not measure twice.
 // A C-tier plugin (scheduler_strategy_abi.h), loaded like any user strategy.
 
 #include "core/exact_scheduler.h"
 #include "core/improver_request_options.h"
+#include "core/list_scheduler.h"
 #include "core/memory_model.h"
 #include "core/schedule_improver.h"
 #include "core/strategy_abi_adapter.h"
@@ -26,31 +30,23 @@ absl::StatusOr<std::vector<int>> Schedule(const SchedulingGraph& graph,
   if (!improver_options.ok()) return improver_options.status();
   absl::StatusOr<int64_t> max_instructions = options.GetInt("max-instructions", 128);
   if (!max_instructions.ok()) return max_instructions.status();
-  absl::StatusOr<int64_t> max_states = options.GetInt("max-states", 500'000);
+  absl::StatusOr<int64_t> max_states = options.GetInt("max-states", 200'000);
   if (!max_states.ok()) return max_states.status();
-  MemoryModel model(graph);
-  std::vector<int> order = ImprovedSchedule(model, *improver_options);
   if (graph.instruction_count() > std::min<int64_t>(*max_instructions,
                                                     ExactProblem::kMaxInstructions)) {
-    return order;
+    return ListSchedule(graph);
   }
+  MemoryModel model(graph);
+  std::vector<int> order = ImprovedSchedule(model, *improver_options);
   ExactOptions exact;
   exact.max_states = *max_states;
   return SolveExact(MakeComputationProblem(model), order, exact).order;
 }
 
-HmoStatusCode Register(HmoStrategyRegistrar* registrar, char* message, size_t capacity) {
-  return RegisterStrategy(registrar, "exact",
-                          "minimum-peak order by branch-and-bound for small computations "
-                          "(local-search for the others)",
-                          &ScheduleThroughAbi<&Schedule>, message, capacity);
-}
-
 }  // namespace
 }  // namespace hmo::scheduler
 
-HMO_PLUGIN_EXPORT const HmoPluginInfo* hmoGetPluginInfo(void) {
-  static const HmoPluginInfo info = hmo::scheduler::StrategyPluginInfo(
-      "hmo-exact-strategy", "0.1.0", &hmo::scheduler::Register);
-  return &info;
-}
+HMO_DEFINE_STRATEGY_PLUGIN("exact-strategy", "exact",
+                           "minimum-peak order by branch-and-bound for small computations "
+                           "(XLA's list order for the others)",
+                           &hmo::scheduler::Schedule)

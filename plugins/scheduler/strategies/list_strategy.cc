@@ -1,28 +1,21 @@
-// The "list" scheduler strategy plugin: XLA's list scheduler (greedy: bytes freed minus bytes defined, then users)
+// XLA's list scheduler (core/list_scheduler.h) as a strategy plugin.
 // A C-tier plugin (scheduler_strategy_abi.h), loaded like any user strategy.
+// It takes no options.
 
-#include "core/strategy_abi_adapter.h"
 #include "core/list_scheduler.h"
+#include "core/strategy_abi_adapter.h"
 
-namespace hmo::scheduler {
 namespace {
 
-absl::StatusOr<std::vector<int>> Schedule(const SchedulingGraph& graph,
-                                          const StrategyRequestOptions& options) {
+absl::StatusOr<std::vector<int>> Schedule(const hmo::scheduler::SchedulingGraph& graph,
+                                          const hmo::scheduler::StrategyRequestOptions& options) {
   if (absl::Status status = options.CheckKnown({}); !status.ok()) return status;
-  return ListSchedule(graph);
-}
-
-HmoStatusCode Register(HmoStrategyRegistrar* registrar, char* message, size_t capacity) {
-  return RegisterStrategy(registrar, "list", "XLA's list scheduler (greedy: bytes freed minus bytes defined, then users)", &ScheduleThroughAbi<&Schedule>, message,
-                          capacity);
+  return hmo::scheduler::ListSchedule(graph);
 }
 
 }  // namespace
-}  // namespace hmo::scheduler
 
-HMO_PLUGIN_EXPORT const HmoPluginInfo* hmoGetPluginInfo(void) {
-  static const HmoPluginInfo info =
-      hmo::scheduler::StrategyPluginInfo("hmo-list-strategy", "0.1.0", &hmo::scheduler::Register);
-  return &info;
-}
+HMO_DEFINE_STRATEGY_PLUGIN("list-strategy", "list",
+                           "XLA's list scheduler: greedy by bytes freed minus bytes "
+                           "defined, then users",
+                           &Schedule)

@@ -1,28 +1,20 @@
-// The "post-order" scheduler strategy plugin: XLA's post-order scheduler (the computation's instruction post order)
+// XLA's post-order scheduler (core/post_order_scheduler.h) as a strategy plugin.
 // A C-tier plugin (scheduler_strategy_abi.h), loaded like any user strategy.
+// It takes no options.
 
-#include "core/strategy_abi_adapter.h"
 #include "core/post_order_scheduler.h"
+#include "core/strategy_abi_adapter.h"
 
-namespace hmo::scheduler {
 namespace {
 
-absl::StatusOr<std::vector<int>> Schedule(const SchedulingGraph& graph,
-                                          const StrategyRequestOptions& options) {
+absl::StatusOr<std::vector<int>> Schedule(const hmo::scheduler::SchedulingGraph& graph,
+                                          const hmo::scheduler::StrategyRequestOptions& options) {
   if (absl::Status status = options.CheckKnown({}); !status.ok()) return status;
-  return PostOrderSchedule(graph);
-}
-
-HmoStatusCode Register(HmoStrategyRegistrar* registrar, char* message, size_t capacity) {
-  return RegisterStrategy(registrar, "post-order", "XLA's post-order scheduler (the computation's instruction post order)", &ScheduleThroughAbi<&Schedule>, message,
-                          capacity);
+  return hmo::scheduler::PostOrderSchedule(graph);
 }
 
 }  // namespace
-}  // namespace hmo::scheduler
 
-HMO_PLUGIN_EXPORT const HmoPluginInfo* hmoGetPluginInfo(void) {
-  static const HmoPluginInfo info =
-      hmo::scheduler::StrategyPluginInfo("hmo-post-order-strategy", "0.1.0", &hmo::scheduler::Register);
-  return &info;
-}
+HMO_DEFINE_STRATEGY_PLUGIN("post-order-strategy", "post-order",
+                           "XLA's post-order scheduler: the computation's instruction post order",
+                           &Schedule)

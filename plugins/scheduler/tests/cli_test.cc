@@ -10,20 +10,11 @@
 #include <string>
 
 #include "fmt/format.h"
+#include "test_modules.h"
 
 namespace {
 
-constexpr const char* kModule = R"(HloModule last_use
-
-ENTRY entry {
-  param = f32[42] parameter(0)
-  ab = f32[42] abs(param)
-  exp = f32[42] exponential(param)
-  add = f32[42] add(ab, exp)
-  negate = f32[42] negate(exp)
-  ROOT sub = f32[42] subtract(add, negate)
-}
-)";
+constexpr std::string_view kModule = hmo::scheduler::testing::kLastUse;
 
 std::string ReadFile(const std::filesystem::path& path) {
   std::ifstream in(path);
@@ -42,9 +33,10 @@ TEST(HmoCommandLine, SchedulesWithAStrategyPlugin) {
   const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "hmo_sched_cli";
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "in.hlo") << kModule;
-  const int status = RunHmo(fmt::format("run --passes='memory-scheduler{{strategy=list}}' '{}' -o '{}'",
-                                        (dir / "in.hlo").string(), (dir / "out.hlo").string()),
-                            dir / "log.txt");
+  const int status =
+      RunHmo(fmt::format("run --passes='memory-scheduler{{strategy=list}}' '{}' -o '{}'",
+                         (dir / "in.hlo").string(), (dir / "out.hlo").string()),
+             dir / "log.txt");
   ASSERT_EQ(status, 0) << ReadFile(dir / "log.txt");
   const std::string out = ReadFile(dir / "out.hlo");
   EXPECT_NE(out.find("is_scheduled=true"), std::string::npos) << out;
@@ -75,9 +67,10 @@ TEST(HmoCommandLine, UnknownStrategyFails) {
   const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "hmo_sched_cli3";
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "in.hlo") << kModule;
-  const int status = RunHmo(fmt::format("run --passes='memory-scheduler{{strategy=lst}}' '{}' -o '{}'",
-                                        (dir / "in.hlo").string(), (dir / "out.hlo").string()),
-                            dir / "log.txt");
+  const int status =
+      RunHmo(fmt::format("run --passes='memory-scheduler{{strategy=lst}}' '{}' -o '{}'",
+                         (dir / "in.hlo").string(), (dir / "out.hlo").string()),
+             dir / "log.txt");
   EXPECT_NE(status, 0);
   EXPECT_NE(ReadFile(dir / "log.txt").find("unknown scheduler strategy 'lst'"), std::string::npos)
       << ReadFile(dir / "log.txt");

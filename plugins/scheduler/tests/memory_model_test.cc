@@ -127,7 +127,8 @@ std::string RandomModule(std::mt19937& rng, int n) {
       if (!donated[p] && defs[p].size == d.size && after_all_readers(d, defs[p].name) &&
           rng() % 4 != 0) {
         donated[p] = true;
-        aliases += fmt::format("{}{{{}}}: ({}, {{}}, may-alias)", aliases.empty() ? "" : ", ", k, p);
+        aliases += fmt::format("{}{{{}}}: ({}, {{}}, may-alias)", aliases.empty() ? "" : ", ",
+                               k, p);
         break;
       }
     }

@@ -17,20 +17,24 @@
 #include "hmo/pipeline/resolved_pipeline.h"
 #include "hmo/plugin/plugin_host.h"
 #include "hmo/text/hlo_parser.h"
+#include "test_modules.h"
 #include "test_support.h"
 
 namespace hmo {
 namespace {
 
+using scheduler::testing::kAllXlaStrategiesMiss;
+using scheduler::testing::kLastUse;
+
 // Loads the strategy plugins (and, when asked, the pass plugin) of this build.
 void LoadSchedulerPlugins(PluginHost& host, bool pass_plugin = false) {
   const std::filesystem::path dir = HMO_TEST_PLUGIN_DIR;
-  for (const char* name : {"list", "dfs", "post-order", "bfs", "local-search", "exact"}) {
-    absl::Status status = host.LoadPlugin(dir / fmt::format("libhmo-{}-strategy.so", name));
+  for (const char* name : {"list", "dfs", "post_order", "bfs", "local_search", "exact"}) {
+    absl::Status status = host.LoadPlugin(dir / fmt::format("libhmo_{}_strategy.so", name));
     ASSERT_TRUE(status.ok()) << status;
   }
   if (pass_plugin) {
-    absl::Status status = host.LoadPlugin(dir / "libhmo-memory-scheduler.so");
+    absl::Status status = host.LoadPlugin(dir / "libhmo_scheduler.so");
     ASSERT_TRUE(status.ok()) << status;
   }
 }
@@ -61,25 +65,13 @@ absl::StatusOr<MemorySchedulerMetrics> RunPass(
   return (*pass)->metrics();
 }
 
-constexpr std::string_view kLastUse = R"(
-HloModule last_use
-
-ENTRY entry {
-  param = f32[42] parameter(0)
-  ab = f32[42] abs(param)
-  exp = f32[42] exponential(param)
-  add = f32[42] add(ab, exp)
-  negate = f32[42] negate(exp)
-  ROOT sub = f32[42] subtract(add, negate)
-}
-)";
-
 TEST(MemorySchedulerPass, DefaultWithXlaCandidatesIsXlasDefaultScheduler) {
   PluginHost host;
   LoadSchedulerPlugins(host);
   auto module = Parse(kLastUse);
   absl::StatusOr<MemorySchedulerMetrics> metrics =
-      RunPass(*module, host, {{"candidates", std::vector<std::string>{"list", "dfs", "post-order"}}});
+      RunPass(*module, host,
+              {{"candidates", std::vector<std::string>{"list", "dfs", "post-order"}}});
   ASSERT_TRUE(metrics.ok()) << metrics.status();
   // Peaks worked out in xla_strategies_test: list 672, dfs 504, post-order
   // 504; the tie goes to dfs, the earlier candidate.
@@ -96,24 +88,6 @@ TEST(MemorySchedulerPass, DefaultWithXlaCandidatesIsXlasDefaultScheduler) {
   EXPECT_NE(text.find("is_scheduled=true"), std::string::npos);
   EXPECT_LT(text.find("ab = "), text.find("negate = "));
 }
-
-// The list-scheduler weakness with g's operands swapped, so that post order
-// also runs the d/e/f branch first: all three of XLA's strategies peak at 48
-// bytes; running b and c early peaks at 40.
-constexpr std::string_view kAllXlaStrategiesMiss = R"(
-HloModule all_miss
-
-ENTRY entry {
-  a = f32[4] iota(), iota_dimension=0
-  b = f32[4] reverse(a), dimensions={0}
-  c = f32[2] slice(b), slice={[0:2]}
-  d = f32[2] slice(a), slice={[0:2]}
-  e = f32[2] slice(a), slice={[2:4]}
-  f = f32[4] concatenate(d, e), dimensions={0}
-  h = f32[2] slice(f), slice={[0:2]}
-  ROOT g = f32[2] add(h, c)
-}
-)";
 
 TEST(MemorySchedulerPass, DefaultKeepsOurStrategyWhenItIsBetter) {
   PluginHost host;
@@ -135,6 +109,15 @@ TEST(MemorySchedulerPass, DefaultKeepsOurStrategyWhenItIsBetter) {
                 .substr(0, 5),
             "a b c");
   EXPECT_NE(metrics->ToString().find("selected: local-search"), std::string::npos);
+
+  // The exact strategy as a candidate of its own finds the same optimum.
+  auto again = Parse(kAllXlaStrategiesMiss);
+  absl::StatusOr<MemorySchedulerMetrics> exact = RunPass(
+      *again, host,
+      {{"candidates", std::vector<std::string>{"list", "dfs", "post-order", "exact"}}});
+  ASSERT_TRUE(exact.ok()) << exact.status();
+  EXPECT_EQ(exact->candidates[3].peak_memory, 40);
+  EXPECT_EQ(exact->selected, 3);
 }
 
 // Control flow of every kind, and a fusion.
@@ -194,7 +177,8 @@ ENTRY entry {
 TEST(MemorySchedulerPass, SchedulesEveryNonFusionComputation) {
   PluginHost host;
   LoadSchedulerPlugins(host);
-  for (const char* strategy : {"default", "list", "dfs", "post-order", "bfs", "local-search", "exact"}) {
+  for (const char* strategy :
+       {"default", "list", "dfs", "post-order", "bfs", "local-search", "exact"}) {
     auto module = Parse(kControlFlow);
     absl::StatusOr<MemorySchedulerMetrics> metrics =
         RunPass(*module, host, {{"strategy", std::string(strategy)}});
@@ -215,11 +199,13 @@ TEST(MemorySchedulerPass, ForwardsStrategyOptions) {
   PluginHost host;
   LoadSchedulerPlugins(host);
   auto module = Parse(kAllXlaStrategiesMiss);
-  // Without windows, local search cannot move b and c together.
-  absl::StatusOr<MemorySchedulerMetrics> metrics =
-      RunPass(*module, host,
-              {{"strategy", std::string("local-search")},
-               {"strategy-options", std::vector<std::string>{"local-search.window=0"}}});
+  // Without windows or the exact search, local search cannot move b and c
+  // together.
+  absl::StatusOr<MemorySchedulerMetrics> metrics = RunPass(
+      *module, host,
+      {{"strategy", std::string("local-search")},
+       {"strategy-options", std::vector<std::string>{"local-search.window=0",
+                                                     "local-search.exact-instructions=0"}}});
   ASSERT_TRUE(metrics.ok()) << metrics.status();
   EXPECT_EQ(metrics->candidates[0].peak_memory, 48);
 

@@ -10,10 +10,13 @@
 #include <random>
 
 #include "core/list_scheduler.h"
+#include "test_modules.h"
 #include "test_support.h"
 
 namespace hmo::scheduler {
 namespace {
+
+using testing::kWeakness;
 
 using testing::AnalyzedModule;
 using testing::Names;
@@ -108,21 +111,6 @@ TEST(ScheduleImprover, MovesAloneNeverRaiseThePeak) {
     EXPECT_EQ(improver.stats().windows, 0);
   }
 }
-
-constexpr std::string_view kWeakness = R"(
-HloModule list_weakness
-
-ENTRY entry {
-  a = f32[4] iota(), iota_dimension=0
-  b = f32[4] reverse(a), dimensions={0}
-  c = f32[2] slice(b), slice={[0:2]}
-  d = f32[2] slice(a), slice={[0:2]}
-  e = f32[2] slice(a), slice={[2:4]}
-  f = f32[4] concatenate(d, e), dimensions={0}
-  h = f32[2] slice(f), slice={[0:2]}
-  ROOT g = f32[2] add(c, h)
-}
-)";
 
 TEST(ScheduleImprover, FixesTheListSchedulersWeakness) {
   absl::StatusOr<std::unique_ptr<AnalyzedModule>> m = AnalyzedModule::Parse(kWeakness);

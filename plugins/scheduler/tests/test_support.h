@@ -39,7 +39,8 @@ class AnalyzedModule {
 
   // Schedules every non-fusion computation with `order_fn` (given each
   // computation's graph; returns instruction ids).
-  HloSchedule Schedule(const std::function<std::vector<int>(const SchedulingGraph&)>& order_fn) const;
+  HloSchedule Schedule(
+      const std::function<std::vector<int>(const SchedulingGraph&)>& order_fn) const;
   // The heap simulator's module peak of `schedule`.
   int64_t Peak(const HloSchedule& schedule) const;
 

@@ -9,10 +9,14 @@
 #include "core/dfs_scheduler.h"
 #include "core/list_scheduler.h"
 #include "core/post_order_scheduler.h"
+#include "test_modules.h"
 #include "test_support.h"
 
 namespace hmo::scheduler {
 namespace {
+
+using testing::kLastUse;
+using testing::kWeakness;
 
 using testing::AnalyzedModule;
 using testing::Names;
@@ -28,20 +32,6 @@ std::vector<int> Dfs(const SchedulingGraph& graph) {
   EXPECT_TRUE(order.ok()) << order.status();
   return order.ok() ? *order : std::vector<int>{};
 }
-
-// ab and exp both read param; add is ab's last use.
-constexpr std::string_view kLastUse = R"(
-HloModule last_use
-
-ENTRY entry {
-  param = f32[42] parameter(0)
-  ab = f32[42] abs(param)
-  exp = f32[42] exponential(param)
-  add = f32[42] add(ab, exp)
-  negate = f32[42] negate(exp)
-  ROOT sub = f32[42] subtract(add, negate)
-}
-)";
 
 TEST(XlaListScheduler, BreaksTiesLastInFirstOut) {
   // param first (only ready). ab (-168, 1 user) and exp (-168, 2 users): exp.
@@ -111,23 +101,6 @@ TEST(XlaListScheduler, CountsValuesThroughTuples) {
   // Peak: param, d, e, f (4 x 4000) plus the result's table (24) at result.
   EXPECT_EQ(m->Peak(m->Schedule(ListSchedule)), 16024);
 }
-
-// XLA's documented list-scheduler weakness, made concrete: a (16 bytes) feeds
-// b (16), d (8) and e (8); b => c (8); d, e => f (16) => h (8); c, h => g.
-constexpr std::string_view kWeakness = R"(
-HloModule list_weakness
-
-ENTRY entry {
-  a = f32[4] iota(), iota_dimension=0
-  b = f32[4] reverse(a), dimensions={0}
-  c = f32[2] slice(b), slice={[0:2]}
-  d = f32[2] slice(a), slice={[0:2]}
-  e = f32[2] slice(a), slice={[2:4]}
-  f = f32[4] concatenate(d, e), dimensions={0}
-  h = f32[2] slice(f), slice={[0:2]}
-  ROOT g = f32[2] add(c, h)
-}
-)";
 
 TEST(XlaListScheduler, GreedyDeferralRaisesThePeak) {
   // After a: b (-16, 1), d (-8, 1), e (-8, 1): e, then d. d leaves a with one

@@ -132,6 +132,11 @@ typedef struct HmoSchedulingInstruction {
   size_t used_value_count;
   /* HMO_INSTRUCTION_* bits. */
   uint32_t flags;
+  /* Bytes the instruction needs during its own step beyond its inputs and
+   * outputs: an estimate of what the computations it calls (while body and
+   * condition, called computation, conditional branches) keep live at their
+   * peak. Zero when unknown. */
+  uint64_t transient_bytes;
 } HmoSchedulingInstruction;
 
 /* A read-only view of one computation. */

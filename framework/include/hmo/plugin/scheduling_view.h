@@ -42,6 +42,12 @@ class SchedulingView {
   // The id of `instruction`, or nullopt when it is not in the computation.
   std::optional<HmoInstructionId> IdOf(const HloInstruction* instruction) const;
   size_t size() const { return instructions_.size(); }
+  // Sets instruction `id`'s transient_bytes (ABI 1.1): what the computations
+  // it calls need during its step, as the caller of BuildSchedulingView
+  // estimates it (e.g. from those computations' own schedules).
+  void SetTransientBytes(HmoInstructionId id, uint64_t bytes) {
+    storage_[id].c.transient_bytes = bytes;
+  }
 
  private:
   friend std::unique_ptr<SchedulingView> BuildSchedulingView(const HloComputation&,
