@@ -13,11 +13,21 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "hmo/execution/executable.h"
 #include "hmo/pass/named_registry.h"
 
 namespace hmo {
 
+class HloModule;
 class Shape;
+
+struct CompileOptions {
+  // LLVM optimization level (0-3).
+  int opt_level = 2;
+  // Print the generated LLVM IR to this file when not empty.
+  std::string dump_ir_to;
+};
 
 class Backend {
  public:
@@ -31,6 +41,20 @@ class Backend {
 
   // Returns the alignment, in bytes, the target requires of buffer offsets.
   virtual int64_t BufferAlignment() const = 0;
+
+  // Whether Compile is implemented (an executing backend, not only a
+  // description of a target).
+  virtual bool CanExecute() const { return false; }
+
+  // Compiles `module` (verified; scheduled when it has a schedule, else the
+  // backend schedules it) into an executable. `module` must outlive the
+  // executable. The default returns Unimplemented.
+  virtual absl::StatusOr<std::unique_ptr<Executable>> Compile(const HloModule& module,
+                                                              const CompileOptions& options) const {
+    (void)module;
+    (void)options;
+    return absl::UnimplementedError("backend '" + std::string(name()) + "' cannot execute modules");
+  }
 };
 
 struct BackendRegistration {

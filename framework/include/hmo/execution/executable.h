@@ -1,0 +1,65 @@
+#ifndef HMO_EXECUTION_EXECUTABLE_H_
+#define HMO_EXECUTION_EXECUTABLE_H_
+
+// A compiled module a backend can run (XLA's Executable): produced by
+// Backend::Compile from a scheduled module and its buffer assignment, run any
+// number of times on argument literals. Memory is laid out as buffer
+// assignment planned it: one arena per memory space (color), each
+// allocation at an aligned offset inside its arena.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "hmo/ir/literal.h"
+
+namespace hmo {
+
+class HloModule;
+
+// What compilation produced, for `hmo run --execute` and benchmarks.
+struct ExecutableStats {
+  // Bytes of the JIT sections (code, read-only data incl. constants,
+  // read-write data), as the memory manager laid them out.
+  int64_t code_bytes = 0;
+  int64_t rodata_bytes = 0;
+  int64_t rwdata_bytes = 0;
+  // Planned arena bytes per memory space (color), from buffer assignment.
+  std::map<int64_t, int64_t> arena_bytes;
+  // Wall time of code generation + JIT compilation, in seconds.
+  double compile_seconds = 0;
+  // Number of kernels emitted (one per non-trivial instruction / fusion).
+  int64_t kernel_count = 0;
+};
+
+// What one Execute call measured.
+struct ExecutionProfile {
+  double run_seconds = 0;
+  // Bytes the arenas occupy (sum over colors).
+  int64_t arena_bytes = 0;
+  // Peak resident set size of the process (VmHWM) growth over the run, in
+  // bytes; -1 when the OS does not report it.
+  int64_t peak_rss_growth_bytes = -1;
+};
+
+class Executable {
+ public:
+  virtual ~Executable() = default;
+
+  // Runs the entry computation on `arguments` (one literal per entry
+  // parameter, shapes equal to the parameters' ignoring layout; literals are
+  // row-major, the executable converts to and from the buffers' layouts).
+  // Returns the entry result (a tuple literal when the root is a tuple).
+  // `profile` may be null.
+  virtual absl::StatusOr<Literal> Execute(absl::Span<const Literal> arguments,
+                                          ExecutionProfile* profile) = 0;
+
+  virtual const ExecutableStats& stats() const = 0;
+};
+
+}  // namespace hmo
+
+#endif  // HMO_EXECUTION_EXECUTABLE_H_
