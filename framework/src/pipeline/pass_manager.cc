@@ -87,7 +87,7 @@ absl::Status PassManager::RunPass(const ResolvedStep& step, HloModule& module,
     analyses.Invalidate(context.preserved());
     changed = true;
   }
-  summary.runs.push_back({registration.name, run.sequence, *pass_changed});
+  summary.runs.push_back({registration.name, run.sequence, *pass_changed, context.report()});
   for (auto it = instrumentations_.rbegin(); it != instrumentations_.rend(); ++it) {
     HMO_RETURN_IF_ERROR((*it)->AfterPass(run, module, *pass_changed));
   }

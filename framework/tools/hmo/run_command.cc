@@ -11,8 +11,10 @@
 
 #include "argument_parser.h"
 #include "atomic_file.h"
+#include "execute_options.h"
 #include "exit_codes.h"
 #include "fmt/format.h"
+#include "hmo/execution/random_literals.h"
 #include "hmo/ir/hlo_module.h"
 #include "hmo/pipeline/changed_check.h"
 #include "hmo/pipeline/dump_after_pass.h"
@@ -23,6 +25,7 @@
 #include "hmo/text/hlo_parser.h"
 #include "hmo/verifier/hlo_verifier.h"
 #include "logging_options.h"
+#include "module_execution.h"
 #include "module_inputs.h"
 #include "parallel_jobs.h"
 #include "pipeline_setup.h"
@@ -42,6 +45,7 @@ struct RunArguments {
   bool time_passes = false;
   bool check_changed = false;
   bool dump_pipeline = false;
+  ExecuteArguments execute;
 };
 
 // What happened to one input.
@@ -50,6 +54,7 @@ struct ModuleResult {
   std::string module_name;
   PipelineRunSummary summary;
   std::string text;  // the result, kept only when it goes to stdout
+  std::string execution_summary;  // --execute: what ExecuteModule reported
 };
 
 // Shared, read-only state of one `hmo run`.
@@ -59,6 +64,10 @@ struct RunSetup {
   PassTimingTable* timing;  // null unless --time-passes
   bool check_changed;
   bool keep_text;
+  const ExecuteSettings* execute;  // null unless --execute / --check
+  // --results-dir of this run, made per input when there are several.
+  std::string results_dir;
+  bool results_per_input;
 };
 
 ModuleResult RunOneModule(const RunSetup& setup, const fs::path& input,
@@ -70,6 +79,9 @@ ModuleResult RunOneModule(const RunSetup& setup, const fs::path& input,
     return result;
   }
   result.module_name = (*module)->name();
+  // Before any pass, so that passes see (and may fold) the same values the
+  // reference run of --check will.
+  if (setup.execute != nullptr) FillElidedConstants(**module, setup.execute->seed);
   PassManager manager(*setup.pipeline, *setup.registries);
   VerifyAfterPassInstrumentation verify(setup.pipeline->verify, [](const HloModule& m) {
     return VerifyHloModule(m);
@@ -97,6 +109,16 @@ ModuleResult RunOneModule(const RunSetup& setup, const fs::path& input,
     result.status = WriteFileAtomically(*output, (*module)->ToString());
   } else if (setup.keep_text) {
     result.text = (*module)->ToString();
+  }
+  if (result.status.ok() && setup.execute != nullptr) {
+    fs::path results_dir;
+    if (!setup.results_dir.empty()) {
+      results_dir = setup.results_per_input ? fs::path(setup.results_dir) / input.stem()
+                                            : fs::path(setup.results_dir);
+    }
+    ModuleExecution execution = ExecuteModule(*setup.execute, **module, input, results_dir);
+    result.execution_summary = std::move(execution.summary);
+    result.status = std::move(execution.status);
   }
   return result;
 }
@@ -166,7 +188,9 @@ int RunRun(const std::vector<std::string>& args) {
       "Loads plugins, runs the pipeline on each INPUT (an HLO file, or a directory of *.hlo /\n"
       "*.txt files; several run in parallel) and prints a summary. With one input and no -o\n"
       "the resulting module goes to stdout. Outputs are written atomically; a failing module\n"
-      "leaves no output, the others still complete, and the exit status is 1.");
+      "leaves no output, the others still complete, and the exit status is 1.\n"
+      "With --execute (or --check) each module is then compiled and run, one at a time, and\n"
+      "a summary of each run goes to stdout instead of the module text.");
   parser.SetPositionals("PIPELINE.yaml INPUT...", &arguments.positionals, 0,
                         "the pipeline file (unless --passes), then the inputs");
   parser.AddOption("--passes", "PIPELINE", &arguments.pipeline.passes_text,
@@ -188,6 +212,7 @@ int RunRun(const std::vector<std::string>& args) {
                  "print the resolved pipeline as YAML (and stop when there is no INPUT)");
   parser.AddOption("-j,--jobs", "N", &arguments.jobs,
                    "run at most N modules at once (default: all cores)");
+  arguments.execute.AddTo(parser);
   logging.AddTo(parser);
   if (auto exit = ParseArgumentsOrExit(parser, "run", args)) return *exit;
   logging.Apply();
@@ -216,6 +241,18 @@ int RunRun(const std::vector<std::string>& args) {
   if (absl::Status loaded = LoadSearchPathPlugins(host, search_path); !loaded.ok()) {
     return Fail(loaded);
   }
+  std::optional<ExecuteSettings> execute;
+  if (arguments.execute.enabled()) {
+    absl::StatusOr<ExecuteSettings> settings =
+        ResolveExecuteArguments(arguments.execute, host.registries());
+    if (!settings.ok()) {
+      fmt::print(stderr, "hmo run: error: {}\n", std::string(settings.status().message()));
+      return kExitUsage;
+    }
+    execute = *std::move(settings);
+    // Runs are measured (time, peak RSS of the process): one at a time.
+    threads = 1;
+  }
   absl::StatusOr<ResolvedPipeline> pipeline = SetUpPipeline(arguments.pipeline, host, search_path);
   if (!pipeline.ok()) return Fail(pipeline.status());
   const std::string pipeline_yaml = PrintPipelineYaml(*pipeline);
@@ -240,10 +277,17 @@ int RunRun(const std::vector<std::string>& args) {
     if (!written.ok()) return Fail(written);
   }
 
-  const bool module_to_stdout = files->size() == 1 && arguments.output.empty();
+  const bool module_to_stdout =
+      files->size() == 1 && arguments.output.empty() && !execute.has_value();
   PassTimingTable timing;
-  const RunSetup setup{&*pipeline, &host.registries(), arguments.time_passes ? &timing : nullptr,
-                       arguments.check_changed, module_to_stdout};
+  const RunSetup setup{&*pipeline,
+                       &host.registries(),
+                       arguments.time_passes ? &timing : nullptr,
+                       arguments.check_changed,
+                       module_to_stdout,
+                       execute.has_value() ? &*execute : nullptr,
+                       execute.has_value() ? execute->results_dir : std::string(),
+                       files->size() > 1};
   std::vector<ModuleResult> results(files->size());
   spdlog::debug("running {} pass step(s) on {} module(s) with up to {} thread(s)",
                 CountPassSteps(pipeline->steps), files->size(), threads);
@@ -257,10 +301,16 @@ int RunRun(const std::vector<std::string>& args) {
   for (size_t i = 0; i < files->size(); ++i) {
     if (!results[i].status.ok()) {
       ++failed;
+      // A failed check still shows what ran.
+      if (!results[i].execution_summary.empty()) {
+        fmt::print(summary_out, "{}\n{}", DescribeResult((*files)[i], results[i]),
+                   results[i].execution_summary);
+      }
       fmt::print(stderr, "hmo run: error: {}\n", std::string(results[i].status.message()));
       continue;
     }
-    fmt::print(summary_out, "{}\n", DescribeResult((*files)[i], results[i]));
+    fmt::print(summary_out, "{}\n{}", DescribeResult((*files)[i], results[i]),
+               results[i].execution_summary);
   }
   if (module_to_stdout && failed == 0) fmt::print("{}", results[0].text);
   if (files->size() > 1) {

@@ -169,6 +169,7 @@ absl::StatusOr<bool> MemorySchedulerPass::Run(HloModule& module, PassContext& co
   }
   HMO_RETURN_IF_ERROR(module.set_schedule(std::move(schedules[metrics_.selected])));
   spdlog::info("memory-scheduler: module '{}':\n{}", module.name(), metrics_.ToString());
+  context.Report(metrics_.ToString());
   // Ordering instructions changes no value, buffer or alias.
   context.PreserveAnalysis<HloAliasAnalysis>();
   return true;

@@ -5,6 +5,9 @@
 // the registries of loaded plugins (scheduler strategies, backends), and where
 // it declares which analyses its changes leave valid.
 
+#include <string>
+#include <string_view>
+
 #include "hmo/pass/analysis_manager.h"
 #include "hmo/pass/preserved_analyses.h"
 #include "hmo/plugin/plugin_registries.h"
@@ -35,10 +38,20 @@ class PassContext {
   // What the pass declared preserved so far.
   const PreservedAnalyses& preserved() const { return preserved_; }
 
+  // Appends human-readable metrics of this run (e.g. each scheduler
+  // candidate's peak and which one was chosen). The pass manager keeps them
+  // in the run's PassRunRecord; `hmo run --report` prints them.
+  void Report(std::string_view text) {
+    if (!report_.empty() && report_.back() != '\n') report_ += '\n';
+    report_ += text;
+  }
+  const std::string& report() const { return report_; }
+
  private:
   AnalysisManager& analyses_;
   const PluginRegistries& registries_;
   PreservedAnalyses preserved_;
+  std::string report_;
 };
 
 }  // namespace hmo

@@ -25,6 +25,8 @@ struct PassRunRecord {
   std::string pass;
   int64_t sequence = 0;
   bool changed = false;
+  // What the pass reported through PassContext::Report (empty if nothing).
+  std::string report;
 };
 
 // What a module run did.

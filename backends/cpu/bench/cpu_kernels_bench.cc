@@ -1,0 +1,176 @@
+// CPU backend benchmarks, each a ratio against a baseline timed in the same
+// run (machines are noisy; absolute times are printed only for reference):
+//   elementwise  a kLoop fusion out = a * b + c over f32[N], against memcpy of
+//                the same number of bytes (goal: >= 0.8 of memcpy bandwidth)
+//   dot          dot f32[n,n] x f32[n,n], against cblas_sgemm called directly
+//                (goal: >= 0.9)
+//   compile      CompileForCpu time per 1k instructions of a chain of
+//                unfused elementwise instructions (1k, 2k, 4k)
+// Times are the median of repeated runs on pre-faulted buffers: the
+// generated entry function is called on a buffer table of our own, so the
+// figures are the kernels' and not the arena mapping's.
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "compiler/cpu_compiler.h"
+#include "fmt/format.h"
+#include "hmo/text/hlo_parser.h"
+
+namespace hmo::cpu {
+namespace {
+
+double MedianSeconds(int repetitions, const std::function<void()>& fn) {
+  fn();  // warm up
+  std::vector<double> times;
+  for (int i = 0; i < repetitions; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    fn();
+    times.push_back(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+// Arenas and a buffer table for `executable`, every page touched once.
+struct OwnBuffers {
+  std::map<int64_t, std::vector<char>> arenas;
+  std::vector<char*> table;
+
+  explicit OwnBuffers(const CpuExecutable& executable) {
+    for (const auto& [color, bytes] : executable.stats().arena_bytes) {
+      arenas[color].assign(bytes + kCpuBufferAlignment, 1);
+    }
+    for (const CpuExecutable::Placement& placement : executable.placements()) {
+      char* address = nullptr;
+      if (placement.offset >= 0) {
+        char* base = arenas[placement.color].data();
+        base += (kCpuBufferAlignment - reinterpret_cast<uintptr_t>(base) % kCpuBufferAlignment) %
+                kCpuBufferAlignment;
+        address = base + placement.offset;
+      }
+      table.push_back(address);
+    }
+  }
+  void Run(const CpuExecutable& executable) { executable.entry()(table.data()); }
+};
+
+std::unique_ptr<CpuExecutable> CompileOrDie(const std::string& text) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+  if (!module.ok()) {
+    fmt::print(stderr, "parse: {}\n", module.status().ToString());
+    std::exit(1);
+  }
+  static std::vector<std::unique_ptr<HloModule>> keep_alive;
+  keep_alive.push_back(std::move(*module));
+  absl::StatusOr<std::unique_ptr<CpuExecutable>> executable =
+      CompileForCpu(*keep_alive.back(), CpuCompileOptions{});
+  if (!executable.ok()) {
+    fmt::print(stderr, "compile: {}\n", executable.status().ToString());
+    std::exit(1);
+  }
+  return std::move(*executable);
+}
+
+void ElementwiseVsMemcpy(int64_t n) {
+  const std::string text = fmt::format(R"(HloModule elementwise
+fused {{
+  a = f32[{0}]{{0}} parameter(0)
+  b = f32[{0}]{{0}} parameter(1)
+  c = f32[{0}]{{0}} parameter(2)
+  m = f32[{0}]{{0}} multiply(a, b)
+  ROOT r = f32[{0}]{{0}} add(m, c)
+}}
+ENTRY e {{
+  a = f32[{0}]{{0}} parameter(0)
+  b = f32[{0}]{{0}} parameter(1)
+  c = f32[{0}]{{0}} parameter(2)
+  ROOT f = f32[{0}]{{0}} fusion(a, b, c), kind=kLoop, calls=fused
+}}
+)",
+                                       n);
+  std::unique_ptr<CpuExecutable> executable = CompileOrDie(text);
+  OwnBuffers buffers(*executable);
+  const double fusion = MedianSeconds(15, [&] { buffers.Run(*executable); });
+  // The fusion moves 4n floats (3 reads, 1 write); memcpy of 2n floats moves
+  // the same bytes (2n read, 2n written).
+  std::vector<float> source(2 * n, 1.0f), destination(2 * n, 0.0f);
+  const double copy = MedianSeconds(15, [&] {
+    std::memcpy(destination.data(), source.data(), source.size() * sizeof(float));
+  });
+  const double bytes = 16.0 * static_cast<double>(n);
+  fmt::print("elementwise n={:>9}: fusion {:7.2f} GB/s, memcpy {:7.2f} GB/s, ratio {:.2f} (goal >= 0.80)\n",
+             n, bytes / fusion * 1e-9, bytes / copy * 1e-9, copy / fusion);
+}
+
+void DotVsBlas(int64_t n) {
+  const std::string text = fmt::format(R"(HloModule dot
+ENTRY e {{
+  a = f32[{0},{0}]{{1,0}} parameter(0)
+  b = f32[{0},{0}]{{1,0}} parameter(1)
+  ROOT d = f32[{0},{0}]{{1,0}} dot(a, b), lhs_contracting_dims={{1}}, rhs_contracting_dims={{0}}
+}}
+)",
+                                       n);
+  std::unique_ptr<CpuExecutable> executable = CompileOrDie(text);
+  OwnBuffers buffers(*executable);
+  const double generated = MedianSeconds(9, [&] { buffers.Run(*executable); });
+  std::vector<float> a(n * n, 0.5f), b(n * n, 0.25f), c(n * n, 0.0f);
+  const double blas = MedianSeconds(9, [&] {
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.data(), n, b.data(),
+                n, 0.0f, c.data(), n);
+  });
+  const double flops = 2.0 * n * n * n;
+  fmt::print("dot n={:>5}: hmo {:7.2f} GFLOP/s, cblas_sgemm {:7.2f} GFLOP/s, ratio {:.2f} (goal >= 0.90)\n",
+             n, flops / generated * 1e-9, flops / blas * 1e-9, blas / generated);
+}
+
+void CompileTime(int64_t instructions) {
+  std::string text = "HloModule chain\nENTRY e {\n  v0 = f32[64]{0} parameter(0)\n";
+  for (int64_t i = 1; i <= instructions; ++i) {
+    const char* op = i % 3 == 0 ? "multiply" : (i % 3 == 1 ? "add" : "subtract");
+    text += fmt::format("  {}v{} = f32[64]{{0}} {}(v{}, v0)\n",
+                        i == instructions ? "ROOT " : "", i, op, i - 1);
+  }
+  text += "}\n";
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+  if (!module.ok()) std::exit(1);
+  const auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<std::unique_ptr<CpuExecutable>> executable =
+      CompileForCpu(**module, CpuCompileOptions{});
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!executable.ok()) {
+    fmt::print(stderr, "compile: {}\n", executable.status().ToString());
+    std::exit(1);
+  }
+  fmt::print("compile {:>5} instructions: {:.3f} s, {:.3f} s per 1k instructions, code {} B\n",
+             instructions, seconds, seconds * 1000.0 / instructions,
+             (*executable)->stats().code_bytes);
+}
+
+}  // namespace
+}  // namespace hmo::cpu
+
+int main(int argc, char** argv) {
+  const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
+  for (int64_t n : quick ? std::vector<int64_t>{1 << 20} : std::vector<int64_t>{1 << 20, 1 << 24}) {
+    hmo::cpu::ElementwiseVsMemcpy(n);
+  }
+  for (int64_t n : quick ? std::vector<int64_t>{256} : std::vector<int64_t>{256, 1024}) {
+    hmo::cpu::DotVsBlas(n);
+  }
+  for (int64_t count : quick ? std::vector<int64_t>{1000} : std::vector<int64_t>{1000, 2000, 4000}) {
+    hmo::cpu::CompileTime(count);
+  }
+  return 0;
+}

@@ -1,0 +1,25 @@
+#ifndef HMO_BACKENDS_CPU_CODEGEN_FUSION_EMITTER_H_
+#define HMO_BACKENDS_CPU_CODEGEN_FUSION_EMITTER_H_
+
+// The kernel of a loop fusion: ONE loop nest over the fusion's output in
+// which the fused computation's element generators are composed (parameters
+// read the fusion operands' arrays; no intermediate is materialised).
+//   - A tuple root (multi-output fusion) writes every output in the same
+//     loop; the outputs must have the same dimensions.
+//   - A dynamic-update-slice root whose output slice is the slice of the
+//     fusion operand it updates runs in place: only the update region is
+//     written.
+//   - When every fused instruction is elementwise on arrays of the output's
+//     dimensions and every parameter has the output's layout, the loop is a
+//     single flat loop over the elements (what the vectorizer handles best).
+
+#include "absl/status/status.h"
+#include "codegen/kernel_emit_context.h"
+
+namespace hmo::cpu {
+
+absl::Status EmitFusionKernel(KernelEmitContext& context);
+
+}  // namespace hmo::cpu
+
+#endif  // HMO_BACKENDS_CPU_CODEGEN_FUSION_EMITTER_H_

@@ -1,0 +1,345 @@
+#include "codegen/module_emitter.h"
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "codegen/elemental_ir_emitter.h"
+#include "codegen/kernel_emit_context.h"
+#include "codegen/kernel_emitter.h"
+#include "hmo/base/status_macros.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/Support/Host.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace hmo::cpu {
+namespace {
+
+// LLVM symbol names: HLO names may hold '-', which is fine in LLVM IR but
+// not in every tool; keep [A-Za-z0-9_.].
+std::string SanitizeName(std::string_view name) {
+  std::string out;
+  for (char c : name) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+                    c == '.';
+    out.push_back(ok ? c : '_');
+  }
+  if (out.empty() || (out[0] >= '0' && out[0] <= '9')) out.insert(out.begin(), '_');
+  return out;
+}
+
+class ModuleEmitter {
+ public:
+  ModuleEmitter(const HloModule& hlo, const BufferAssignment& assignment, llvm::Module& module,
+                const CodegenOptions& options)
+      : hlo_(hlo), assignment_(assignment), module_(module), options_(options), builder_(module.getContext()) {}
+
+  absl::Status Run() {
+    const HloComputation* entry = hlo_.entry_computation();
+    if (entry == nullptr) return absl::InvalidArgumentError("CPU codegen: the module has no entry computation");
+    reserved_names_.insert(options_.entry_function_name);
+    // Declare every computation's function first: while/conditional/call
+    // sites refer to them before they are emitted.
+    std::vector<const HloComputation*> order;
+    CollectComputations(entry, &order);
+    for (const HloComputation* computation : order) {
+      computation_functions_[computation] =
+          NewFunction(UniqueName("computation." + SanitizeName(computation->name())));
+    }
+    for (const HloComputation* computation : order) HMO_RETURN_IF_ERROR(EmitComputation(*computation));
+
+    llvm::Function* entry_function = NewFunction(options_.entry_function_name);
+    entry_function->setLinkage(llvm::GlobalValue::ExternalLinkage);
+    builder_.SetInsertPoint(llvm::BasicBlock::Create(module_.getContext(), "entry", entry_function));
+    builder_.CreateCall(computation_functions_.at(entry), {entry_function->getArg(0)});
+    builder_.CreateRetVoid();
+
+    std::string errors;
+    llvm::raw_string_ostream stream(errors);
+    if (llvm::verifyModule(module_, &stream)) {
+      return absl::InternalError("CPU codegen produced invalid LLVM IR: " + stream.str());
+    }
+    return absl::OkStatus();
+  }
+
+  int64_t kernel_count() const { return kernel_count_; }
+
+ private:
+  // The entry and what it reaches through while, conditional and call,
+  // callees first.
+  void CollectComputations(const HloComputation* computation, std::vector<const HloComputation*>* order) {
+    if (!visited_.insert(computation).second) return;
+    for (const HloInstruction* instruction : computation->instructions()) {
+      switch (instruction->opcode()) {
+        case HloOpcode::kWhile:
+        case HloOpcode::kConditional:
+        case HloOpcode::kCall:
+          for (const HloComputation* callee : instruction->called_computations()) CollectComputations(callee, order);
+          break;
+        default:
+          break;
+      }
+    }
+    order->push_back(computation);
+  }
+
+  std::string UniqueName(const std::string& base) {
+    std::string name = base;
+    for (int k = 1; reserved_names_.contains(name) || module_.getNamedValue(name) != nullptr; ++k) {
+      name = base + "." + std::to_string(k);
+    }
+    reserved_names_.insert(name);
+    return name;
+  }
+
+  // `void name(char** buffer_table)`, internal.
+  llvm::Function* NewFunction(const std::string& name) {
+    llvm::LLVMContext& context = module_.getContext();
+    llvm::Type* table_type = llvm::Type::getInt8PtrTy(context)->getPointerTo();
+    auto* type = llvm::FunctionType::get(llvm::Type::getVoidTy(context), {table_type}, false);
+    llvm::Function* f = llvm::Function::Create(type, llvm::GlobalValue::InternalLinkage, name, module_);
+    f->addFnAttr(llvm::Attribute::NoUnwind);
+    f->getArg(0)->setName("buffer_table");
+    f->addParamAttr(0, llvm::Attribute::NoCapture);
+    f->addParamAttr(0, llvm::Attribute::ReadOnly);
+    return f;
+  }
+
+  // The address of `instruction`'s value at `index`: its slice, or the
+  // global of a constant without one. Null (with OK) for values of no bytes.
+  absl::StatusOr<llvm::Value*> ValueAddress(KernelEmitContext& context, const HloInstruction& instruction,
+                                            const ShapeIndex& index) {
+    const std::set<BufferAssignment::Slice> slices = assignment_.GetAllSlices(&instruction, index);
+    if (slices.empty() && instruction.opcode() == HloOpcode::kConstant && index.empty()) {
+      ElementalIrEmitter emitter(builder_, module_);
+      HMO_ASSIGN_OR_RETURN(llvm::GlobalVariable * global, emitter.GetOrCreateConstantGlobal(instruction));
+      return builder_.CreatePointerCast(global, builder_.getInt8PtrTy());
+    }
+    if (slices.empty() && ShapeUtil::ByteSizeOf(ShapeUtil::GetSubshape(instruction.shape(), index)) == 0) {
+      return static_cast<llvm::Value*>(nullptr);
+    }
+    return context.SliceAddress(instruction, index);
+  }
+
+  // Makes the value of `to` at `to_index` hold the value of `from` at
+  // `from_index` (same shape): for each array leaf, nothing when both live
+  // in the same slice, else a copy of its bytes.
+  absl::Status CopyValue(KernelEmitContext& context, const HloInstruction& from, const ShapeIndex& from_index,
+                         const HloInstruction& to, const ShapeIndex& to_index) {
+    const Shape& shape = ShapeUtil::GetSubshape(to.shape(), to_index);
+    absl::Status status;
+    ShapeUtil::ForEachLeafShape(shape, [&](const Shape& leaf, const ShapeIndex& relative) {
+      if (!status.ok() || !leaf.IsArray()) return;
+      const int64_t bytes = ShapeUtil::ByteSizeOf(leaf);
+      if (bytes == 0) return;
+      ShapeIndex src_index = from_index, dst_index = to_index;
+      src_index.insert(src_index.end(), relative.begin(), relative.end());
+      dst_index.insert(dst_index.end(), relative.begin(), relative.end());
+      const auto src_slices = assignment_.GetAllSlices(&from, src_index);
+      const auto dst_slices = assignment_.GetAllSlices(&to, dst_index);
+      if (!src_slices.empty() && src_slices == dst_slices) return;
+      if (dst_slices.empty()) {
+        status = absl::InternalError("CPU codegen: " + to.name() + " at " + ShapeIndexToString(dst_index) +
+                                     " has no buffer slice");
+        return;
+      }
+      absl::StatusOr<llvm::Value*> src = ValueAddress(context, from, src_index);
+      absl::StatusOr<llvm::Value*> dst = ValueAddress(context, to, dst_index);
+      if (!src.ok() || !dst.ok()) {
+        status = !src.ok() ? src.status() : dst.status();
+        return;
+      }
+      // memmove: a careless schedule could make the ranges overlap.
+      builder_.CreateMemMove(*dst, llvm::MaybeAlign(1), *src, llvm::MaybeAlign(1), builder_.getInt64(bytes));
+    });
+    return status;
+  }
+
+  absl::Status EmitKernelAndCall(const HloInstruction& instruction, llvm::Value* table) {
+    llvm::Function* kernel = NewFunction(UniqueName(SanitizeName(instruction.name())));
+    // Nothing else touches the table while a kernel runs.
+    kernel->addParamAttr(0, llvm::Attribute::NoAlias);
+    ++kernel_count_;
+    llvm::IRBuilder<> kernel_builder(llvm::BasicBlock::Create(module_.getContext(), "entry", kernel));
+    KernelEmitContext context(kernel_builder, module_, *kernel, kernel->getArg(0), assignment_, instruction);
+    HMO_RETURN_IF_ERROR(EmitKernelBody(context));
+    kernel_builder.CreateRetVoid();
+    builder_.CreateCall(kernel, {table});
+    return absl::OkStatus();
+  }
+
+  absl::Status EmitWhile(KernelEmitContext& context, const HloInstruction& loop, llvm::Value* table) {
+    const HloComputation* condition = loop.while_condition();
+    const HloComputation* body = loop.while_body();
+    llvm::LLVMContext& llvm_context = module_.getContext();
+    llvm::Function* function = builder_.GetInsertBlock()->getParent();
+    const std::string prefix = "while." + SanitizeName(loop.name());
+    HMO_RETURN_IF_ERROR(CopyValue(context, *loop.operand(0), {}, loop, {}));
+    auto* header = llvm::BasicBlock::Create(llvm_context, prefix + ".condition", function);
+    auto* body_block = llvm::BasicBlock::Create(llvm_context, prefix + ".body", function);
+    auto* exit = llvm::BasicBlock::Create(llvm_context, prefix + ".exit", function);
+    builder_.CreateBr(header);
+
+    builder_.SetInsertPoint(header);
+    HMO_RETURN_IF_ERROR(CopyValue(context, loop, {}, *condition->parameter_instruction(0), {}));
+    builder_.CreateCall(computation_functions_.at(condition), {table});
+    HMO_ASSIGN_OR_RETURN(llvm::Value * pred_address, ValueAddress(context, *condition->root_instruction(), {}));
+    if (pred_address == nullptr) return absl::InternalError("CPU codegen: while condition has no result buffer");
+    llvm::Value* pred = builder_.CreateLoad(builder_.getInt8Ty(), pred_address, prefix + ".pred");
+    builder_.CreateCondBr(builder_.CreateICmpNE(pred, builder_.getInt8(0)), body_block, exit);
+
+    builder_.SetInsertPoint(body_block);
+    HMO_RETURN_IF_ERROR(CopyValue(context, loop, {}, *body->parameter_instruction(0), {}));
+    builder_.CreateCall(computation_functions_.at(body), {table});
+    HMO_RETURN_IF_ERROR(CopyValue(context, *body->root_instruction(), {}, loop, {}));
+    builder_.CreateBr(header);
+
+    builder_.SetInsertPoint(exit);
+    return absl::OkStatus();
+  }
+
+  absl::Status EmitConditional(KernelEmitContext& context, const HloInstruction& conditional, llvm::Value* table) {
+    llvm::LLVMContext& llvm_context = module_.getContext();
+    llvm::Function* function = builder_.GetInsertBlock()->getParent();
+    const std::string prefix = "conditional." + SanitizeName(conditional.name());
+    const int64_t branches = conditional.branch_count();
+    if (branches == 0) return absl::InvalidArgumentError("CPU codegen: conditional without branches");
+    const HloInstruction& selector = *conditional.operand(0);
+    HMO_ASSIGN_OR_RETURN(llvm::Value * selector_address, ValueAddress(context, selector, {}));
+    if (selector_address == nullptr) return absl::InternalError("CPU codegen: conditional selector has no buffer");
+    llvm::Value* branch_index;
+    if (selector.shape().element_type() == PrimitiveType::PRED) {
+      // true -> branch 0 (true_computation), false -> branch 1.
+      llvm::Value* pred = builder_.CreateLoad(builder_.getInt8Ty(), selector_address);
+      branch_index = builder_.CreateSelect(builder_.CreateICmpNE(pred, builder_.getInt8(0)), builder_.getInt32(0),
+                                           builder_.getInt32(1));
+    } else if (selector.shape().element_type() == PrimitiveType::S32) {
+      branch_index = builder_.CreateLoad(builder_.getInt32Ty(), selector_address);
+    } else {
+      return absl::UnimplementedError("CPU codegen: conditional " + conditional.name() +
+                                      ": the branch index must be pred or s32");
+    }
+    auto* merge = llvm::BasicBlock::Create(llvm_context, prefix + ".merge", function);
+    std::vector<llvm::BasicBlock*> blocks;
+    for (int64_t k = 0; k < branches; ++k) {
+      blocks.push_back(llvm::BasicBlock::Create(llvm_context, prefix + ".branch" + std::to_string(k), function));
+    }
+    // An out-of-range index runs the last branch.
+    llvm::SwitchInst* dispatch = builder_.CreateSwitch(branch_index, blocks.back(), static_cast<unsigned>(branches - 1));
+    for (int64_t k = 0; k + 1 < branches; ++k) dispatch->addCase(builder_.getInt32(static_cast<uint32_t>(k)), blocks[k]);
+    for (int64_t k = 0; k < branches; ++k) {
+      builder_.SetInsertPoint(blocks[k]);
+      const HloComputation* branch = conditional.branch_computation(k);
+      if (branch->num_parameters() > 0) {
+        HMO_RETURN_IF_ERROR(CopyValue(context, *conditional.operand(k + 1), {}, *branch->parameter_instruction(0), {}));
+      }
+      builder_.CreateCall(computation_functions_.at(branch), {table});
+      HMO_RETURN_IF_ERROR(CopyValue(context, *branch->root_instruction(), {}, conditional, {}));
+      builder_.CreateBr(merge);
+    }
+    builder_.SetInsertPoint(merge);
+    return absl::OkStatus();
+  }
+
+  absl::Status EmitInstruction(const HloInstruction& instruction, llvm::Function* function, llvm::Value* table) {
+    KernelEmitContext context(builder_, module_, *function, table, assignment_, instruction);
+    switch (instruction.opcode()) {
+      case HloOpcode::kParameter:
+      case HloOpcode::kAfterAll:
+        return absl::OkStatus();
+      case HloOpcode::kConstant: {
+        if (assignment_.GetAllSlices(&instruction, {}).empty() || !instruction.shape().IsArray()) {
+          return absl::OkStatus();
+        }
+        ElementalIrEmitter emitter(builder_, module_);
+        HMO_ASSIGN_OR_RETURN(llvm::GlobalVariable * global, emitter.GetOrCreateConstantGlobal(instruction));
+        HMO_ASSIGN_OR_RETURN(llvm::Value * slice, context.SliceAddress(instruction, {}));
+        builder_.CreateMemCpy(slice, llvm::MaybeAlign(1), global, llvm::MaybeAlign(1),
+                              builder_.getInt64(ShapeUtil::ByteSizeOf(instruction.shape())));
+        return absl::OkStatus();
+      }
+      case HloOpcode::kTuple:
+        for (int64_t i = 0; i < instruction.operand_count(); ++i) {
+          HMO_RETURN_IF_ERROR(CopyValue(context, *instruction.operand(i), {}, instruction, {i}));
+        }
+        return absl::OkStatus();
+      case HloOpcode::kGetTupleElement:
+        return CopyValue(context, *instruction.operand(0), {instruction.tuple_index()}, instruction, {});
+      case HloOpcode::kBitcast:
+      case HloOpcode::kOptimizationBarrier:
+      case HloOpcode::kAddDependency:
+        return CopyValue(context, *instruction.operand(0), {}, instruction, {});
+      case HloOpcode::kCopyStart:
+        return CopyValue(context, *instruction.operand(0), {}, instruction, {0});
+      case HloOpcode::kCopyDone:
+        return CopyValue(context, *instruction.operand(0), {0}, instruction, {});
+      case HloOpcode::kWhile:
+        return EmitWhile(context, instruction, table);
+      case HloOpcode::kConditional:
+        return EmitConditional(context, instruction, table);
+      case HloOpcode::kCall: {
+        const HloComputation* callee = instruction.to_apply();
+        for (int64_t i = 0; i < instruction.operand_count(); ++i) {
+          HMO_RETURN_IF_ERROR(CopyValue(context, *instruction.operand(i), {}, *callee->parameter_instruction(i), {}));
+        }
+        builder_.CreateCall(computation_functions_.at(callee), {table});
+        return CopyValue(context, *callee->root_instruction(), {}, instruction, {});
+      }
+      case HloOpcode::kCustomCall:
+        if (!NeedsKernel(instruction)) {
+          // MoveToHost / MoveToDevice: a copy between memory spaces.
+          return CopyValue(context, *instruction.operand(0), {}, instruction, {});
+        }
+        break;
+      default:
+        break;
+    }
+    return EmitKernelAndCall(instruction, table);
+  }
+
+  absl::Status EmitComputation(const HloComputation& computation) {
+    llvm::Function* function = computation_functions_.at(&computation);
+    builder_.SetInsertPoint(llvm::BasicBlock::Create(module_.getContext(), "entry", function));
+    llvm::Value* table = function->getArg(0);
+    const HloSchedule& schedule = assignment_.schedule();
+    std::vector<HloInstruction*> sequence = schedule.is_computation_scheduled(&computation)
+                                                ? schedule.sequence(&computation).instructions()
+                                                : computation.MakeInstructionPostOrder();
+    for (const HloInstruction* instruction : sequence) {
+      HMO_RETURN_IF_ERROR(EmitInstruction(*instruction, function, table));
+    }
+    builder_.CreateRetVoid();
+    return absl::OkStatus();
+  }
+
+  const HloModule& hlo_;
+  const BufferAssignment& assignment_;
+  llvm::Module& module_;
+  const CodegenOptions& options_;
+  llvm::IRBuilder<> builder_;
+  absl::flat_hash_set<const HloComputation*> visited_;
+  absl::flat_hash_map<const HloComputation*, llvm::Function*> computation_functions_;
+  absl::flat_hash_set<std::string> reserved_names_;
+  int64_t kernel_count_ = 0;
+};
+
+}  // namespace
+
+absl::StatusOr<EmittedModule> EmitModule(const HloModule& module, const BufferAssignment& assignment,
+                                         const CodegenOptions& options) {
+  EmittedModule emitted;
+  emitted.context = std::make_unique<llvm::LLVMContext>();
+  emitted.module = std::make_unique<llvm::Module>("hmo." + SanitizeName(module.name()), *emitted.context);
+  emitted.module->setTargetTriple(llvm::sys::getProcessTriple());
+  emitted.entry_function_name = options.entry_function_name;
+  ModuleEmitter emitter(module, assignment, *emitted.module, options);
+  HMO_RETURN_IF_ERROR(emitter.Run());
+  emitted.kernel_count = emitter.kernel_count();
+  return emitted;
+}
+
+}  // namespace hmo::cpu

@@ -1,0 +1,27 @@
+#ifndef HMO_BACKENDS_CPU_CODEGEN_OP_EMITTERS_H_
+#define HMO_BACKENDS_CPU_CODEGEN_OP_EMITTERS_H_
+
+// Kernel bodies of the non-elemental operations. Each function emits the
+// whole body of the kernel computing context.instruction() (whose opcode is
+// the one in the function's name) into the kernel the context describes:
+// it reads the operands' arrays and writes the output array(s) through the
+// context, and returns with the builder where the kernel returns.
+// Errors (e.g. an unsupported element type or configuration) are
+// UnimplementedError / InvalidArgumentError naming the instruction.
+
+#include "absl/status/status.h"
+#include "codegen/kernel_emit_context.h"
+
+namespace hmo::cpu {
+
+absl::Status EmitDot(KernelEmitContext& context);            // dot_emitter.cc
+absl::Status EmitConvolution(KernelEmitContext& context);    // convolution_emitter.cc
+absl::Status EmitReduce(KernelEmitContext& context);         // reduce_emitter.cc
+absl::Status EmitReduceWindow(KernelEmitContext& context);   // reduce_window_emitter.cc
+absl::Status EmitGather(KernelEmitContext& context);         // gather_emitter.cc
+absl::Status EmitScatter(KernelEmitContext& context);        // scatter_emitter.cc
+absl::Status EmitSort(KernelEmitContext& context);           // sort_emitter.cc
+
+}  // namespace hmo::cpu
+
+#endif  // HMO_BACKENDS_CPU_CODEGEN_OP_EMITTERS_H_

@@ -1,0 +1,63 @@
+#ifndef HMO_BACKENDS_CPU_CODEGEN_TESTS_OP_EMITTER_TEST_SUPPORT_H_
+#define HMO_BACKENDS_CPU_CODEGEN_TESTS_OP_EMITTER_TEST_SUPPORT_H_
+
+// Shared by the op emitter tests: compile an HLO module for the CPU, run it,
+// and compare with hand-computed values or the reference evaluator.
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "compiler/cpu_compiler.h"
+#include "gtest/gtest.h"
+#include "hmo/eval/hlo_evaluator.h"
+#include "hmo/execution/literal_comparison.h"
+#include "hmo/execution/random_literals.h"
+#include "hmo/ir/hlo_module.h"
+#include "hmo/ir/literal.h"
+#include "hmo/text/hlo_parser.h"
+
+namespace hmo::cpu::testing {
+
+inline std::unique_ptr<HloModule> ParseOrFail(std::string_view text) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+  EXPECT_TRUE(module.ok()) << module.status();
+  return module.ok() ? *std::move(module) : nullptr;
+}
+
+// Compiles and runs `module` on `arguments`; fails the test on error.
+inline absl::StatusOr<Literal> CompileAndRun(const HloModule& module,
+                                             const std::vector<Literal>& arguments) {
+  CpuCompileOptions options;
+  absl::StatusOr<std::unique_ptr<CpuExecutable>> executable = CompileForCpu(module, options);
+  if (!executable.ok()) return executable.status();
+  return (*executable)->Execute(arguments, /*profile=*/nullptr);
+}
+
+// Runs `text` on random arguments (fixed seed) on the CPU and in the
+// reference evaluator and expects equal results.
+inline void ExpectMatchesEvaluator(std::string_view text, uint64_t seed = 7) {
+  std::unique_ptr<HloModule> module = ParseOrFail(text);
+  ASSERT_NE(module, nullptr);
+  std::vector<Literal> arguments = MakeRandomArguments(*module, seed);
+  absl::StatusOr<Literal> actual = CompileAndRun(*module, arguments);
+  ASSERT_TRUE(actual.ok()) << actual.status();
+  HloEvaluator evaluator;
+  absl::StatusOr<Literal> expected = evaluator.Evaluate(*module, arguments);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  absl::Status same = CompareLiterals(*expected, *actual);
+  EXPECT_TRUE(same.ok()) << same;
+}
+
+inline std::vector<double> AsDoubles(const Literal& literal) {
+  std::vector<double> values;
+  for (int64_t i = 0; i < ShapeUtil::ElementsIn(literal.shape()); ++i) {
+    values.push_back(literal.GetAsDouble(i));
+  }
+  return values;
+}
+
+}  // namespace hmo::cpu::testing
+
+#endif  // HMO_BACKENDS_CPU_CODEGEN_TESTS_OP_EMITTER_TEST_SUPPORT_H_

@@ -1,0 +1,23 @@
+#ifndef HMO_BACKENDS_CPU_COMPILER_CPU_BACKEND_H_
+#define HMO_BACKENDS_CPU_COMPILER_CPU_BACKEND_H_
+
+// The "cpu" Backend: the host as a compilation target (64-byte aligned
+// buffers, 8-byte pointers) that also compiles and runs modules.
+
+#include "hmo/plugin/backend.h"
+
+namespace hmo::cpu {
+
+class CpuBackend : public Backend {
+ public:
+  std::string_view name() const override { return "cpu"; }
+  int64_t BufferSizeBytes(const Shape& shape) const override;
+  int64_t BufferAlignment() const override;
+  bool CanExecute() const override { return true; }
+  absl::StatusOr<std::unique_ptr<Executable>> Compile(const HloModule& module,
+                                                      const CompileOptions& options) const override;
+};
+
+}  // namespace hmo::cpu
+
+#endif  // HMO_BACKENDS_CPU_COMPILER_CPU_BACKEND_H_

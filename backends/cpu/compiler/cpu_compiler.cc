@@ -1,0 +1,105 @@
+#include "compiler/cpu_compiler.h"
+
+#include <chrono>
+#include <fstream>
+#include <utility>
+
+#include "codegen/module_emitter.h"
+#include "fmt/format.h"
+#include "hmo/analysis/heap_simulator.h"
+#include "hmo/base/status_macros.h"
+#include "jit/cpu_jit.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/raw_ostream.h"
+#include "runtime/runtime_functions.h"
+
+namespace hmo::cpu {
+namespace {
+
+// True when every non-fusion computation has a sequence.
+bool HasCompleteSchedule(const HloModule& module) {
+  if (!module.has_schedule()) return false;
+  for (HloComputation* computation : module.MakeNonfusionComputations()) {
+    if (!module.schedule().is_computation_scheduled(computation)) return false;
+  }
+  return true;
+}
+
+// A clone of `module` whose schedule is the module's own where it has one,
+// and post order (which respects operands and control dependencies)
+// elsewhere.
+absl::StatusOr<std::unique_ptr<HloModule>> CloneWithCompleteSchedule(const HloModule& module) {
+  std::unique_ptr<HloModule> clone = module.Clone();
+  HloSchedule schedule(clone.get());
+  for (HloComputation* computation : clone->MakeNonfusionComputations()) {
+    if (clone->has_schedule() && clone->schedule().is_computation_scheduled(computation)) {
+      schedule.set_sequence(computation, clone->schedule().sequence(computation));
+    } else {
+      schedule.set_sequence(computation, computation->MakeInstructionPostOrder());
+    }
+  }
+  HMO_RETURN_IF_ERROR(clone->set_schedule(std::move(schedule)));
+  return clone;
+}
+
+absl::Status DumpIr(const llvm::Module& module, const std::string& path) {
+  std::string text;
+  llvm::raw_string_ostream stream(text);
+  module.print(stream, nullptr);
+  stream.flush();
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  if (!out) return absl::UnavailableError("cannot write LLVM IR to " + path);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileForCpu(const HloModule& module,
+                                                             const CpuCompileOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  if (!module.has_entry_computation()) {
+    return absl::InvalidArgumentError(fmt::format("module '{}' has no entry computation",
+                                                  module.name()));
+  }
+  std::unique_ptr<HloModule> owned;
+  if (!HasCompleteSchedule(module)) {
+    HMO_ASSIGN_OR_RETURN(owned, CloneWithCompleteSchedule(module));
+  }
+  const HloModule& scheduled = owned != nullptr ? *owned : module;
+
+  BufferAssigner::Options assigner_options;
+  assigner_options.heap_algorithm = options.heap_algorithm;
+  HMO_ASSIGN_OR_RETURN(
+      std::unique_ptr<BufferAssignment> assignment,
+      BufferAssigner::Run(&scheduled, scheduled.schedule(), ByteSizeOfValue(/*pointer_size=*/8),
+                          [](int64_t) { return kCpuBufferAlignment; }, assigner_options));
+
+  HMO_ASSIGN_OR_RETURN(EmittedModule emitted, EmitModule(scheduled, *assignment, CodegenOptions{}));
+  if (!options.dump_ir_to.empty()) {
+    HMO_RETURN_IF_ERROR(DumpIr(*emitted.module, options.dump_ir_to));
+  }
+  const std::string entry_name = emitted.entry_function_name;
+  JitOptions jit_options;
+  jit_options.opt_level = options.opt_level;
+  jit_options.symbols = RuntimeSymbols();
+  HMO_ASSIGN_OR_RETURN(std::unique_ptr<CpuJit> jit,
+                       CpuJit::Compile(std::move(emitted.context), std::move(emitted.module),
+                                       jit_options));
+  HMO_ASSIGN_OR_RETURN(void* entry, jit->Lookup(entry_name));
+
+  ExecutableStats stats;
+  stats.code_bytes = jit->section_sizes().code_bytes;
+  stats.rodata_bytes = jit->section_sizes().rodata_bytes;
+  stats.rwdata_bytes = jit->section_sizes().rwdata_bytes;
+  stats.kernel_count = emitted.kernel_count;
+  stats.compile_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const HloModule& executable_module = scheduled;
+  return std::make_unique<CpuExecutable>(std::move(owned), executable_module,
+                                         std::move(assignment), std::move(jit),
+                                         reinterpret_cast<CpuEntryFunction>(entry),
+                                         std::move(stats));
+}
+
+}  // namespace hmo::cpu

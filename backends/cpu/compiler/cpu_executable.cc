@@ -1,0 +1,188 @@
+#include "compiler/cpu_executable.h"
+
+#include <sys/mman.h>
+
+#include <chrono>
+#include <map>
+#include <string>
+#include <utility>
+
+#include "compiler/cpu_compiler.h"
+#include "compiler/layout_copy.h"
+#include "fmt/format.h"
+#include "hmo/base/status_macros.h"
+#include "hmo/execution/peak_memory.h"
+
+namespace hmo::cpu {
+namespace {
+
+int64_t AlignUp(int64_t value, int64_t alignment) {
+  return (value + alignment - 1) / alignment * alignment;
+}
+
+// One anonymous, private mapping; untouched pages cost no resident memory.
+class Arena {
+ public:
+  static absl::StatusOr<Arena> Map(int64_t bytes) {
+    Arena arena;
+    arena.size_ = bytes;
+    if (bytes == 0) return arena;
+    void* base = mmap(nullptr, static_cast<size_t>(bytes), PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (base == MAP_FAILED) {
+      return absl::ResourceExhaustedError(fmt::format("cannot map an arena of {} bytes", bytes));
+    }
+    arena.base_ = static_cast<char*>(base);
+    return arena;
+  }
+  Arena() = default;
+  Arena(Arena&& other) noexcept
+      : base_(std::exchange(other.base_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+  Arena& operator=(Arena&& other) noexcept {
+    std::swap(base_, other.base_);
+    std::swap(size_, other.size_);
+    return *this;
+  }
+  ~Arena() {
+    if (base_ != nullptr) munmap(base_, static_cast<size_t>(size_));
+  }
+  char* base() const { return base_; }
+
+ private:
+  char* base_ = nullptr;
+  int64_t size_ = 0;
+};
+
+// The value at `index` of the root has exactly one slice; returns it.
+absl::StatusOr<BufferAssignment::Slice> UniqueSlice(const BufferAssignment& assignment,
+                                                    const HloInstruction* instruction,
+                                                    const ShapeIndex& index) {
+  std::set<BufferAssignment::Slice> slices = assignment.GetAllSlices(instruction, index);
+  if (slices.size() != 1) {
+    return absl::InternalError(fmt::format("{} at {} has {} buffer slices, expected one",
+                                           instruction->name(), ShapeIndexToString(index),
+                                           slices.size()));
+  }
+  return *slices.begin();
+}
+
+}  // namespace
+
+CpuExecutable::CpuExecutable(std::unique_ptr<HloModule> owned_module, const HloModule& module,
+                             std::unique_ptr<BufferAssignment> assignment,
+                             std::unique_ptr<CpuJit> jit, CpuEntryFunction entry,
+                             ExecutableStats stats)
+    : owned_module_(std::move(owned_module)),
+      module_(module),
+      assignment_(std::move(assignment)),
+      jit_(std::move(jit)),
+      entry_(entry),
+      stats_(std::move(stats)) {
+  // Allocations in index order, each aligned inside its color's arena.
+  // Thread-local allocations get no memory: generated code keeps the values
+  // of the computations they belong to (reducers, comparators) in registers.
+  std::map<int64_t, int64_t> arena_end;
+  for (const BufferAllocation& allocation : assignment_->Allocations()) {
+    Placement placement;
+    placement.color = allocation.color();
+    if (!allocation.is_thread_local()) {
+      int64_t& end = arena_end[allocation.color()];
+      placement.offset = AlignUp(end, kCpuBufferAlignment);
+      end = placement.offset + allocation.size();
+    }
+    placements_.push_back(placement);
+  }
+  for (const auto& [color, end] : arena_end) stats_.arena_bytes[color] = end;
+}
+
+absl::Status CpuExecutable::CheckArguments(absl::Span<const Literal> arguments) const {
+  const HloComputation* entry = module_.entry_computation();
+  if (static_cast<int64_t>(arguments.size()) != entry->num_parameters()) {
+    return absl::InvalidArgumentError(fmt::format("module '{}' takes {} arguments, got {}",
+                                                  module_.name(), entry->num_parameters(),
+                                                  arguments.size()));
+  }
+  for (int64_t i = 0; i < entry->num_parameters(); ++i) {
+    const Shape& expected = entry->parameter_instruction(i)->shape();
+    if (!ShapeUtil::Compatible(expected, arguments[i].shape())) {
+      return absl::InvalidArgumentError(
+          fmt::format("argument {} has shape {}, parameter {} expects {}", i,
+                      arguments[i].shape().ToString(false), i, expected.ToString(false)));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Literal> CpuExecutable::Execute(absl::Span<const Literal> arguments,
+                                               ExecutionProfile* profile) {
+  HMO_RETURN_IF_ERROR(CheckArguments(arguments));
+  // The meter covers the arenas, the argument copies, the run and the
+  // result copies: everything the execution made resident.
+  PeakResidentSetMeter meter;
+  if (profile != nullptr) meter.Start();
+
+  std::map<int64_t, Arena> arenas;
+  int64_t arena_bytes = 0;
+  for (const auto& [color, bytes] : stats_.arena_bytes) {
+    HMO_ASSIGN_OR_RETURN(arenas[color], Arena::Map(bytes));
+    arena_bytes += bytes;
+  }
+  std::vector<char*> buffer_table(placements_.size(), nullptr);
+  for (size_t i = 0; i < placements_.size(); ++i) {
+    if (placements_[i].offset >= 0) {
+      buffer_table[i] = arenas[placements_[i].color].base() + placements_[i].offset;
+    }
+  }
+  auto address = [&](const BufferAssignment::Slice& slice) {
+    return buffer_table[slice.index] + slice.offset;
+  };
+
+  // Arguments: every array leaf of every entry parameter.
+  const HloComputation* entry = module_.entry_computation();
+  for (int64_t p = 0; p < entry->num_parameters(); ++p) {
+    const HloInstruction* parameter = entry->parameter_instruction(p);
+    absl::Status status = ShapeUtil::ForEachSubshapeWithStatus(
+        parameter->shape(), [&](const Shape& subshape, const ShapeIndex& index) -> absl::Status {
+          if (!subshape.IsArray()) return absl::OkStatus();
+          const Literal* leaf = &arguments[p];
+          for (int64_t i : index) leaf = &leaf->tuple_elements()[i];
+          HMO_ASSIGN_OR_RETURN(BufferAssignment::Slice slice,
+                               UniqueSlice(*assignment_, parameter, index));
+          return CopyLiteralToBuffer(*leaf, subshape, address(slice));
+        });
+    HMO_RETURN_IF_ERROR(status);
+  }
+
+  const auto start = std::chrono::steady_clock::now();
+  entry_(buffer_table.data());
+  const auto end = std::chrono::steady_clock::now();
+
+  // Results: the root's leaves, rebuilt into a (nested) tuple literal.
+  const HloInstruction* root = entry->root_instruction();
+  std::function<absl::StatusOr<Literal>(const Shape&, ShapeIndex)> read =
+      [&](const Shape& shape, ShapeIndex index) -> absl::StatusOr<Literal> {
+    if (shape.IsTuple()) {
+      std::vector<Literal> elements;
+      for (int64_t i = 0; i < static_cast<int64_t>(shape.tuple_shapes().size()); ++i) {
+        ShapeIndex child = index;
+        child.push_back(i);
+        HMO_ASSIGN_OR_RETURN(Literal element, read(shape.tuple_shapes()[i], child));
+        elements.push_back(std::move(element));
+      }
+      return Literal::MakeTuple(std::move(elements));
+    }
+    if (!shape.IsArray()) return Literal(shape);
+    HMO_ASSIGN_OR_RETURN(BufferAssignment::Slice slice, UniqueSlice(*assignment_, root, index));
+    return LiteralFromBuffer(shape, address(slice));
+  };
+  HMO_ASSIGN_OR_RETURN(Literal result, read(root->shape(), {}));
+
+  if (profile != nullptr) {
+    profile->run_seconds = std::chrono::duration<double>(end - start).count();
+    profile->arena_bytes = arena_bytes;
+    profile->peak_rss_growth_bytes = meter.Stop();
+  }
+  return result;
+}
+
+}  // namespace hmo::cpu

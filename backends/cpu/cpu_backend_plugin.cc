@@ -1,0 +1,35 @@
+// libhmo_cpu_backend.so: registers the "cpu" backend and the passes its
+// pipelines use (`cpu-fusion`).
+
+#include <memory>
+
+#include "compiler/cpu_backend.h"
+#include "fusion/cpu_instruction_fusion.h"
+#include "hmo/plugin/plugin_registrars.h"
+
+namespace {
+
+absl::Status RegisterPasses(hmo::PassRegistrar& passes) {
+  return passes.Register<hmo::cpu::CpuInstructionFusion>();
+}
+
+absl::Status RegisterBackends(hmo::BackendRegistrar& backends) {
+  hmo::BackendRegistration registration;
+  registration.name = "cpu";
+  registration.description =
+      "the host CPU: LLVM code generation, ORC JIT, execution on buffer-assignment arenas";
+  registration.backend = std::make_shared<const hmo::cpu::CpuBackend>();
+  return backends.Register(std::move(registration));
+}
+
+}  // namespace
+
+HMO_PLUGIN_EXPORT const HmoPluginInfo* hmoGetPluginInfo(void) {
+  static const HmoPluginInfo info = [] {
+    HmoPluginInfo info = hmo::CxxPluginInfo("cpu-backend", "0.1.0");
+    info.register_passes = hmo::RegistrationCallback<&RegisterPasses>;
+    info.register_backends = hmo::RegistrationCallback<&RegisterBackends>;
+    return info;
+  }();
+  return &info;
+}

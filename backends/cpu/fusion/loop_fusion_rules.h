@@ -1,0 +1,33 @@
+#ifndef HMO_BACKENDS_CPU_FUSION_LOOP_FUSION_RULES_H_
+#define HMO_BACKENDS_CPU_FUSION_LOOP_FUSION_RULES_H_
+
+// The per-instruction rules of cpu-fusion (see cpu_instruction_fusion.h for
+// how they combine): which consumers can host a loop fusion, which producers
+// can be computed inside one, and which are too costly to duplicate.
+
+#include "hmo/ir/hlo_instruction.h"
+
+namespace hmo::cpu {
+
+// Whether computing `instruction` once per use would be costly enough that
+// it should not be duplicated into several fusions. XLA's IsExpensive list:
+// divide, remainder, sqrt, rsqrt, cbrt, exp, expm1, log, log1p, logistic,
+// power, atan2, tanh, erf, map; cos/sin/tan/abs only on complex values; any
+// instruction that is not elementwise or a cheap data movement (dot, reduce,
+// convolution, sort, calls, ...); a fusion holding any expensive instruction.
+bool IsExpensiveForFusion(const HloInstruction& instruction);
+
+// Whether `consumer` may host a loop fusion: a non-fusion elementwise
+// instruction (array-shaped) or a kLoop fusion.
+bool CanHostLoopFusion(const HloInstruction& consumer);
+
+// Whether `producer`, judged on its own (opcode, shapes, layouts), can be
+// computed element by element inside a kLoop fusion: the producer kinds
+// listed in cpu_instruction_fusion.h. Constants are accepted here when they
+// are effectively scalar; the "only into an existing fusion" condition is the
+// caller's. Side effects, control edges and users are the caller's too.
+bool IsLoopFusibleProducerKind(const HloInstruction& producer);
+
+}  // namespace hmo::cpu
+
+#endif  // HMO_BACKENDS_CPU_FUSION_LOOP_FUSION_RULES_H_

@@ -1,0 +1,441 @@
+// cpu-fusion: which producers end up inside which kLoop fusion, in which
+// operand order, and that the module stays verifiable and printable.
+
+#include "fusion/cpu_instruction_fusion.h"
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "hmo/ir/hlo_computation.h"
+#include "hmo/ir/hlo_instruction.h"
+#include "hmo/ir/hlo_module.h"
+#include "hmo/ir/hlo_schedule.h"
+#include "hmo/pass/analysis_manager.h"
+#include "hmo/pass/pass_context.h"
+#include "hmo/pass/pass_registry.h"
+#include "hmo/plugin/plugin_registries.h"
+#include "hmo/text/hlo_parser.h"
+#include "hmo/verifier/hlo_verifier.h"
+
+namespace hmo::cpu {
+namespace {
+
+std::unique_ptr<HloModule> Parse(std::string_view text) {
+  auto module = ParseHloModule(text);
+  EXPECT_TRUE(module.ok()) << module.status();
+  return module.ok() ? *std::move(module) : nullptr;
+}
+
+// Runs the pass; fails the test on error.
+bool RunFusion(HloModule& module) {
+  PluginRegistries registries;
+  AnalysisManager analyses(module);
+  PassContext context(analyses, registries);
+  CpuInstructionFusion pass;
+  absl::StatusOr<bool> changed = pass.Run(module, context);
+  EXPECT_TRUE(changed.ok()) << changed.status();
+  return changed.ok() && *changed;
+}
+
+// Verifies the module and checks that its text parses back to the same text.
+void ExpectVerifiedAndRoundTrips(const HloModule& module) {
+  absl::Status verified = VerifyHloModule(module);
+  EXPECT_TRUE(verified.ok()) << verified << "\n" << module.ToString();
+  const std::string text = module.ToString();
+  auto reparsed = ParseHloModule(text);
+  ASSERT_TRUE(reparsed.ok()) << reparsed.status() << "\n" << text;
+  EXPECT_EQ((*reparsed)->ToString(), text);
+  EXPECT_TRUE(VerifyHloModule(**reparsed).ok());
+}
+
+HloInstruction* Named(const HloModule& module, std::string_view name) {
+  for (HloComputation* computation : module.computations()) {
+    if (HloInstruction* found = computation->GetInstructionWithName(name)) return found;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> OperandNames(const HloInstruction& instruction) {
+  std::vector<std::string> names;
+  for (const HloInstruction* operand : instruction.operands()) names.push_back(operand->name());
+  return names;
+}
+
+int64_t CountOpcode(const HloComputation& computation, HloOpcode opcode) {
+  int64_t count = 0;
+  for (const HloInstruction* instruction : computation.instructions()) {
+    count += instruction->opcode() == opcode;
+  }
+  return count;
+}
+
+int64_t CountOpcodeInModule(const HloModule& module, HloOpcode opcode) {
+  int64_t count = 0;
+  for (const HloComputation* computation : module.computations()) {
+    count += CountOpcode(*computation, opcode);
+  }
+  return count;
+}
+
+TEST(CpuInstructionFusionTest, RegistrationCarriesNameAndCreatesThePass) {
+  PassRegistration registration = MakePassRegistration<CpuInstructionFusion>();
+  EXPECT_EQ(registration.name, "cpu-fusion");
+  auto options = registration.options.Bind({});
+  ASSERT_TRUE(options.ok()) << options.status();
+  auto pass = registration.create(*options);
+  ASSERT_TRUE(pass.ok()) << pass.status();
+  EXPECT_EQ((*pass)->name(), "cpu-fusion");
+}
+
+TEST(CpuInstructionFusionTest, FusesElementwiseChainWithOperandsInFusionOrder) {
+  auto module = Parse(R"(
+HloModule chain
+ENTRY e {
+  p0 = f32[4] parameter(0)
+  p1 = f32[4] parameter(1)
+  n = f32[4] negate(p0)
+  ROOT a = f32[4] add(n, p1)
+}
+)");
+  ASSERT_TRUE(RunFusion(*module));
+  const HloInstruction* root = module->entry_computation()->root_instruction();
+  ASSERT_EQ(root->opcode(), HloOpcode::kFusion);
+  EXPECT_EQ(root->name(), "fusion");
+  EXPECT_EQ(root->fusion_kind(), FusionKind::kLoop);
+  // The consumer's remaining operand first, then the producer's operands.
+  EXPECT_EQ(OperandNames(*root), (std::vector<std::string>{"p1", "p0"}));
+  const HloComputation* fused = root->fused_instructions_computation();
+  EXPECT_EQ(fused->name(), "fused_computation");
+  ASSERT_EQ(fused->num_parameters(), 2);
+  EXPECT_EQ(fused->parameter_instruction(0)->name(), "param_0");
+  const HloInstruction* fused_root = fused->root_instruction();
+  ASSERT_EQ(fused_root->opcode(), HloOpcode::kAdd);
+  ASSERT_EQ(fused_root->operand(0)->opcode(), HloOpcode::kNegate);
+  EXPECT_EQ(fused_root->operand(0)->operand(0), fused->parameter_instruction(1));
+  EXPECT_EQ(fused_root->operand(1), fused->parameter_instruction(0));
+  EXPECT_EQ(module->entry_computation()->instruction_count(), 3);
+  ExpectVerifiedAndRoundTrips(*module);
+}
+
+TEST(CpuInstructionFusionTest, DoesNotDuplicateExpensiveProducerWithTwoUsers) {
+  auto module = Parse(R"(
+HloModule expensive
+ENTRY e {
+  p0 = f32[4] parameter(0)
+  s = f32[] parameter(1)
+  ex = f32[4] exponential(p0)
+  b = f32[4] broadcast(s), dimensions={}
+  x = f32[4] add(ex, b)
+  y = f32[4] multiply(ex, p0)
+  ROOT t = (f32[4], f32[4]) tuple(x, y)
+}
+)");
+  ASSERT_TRUE(RunFusion(*module));
+  const HloComputation* entry = module->entry_computation();
+  EXPECT_EQ(CountOpcode(*entry, HloOpcode::kExp), 1);
+  EXPECT_EQ(CountOpcodeInModule(*module, HloOpcode::kExp), 1);
+  const HloInstruction* x = entry->root_instruction()->operand(0);
+  ASSERT_EQ(x->opcode(), HloOpcode::kFusion);
+  EXPECT_EQ(OperandNames(*x), (std::vector<std::string>{"ex", "s"}));
+  // y has nothing to fuse: exp stays outside and multiply stays plain.
+  EXPECT_EQ(entry->root_instruction()->operand(1)->opcode(), HloOpcode::kMultiply);
+  ExpectVerifiedAndRoundTrips(*module);
+}
+
+TEST(CpuInstructionFusionTest, FusesExpensiveProducerWhenAllItsUsersJoinTheFusion) {
+  auto module = Parse(R"(
+HloModule all_users
+ENTRY e {
+  p0 = f32[4] parameter(0)
+  ex = f32[4] exponential(p0)
+  n = f32[4] negate(ex)
+  ROOT a = f32[4] add(n, ex)
+}
+)");
+  ASSERT_TRUE(RunFusion(*module));
+  const HloInstruction* root = module->entry_computation()->root_instruction();
+  ASSERT_EQ(root->opcode(), HloOpcode::kFusion);
+  EXPECT_EQ(OperandNames(*root), (std::vector<std::string>{"p0"}));
+  EXPECT_EQ(CountOpcodeInModule(*module, HloOpcode::kExp), 1);
+  EXPECT_EQ(CountOpcode(*root->fused_instructions_computation(), HloOpcode::kExp), 1);
+  EXPECT_EQ(module->entry_computation()->instruction_count(), 2);
+  ExpectVerifiedAndRoundTrips(*module);
+}
+
+TEST(CpuInstructionFusionTest, FusesCheapBroadcastIntoBothConsumers) {
+  auto module = Parse(R"(
+HloModule broadcast_twice
+ENTRY e {
+  p0 = f32[2,3] parameter(0)
+  s = f32[3] parameter(1)
+  b = f32[2,3] broadcast(s), dimensions={1}
+  x = f32[2,3] add(p0, b)
+  y = f32[2,3] multiply(p0, b)
+  ROOT t = (f32[2,3], f32[2,3]) tuple(x, y)
+}
+)");
+  ASSERT_TRUE(RunFusion(*module));
+  const HloComputation* entry = module->entry_computation();
+  EXPECT_EQ(CountOpcode(*entry, HloOpcode::kBroadcast), 0);
+  EXPECT_EQ(CountOpcode(*entry, HloOpcode::kFusion), 2);
+  for (int64_t i = 0; i < 2; ++i) {
+    const HloInstruction* fusion = entry->root_instruction()->operand(i);
+    ASSERT_EQ(fusion->opcode(), HloOpcode::kFusion);
+    EXPECT_EQ(OperandNames(*fusion), (std::vector<std::string>{"p0", "s"}));
+    const HloComputation* fused = fusion->fused_instructions_computation();
+    ASSERT_EQ(CountOpcode(*fused, HloOpcode::kBroadcast), 1);
+    EXPECT_EQ(fused->root_instruction()->operand(1)->opcode(), HloOpcode::kBroadcast);
+    EXPECT_EQ(fused->root_instruction()->operand(1)->dimensions(), std::vector<int64_t>{1});
+  }
+  // Distinct names for the two fusions and their computations.
+  EXPECT_NE(Named(*module, "fusion"), nullptr);
+  EXPECT_NE(Named(*module, "fusion.1"), nullptr);
+  EXPECT_NE(module->GetComputationWithName("fused_computation"), nullptr);
+  EXPECT_NE(module->GetComputationWithName("fused_computation.1"), nullptr);
+  ExpectVerifiedAndRoundTrips(*module);
+}
+
+TEST(CpuInstructionFusionTest, LeavesReduceAndDotUnfusedAndScalarComputationsAlone) {
+  auto module = Parse(R"(
+HloModule reduce_dot
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  p0 = f32[2,3] parameter(0)
+  p1 = f32[3,2] parameter(1)
+  n0 = f32[2,3] negate(p0)
+  d = f32[2,2] dot(n0, p1), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  zero = f32[] constant(0)
+  r = f32[2] reduce(d, zero), dimensions={1}, to_apply=sum
+  n = f32[2] negate(r)
+  ROOT q = f32[2] sqrt(n)
+}
+)");
+  ASSERT_TRUE(RunFusion(*module));
+  const HloComputation* entry = module->entry_computation();
+  EXPECT_EQ(CountOpcode(*entry, HloOpcode::kDot), 1);
+  EXPECT_EQ(CountOpcode(*entry, HloOpcode::kReduce), 1);
+  // negate -> dot and dot -> reduce are not loop fusions; reduce -> negate
+  // -> sqrt is: the reduce stays the fusion's operand.
+  EXPECT_EQ(CountOpcode(*entry, HloOpcode::kNegate), 1);
+  const HloInstruction* root = entry->root_instruction();
+  ASSERT_EQ(root->opcode(), HloOpcode::kFusion);
+  EXPECT_EQ(OperandNames(*root), (std::vector<std::string>{"r"}));
+  EXPECT_EQ(module->GetComputationWithName("sum")->instruction_count(), 3);
+  EXPECT_EQ(CountOpcodeInModule(*module, HloOpcode::kFusion), 1);
+  ExpectVerifiedAndRoundTrips(*module);
+}
+
+TEST(CpuInstructionFusionTest, AlreadyFusedModuleIsUnchanged) {
+  auto module = Parse(R"(
+HloModule chain
+ENTRY e {
+  p0 = f32[4] parameter(0)
+  p1 = f32[4] parameter(1)
+  c = f32[] constant(2)
+  b = f32[4] broadcast(c), dimensions={}
+  n = f32[4] negate(p0)
+  m = f32[4] multiply(n, b)
+  ROOT a = f32[4] add(m, p1)
+}
+)");
+  ASSERT_TRUE(RunFusion(*module));
+  // The scalar constant went in with the broadcast: only parameters remain.
+  const HloInstruction* root = module->entry_computation()->root_instruction();
+  EXPECT_EQ(OperandNames(*root), (std::vector<std::string>{"p1", "p0"}));
+  EXPECT_EQ(CountOpcode(*module->entry_computation(), HloOpcode::kConstant), 0);
+  const std::string once = module->ToString();
+  EXPECT_FALSE(RunFusion(*module));
+  EXPECT_EQ(module->ToString(), once);
+
+  auto hand_fused = Parse(R"(
+HloModule hand_fused
+fused {
+  x = f32[4] parameter(0)
+  ROOT y = f32[4] negate(x)
+}
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  p0 = f32[4] parameter(0)
+  f = f32[4] fusion(p0), kind=kLoop, calls=fused
+  zero = f32[] constant(0)
+  ROOT r = f32[] reduce(f, zero), dimensions={0}, to_apply=sum
+}
+)");
+  const std::string before = hand_fused->ToString();
+  EXPECT_FALSE(RunFusion(*hand_fused));
+  EXPECT_EQ(hand_fused->ToString(), before);
+}
+
+TEST(CpuInstructionFusionTest, ConstantsOnlyJoinExistingFusionsAndOnlyWhenScalar) {
+  auto module = Parse(R"(
+HloModule constants
+ENTRY e {
+  p0 = f32[4] parameter(0)
+  s = f32[] parameter(1)
+  two = f32[] constant(2)
+  lonely = f32[] multiply(s, two)
+  big = f32[4] constant({1, 2, 3, 4})
+  n = f32[4] negate(p0)
+  a = f32[4] add(n, big)
+  ROOT t = (f32[], f32[4]) tuple(lonely, a)
+}
+)");
+  ASSERT_TRUE(RunFusion(*module));
+  const HloInstruction* root = module->entry_computation()->root_instruction();
+  // multiply(s, constant) alone would be a fusion of a constant and one
+  // instruction: left as is.
+  EXPECT_EQ(root->operand(0)->opcode(), HloOpcode::kMultiply);
+  const HloInstruction* fusion = root->operand(1);
+  ASSERT_EQ(fusion->opcode(), HloOpcode::kFusion);
+  EXPECT_EQ(OperandNames(*fusion), (std::vector<std::string>{"big", "p0"}));
+  ExpectVerifiedAndRoundTrips(*module);
+}
+
+TEST(CpuInstructionFusionTest, MergesLoopFusionProducerAndKeepsRelayoutsOut) {
+  auto module = Parse(R"(
+HloModule producers
+inner {
+  x = f32[2,3] parameter(0)
+  ROOT y = f32[2,3] negate(x)
+}
+ENTRY e {
+  p0 = f32[2,3]{1,0} parameter(0)
+  p1 = f32[3,2]{1,0} parameter(1)
+  f = f32[2,3]{1,0} fusion(p0), kind=kLoop, calls=inner
+  tr = f32[2,3]{1,0} transpose(p1), dimensions={1,0}
+  rs = f32[2,3]{0,1} reshape(p0)
+  a = f32[2,3]{1,0} add(f, tr)
+  ROOT m = f32[2,3]{1,0} multiply(a, rs)
+}
+)");
+  ASSERT_TRUE(RunFusion(*module));
+  const HloComputation* entry = module->entry_computation();
+  const HloInstruction* root = entry->root_instruction();
+  ASSERT_EQ(root->opcode(), HloOpcode::kFusion);
+  // add and the inlined negate are inside; transpose and the column-major
+  // reshape stay outside.
+  EXPECT_EQ(OperandNames(*root), (std::vector<std::string>{"rs", "tr", "p0"}));
+  EXPECT_EQ(CountOpcode(*root->fused_instructions_computation(), HloOpcode::kNegate), 1);
+  EXPECT_EQ(module->GetComputationWithName("inner"), nullptr);
+  EXPECT_EQ(CountOpcodeInModule(*module, HloOpcode::kFusion), 1);
+  ExpectVerifiedAndRoundTrips(*module);
+}
+
+TEST(CpuInstructionFusionTest, RespectsControlDependencies) {
+  auto module = Parse(R"(
+HloModule control
+ENTRY e {
+  p0 = f32[4] parameter(0)
+  n = f32[4] negate(p0)
+  c = f32[4] cosine(p0)
+  x = f32[4] add(n, p0), control-predecessors={c}
+  ROOT y = f32[4] multiply(x, c)
+}
+)");
+  ASSERT_TRUE(RunFusion(*module));
+  const HloComputation* entry = module->entry_computation();
+  // c has a control successor: it stays. x's control edge moves to the fusion.
+  const HloInstruction* c = entry->GetInstructionWithName("c");
+  ASSERT_NE(c, nullptr);
+  ASSERT_EQ(c->control_successors().size(), 1u);
+  const HloInstruction* successor = c->control_successors().front();
+  EXPECT_EQ(successor->opcode(), HloOpcode::kFusion);
+  ExpectVerifiedAndRoundTrips(*module);
+}
+
+TEST(CpuInstructionFusionTest, KeepsTheScheduleValid) {
+  auto module = Parse(R"(
+HloModule scheduled, is_scheduled=true
+ENTRY e {
+  p0 = f32[4] parameter(0)
+  p1 = f32[4] parameter(1)
+  n = f32[4] negate(p0)
+  ex = f32[4] exponential(p1)
+  m = f32[4] multiply(n, ex)
+  l = f32[4] log(ex)
+  ROOT t = (f32[4], f32[4]) tuple(m, l)
+}
+)");
+  ASSERT_TRUE(RunFusion(*module));
+  ASSERT_TRUE(module->has_schedule());
+  absl::Status schedule_ok = module->schedule().Verify();
+  EXPECT_TRUE(schedule_ok.ok()) << schedule_ok;
+  const HloInstructionSequence& sequence =
+      module->schedule().sequence(module->entry_computation());
+  std::vector<std::string> names;
+  for (const HloInstruction* instruction : sequence.instructions()) names.push_back(instruction->name());
+  // The multiply's fusion took its place; negate left the sequence; exp has
+  // two users and stays; log has nothing cheap to fuse.
+  EXPECT_EQ(names, (std::vector<std::string>{"p0", "p1", "ex", "fusion", "l", "t"}));
+  ExpectVerifiedAndRoundTrips(*module);
+}
+
+TEST(CpuInstructionFusionTest, FusesInsideWhileBodies) {
+  auto module = Parse(R"(
+HloModule loop
+cond {
+  c = (s32[], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(c), index=0
+  k = s32[] constant(3)
+  ROOT lt = pred[] compare(i, k), direction=LT
+}
+body {
+  s = (s32[], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  v = f32[4] get-tuple-element(s), index=1
+  one = s32[] constant(1)
+  i1 = s32[] add(i, one)
+  n = f32[4] negate(v)
+  v1 = f32[4] multiply(n, v)
+  ROOT r = (s32[], f32[4]) tuple(i1, v1)
+}
+ENTRY e {
+  p = f32[4] parameter(0)
+  z = s32[] constant(0)
+  init = (s32[], f32[4]) tuple(z, p)
+  ROOT w = (s32[], f32[4]) while(init), condition=cond, body=body
+}
+)");
+  ASSERT_TRUE(RunFusion(*module));
+  const HloComputation* body = module->GetComputationWithName("body");
+  ASSERT_NE(body, nullptr);
+  EXPECT_EQ(CountOpcode(*body, HloOpcode::kFusion), 1);
+  EXPECT_EQ(CountOpcode(*body, HloOpcode::kNegate), 0);
+  ExpectVerifiedAndRoundTrips(*module);
+}
+
+class RealModuleFusionTest : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(RealModuleFusionTest, FusesAndStaysVerifiable) {
+  auto module = ParseHloModuleFile(std::string(HMO_TEST_DATA_DIR) + "/hlo/" + GetParam());
+  ASSERT_TRUE(module.ok()) << module.status();
+  ASSERT_TRUE(VerifyHloModule(**module).ok());
+  const int64_t before = (*module)->instruction_count();
+  EXPECT_TRUE(RunFusion(**module));
+  EXPECT_GT(CountOpcodeInModule(**module, HloOpcode::kFusion), 0);
+  EXPECT_LT((*module)->entry_computation()->instruction_count(), before);
+  ExpectVerifiedAndRoundTrips(**module);
+  // A second run finds nothing more to fuse.
+  EXPECT_FALSE(RunFusion(**module));
+}
+
+INSTANTIATE_TEST_SUITE_P(Modules, RealModuleFusionTest,
+                         ::testing::Values("graphsage_tf.hlo", "ssd_mobilenet_tf.hlo"),
+                         [](const ::testing::TestParamInfo<const char*>& info) {
+                           std::string name = info.param;
+                           return name.substr(0, name.find('.'));
+                         });
+
+}  // namespace
+}  // namespace hmo::cpu

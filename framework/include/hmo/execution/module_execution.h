@@ -1,0 +1,82 @@
+#ifndef HMO_EXECUTION_MODULE_EXECUTION_H_
+#define HMO_EXECUTION_MODULE_EXECUTION_H_
+
+// Running one module on a backend the way `hmo run --execute / --check` does,
+// as a library function so that tools and tests share it: build the
+// arguments (from .npy files, or random from a seed), compile, run while
+// measuring time and peak resident memory, write the result leaves as .npy,
+// and optionally compare with the reference evaluator's result on the
+// unoptimized module.
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "hmo/execution/executable.h"
+#include "hmo/execution/literal_comparison.h"
+#include "hmo/ir/hlo_module.h"
+#include "hmo/ir/literal.h"
+#include "hmo/plugin/backend.h"
+
+namespace hmo {
+
+// The arguments for `module`'s entry parameters: ReadNpyFileAs(files[i],
+// parameter i's shape) when `files` is not empty (a count that differs from
+// the number of parameters is InvalidArgument naming the files and the
+// module; a file that does not fit its parameter is an error naming the file
+// and the parameter), else MakeRandomArguments(module, seed).
+absl::StatusOr<std::vector<Literal>> MakeModuleArguments(const HloModule& module,
+                                                         const std::vector<std::string>& files,
+                                                         uint64_t seed);
+
+// Writes each array leaf of `result` into `directory` (created when
+// missing): an array result as result.npy, tuple leaves as result.<i>.npy
+// (nested: result.<i>.<j>.npy). Returns the paths written, in leaf order.
+absl::StatusOr<std::vector<std::filesystem::path>> WriteResultFiles(
+    const std::filesystem::path& directory, const Literal& result);
+
+struct ModuleExecutionOptions {
+  CompileOptions compile;
+  // Arguments as for MakeModuleArguments.
+  std::vector<std::string> input_files;
+  uint64_t seed = 0;
+  // Empty: no result files.
+  std::filesystem::path results_dir;
+  // The unoptimized module (elided constants filled with the same seed) to
+  // evaluate with HloEvaluator and compare against; null: no check.
+  const HloModule* reference = nullptr;
+  LiteralComparisonOptions comparison;
+};
+
+// What ExecuteModule did; filled as far as it got.
+struct ModuleExecutionReport {
+  bool compiled = false;
+  ExecutableStats stats;
+  double compile_seconds = 0;  // wall time of Backend::Compile
+  bool executed = false;
+  // The backend's ExecutionProfile::run_seconds, or the wall time of
+  // Execute when the backend reports none.
+  double run_seconds = 0;
+  // Peak resident set growth over the Execute call (PeakResidentSetMeter),
+  // else the backend's ExecutionProfile figure; -1 when neither is known.
+  int64_t peak_rss_growth_bytes = -1;
+  Literal result;
+  std::vector<std::filesystem::path> result_files;
+  // Set when the comparison ran (also when it found a difference).
+  std::optional<LiteralComparisonSummary> comparison;
+};
+
+// Compiles `module` with `backend` and runs it as `options` say. Returns the
+// first error: arguments, compilation (Unimplemented from a backend that
+// cannot execute), execution, writing results, the reference evaluation,
+// or the comparison (InvalidArgument naming the output and index).
+absl::Status ExecuteModule(const Backend& backend, const HloModule& module,
+                           const ModuleExecutionOptions& options, ModuleExecutionReport* report);
+
+}  // namespace hmo
+
+#endif  // HMO_EXECUTION_MODULE_EXECUTION_H_

@@ -1,0 +1,298 @@
+// The evaluator's driver: walks a computation in post order, hands each
+// instruction's operand values to its opcode handler, and implements the
+// opcodes that evaluate other computations (call, fusion, while,
+// conditional) or only rearrange values (parameter, constant, tuple,
+// get-tuple-element, copies and annotations).
+
+#include "hmo/eval/hlo_evaluator.h"
+
+#include <deque>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "hmo/ir/hlo_instruction.h"
+#include "hmo/ir/shape.h"
+#include "opcode_handlers.h"
+
+namespace hmo {
+namespace {
+
+using eval_internal::ComputationRunner;
+using eval_internal::Operands;
+
+std::string Describe(const HloInstruction& instr) {
+  return absl::StrCat(std::string(HloOpcodeString(instr.opcode())), " ", instr.name());
+}
+
+// Custom-call targets that only say where a value lives; they pass it on.
+bool IsPlacementAnnotation(std::string_view target) {
+  return target == "MoveToHost" || target == "MoveToDevice" ||
+         target == "annotate_device_placement";
+}
+
+// One evaluation (of a module or a computation). Caches each computation's
+// evaluation order, since reducers and loop bodies run many times.
+class Interpreter {
+ public:
+  explicit Interpreter(const HloEvaluator::Options& options) : options_(options) {
+    runner_ = [this](const HloComputation& computation, absl::Span<const Literal> args) {
+      return Run(computation, args);
+    };
+  }
+
+  absl::StatusOr<Literal> Run(const HloComputation& computation, absl::Span<const Literal> args);
+
+ private:
+  // The instructions the root depends on, operands before users.
+  const std::vector<const HloInstruction*>& EvaluationOrder(const HloComputation& computation);
+
+  // The value of `instr`; *borrowed is set instead (and the result unused)
+  // for values that already exist elsewhere (parameters, constants).
+  absl::StatusOr<Literal> EvaluateInstruction(const HloInstruction& instr, Operands operands,
+                                              absl::Span<const Literal> args,
+                                              const Literal** borrowed);
+  absl::StatusOr<Literal> EvaluateWhile(const HloInstruction& instr, const Literal& init);
+  absl::StatusOr<Literal> EvaluateConditional(const HloInstruction& instr, Operands operands);
+
+  HloEvaluator::Options options_;
+  ComputationRunner runner_;
+  absl::flat_hash_map<const HloComputation*, std::vector<const HloInstruction*>> orders_;
+};
+
+const std::vector<const HloInstruction*>& Interpreter::EvaluationOrder(
+    const HloComputation& computation) {
+  auto it = orders_.find(&computation);
+  if (it != orders_.end()) return it->second;
+  std::vector<const HloInstruction*> order;
+  // Post order restricted to what the root needs: dead instructions (and
+  // their side effects) do not contribute to the result.
+  absl::flat_hash_map<const HloInstruction*, bool> needed;
+  std::vector<const HloInstruction*> stack{computation.root_instruction()};
+  while (!stack.empty()) {
+    const HloInstruction* instr = stack.back();
+    stack.pop_back();
+    if (instr == nullptr || needed[instr]) continue;
+    needed[instr] = true;
+    for (const HloInstruction* operand : instr->operands()) stack.push_back(operand);
+  }
+  for (const HloInstruction* instr : computation.MakeInstructionPostOrder()) {
+    if (needed[instr]) order.push_back(instr);
+  }
+  return orders_.emplace(&computation, std::move(order)).first->second;
+}
+
+absl::StatusOr<Literal> Interpreter::Run(const HloComputation& computation,
+                                         absl::Span<const Literal> args) {
+  if (static_cast<int64_t>(args.size()) != computation.num_parameters()) {
+    return absl::InvalidArgumentError(absl::StrCat("evaluator: computation ", computation.name(),
+                                                   " takes ", computation.num_parameters(),
+                                                   " arguments, got ", args.size()));
+  }
+  const std::vector<const HloInstruction*>& order = EvaluationOrder(computation);
+  // Values are freed after their last use so that large models stay small.
+  absl::flat_hash_map<const HloInstruction*, int64_t> remaining_uses;
+  for (const HloInstruction* instr : order) {
+    for (const HloInstruction* operand : instr->operands()) ++remaining_uses[operand];
+  }
+  absl::flat_hash_map<const HloInstruction*, const Literal*> values;
+  std::deque<Literal> owned;
+  absl::flat_hash_map<const HloInstruction*, Literal*> owned_by;
+  std::vector<const Literal*> operand_values;
+  for (const HloInstruction* instr : order) {
+    operand_values.clear();
+    for (const HloInstruction* operand : instr->operands()) operand_values.push_back(values.at(operand));
+    const Literal* borrowed = nullptr;
+    absl::StatusOr<Literal> value = EvaluateInstruction(*instr, operand_values, args, &borrowed);
+    if (!value.ok()) return value.status();
+    if (borrowed != nullptr) {
+      values[instr] = borrowed;
+    } else {
+      owned.push_back(std::move(*value));
+      values[instr] = &owned.back();
+      owned_by[instr] = &owned.back();
+    }
+    for (const HloInstruction* operand : instr->operands()) {
+      if (--remaining_uses[operand] == 0 && operand != computation.root_instruction()) {
+        auto it = owned_by.find(operand);
+        if (it != owned_by.end()) *it->second = Literal();
+      }
+    }
+  }
+  const HloInstruction* root = computation.root_instruction();
+  auto it = owned_by.find(root);
+  if (it != owned_by.end()) return std::move(*it->second);
+  return *values.at(root);
+}
+
+absl::StatusOr<Literal> Interpreter::EvaluateInstruction(const HloInstruction& instr,
+                                                         Operands operands,
+                                                         absl::Span<const Literal> args,
+                                                         const Literal** borrowed) {
+  using namespace eval_internal;  // NOLINT: the handlers.
+  const HloOpcode op = instr.opcode();
+  if (IsElementwiseUnaryOpcode(op)) return HandleElementwiseUnary(instr, operands);
+  if (IsElementwiseBinaryOpcode(op)) return HandleElementwiseBinary(instr, operands);
+  switch (op) {
+    case HloOpcode::kParameter: {
+      const int64_t number = instr.parameter_number();
+      if (number < 0 || number >= static_cast<int64_t>(args.size())) {
+        return absl::InvalidArgumentError(absl::StrCat("evaluator: no argument for ", Describe(instr)));
+      }
+      *borrowed = &args[number];
+      return Literal();
+    }
+    case HloOpcode::kConstant:
+      if (!instr.has_literal() || instr.literal().is_elided()) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "evaluator: constant ", instr.name(),
+            " is elided ({...}); fill its value before evaluating"));
+      }
+      *borrowed = &instr.literal();
+      return Literal();
+    case HloOpcode::kTuple: {
+      std::vector<Literal> elements;
+      for (const Literal* operand : operands) elements.push_back(*operand);
+      return Literal::MakeTuple(std::move(elements));
+    }
+    case HloOpcode::kGetTupleElement: {
+      const std::vector<Literal>& elements = operands[0]->tuple_elements();
+      if (instr.tuple_index() < 0 || instr.tuple_index() >= static_cast<int64_t>(elements.size())) {
+        return absl::InvalidArgumentError(absl::StrCat("evaluator: ", Describe(instr),
+                                                       " indexes past its tuple"));
+      }
+      return elements[instr.tuple_index()];
+    }
+    case HloOpcode::kCopy:
+    case HloOpcode::kOptimizationBarrier:
+    case HloOpcode::kAddDependency:
+    case HloOpcode::kDomain:
+      return *operands[0];
+    case HloOpcode::kCopyStart:
+      // (destination, source, context), as XLA shapes it.
+      return Literal::MakeTuple({*operands[0], *operands[0], Literal(instr.shape().tuple_shapes(2))});
+    case HloOpcode::kCopyDone:
+      return operands[0]->tuple_elements().at(0);
+    case HloOpcode::kAfterAll:
+      return Literal(Shape::MakeToken());
+    case HloOpcode::kCustomCall:
+      if (IsPlacementAnnotation(instr.custom_call_target()) && operands.size() == 1) {
+        return *operands[0];
+      }
+      return absl::UnimplementedError(absl::StrCat("evaluator: custom-call ", instr.name(),
+                                                   " with target \"", instr.custom_call_target(),
+                                                   "\" is not supported"));
+    case HloOpcode::kCompare: return HandleCompare(instr, operands);
+    case HloOpcode::kSelect: return HandleSelect(instr, operands);
+    case HloOpcode::kClamp: return HandleClamp(instr, operands);
+    case HloOpcode::kConvert: return HandleConvert(instr, operands);
+    case HloOpcode::kBitcastConvert: return HandleBitcastConvert(instr, operands);
+    case HloOpcode::kIota: return HandleIota(instr);
+    case HloOpcode::kBroadcast: return HandleBroadcast(instr, operands);
+    case HloOpcode::kReshape: return HandleReshape(instr, operands);
+    case HloOpcode::kBitcast: return HandleBitcast(instr, operands);
+    case HloOpcode::kTranspose: return HandleTranspose(instr, operands);
+    case HloOpcode::kReverse: return HandleReverse(instr, operands);
+    case HloOpcode::kSlice: return HandleSlice(instr, operands);
+    case HloOpcode::kDynamicSlice: return HandleDynamicSlice(instr, operands);
+    case HloOpcode::kDynamicUpdateSlice: return HandleDynamicUpdateSlice(instr, operands);
+    case HloOpcode::kConcatenate: return HandleConcatenate(instr, operands);
+    case HloOpcode::kPad: return HandlePad(instr, operands);
+    case HloOpcode::kReduce: return HandleReduce(instr, operands, runner_);
+    case HloOpcode::kReduceWindow: return HandleReduceWindow(instr, operands, runner_);
+    case HloOpcode::kMap: return HandleMap(instr, operands, runner_);
+    case HloOpcode::kDot: return HandleDot(instr, operands);
+    case HloOpcode::kConvolution: return HandleConvolution(instr, operands);
+    case HloOpcode::kGather: return HandleGather(instr, operands);
+    case HloOpcode::kScatter: return HandleScatter(instr, operands, runner_);
+    case HloOpcode::kSort: return HandleSort(instr, operands, runner_);
+    case HloOpcode::kCall: {
+      std::vector<Literal> call_args;
+      for (const Literal* operand : operands) call_args.push_back(*operand);
+      return Run(*instr.to_apply(), call_args);
+    }
+    case HloOpcode::kFusion: {
+      std::vector<Literal> fusion_args;
+      for (const Literal* operand : operands) fusion_args.push_back(*operand);
+      return Run(*instr.fused_instructions_computation(), fusion_args);
+    }
+    case HloOpcode::kWhile: return EvaluateWhile(instr, *operands[0]);
+    case HloOpcode::kConditional: return EvaluateConditional(instr, operands);
+    default:
+      return absl::UnimplementedError(absl::StrCat("evaluator: ", Describe(instr),
+                                                   " is not supported"));
+  }
+}
+
+absl::StatusOr<Literal> Interpreter::EvaluateWhile(const HloInstruction& instr,
+                                                   const Literal& init) {
+  std::vector<Literal> state;
+  state.push_back(init);
+  for (int64_t iteration = 0;; ++iteration) {
+    absl::StatusOr<Literal> keep_going = Run(*instr.while_condition(), state);
+    if (!keep_going.ok()) return keep_going.status();
+    if (!keep_going->GetAsBool(0)) break;
+    if (options_.max_loop_iterations >= 0 && iteration >= options_.max_loop_iterations) {
+      return absl::ResourceExhaustedError(absl::StrCat("evaluator: ", Describe(instr),
+                                                       " ran more than ",
+                                                       options_.max_loop_iterations, " iterations"));
+    }
+    absl::StatusOr<Literal> next = Run(*instr.while_body(), state);
+    if (!next.ok()) return next.status();
+    state[0] = std::move(*next);
+  }
+  return std::move(state[0]);
+}
+
+absl::StatusOr<Literal> Interpreter::EvaluateConditional(const HloInstruction& instr,
+                                                         Operands operands) {
+  const Literal& selector = *operands[0];
+  const int64_t branches = instr.branch_count();
+  int64_t branch;
+  if (selector.element_type() == PrimitiveType::PRED) {
+    branch = selector.GetAsBool(0) ? 0 : 1;
+  } else {
+    branch = selector.GetAsInt64(0);
+    // XLA runs the last branch for any index out of range.
+    if (branch < 0 || branch >= branches) branch = branches - 1;
+  }
+  if (branch + 1 >= static_cast<int64_t>(operands.size())) {
+    return absl::InvalidArgumentError(absl::StrCat("evaluator: ", Describe(instr),
+                                                   " has no operand for branch ", branch));
+  }
+  std::vector<Literal> branch_args;
+  branch_args.push_back(*operands[branch + 1]);
+  return Run(*instr.branch_computation(branch), branch_args);
+}
+
+}  // namespace
+
+absl::StatusOr<Literal> HloEvaluator::Evaluate(const HloModule& module,
+                                               absl::Span<const Literal> arguments) {
+  const HloComputation* entry = module.entry_computation();
+  if (entry == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat("evaluator: module ", module.name(),
+                                                   " has no entry computation"));
+  }
+  return Evaluate(*entry, arguments);
+}
+
+absl::StatusOr<Literal> HloEvaluator::Evaluate(const HloComputation& computation,
+                                               absl::Span<const Literal> arguments) {
+  if (static_cast<int64_t>(arguments.size()) != computation.num_parameters()) {
+    return absl::InvalidArgumentError(absl::StrCat("evaluator: ", computation.name(), " takes ",
+                                                   computation.num_parameters(),
+                                                   " arguments, got ", arguments.size()));
+  }
+  for (int64_t i = 0; i < computation.num_parameters(); ++i) {
+    const Shape& expected = computation.parameter_instruction(i)->shape();
+    if (!ShapeUtil::EqualIgnoringLayout(expected, arguments[i].shape())) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "evaluator: argument ", i, " of ", computation.name(), " has shape ",
+          arguments[i].shape().ToString(false), ", expected ", expected.ToString(false)));
+    }
+  }
+  Interpreter interpreter(options_);
+  return interpreter.Run(computation, arguments);
+}
+
+}  // namespace hmo

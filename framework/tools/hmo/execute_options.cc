@@ -1,0 +1,141 @@
+#include "execute_options.h"
+
+#include <charconv>
+#include <cstdlib>
+
+#include "fmt/format.h"
+
+namespace hmo::cli {
+namespace {
+
+absl::StatusOr<uint64_t> ParseUnsigned(std::string_view option, const std::string& text) {
+  uint64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size()) {
+    return absl::InvalidArgumentError(
+        fmt::format("{} needs a non-negative integer, got '{}'", option, text));
+  }
+  return value;
+}
+
+absl::StatusOr<double> ParseNonNegativeDouble(std::string_view option, const std::string& text) {
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || !(value >= 0)) {
+    return absl::InvalidArgumentError(
+        fmt::format("{} needs a non-negative number, got '{}'", option, text));
+  }
+  return value;
+}
+
+std::vector<std::string> SplitCommaList(const std::string& text) {
+  std::vector<std::string> items;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    items.push_back(text.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return items;
+}
+
+std::string DescribeExecutingBackends(const BackendRegistry& backends) {
+  std::vector<std::string> names;
+  for (const RegisteredBackend* backend : backends.List()) {
+    if (backend->registration.backend->CanExecute()) {
+      names.push_back(fmt::format("{} (plugin {})", backend->registration.name, backend->plugin));
+    }
+  }
+  if (names.empty()) {
+    return "no executing backend is loaded (load one with --plugin-dir or HMO_PLUGIN_PATH)";
+  }
+  return fmt::format("executing backends: {}", fmt::join(names, ", "));
+}
+
+}  // namespace
+
+void ExecuteArguments::AddTo(ArgumentParser& parser) {
+  parser.AddFlag("--execute", &execute,
+                 "after the pipeline, compile each module with --backend and run it "
+                 "(modules run one at a time; the summary goes to stdout)");
+  parser.AddFlag("--check", &check,
+                 "implies --execute; also evaluate the unoptimized module with the reference "
+                 "evaluator on the same arguments and fail when the results differ");
+  parser.AddOption("--backend", "NAME", &backend, "the executing backend (default: cpu)");
+  parser.AddOption("--inputs", "A.npy,B.npy", &inputs,
+                   "the entry parameters' values, one .npy file per parameter "
+                   "(default: random values from --seed)");
+  parser.AddOption("--seed", "N", &seed,
+                   "seed of the random arguments and of elided constants' values (default: 0)");
+  parser.AddOption("--results-dir", "DIR", &results_dir,
+                   "write the results as .npy: result.npy, or result.0.npy, result.1.npy, ... "
+                   "for a tuple (DIR/<input name>/ with several inputs)");
+  parser.AddOption("--opt-level", "N", &opt_level, "backend optimization level 0-3 (default: 2)");
+  parser.AddOption("--rtol", "X", &rtol,
+                   "--check: relative tolerance for every float type (default: per type)");
+  parser.AddOption("--atol", "X", &atol,
+                   "--check: absolute tolerance for every float type (default: per type)");
+}
+
+absl::StatusOr<ExecuteSettings> ResolveExecuteArguments(const ExecuteArguments& arguments,
+                                                        const PluginRegistries& registries) {
+  ExecuteSettings settings;
+  settings.check = arguments.check;
+  const RegisteredBackend* backend = registries.backends.Find(arguments.backend);
+  if (backend == nullptr) {
+    return absl::InvalidArgumentError(fmt::format("--backend {}: no such backend; {}",
+                                                  arguments.backend,
+                                                  DescribeExecutingBackends(registries.backends)));
+  }
+  if (!backend->registration.backend->CanExecute()) {
+    return absl::InvalidArgumentError(fmt::format(
+        "--backend {}: backend '{}' (plugin {}) describes a target but cannot execute modules; {}",
+        arguments.backend, arguments.backend, backend->plugin,
+        DescribeExecutingBackends(registries.backends)));
+  }
+  settings.backend = backend->registration.backend;
+  if (!arguments.inputs.empty()) {
+    settings.input_files = SplitCommaList(arguments.inputs);
+    for (const std::string& file : settings.input_files) {
+      if (file.empty()) {
+        return absl::InvalidArgumentError(
+            fmt::format("--inputs '{}': empty file name in the list", arguments.inputs));
+      }
+    }
+  }
+  if (!arguments.seed.empty()) {
+    absl::StatusOr<uint64_t> seed = ParseUnsigned("--seed", arguments.seed);
+    if (!seed.ok()) return seed.status();
+    settings.seed = *seed;
+  }
+  if (!arguments.opt_level.empty()) {
+    absl::StatusOr<uint64_t> level = ParseUnsigned("--opt-level", arguments.opt_level);
+    if (!level.ok()) return level.status();
+    if (*level > 3) {
+      return absl::InvalidArgumentError(
+          fmt::format("--opt-level must be 0, 1, 2 or 3, got {}", *level));
+    }
+    settings.compile.opt_level = static_cast<int>(*level);
+  }
+  if (!arguments.rtol.empty() || !arguments.atol.empty()) {
+    // Overriding one bound keeps the other at f32's default; ULPs are off so
+    // that the stated tolerance is the whole rule.
+    FloatTolerance tolerance = DefaultFloatTolerance(PrimitiveType::F32);
+    tolerance.max_ulps = 0;
+    if (!arguments.rtol.empty()) {
+      absl::StatusOr<double> rtol = ParseNonNegativeDouble("--rtol", arguments.rtol);
+      if (!rtol.ok()) return rtol.status();
+      tolerance.relative = *rtol;
+    }
+    if (!arguments.atol.empty()) {
+      absl::StatusOr<double> atol = ParseNonNegativeDouble("--atol", arguments.atol);
+      if (!atol.ok()) return atol.status();
+      tolerance.absolute = *atol;
+    }
+    settings.comparison.float_tolerance = tolerance;
+  }
+  settings.results_dir = arguments.results_dir;
+  return settings;
+}
+
+}  // namespace hmo::cli

@@ -1,0 +1,57 @@
+#ifndef HMO_TOOLS_HMO_EXECUTE_OPTIONS_H_
+#define HMO_TOOLS_HMO_EXECUTE_OPTIONS_H_
+
+// `hmo run`'s execution options (--execute, --check, --backend, --inputs,
+// --seed, --results-dir, --opt-level, --rtol, --atol): declared on the
+// argument parser, then checked against the loaded backends.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "argument_parser.h"
+#include "hmo/execution/literal_comparison.h"
+#include "hmo/plugin/backend.h"
+#include "hmo/plugin/plugin_registries.h"
+
+namespace hmo::cli {
+
+// The options as written on the command line.
+struct ExecuteArguments {
+  bool execute = false;
+  bool check = false;
+  std::string backend = "cpu";
+  std::string inputs;  // comma-separated .npy files
+  std::string seed;
+  std::string results_dir;
+  std::string opt_level;
+  std::string rtol;
+  std::string atol;
+
+  void AddTo(ArgumentParser& parser);
+  // Whether any execution was asked for (--execute or --check).
+  bool enabled() const { return execute || check; }
+};
+
+// The options checked and resolved; only built when enabled().
+struct ExecuteSettings {
+  std::shared_ptr<const Backend> backend;
+  bool check = false;
+  std::vector<std::string> input_files;  // empty: random arguments from the seed
+  uint64_t seed = 0;
+  std::string results_dir;  // empty: results are not written
+  CompileOptions compile;
+  LiteralComparisonOptions comparison;
+};
+
+// Resolves `arguments` against the loaded backends. InvalidArgument for a
+// malformed number, and for a backend that is unknown or cannot execute,
+// listing the executing backends (and the plugins they come from).
+absl::StatusOr<ExecuteSettings> ResolveExecuteArguments(const ExecuteArguments& arguments,
+                                                        const PluginRegistries& registries);
+
+}  // namespace hmo::cli
+
+#endif  // HMO_TOOLS_HMO_EXECUTE_OPTIONS_H_

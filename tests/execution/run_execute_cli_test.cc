@@ -1,0 +1,101 @@
+// `hmo run --execute` option handling, through the built binary. (Running a
+// module end to end needs an executing backend plugin and is tested with it.)
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace {
+
+using ::testing::AnyOf;
+using ::testing::HasSubstr;
+
+struct CommandRun {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string Slurp(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream contents;
+  contents << in.rdbuf();
+  return contents.str();
+}
+
+CommandRun RunHmo(const std::string& arguments) {
+  // Capture files per process: ctest runs tests in parallel.
+  const std::filesystem::path dir = std::filesystem::temp_directory_path();
+  const std::string tag = std::to_string(::getpid());
+  const std::filesystem::path out = dir / ("hmo_exec_cli_out." + tag + ".txt");
+  const std::filesystem::path err = dir / ("hmo_exec_cli_err." + tag + ".txt");
+  const std::string command = "HMO_PLUGIN_PATH= " + std::string(HMO_BINARY_DIR) + "/bin/hmo " +
+                              arguments + " > " + out.string() + " 2> " + err.string();
+  CommandRun run;
+  const int status = std::system(command.c_str());
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  run.out = Slurp(out);
+  run.err = Slurp(err);
+  std::filesystem::remove(out);
+  std::filesystem::remove(err);
+  return run;
+}
+
+std::string Data(const std::string& relative) {
+  return std::string(HMO_TEST_DATA_DIR) + "/" + relative;
+}
+
+TEST(RunExecuteCliTest, UnknownBackendIsAClearError) {
+  CommandRun run = RunHmo("run --passes=report --execute --backend nosuch " + Data("hlo/test_hlo.txt"));
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  EXPECT_THAT(run.err, HasSubstr("hmo run: error: --backend nosuch: no such backend; "));
+  // Lists what can execute, or says that nothing that can is loaded.
+  EXPECT_THAT(run.err, AnyOf(HasSubstr("executing backends: "), HasSubstr("no executing backend is loaded")));
+  EXPECT_EQ(run.out, "");  // nothing ran
+}
+
+TEST(RunExecuteCliTest, CheckAlsoNeedsAnExecutingBackend) {
+  CommandRun run = RunHmo("run --passes=report --check --backend nosuch " + Data("hlo/test_hlo.txt"));
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  EXPECT_THAT(run.err, HasSubstr("--backend nosuch: no such backend"));
+}
+
+TEST(RunExecuteCliTest, ADescriptionOnlyBackendCannotExecute) {
+  // The fixture plugins (tests/fixtures) register `fixture-backend`, which
+  // describes a target but does not compile.
+  const std::filesystem::path fixtures = std::filesystem::path(HMO_BINARY_DIR) / "tests/fixtures/good";
+  if (!std::filesystem::exists(fixtures / "libhmo_fixture_more_passes.so")) {
+    GTEST_SKIP() << "fixture plugins not built";
+  }
+  CommandRun run = RunHmo("run --plugin-dir " + fixtures.string() +
+                          " --passes=report --execute --backend fixture-backend " + Data("hlo/test_hlo.txt"));
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  EXPECT_THAT(run.err, HasSubstr("--backend fixture-backend: backend 'fixture-backend' (plugin "));
+  EXPECT_THAT(run.err, HasSubstr("cannot execute modules"));
+}
+
+TEST(RunExecuteCliTest, HelpListsTheExecutionOptions) {
+  CommandRun run = RunHmo("run --help");
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  for (const char* option : {"--execute", "--check", "--backend", "--inputs", "--seed", "--results-dir",
+                             "--opt-level", "--rtol", "--atol"}) {
+    EXPECT_THAT(run.out, HasSubstr(option));
+  }
+}
+
+TEST(RunExecuteCliTest, WithoutExecuteNothingChanges) {
+  // The pipeline alone still prints the module to stdout.
+  CommandRun run = RunHmo("run --passes=report " + Data("hlo/test_hlo.txt"));
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out, HasSubstr("HloModule"));
+}
+
+}  // namespace
