@@ -69,7 +69,14 @@ class PeakRssMeter:
     stop(). Without a reset, growth is known only when the work pushed VmHWM
     above its old value; stop() returns -1 when it is unknown."""
 
+    # The highest VmHWM seen by any meter in this process: resets lose the
+    # earlier high-water marks, so each start() reads it first.
+    process_peak = 0
+
     def start(self) -> None:
+        prior = read_rss()
+        if prior is not None:
+            PeakRssMeter.process_peak = max(PeakRssMeter.process_peak, prior[1])
         try:
             with open("/proc/self/clear_refs", "w") as f:
                 f.write("5")
@@ -82,6 +89,7 @@ class PeakRssMeter:
         now = read_rss()
         if self.before is None or now is None:
             return -1
+        PeakRssMeter.process_peak = max(PeakRssMeter.process_peak, now[1])
         if not self.reset and now[1] <= self.before[1]:
             return -1
         return max(0, now[1] - self.before[0])
@@ -152,15 +160,15 @@ def measure_xla(module_path: Path, runs: int, warmup: int, seed: int, results_di
     for _ in range(warmup):
         jax.block_until_ready(compiled(*device_args))
     times = []
-    for _ in range(runs):
+    for _ in range(max(1, runs)):
         start = time.perf_counter()
         jax.block_until_ready(compiled(*device_args))
         times.append(time.perf_counter() - start)
     report["run_median_s"] = statistics.median(times)
     report["run_min_s"] = min(times)
-    report["runs"] = runs
+    report["runs"] = len(times)
     rss = read_rss()
-    report["process_peak_rss"] = rss[1] if rss else -1
+    report["process_peak_rss"] = max(PeakRssMeter.process_peak, rss[1] if rss else -1)
 
     problems = hlo_to_jax.check_result(module, result)
     report["problems"] = problems
@@ -319,8 +327,13 @@ def compare_results(xla_dir: str, hmo_dir: str) -> str:
         if a.shape != b.shape:
             parts.append(f"{name}: shape {list(b.shape)} vs XLA {list(a.shape)}")
             continue
-        diff = np.abs(a - b)
-        parts.append(f"{name}: max abs diff {float(np.max(diff)) if diff.size else 0.0:.3g}")
+        if not a.size:
+            parts.append(f"{name}: empty")
+            continue
+        # With random weights some outputs are huge (ssd's box decoding
+        # exponentiates), so the scale goes next to the difference.
+        parts.append(f"{name}: max abs diff {float(np.max(np.abs(a - b))):.3g} "
+                     f"(max |XLA| {float(np.max(np.abs(a))):.3g})")
     return "; ".join(parts)
 
 
@@ -354,6 +367,7 @@ def print_xla_report(x: dict) -> None:
           f"(peak RSS growth {human_bytes(x['compile_peak_rss_growth'])})")
     print(f"    first run {ms(x['first_run_s'])} ms (peak RSS growth {human_bytes(x['run_peak_rss_growth'])}), "
           f"median of {x['runs']} {ms(x['run_median_s'])} ms, min {ms(x['run_min_s'])} ms")
+    print(f"    process peak RSS {human_bytes(x['process_peak_rss'])}")
     print(f"    outputs {', '.join(x['outputs'])}: "
           + ("shapes match the HLO root, all finite" if not x["problems"] else "; ".join(x["problems"])))
 
@@ -367,7 +381,7 @@ def print_table(rows: list[tuple[str, dict, dict]]) -> None:
         hmo_ok = "unavailable" not in h
         xla_run = x.get("run_median_s") if xla_ok else None
         hmo_run = h.get("run_s") if hmo_ok else None
-        ratio = f"{hmo_run / xla_run:.2f}" if xla_run and hmo_run else "-"
+        ratio = f"{hmo_run / xla_run:.3g}" if xla_run and hmo_run else "-"
         xla_bytes = (x["temp_bytes"] + x["argument_bytes"] + x["output_bytes"]) if xla_ok else None
         hmo_arena = sum(h["arena_bytes"].values()) if hmo_ok and "arena_bytes" in h else None
         lines.append([

@@ -210,7 +210,8 @@ class Module:
     entry: Computation
 
 
-_COMPUTATION_HEADER = re.compile(r"^\s*(ENTRY\s+)?%?([\w.\-]+)\s*\(.*\)\s*->\s*.*\{\s*$")
+# `[ENTRY] %name (p: f32[2]) -> f32[2] {`, or without the signature: `ENTRY name {`.
+_COMPUTATION_HEADER = re.compile(r"^\s*(ENTRY\s+)?%?([\w.\-]+)\s*(?:\(.*\)\s*->\s*.*)?\{\s*$")
 _INSTRUCTION = re.compile(r"^\s*(ROOT\s+)?%?([\w.\-]+)\s*=\s*(.*)$")
 _COMMENT = re.compile(r"/\*.*?\*/")
 

@@ -61,13 +61,15 @@ std::vector<Acc> LoadTransposed(const Literal& literal, absl::Span<const int64_t
   const uint8_t* src = RawBytes(literal);
   (void)SwitchOnElementType(literal.element_type(), "accumulation", [&](auto tag) {
     constexpr PrimitiveType kT = decltype(tag)::value;
-    ForEachIndex(new_dims, [&](absl::Span<const int64_t> index) {
-      auto x = LoadElement<kT>(src, DotIndex(index, new_to_old));
-      if constexpr (std::is_same_v<Acc, uint64_t>) {
-        // Sign-extend signed integers so that wrapping sums stay exact.
-        values.push_back(static_cast<uint64_t>(static_cast<int64_t>(x)));
-      } else {
-        values.push_back(static_cast<Acc>(x));
+    ForEachRow(new_dims, new_to_old, [&](int64_t offset, int64_t, int64_t length, int64_t step) {
+      for (int64_t j = 0; j < length; ++j) {
+        auto x = LoadElement<kT>(src, offset + j * step);
+        if constexpr (std::is_same_v<Acc, uint64_t>) {
+          // Sign-extend signed integers so that wrapping sums stay exact.
+          values.push_back(static_cast<uint64_t>(static_cast<int64_t>(x)));
+        } else {
+          values.push_back(static_cast<Acc>(x));
+        }
       }
     });
     return absl::OkStatus();
@@ -90,11 +92,13 @@ void StoreTransposed(const std::vector<Acc>& values, absl::Span<const int64_t> o
   uint8_t* dst = MutableRawBytes(out);
   (void)SwitchOnElementType(out->element_type(), "accumulation", [&](auto tag) {
     constexpr PrimitiveType kT = decltype(tag)::value;
-    int64_t i = 0;
-    ForEachIndex(value_dims, [&](absl::Span<const int64_t> index) {
-      StoreElement<kT>(dst, DotIndex(index, value_to_out),
-                       ConvertElement<NativeOf<kT>, Acc>(values[i++]));
-    });
+    ForEachRow(value_dims, value_to_out,
+               [&](int64_t offset, int64_t position, int64_t length, int64_t step) {
+                 for (int64_t j = 0; j < length; ++j) {
+                   StoreElement<kT>(dst, offset + j * step,
+                                    ConvertElement<NativeOf<kT>, Acc>(values[position + j]));
+                 }
+               });
     return absl::OkStatus();
   });
 }

@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "accumulation.h"
 #include "opcode_handlers.h"
+#include "row_kernels.h"
 
 namespace hmo::eval_internal {
 
@@ -86,53 +87,81 @@ absl::StatusOr<Literal> HandleConvolution(const HloInstruction& instr, Operands 
           dims.push_back(out_features);
           return RowMajorStrides(dims);
         }();
-        std::vector<Acc> c;
-        c.reserve(static_cast<size_t>(out.element_count()));
-        std::vector<Acc> row(out_features);
-        std::vector<int64_t> in_position(spatial_rank);
+        const int64_t positions = ElementCount(out_spatial);
+        const std::vector<int64_t> out_spatial_strides = RowMajorStrides(out_spatial);
+        // The result as [batch, position, feature]: each output position
+        // accumulates a row of all output features.
+        std::vector<Acc> c(static_cast<size_t>(out_batch * positions * out_features), Acc{0});
+        // Output positions go in blocks that share each weight row while it
+        // is in cache (large 1x1 convolutions are otherwise memory bound).
+        constexpr int64_t kBlock = 16;
+        int64_t a_offsets[kBlock];  // lhs spatial offset per position, -1 when outside.
         for (int64_t ob = 0; ob < out_batch; ++ob) {
-          ForEachIndex(out_spatial, [&](absl::Span<const int64_t> o) {
-            std::fill(row.begin(), row.end(), Acc{0});
+          for (int64_t p0 = 0; p0 < positions; p0 += kBlock) {
+            const int64_t block = std::min(kBlock, positions - p0);
+            Acc* rows = c.data() + (ob * positions + p0) * out_features;
             ForEachIndex(kernel_spatial, [&](absl::Span<const int64_t> k) {
-              int64_t a_spatial = 0;
               int64_t b_offset = 0;
               for (int64_t s = 0; s < spatial_rank; ++s) {
                 const WindowDimension& w = window[s];
-                // Position in the padded, lhs-dilated input; dilation holes
-                // and padding contribute zero.
-                int64_t position = o[s] * w.stride + k[s] * w.window_dilation - w.padding_low;
-                if (position < 0 || position % w.base_dilation != 0) return;
-                position /= w.base_dilation;
-                if (position >= in_spatial[s]) return;
-                a_spatial += position * a_strides[s + 1];
                 const int64_t kernel_index = w.window_reversal ? w.size - 1 - k[s] : k[s];
                 b_offset += kernel_index * b_spatial_strides[s];
               }
+              bool any_inside = false;
+              for (int64_t p = 0; p < block; ++p) {
+                int64_t a_spatial = 0;
+                bool inside = true;
+                for (int64_t s = 0; s < spatial_rank && inside; ++s) {
+                  const WindowDimension& w = window[s];
+                  const int64_t o = ((p0 + p) / out_spatial_strides[s]) % out_spatial[s];
+                  // Position in the padded, lhs-dilated input; dilation
+                  // holes and padding contribute zero.
+                  int64_t position = o * w.stride + k[s] * w.window_dilation - w.padding_low;
+                  if (position < 0 || position % w.base_dilation != 0) {
+                    inside = false;
+                    break;
+                  }
+                  position /= w.base_dilation;
+                  if (position >= in_spatial[s]) inside = false;
+                  a_spatial += position * a_strides[s + 1];
+                }
+                a_offsets[p] = inside ? a_spatial : -1;
+                any_inside |= inside;
+              }
+              if (!any_inside) return;
               if (batch_groups == 1 && kernel_in_features == 1 && out_per_feature_group == 1) {
                 // Depthwise: output feature g is input feature g times its
                 // own kernel tap, a loop the compiler vectorizes.
-                const Acc* x = a.data() + ob * a_strides[0] + a_spatial;
                 const Acc* w_row = b.data() + b_offset;
-                for (int64_t g = 0; g < out_features; ++g) row[g] += x[g] * w_row[g];
+                for (int64_t p = 0; p < block; ++p) {
+                  if (a_offsets[p] < 0) continue;
+                  const Acc* x = a.data() + ob * a_strides[0] + a_offsets[p];
+                  Acc* row = rows + p * out_features;
+                  AccumulateProductRow(row, x, w_row, out_features);
+                }
                 return;
               }
               for (int64_t bg = 0; bg < batch_groups; ++bg) {
-                const int64_t a_base = (bg * out_batch + ob) * a_strides[0] + a_spatial;
+                const int64_t a_batch = (bg * out_batch + ob) * a_strides[0];
                 for (int64_t fg = 0; fg < feature_groups; ++fg) {
                   const int64_t o_begin = std::max(bg * out_per_batch_group, fg * out_per_feature_group);
                   const int64_t o_end =
                       std::min((bg + 1) * out_per_batch_group, (fg + 1) * out_per_feature_group);
                   if (o_begin >= o_end) continue;
                   for (int64_t i = 0; i < kernel_in_features; ++i) {
-                    const Acc x = a[a_base + fg * kernel_in_features + i];
                     const Acc* w_row = b.data() + b_offset + i * out_features;
-                    for (int64_t oz = o_begin; oz < o_end; ++oz) row[oz] += x * w_row[oz];
+                    const int64_t feature = fg * kernel_in_features + i;
+                    for (int64_t p = 0; p < block; ++p) {
+                      if (a_offsets[p] < 0) continue;
+                      const Acc x = a[a_batch + a_offsets[p] + feature];
+                      Acc* row = rows + p * out_features;
+                      AccumulateScaledRow(row + o_begin, w_row + o_begin, x, o_end - o_begin);
+                    }
                   }
                 }
               }
             });
-            c.insert(c.end(), row.begin(), row.end());
-          });
+          }
         }
         StoreTransposed<Acc>(c, out_order, &out);
         return absl::OkStatus();

@@ -65,10 +65,12 @@ absl::StatusOr<Literal> HandleBroadcast(const HloInstruction& instr, Operands op
   const int64_t width = WidthOf(out);
   const uint8_t* src = RawBytes(in);
   uint8_t* dst = MutableRawBytes(&out);
-  int64_t i = 0;
-  ForEachIndex(out.shape().dimensions(), [&](absl::Span<const int64_t> index) {
-    CopyElement(src, DotIndex(index, out_to_in), dst, i++, width);
-  });
+  ForEachRow(out.shape().dimensions(), out_to_in,
+             [&](int64_t offset, int64_t position, int64_t length, int64_t step) {
+               for (int64_t j = 0; j < length; ++j) {
+                 CopyElement(src, offset + j * step, dst, position + j, width);
+               }
+             });
   return out;
 }
 
@@ -118,10 +120,14 @@ absl::StatusOr<Literal> HandleTranspose(const HloInstruction& instr, Operands op
   std::vector<int64_t> out_to_in(out.shape().rank());
   for (int64_t d = 0; d < out.shape().rank(); ++d) out_to_in[d] = in_strides[instr.dimensions(d)];
   const int64_t width = WidthOf(out);
-  int64_t i = 0;
-  ForEachIndex(out.shape().dimensions(), [&](absl::Span<const int64_t> index) {
-    CopyElement(RawBytes(in), DotIndex(index, out_to_in), MutableRawBytes(&out), i++, width);
-  });
+  const uint8_t* src = RawBytes(in);
+  uint8_t* dst = MutableRawBytes(&out);
+  ForEachRow(out.shape().dimensions(), out_to_in,
+             [&](int64_t offset, int64_t position, int64_t length, int64_t step) {
+               for (int64_t j = 0; j < length; ++j) {
+                 CopyElement(src, offset + j * step, dst, position + j, width);
+               }
+             });
   return out;
 }
 
@@ -156,10 +162,14 @@ absl::StatusOr<Literal> HandleSlice(const HloInstruction& instr, Operands operan
     step[d] = instr.slice_strides(d) * in_strides[d];
   }
   const int64_t width = WidthOf(out);
-  int64_t i = 0;
-  ForEachIndex(out.shape().dimensions(), [&](absl::Span<const int64_t> index) {
-    CopyElement(RawBytes(in), base + DotIndex(index, step), MutableRawBytes(&out), i++, width);
-  });
+  const uint8_t* src = RawBytes(in);
+  uint8_t* dst = MutableRawBytes(&out);
+  ForEachRow(out.shape().dimensions(), step,
+             [&](int64_t offset, int64_t position, int64_t length, int64_t row_step) {
+               for (int64_t j = 0; j < length; ++j) {
+                 CopyElement(src, base + offset + j * row_step, dst, position + j, width);
+               }
+             });
   return out;
 }
 
@@ -172,11 +182,14 @@ absl::StatusOr<Literal> HandleDynamicSlice(const HloInstruction& instr, Operands
   const std::vector<int64_t> in_strides = RowMajorStrides(dims);
   const int64_t base = DotIndex(starts, in_strides);
   const int64_t width = WidthOf(out);
-  int64_t i = 0;
-  ForEachIndex(out.shape().dimensions(), [&](absl::Span<const int64_t> index) {
-    CopyElement(RawBytes(in), base + DotIndex(index, in_strides), MutableRawBytes(&out), i++,
-                width);
-  });
+  const uint8_t* src = RawBytes(in);
+  uint8_t* dst = MutableRawBytes(&out);
+  ForEachRow(out.shape().dimensions(), in_strides,
+             [&](int64_t offset, int64_t position, int64_t length, int64_t step) {
+               for (int64_t j = 0; j < length; ++j) {
+                 CopyElement(src, base + offset + j * step, dst, position + j, width);
+               }
+             });
   return out;
 }
 

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "accumulation.h"
 #include "opcode_handlers.h"
+#include "row_kernels.h"
 
 namespace hmo::eval_internal {
 namespace {
@@ -78,7 +79,7 @@ absl::StatusOr<Literal> HandleDot(const HloInstruction& instr, Operands operands
             for (int64_t ki = 0; ki < k; ++ki) {
               const Acc x = a_row[ki];
               const Acc* b_row = b.data() + (bi * k + ki) * n;
-              for (int64_t ni = 0; ni < n; ++ni) row[ni] += x * b_row[ni];
+              AccumulateScaledRow(row, b_row, x, n);
             }
           }
         }

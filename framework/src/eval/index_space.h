@@ -40,6 +40,30 @@ void ForEachIndex(absl::Span<const int64_t> dims, Fn&& fn) {
   }
 }
 
+// Walks the row-major index space of `dims` one innermost row at a time:
+// calls fn(offset, position, length, step) for every index of the leading
+// dimensions, where `position` is the row-major position of the row's first
+// element, `offset` = sum over leading d of index[d] * strides[d], and each
+// of the row's `length` elements advances `offset` by `step` (the last
+// stride). Data-movement loops use it to keep their inner loop free of
+// multi-dimensional index arithmetic. Rank 0: one row of length 1.
+template <typename Fn>
+void ForEachRow(absl::Span<const int64_t> dims, absl::Span<const int64_t> strides, Fn&& fn) {
+  if (dims.empty()) {
+    fn(int64_t{0}, int64_t{0}, int64_t{1}, int64_t{0});
+    return;
+  }
+  const int64_t length = dims.back();
+  const int64_t step = strides.back();
+  int64_t position = 0;
+  ForEachIndex(dims.subspan(0, dims.size() - 1), [&](absl::Span<const int64_t> outer) {
+    int64_t offset = 0;
+    for (size_t d = 0; d < outer.size(); ++d) offset += outer[d] * strides[d];
+    fn(offset, position, length, step);
+    position += length;
+  });
+}
+
 // Sum of index[d] * strides[d].
 inline int64_t DotIndex(absl::Span<const int64_t> index, absl::Span<const int64_t> strides) {
   int64_t linear = 0;

@@ -51,6 +51,14 @@ void FillArray(Literal& literal, SplitMix64& rng) {
     }
     return;
   }
+  if (type == PrimitiveType::F32) {
+    // The common case for real models (arguments of a GiB and more): store
+    // directly rather than through Literal's per-element type switch. The
+    // values are the same as the general path's.
+    float* out = reinterpret_cast<float*>(literal.mutable_raw_data()->data());
+    for (int64_t i = 0; i < count; ++i) out[i] = static_cast<float>(RandomUnitFloat(rng, 24));
+    return;
+  }
   if (IsFloatingPoint(type)) {
     const int digits = execution_internal::SignificandDigits(type);
     for (int64_t i = 0; i < count; ++i) literal.SetFromDouble(i, RandomUnitFloat(rng, digits));

@@ -43,6 +43,7 @@ struct RunArguments {
   std::string output;
   std::string jobs;
   bool time_passes = false;
+  bool report = false;
   bool check_changed = false;
   bool dump_pipeline = false;
   ExecuteArguments execute;
@@ -121,6 +122,24 @@ ModuleResult RunOneModule(const RunSetup& setup, const fs::path& input,
     result.status = std::move(execution.status);
   }
   return result;
+}
+
+// The reports passes made through PassContext::Report, one indented block
+// per pass run that reported something.
+std::string FormatPassReports(const PipelineRunSummary& summary) {
+  std::string text;
+  for (const PassRunRecord& run : summary.runs) {
+    if (run.report.empty()) continue;
+    text += fmt::format("  {} (#{}):\n", run.pass, run.sequence);
+    size_t begin = 0;
+    while (begin < run.report.size()) {
+      size_t end = run.report.find('\n', begin);
+      if (end == std::string::npos) end = run.report.size();
+      text += fmt::format("    {}\n", std::string_view(run.report).substr(begin, end - begin));
+      begin = end + 1;
+    }
+  }
+  return text;
 }
 
 std::string DescribeResult(const fs::path& input, const ModuleResult& result) {
@@ -202,6 +221,9 @@ int RunRun(const std::vector<std::string>& args) {
                    "never | changed | always (overrides the pipeline's 'verify')");
   parser.AddFlag("--time-passes", &arguments.time_passes,
                  "print a table of time spent per pass (stderr)");
+  parser.AddFlag("--report", &arguments.report,
+                 "print what each pass reported (e.g. memory-scheduler: every candidate's "
+                 "peak and the one chosen) after each module's summary");
   parser.AddOption("--dump-to", "DIR", &arguments.pipeline.dump_to,
                    "dump the module after passes, and the resolved pipeline, into DIR");
   parser.AddOption("--dump-after", "REGEX", &arguments.pipeline.dump_after,
@@ -309,8 +331,9 @@ int RunRun(const std::vector<std::string>& args) {
       fmt::print(stderr, "hmo run: error: {}\n", std::string(results[i].status.message()));
       continue;
     }
-    fmt::print(summary_out, "{}\n{}", DescribeResult((*files)[i], results[i]),
-               results[i].execution_summary);
+    fmt::print(summary_out, "{}\n", DescribeResult((*files)[i], results[i]));
+    if (arguments.report) fmt::print(summary_out, "{}", FormatPassReports(results[i].summary));
+    fmt::print(summary_out, "{}", results[i].execution_summary);
   }
   if (module_to_stdout && failed == 0) fmt::print("{}", results[0].text);
   if (files->size() > 1) {

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "fmt/format.h"
+#include "support/hmo_cli_runner.h"
 #include "test_modules.h"
 
 namespace {
@@ -25,8 +26,9 @@ std::string ReadFile(const std::filesystem::path& path) {
 
 // Runs hmo with `arguments`; returns the exit status, with stderr in `log`.
 int RunHmo(const std::string& arguments, const std::filesystem::path& log) {
-  const std::filesystem::path hmo = std::filesystem::path(HMO_BINARY_DIR) / "bin" / "hmo";
-  return std::system(fmt::format("'{}' {} 2>'{}'", hmo.string(), arguments, log.string()).c_str());
+  hmo::testing::HmoCliRun run = hmo::testing::RunHmoCli(arguments);
+  std::ofstream(log) << run.err;
+  return run.exit_code;
 }
 
 TEST(HmoCommandLine, SchedulesWithAStrategyPlugin) {
@@ -61,6 +63,27 @@ TEST(HmoCommandLine, DefaultStrategyNamesWhatItChose) {
                            "selected: dfs"}) {
     EXPECT_NE(log.find(line), std::string::npos) << line << "\n" << log;
   }
+}
+
+TEST(HmoCommandLine, ReportFlagPrintsEveryCandidateAndTheChoice) {
+  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "hmo_sched_cli4";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "in.hlo") << kModule;
+  hmo::testing::HmoCliRun run = hmo::testing::RunHmoCli(
+      fmt::format("run --passes=memory-scheduler --report '{}' -o '{}'", (dir / "in.hlo").string(),
+                  (dir / "out.hlo").string()));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  // The summary goes to stdout when the module goes to a file.
+  for (const char* line : {"  memory-scheduler (#1):\n", "    list: 672 bytes",
+                           "    dfs: 504 bytes", "    selected: dfs\n"}) {
+    EXPECT_NE(run.out.find(line), std::string::npos) << line << "\n" << run.out;
+  }
+  // Without --report the summary has no metrics.
+  hmo::testing::HmoCliRun quiet = hmo::testing::RunHmoCli(
+      fmt::format("run --passes=memory-scheduler '{}' -o '{}'", (dir / "in.hlo").string(),
+                  (dir / "out.hlo").string()));
+  ASSERT_EQ(quiet.exit_code, 0) << quiet.err;
+  EXPECT_EQ(quiet.out.find("selected:"), std::string::npos) << quiet.out;
 }
 
 TEST(HmoCommandLine, UnknownStrategyFails) {

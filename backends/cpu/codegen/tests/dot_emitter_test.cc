@@ -52,6 +52,29 @@ ENTRY e {
 )");
 }
 
+TEST(DotEmitterTest, GemmOnlyForRowMajorMatrices) {
+  auto gemm = ParseOrFail(R"(
+HloModule m
+ENTRY e {
+  a = f32[5,4] parameter(0)
+  b = f32[3,5] parameter(1)
+  ROOT d = f32[4,3] dot(a, b), lhs_contracting_dims={0}, rhs_contracting_dims={1}
+}
+)");
+  ASSERT_NE(gemm, nullptr);
+  EXPECT_NE(testing::GeneratedIr(*gemm).find("__hmo_cpu_gemm_f32"), std::string::npos);
+  auto loops = ParseOrFail(R"(
+HloModule m
+ENTRY e {
+  a = f32[3,4]{0,1} parameter(0)
+  b = f32[4,2]{1,0} parameter(1)
+  ROOT d = f32[3,2]{0,1} dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+)");
+  ASSERT_NE(loops, nullptr);
+  EXPECT_EQ(testing::GeneratedIr(*loops).find("__hmo_cpu_gemm"), std::string::npos);
+}
+
 TEST(DotEmitterTest, BatchedF64) {
   ExpectMatchesEvaluator(R"(
 HloModule m

@@ -5,6 +5,10 @@
 // and compare with hand-computed values or the reference evaluator.
 
 #include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
 #include <memory>
 #include <string_view>
 #include <vector>
@@ -48,6 +52,21 @@ inline void ExpectMatchesEvaluator(std::string_view text, uint64_t seed = 7) {
   ASSERT_TRUE(expected.ok()) << expected.status();
   absl::Status same = CompareLiterals(*expected, *actual);
   EXPECT_TRUE(same.ok()) << same;
+}
+
+// The LLVM IR CompileForCpu generates for `module` (before optimization).
+inline std::string GeneratedIr(const HloModule& module) {
+  const std::string path = ::testing::TempDir() + "/hmo_op_emitter_" +
+                           ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".ll";
+  CpuCompileOptions options;
+  options.dump_ir_to = path;
+  absl::StatusOr<std::unique_ptr<CpuExecutable>> executable = CompileForCpu(module, options);
+  EXPECT_TRUE(executable.ok()) << executable.status();
+  std::ifstream file(path);
+  std::stringstream text;
+  text << file.rdbuf();
+  std::remove(path.c_str());
+  return text.str();
 }
 
 inline std::vector<double> AsDoubles(const Literal& literal) {

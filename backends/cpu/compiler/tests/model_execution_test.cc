@@ -1,0 +1,120 @@
+// The CPU backend on real XLA modules (tests/hlo, see tests/hlo/README.md for
+// their origin): compiled and run on the arenas buffer assignment planned,
+// then compared with the reference evaluator on the same arguments. Elided
+// constants ({...}) are filled from the seed (FillElidedConstants) before
+// either runs, so both see the same values.
+//
+// The library path (CompileForCpu) runs each module as it is; the CLI path
+// (`hmo run <pipeline> --check`) runs each shipped pipeline first and checks
+// the optimized module against the unoptimized one.
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "compiler/cpu_backend.h"
+#include "compiler/cpu_compiler.h"
+#include "hmo/eval/hlo_evaluator.h"
+#include "hmo/execution/literal_comparison.h"
+#include "hmo/execution/random_literals.h"
+#include "hmo/text/hlo_parser.h"
+#include "support/hmo_cli_runner.h"
+
+namespace hmo::cpu {
+namespace {
+
+constexpr uint64_t kSeed = 7;
+
+std::string Data(const std::string& relative) {
+  return std::string(HMO_TEST_DATA_DIR) + "/" + relative;
+}
+
+std::string Pipeline(const std::string& name) {
+  return std::string(HMO_SOURCE_DIR) + "/pipelines/" + name + ".yaml";
+}
+
+// Compiles and runs `file` as it is and compares with the evaluator.
+void ExpectCompiledMatchesEvaluator(const std::string& file) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModuleFile(Data(file));
+  ASSERT_TRUE(module.ok()) << module.status();
+  FillElidedConstants(**module, kSeed);
+  const std::vector<Literal> arguments = MakeRandomArguments(**module, kSeed);
+
+  absl::StatusOr<std::unique_ptr<CpuExecutable>> executable =
+      CompileForCpu(**module, CpuCompileOptions{});
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  EXPECT_GT((*executable)->stats().code_bytes, 0);
+  ExecutionProfile profile;
+  absl::StatusOr<Literal> actual = (*executable)->Execute(arguments, &profile);
+  ASSERT_TRUE(actual.ok()) << actual.status();
+
+  absl::StatusOr<Literal> expected = HloEvaluator().Evaluate(**module, arguments);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  absl::Status same = CompareLiterals(*expected, *actual, LiteralComparisonOptions{});
+  EXPECT_TRUE(same.ok()) << same;
+}
+
+TEST(CpuModelExecutionTest, IfConditional) {
+  ExpectCompiledMatchesEvaluator("hlo/if_conditional.hlo");
+}
+
+TEST(CpuModelExecutionTest, HostOffloadWhileLoops) {
+  ExpectCompiledMatchesEvaluator("hlo/host_offload_jit_f_while_loops.hlo");
+}
+
+TEST(CpuModelExecutionTest, DynamicUpdateSliceInPlaceBf16) {
+  ExpectCompiledMatchesEvaluator("hlo/dynamic_update_slice_inplace_bf16.hlo");
+}
+
+TEST(CpuModelExecutionTest, GraphSage) { ExpectCompiledMatchesEvaluator("hlo/graphsage_tf.hlo"); }
+
+TEST(CpuModelExecutionTest, SsdMobilenet) {
+  ExpectCompiledMatchesEvaluator("hlo/ssd_mobilenet_tf.hlo");
+}
+
+// `hmo run <pipeline> <module> --check` for every shipped pipeline.
+class CpuPipelineCheckTest
+    : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
+
+TEST_P(CpuPipelineCheckTest, OptimizedModuleMatchesUnoptimized) {
+  const auto& [pipeline, module] = GetParam();
+  const std::string results =
+      (std::filesystem::temp_directory_path() /
+       ("hmo_cpu_check_" + pipeline + "_" + std::to_string(::getpid())))
+          .string();
+  testing::HmoCliRun run = testing::RunHmoCli(
+      "run " + Pipeline(pipeline) + " " + Data("hlo/" + module) + " --check --seed 3 --results-dir " +
+      results);
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_THAT(run.out, ::testing::HasSubstr("check: ok")) << run.out << run.err;
+  EXPECT_TRUE(std::filesystem::exists(results)) << results;
+  std::filesystem::remove_all(results);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    ShippedPipelines, CpuPipelineCheckTest,
+    ::testing::Combine(::testing::Values("cpu-default", "device-default", "host-offload",
+                                         "memory-scheduler"),
+                       ::testing::Values("if_conditional.hlo", "host_offload_jit_f_while_loops.hlo",
+                                         "graphsage_tf.hlo")),
+    [](const auto& info) {
+      std::string name = std::get<0>(info.param) + "_" + std::get<1>(info.param);
+      for (char& c : name) {
+        if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+      }
+      return name;
+    });
+
+TEST(CpuCliTest, ExecutePrintsPlanAndMeasuredMemory) {
+  testing::HmoCliRun run = testing::RunHmoCli(
+      "run " + Pipeline("cpu-default") + " " + Data("hlo/graphsage_tf.hlo") + " --execute --seed 1");
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_THAT(run.out, ::testing::HasSubstr("cpu"));
+}
+
+}  // namespace
+}  // namespace hmo::cpu
