@@ -116,7 +116,47 @@ def optimized_constant_bytes(hlo_text: str) -> int:
     return total
 
 
-def measure_xla(module_path: Path, runs: int, warmup: int, seed: int, results_dir: str) -> dict:
+def elf_section_bytes(path: str) -> tuple[int, int, int]:
+    """(code, read-only data, read-write data) bytes of the allocated sections
+    of a 64-bit little-endian ELF object, split by section flags as hmo's
+    ExecutableStats splits its JIT sections."""
+    import struct
+
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
+        raise ValueError(f"{path}: not a 64-bit little-endian ELF file")
+    section_offset = struct.unpack_from("<Q", data, 0x28)[0]
+    entry_size, count = struct.unpack_from("<HH", data, 0x3A)
+    code = rodata = rwdata = 0
+    shf_write, shf_alloc, shf_execinstr = 0x1, 0x2, 0x4
+    for i in range(count):
+        _, kind, flags, _, _, size = struct.unpack_from("<IIQQQQ", data, section_offset + i * entry_size)
+        if not flags & shf_alloc:
+            continue
+        if flags & shf_execinstr:
+            code += size
+        elif flags & shf_write:
+            rwdata += size  # .data and .bss
+        elif kind != 8:  # SHT_NOBITS
+            rodata += size
+    return code, rodata, rwdata
+
+
+def xla_object_code_bytes(lowered) -> dict:
+    """XLA:CPU's memory_analysis() reports no generated-code size, so compile
+    once more with xla_dump_to and add up the sections of the object files it
+    dumps (one per kernel / compute module)."""
+    with tempfile.TemporaryDirectory(prefix="xla_dump.") as directory:
+        lowered.compile(compiler_options={"xla_dump_to": directory})
+        objects = [os.path.join(directory, n) for n in os.listdir(directory) if n.endswith(".o")]
+        sums = [elf_section_bytes(o) for o in objects]
+    return {"object_files": len(objects), "object_code_bytes": sum(s[0] for s in sums),
+            "object_rodata_bytes": sum(s[1] for s in sums), "object_rwdata_bytes": sum(s[2] for s in sums)}
+
+
+def measure_xla(module_path: Path, runs: int, warmup: int, seed: int, results_dir: str,
+                code_size: bool) -> dict:
     """Compiles and runs one module with XLA:CPU in this process; returns the numbers."""
     sys.path.insert(0, str(SCRIPT_DIR))
     import jax
@@ -172,6 +212,11 @@ def measure_xla(module_path: Path, runs: int, warmup: int, seed: int, results_di
 
     problems = hlo_to_jax.check_result(module, result)
     report["problems"] = problems
+    if code_size:
+        try:
+            report.update(xla_object_code_bytes(lowered))
+        except Exception as error:  # an optional extra: report it, keep the rest
+            report["object_code_error"] = f"{type(error).__name__}: {error}"
     leaves = list(result) if isinstance(result, (tuple, list)) else [result]
     report["outputs"] = [f"{np.asarray(x).dtype}{list(np.shape(x))}" for x in leaves]
     if results_dir:
@@ -195,7 +240,7 @@ def run_xla_child(module_path: Path, args: argparse.Namespace, results_dir: str)
         env["XLA_FLAGS"] = flags.strip()
     command = [sys.executable, str(Path(__file__).resolve()), "--child", str(module_path),
                "--runs", str(args.runs), "--warmup", str(args.warmup), "--seed", str(args.seed),
-               "--child-results", results_dir]
+               "--child-results", results_dir] + ([] if args.xla_code_size else ["--no-xla-code-size"])
     try:
         done = subprocess.run(command, capture_output=True, text=True, env=env,
                               timeout=args.timeout)
@@ -361,6 +406,11 @@ def print_xla_report(x: dict) -> None:
           f"temp {x['temp_bytes']} B, alias {x['alias_bytes']} B, "
           f"generated code {x['generated_code_bytes']} B"
           + (" (XLA:CPU does not report it)" if x["generated_code_bytes"] == 0 else ""))
+    if "object_files" in x:
+        print(f"    object code ({x['object_files']} object files XLA dumps): code {x['object_code_bytes']} B, "
+              f"rodata {x['object_rodata_bytes']} B, rwdata {x['object_rwdata_bytes']} B")
+    elif "object_code_error" in x:
+        print(f"    object code: not measured ({x['object_code_error']})")
     print(f"    constants in the executable: {x['constant_bytes']} B "
           f"({x['elided_constants']} elided constants filled)")
     print(f"    lower {x['lower_s']:.3f} s, compile {x['compile_s']:.3f} s "
@@ -429,6 +479,9 @@ def main() -> int:
     parser.add_argument("--xla-dump", type=Path,
                         help="have XLA dump its HLO before/after optimization, buffer assignment and "
                              "LLVM IR into DIR/<model> (XLA_FLAGS=--xla_dump_to)")
+    parser.add_argument("--no-xla-code-size", dest="xla_code_size", action="store_false",
+                        help="skip the second XLA compile (with xla_dump_to) that measures XLA's "
+                             "generated code from its object files")
     parser.add_argument("--timeout", type=int, default=900, help="seconds per subprocess")
     parser.add_argument("--json", type=Path, help="also write all numbers to this JSON file")
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
@@ -436,7 +489,8 @@ def main() -> int:
     args = parser.parse_args()
 
     if args.child is not None:
-        print(json.dumps(measure_xla(args.child, args.runs, args.warmup, args.seed, args.child_results)))
+        print(json.dumps(measure_xla(args.child, args.runs, args.warmup, args.seed, args.child_results,
+                                     args.xla_code_size)))
         return 0
 
     rows, everything, failed = [], [], False

@@ -165,5 +165,41 @@ ENTRY e {
   EXPECT_EQ(result.status().code(), absl::StatusCode::kUnimplemented);
 }
 
+TEST(ControlFlowTest, InstructionsTheRootDoesNotUseAreNotEvaluated) {
+  HMO_EVAL_OK(result, EvaluateText(R"(HloModule m
+ENTRY e {
+  x = f32[2] constant({1, 2})
+  dead = f32[2] custom-call(x), custom_call_target="SomethingUnknown"
+  ROOT n = f32[2] negate(x)
+})"));
+  EXPECT_EQ(Doubles(result), (std::vector<double>{-1, -2}));
+}
+
+TEST(ControlFlowTest, ConditionalWithPredicate) {
+  constexpr std::string_view kText = R"(HloModule m
+yes {
+  x = s32[] parameter(0)
+  one = s32[] constant(1)
+  ROOT r = s32[] add(x, one)
+}
+no {
+  x = s32[] parameter(0)
+  ROOT r = s32[] negate(x)
+}
+ENTRY e {
+  p = pred[] parameter(0)
+  x = s32[] constant(41)
+  ROOT c = s32[] conditional(p, x, x), true_computation=yes, false_computation=no
+})";
+  std::vector<Literal> t;
+  t.push_back(Literal::CreateR0Pred(true));
+  HMO_EVAL_OK(on_true, EvaluateText(kText, std::move(t)));
+  EXPECT_EQ(on_true.GetAsInt64(0), 42);
+  std::vector<Literal> f;
+  f.push_back(Literal::CreateR0Pred(false));
+  HMO_EVAL_OK(on_false, EvaluateText(kText, std::move(f)));
+  EXPECT_EQ(on_false.GetAsInt64(0), -41);
+}
+
 }  // namespace
 }  // namespace hmo::eval_test

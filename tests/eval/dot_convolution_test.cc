@@ -127,5 +127,33 @@ ENTRY e {
   EXPECT_EQ(Doubles(result), (std::vector<double>{1, 4, 2, 5, 2, 5, 3, 6}));
 }
 
+TEST(DotTest, F64AndMixedResultType) {
+  HMO_EVAL_OK(result, EvaluateText(R"(HloModule m
+ENTRY e {
+  a = f64[2] constant({1e16, 1})
+  b = f64[2] constant({1, 1})
+  d = f64[] dot(a, b), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+  x = bf16[2] constant({1.5, 2})
+  y = bf16[2] constant({2, 0.25})
+  w = f32[] dot(x, y), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+  ROOT t = (f64[], f32[]) tuple(d, w)
+})"));
+  EXPECT_EQ(result.tuple_elements()[0].GetAsDouble(0), 1e16 + 1);
+  EXPECT_EQ(result.tuple_elements()[1].GetAsDouble(0), 3.5);
+}
+
+TEST(ConvolutionTest, WindowReversalFlipsTheKernel) {
+  HMO_EVAL_OK(result, EvaluateText(R"(HloModule m
+ENTRY e {
+  x = f32[1,1,3] constant({{{1, 2, 3}}})
+  k = f32[1,1,2] constant({{{1, 10}}})
+  plain = f32[1,1,2] convolution(x, k), window={size=2}, dim_labels=bf0_oi0->bf0
+  flipped = f32[1,1,2] convolution(x, k), window={size=2 rhs_reversal=1}, dim_labels=bf0_oi0->bf0
+  ROOT t = (f32[1,1,2], f32[1,1,2]) tuple(plain, flipped)
+})"));
+  EXPECT_EQ(Doubles(result.tuple_elements()[0]), (std::vector<double>{21, 32}));
+  EXPECT_EQ(Doubles(result.tuple_elements()[1]), (std::vector<double>{12, 23}));
+}
+
 }  // namespace
 }  // namespace hmo::eval_test

@@ -215,5 +215,40 @@ ENTRY e {
   EXPECT_EQ(Doubles(result), (std::vector<double>{1.0078125}));
 }
 
+TEST(ElementwiseTest, F16ComputesInF32AndRounds) {
+  // 2049 is not an f16 value (spacing 2 above 2048): 2048 + 1 ties to 2048;
+  // 2048 + 3 = 2051 ties to the even 2052.
+  HMO_EVAL_OK(result, EvaluateText(R"(HloModule m
+ENTRY e {
+  a = f16[2] constant({2048, 2048})
+  b = f16[2] constant({1, 3})
+  ROOT s = f16[2] add(a, b)
+})"));
+  EXPECT_EQ(Doubles(result), (std::vector<double>{2048, 2052}));
+}
+
+TEST(ElementwiseTest, UnsignedSixtyFourBitValuesStayExact) {
+  HMO_EVAL_OK(result, EvaluateText(R"(HloModule m
+ENTRY e {
+  a = u64[1] constant({18446744073709551615})
+  one = u64[1] constant({1})
+  s = u64[1] add(a, one)
+  d = u64[1] divide(a, one)
+  ROOT t = (u64[1], u64[1]) tuple(s, d)
+})"));
+  EXPECT_EQ(result.tuple_elements()[0].GetAsUint64(0), 0u);
+  EXPECT_EQ(result.tuple_elements()[1].GetAsUint64(0), 18446744073709551615ull);
+}
+
+TEST(ElementwiseTest, UnsignedDivideByZeroIsAllOnes) {
+  HMO_EVAL_OK(result, EvaluateText(R"(HloModule m
+ENTRY e {
+  a = u8[2] constant({7, 200})
+  z = u8[2] constant({0, 0})
+  ROOT d = u8[2] divide(a, z)
+})"));
+  EXPECT_EQ(Ints(result), (std::vector<int64_t>{255, 255}));
+}
+
 }  // namespace
 }  // namespace hmo::eval_test

@@ -89,5 +89,30 @@ ENTRY e {
   EXPECT_EQ(Doubles(result), (std::vector<double>{1, 1, 18, 29, 1, 1}));
 }
 
+TEST(ScatterTest, VariadicScatterWithBatchingDimensions) {
+  // Row b of both operands receives its update at column indices[b]; the
+  // combiner adds in operand 0 and takes the maximum in operand 1.
+  HMO_EVAL_OK(result, EvaluateText(R"(HloModule m
+combine {
+  a0 = s32[] parameter(0)
+  a1 = s32[] parameter(1)
+  u0 = s32[] parameter(2)
+  u1 = s32[] parameter(3)
+  s = s32[] add(a0, u0)
+  m = s32[] maximum(a1, u1)
+  ROOT t = (s32[], s32[]) tuple(s, m)
+}
+ENTRY e {
+  x = s32[2,3] constant({{1, 1, 1}, {1, 1, 1}})
+  y = s32[2,3] constant({{5, 5, 5}, {5, 5, 5}})
+  idx = s32[2,1] constant({{2}, {0}})
+  u = s32[2] constant({10, 20})
+  v = s32[2] constant({3, 9})
+  ROOT s = (s32[2,3], s32[2,3]) scatter(x, y, idx, u, v), update_window_dims={}, inserted_window_dims={1}, input_batching_dims={0}, scatter_indices_batching_dims={0}, scatter_dims_to_operand_dims={1}, index_vector_dim=1, to_apply=combine
+})"));
+  EXPECT_EQ(Ints(result.tuple_elements()[0]), (std::vector<int64_t>{1, 1, 11, 21, 1, 1}));
+  EXPECT_EQ(Ints(result.tuple_elements()[1]), (std::vector<int64_t>{5, 5, 5, 9, 5, 5}));
+}
+
 }  // namespace
 }  // namespace hmo::eval_test

@@ -167,5 +167,44 @@ ENTRY e {
   EXPECT_EQ(Doubles(result), (std::vector<double>{9, 16, 0}));
 }
 
+TEST(ReductionTest, VariadicReduceWindowMinWithIndex) {
+  // Running (min, index) over windows of 2 with stride 2.
+  HMO_EVAL_OK(result, EvaluateText(R"(HloModule m
+argmin {
+  av = s32[] parameter(0)
+  ai = s32[] parameter(1)
+  bv = s32[] parameter(2)
+  bi = s32[] parameter(3)
+  le = pred[] compare(av, bv), direction=LE
+  v = s32[] select(le, av, bv)
+  i = s32[] select(le, ai, bi)
+  ROOT r = (s32[], s32[]) tuple(v, i)
+}
+ENTRY e {
+  x = s32[4] constant({5, 2, 1, 8})
+  idx = s32[4] iota(), iota_dimension=0
+  vinit = s32[] constant(2147483647)
+  iinit = s32[] constant(-1)
+  ROOT r = (s32[2], s32[2]) reduce-window(x, idx, vinit, iinit), window={size=2 stride=2}, to_apply=argmin
+})"));
+  EXPECT_EQ(Ints(result.tuple_elements()[0]), (std::vector<int64_t>{2, 1}));
+  EXPECT_EQ(Ints(result.tuple_elements()[1]), (std::vector<int64_t>{1, 2}));
+}
+
+TEST(ReductionTest, PredReduceWithAnd) {
+  HMO_EVAL_OK(result, EvaluateText(R"(HloModule m
+all {
+  a = pred[] parameter(0)
+  b = pred[] parameter(1)
+  ROOT r = pred[] and(a, b)
+}
+ENTRY e {
+  x = pred[2,2] constant({{true, false}, {true, true}})
+  init = pred[] constant(true)
+  ROOT r = pred[2] reduce(x, init), dimensions={1}, to_apply=all
+})"));
+  EXPECT_EQ(Ints(result), (std::vector<int64_t>{0, 1}));
+}
+
 }  // namespace
 }  // namespace hmo::eval_test

@@ -12,41 +12,17 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "support/hmo_cli_runner.h"
 
 namespace {
 
 using ::testing::AnyOf;
 using ::testing::HasSubstr;
 
-struct CommandRun {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string Slurp(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream contents;
-  contents << in.rdbuf();
-  return contents.str();
-}
+using CommandRun = hmo::test_support::HmoCliRun;
 
 CommandRun RunHmo(const std::string& arguments) {
-  // Capture files per process: ctest runs tests in parallel.
-  const std::filesystem::path dir = std::filesystem::temp_directory_path();
-  const std::string tag = std::to_string(::getpid());
-  const std::filesystem::path out = dir / ("hmo_exec_cli_out." + tag + ".txt");
-  const std::filesystem::path err = dir / ("hmo_exec_cli_err." + tag + ".txt");
-  const std::string command = "HMO_PLUGIN_PATH= " + std::string(HMO_BINARY_DIR) + "/bin/hmo " +
-                              arguments + " > " + out.string() + " 2> " + err.string();
-  CommandRun run;
-  const int status = std::system(command.c_str());
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  run.out = Slurp(out);
-  run.err = Slurp(err);
-  std::filesystem::remove(out);
-  std::filesystem::remove(err);
-  return run;
+  return hmo::test_support::RunHmoCli(arguments, "HMO_PLUGIN_PATH=");
 }
 
 std::string Data(const std::string& relative) {

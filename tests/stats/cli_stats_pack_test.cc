@@ -10,37 +10,14 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "support/hmo_cli_runner.h"
 
 namespace {
 
-struct CommandRun {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string Slurp(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream contents;
-  contents << in.rdbuf();
-  return contents.str();
-}
+using CommandRun = hmo::test_support::HmoCliRun;
 
 CommandRun RunHmo(const std::string& arguments) {
-  // ctest runs each test as its own process, in parallel: name the capture
-  // files by process id so concurrent tests never read each other's output.
-  const std::filesystem::path dir = std::filesystem::temp_directory_path();
-  const std::string tag = std::to_string(::getpid());
-  const std::filesystem::path out = dir / ("hmo_cli_stats_out." + tag + ".txt");
-  const std::filesystem::path err = dir / ("hmo_cli_stats_err." + tag + ".txt");
-  const std::string command = std::string(HMO_BINARY_DIR) + "/bin/hmo " + arguments + " > " +
-                              out.string() + " 2> " + err.string();
-  CommandRun run;
-  const int status = std::system(command.c_str());
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  run.out = Slurp(out);
-  run.err = Slurp(err);
-  return run;
+  return hmo::test_support::RunHmoCli(arguments);
 }
 
 std::string Data(const std::string& relative) {
@@ -65,7 +42,7 @@ TEST(HmoStatsCommandTest, TableJsonAndHtml) {
   CommandRun html = RunHmo("stats --format html --module 2 -o " + page.string() + " " +
                     Data("hlo/dynamic_update_slice_inplace_bf16.hlo"));
   ASSERT_EQ(html.exit_code, 0) << html.err;
-  EXPECT_NE(Slurp(page).find("<svg class=\"timeline\""), std::string::npos);
+  EXPECT_NE(hmo::test_support::SlurpFile(page).find("<svg class=\"timeline\""), std::string::npos);
   std::filesystem::remove(page);
   CommandRun bad = RunHmo("stats --format pdf " + Data("hlo/test_hlo.txt"));
   EXPECT_EQ(bad.exit_code, 2);

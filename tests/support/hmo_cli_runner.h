@@ -15,7 +15,7 @@
 #include <sstream>
 #include <string>
 
-namespace hmo::testing {
+namespace hmo::test_support {
 
 struct HmoCliRun {
   int exit_code = -1;
@@ -51,6 +51,6 @@ inline HmoCliRun RunHmoCli(const std::string& arguments, const std::string& envi
   return run;
 }
 
-}  // namespace hmo::testing
+}  // namespace hmo::test_support
 
 #endif  // HMO_TESTS_SUPPORT_HMO_CLI_RUNNER_H_

@@ -33,7 +33,7 @@ namespace hmo::cpu {
 namespace {
 
 bool IsRowMajor(const Shape& shape) {
-  const std::vector<int64_t>& m2m = ShapeUtil::LayoutOrDefault(shape).minor_to_major();
+  const std::vector<int64_t> m2m = ShapeUtil::LayoutOrDefault(shape).minor_to_major();
   const int64_t rank = static_cast<int64_t>(shape.dimensions().size());
   for (int64_t i = 0; i < rank; ++i) {
     if (m2m[i] != rank - 1 - i) return false;

@@ -24,6 +24,11 @@ KernelEmitContext::KernelEmitContext(llvm::IRBuilder<>& builder, llvm::Module& m
 absl::StatusOr<llvm::Value*> KernelEmitContext::SliceAddress(const HloInstruction& instruction,
                                                              const ShapeIndex& index) {
   std::set<BufferAssignment::Slice> slices = assignment_.GetAllSlices(&instruction, index);
+  if (slices.empty() && ShapeUtil::IndexIsValid(instruction.shape(), index) &&
+      ShapeUtil::ByteSizeOf(ShapeUtil::GetSubshape(instruction.shape(), index)) == 0) {
+    // An empty array may get no buffer; nothing will be read or written.
+    return llvm::ConstantPointerNull::get(builder_.getInt8PtrTy());
+  }
   if (slices.size() != 1) {
     return absl::InternalError("CPU codegen: " + instruction.name() + " at " + ShapeIndexToString(index) +
                                " has " + std::to_string(slices.size()) + " buffer slices; expected one");

@@ -113,8 +113,14 @@ bool NeedsKernel(const HloInstruction& instruction) {
     case HloOpcode::kCopyDone:
       return false;
     case HloOpcode::kCustomCall:
+      // Memory-space moves and placement annotations are copies (or nothing
+      // when the buffers coincide).
       return instruction.custom_call_target() != "MoveToHost" &&
-             instruction.custom_call_target() != "MoveToDevice";
+             instruction.custom_call_target() != "MoveToDevice" &&
+             instruction.custom_call_target() != "annotate_device_placement";
+    case HloOpcode::kCopy:
+      // A tuple copy copies its leaves; an array copy may change the layout.
+      return instruction.shape().IsArray();
     default:
       return true;
   }

@@ -290,13 +290,18 @@ class ModuleEmitter {
         return CopyValue(context, *callee->root_instruction(), {}, instruction, {});
       }
       case HloOpcode::kCustomCall:
+      case HloOpcode::kCopy:
         if (!NeedsKernel(instruction)) {
-          // MoveToHost / MoveToDevice: a copy between memory spaces.
+          // MoveToHost / MoveToDevice / annotate_device_placement, or a copy
+          // of a tuple: leaf-by-leaf copies.
           return CopyValue(context, *instruction.operand(0), {}, instruction, {});
         }
         break;
       default:
         break;
+    }
+    if (instruction.shape().IsArray() && ShapeUtil::ElementsIn(instruction.shape()) == 0) {
+      return absl::OkStatus();  // nothing to compute
     }
     return EmitKernelAndCall(instruction, table);
   }

@@ -24,7 +24,8 @@
 //
 // Errors: UnimplementedError naming the instruction and opcode for what the
 // backend does not support (collectives, infeed/outfeed, rng, custom-calls
-// other than MoveToHost/MoveToDevice, complex and sub-byte types, ...).
+// other than MoveToHost/MoveToDevice/annotate_device_placement, complex and
+// sub-byte types, non-loop fusions, ...).
 
 #include <cstdint>
 #include <memory>

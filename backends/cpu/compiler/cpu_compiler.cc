@@ -8,6 +8,7 @@
 #include "fmt/format.h"
 #include "hmo/analysis/heap_simulator.h"
 #include "hmo/base/status_macros.h"
+#include "hmo/transforms/copy_insertion.h"
 #include "jit/cpu_jit.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/raw_ostream.h"
@@ -16,20 +17,13 @@
 namespace hmo::cpu {
 namespace {
 
-// True when every non-fusion computation has a sequence.
-bool HasCompleteSchedule(const HloModule& module) {
-  if (!module.has_schedule()) return false;
-  for (HloComputation* computation : module.MakeNonfusionComputations()) {
-    if (!module.schedule().is_computation_scheduled(computation)) return false;
-  }
-  return true;
-}
-
-// A clone of `module` whose schedule is the module's own where it has one,
-// and post order (which respects operands and control dependencies)
-// elsewhere.
-absl::StatusOr<std::unique_ptr<HloModule>> CloneWithCompleteSchedule(const HloModule& module) {
+// A clone of `module` with the copies buffer assignment needs
+// (copy-insertion) and a complete schedule: the module's own where it has
+// one (updated with the copies), post order (which respects operands and
+// control dependencies) elsewhere.
+absl::StatusOr<std::unique_ptr<HloModule>> PrepareForBufferAssignment(const HloModule& module) {
   std::unique_ptr<HloModule> clone = module.Clone();
+  HMO_RETURN_IF_ERROR(CopyInsertion::AddCopies(*clone).status());
   HloSchedule schedule(clone.get());
   for (HloComputation* computation : clone->MakeNonfusionComputations()) {
     if (clone->has_schedule() && clone->schedule().is_computation_scheduled(computation)) {
@@ -62,14 +56,15 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileForCpu(const HloModule& mo
     return absl::InvalidArgumentError(fmt::format("module '{}' has no entry computation",
                                                   module.name()));
   }
-  std::unique_ptr<HloModule> owned;
-  if (!HasCompleteSchedule(module)) {
-    HMO_ASSIGN_OR_RETURN(owned, CloneWithCompleteSchedule(module));
-  }
-  const HloModule& scheduled = owned != nullptr ? *owned : module;
+  HMO_ASSIGN_OR_RETURN(std::unique_ptr<HloModule> owned, PrepareForBufferAssignment(module));
+  const HloModule& scheduled = *owned;
 
   BufferAssigner::Options assigner_options;
   assigner_options.heap_algorithm = options.heap_algorithm;
+  // Every constant gets a slice (filled from its read-only global when it is
+  // defined), so constants can flow through tuples, loops and calls like
+  // any other value.
+  assigner_options.allocate_buffers_for_constants = true;
   HMO_ASSIGN_OR_RETURN(
       std::unique_ptr<BufferAssignment> assignment,
       BufferAssigner::Run(&scheduled, scheduled.schedule(), ByteSizeOfValue(/*pointer_size=*/8),

@@ -2,8 +2,10 @@
 #define HMO_BACKENDS_CPU_COMPILER_CPU_COMPILER_H_
 
 // CompileForCpu: the CPU backend's compilation driver (XLA's CpuCompiler):
-//   1. a schedule: the module's own, completed with post-order sequences for
-//      computations it lacks (on a private clone of the module);
+//   1. on a private clone of the module: copy-insertion (the copies that
+//      make while/conditional buffers interference-free), and a schedule:
+//      the module's own, completed with post-order sequences for
+//      computations it lacks;
 //   2. buffer assignment under that schedule (64-byte aligned, one color per
 //      memory space);
 //   3. LLVM IR for every computation (codegen/module_emitter.h);
@@ -34,8 +36,7 @@ struct CpuCompileOptions {
   std::string dump_ir_to;
 };
 
-// Compiles `module`; it must stay alive as long as the executable (the
-// executable keeps a clone instead when it had to complete the schedule).
+// Compiles `module` (the executable keeps its own prepared clone).
 absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileForCpu(const HloModule& module,
                                                              const CpuCompileOptions& options);
 

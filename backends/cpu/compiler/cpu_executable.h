@@ -27,7 +27,8 @@ using CpuEntryFunction = void (*)(char** buffer_table);
 
 class CpuExecutable : public Executable {
  public:
-  // `owned_module` is null when `module` is the caller's; else it is `module`.
+  // `owned_module` is null when `module` is the caller's (which must then
+  // outlive the executable); else it is `module`.
   CpuExecutable(std::unique_ptr<HloModule> owned_module, const HloModule& module,
                 std::unique_ptr<BufferAssignment> assignment, std::unique_ptr<CpuJit> jit,
                 CpuEntryFunction entry, ExecutableStats stats);

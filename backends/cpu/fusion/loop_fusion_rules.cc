@@ -13,7 +13,7 @@ namespace hmo::cpu {
 namespace {
 
 bool HasDescendingLayout(const Shape& shape) {
-  const std::vector<int64_t>& minor_to_major = ShapeUtil::LayoutOrDefault(shape).minor_to_major();
+  const std::vector<int64_t> minor_to_major = ShapeUtil::LayoutOrDefault(shape).minor_to_major();
   const int64_t rank = static_cast<int64_t>(shape.dimensions().size());
   if (static_cast<int64_t>(minor_to_major.size()) != rank) return false;
   for (int64_t i = 0; i < rank; ++i) {

@@ -59,41 +59,52 @@ void Sgemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const f
               b, static_cast<blasint>(ldb), 0.0f, c, static_cast<blasint>(ldc));
 }
 
+// Upper bound on the patch matrix, in floats (4 MiB): large images are
+// convolved a band of output rows at a time so the scratch stays cache- and
+// memory-friendly instead of growing with the image.
+constexpr int64_t kMaxPatchFloats = int64_t{1} << 20;
+
 void ConvolveIm2Col(float* output, const float* input, const float* filter,
                     const HmoCpuConv2DShape& s) {
   const int64_t groups = s.feature_group_count;
   const int64_t group_inputs = s.input_features / groups;
   const int64_t group_outputs = s.output_features / groups;
-  const int64_t pixels = s.output_rows * s.output_cols;
   const int64_t patch = s.kernel_rows * s.kernel_cols * group_inputs;
+  const int64_t row_floats = s.output_cols * patch;
+  const int64_t band_rows = std::clamp<int64_t>(kMaxPatchFloats / row_floats, 1, s.output_rows);
   const DimensionMap rows = RowMap(s);
   const DimensionMap cols = ColMap(s);
-  std::vector<float> patches(static_cast<size_t>(pixels * patch));
+  std::vector<float> patches(static_cast<size_t>(band_rows * row_floats));
   for (int64_t b = 0; b < s.batch; ++b) {
     const float* image = input + b * s.input_rows * s.input_cols * s.input_features;
-    float* image_output = output + b * pixels * s.output_features;
-    for (int64_t g = 0; g < groups; ++g) {
-      float* row_out = patches.data();
-      for (int64_t r = 0; r < s.output_rows; ++r) {
-        for (int64_t c = 0; c < s.output_cols; ++c) {
-          for (int64_t kr = 0; kr < s.kernel_rows; ++kr) {
-            const int64_t ir = rows.InputIndex(r, kr);
-            for (int64_t kc = 0; kc < s.kernel_cols; ++kc) {
-              const int64_t ic = ir < 0 ? -1 : cols.InputIndex(c, kc);
-              if (ic < 0) {
-                std::fill(row_out, row_out + group_inputs, 0.0f);
-              } else {
-                const float* src =
-                    image + (ir * s.input_cols + ic) * s.input_features + g * group_inputs;
-                std::copy(src, src + group_inputs, row_out);
+    for (int64_t first_row = 0; first_row < s.output_rows; first_row += band_rows) {
+      const int64_t last_row = std::min(first_row + band_rows, s.output_rows);
+      float* band_output =
+          output + ((b * s.output_rows + first_row) * s.output_cols) * s.output_features;
+      for (int64_t g = 0; g < groups; ++g) {
+        float* row_out = patches.data();
+        for (int64_t r = first_row; r < last_row; ++r) {
+          for (int64_t c = 0; c < s.output_cols; ++c) {
+            for (int64_t kr = 0; kr < s.kernel_rows; ++kr) {
+              const int64_t ir = rows.InputIndex(r, kr);
+              for (int64_t kc = 0; kc < s.kernel_cols; ++kc) {
+                const int64_t ic = ir < 0 ? -1 : cols.InputIndex(c, kc);
+                if (ic < 0) {
+                  std::fill(row_out, row_out + group_inputs, 0.0f);
+                } else {
+                  const float* src =
+                      image + (ir * s.input_cols + ic) * s.input_features + g * group_inputs;
+                  std::copy(src, src + group_inputs, row_out);
+                }
+                row_out += group_inputs;
               }
-              row_out += group_inputs;
             }
           }
         }
+        Sgemm((last_row - first_row) * s.output_cols, group_outputs, patch, patches.data(), patch,
+              filter + g * group_outputs, s.output_features, band_output + g * group_outputs,
+              s.output_features);
       }
-      Sgemm(pixels, group_outputs, patch, patches.data(), patch, filter + g * group_outputs,
-            s.output_features, image_output + g * group_outputs, s.output_features);
     }
   }
 }

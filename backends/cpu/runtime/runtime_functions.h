@@ -10,6 +10,9 @@
 //     generated code transposes (copies) operands whose layout differs.
 //   - Sizes and counts are int64_t; boolean flags are int32_t (0 = false).
 //   - Output buffers never alias input buffers unless a comment says so.
+//   - Sizes handed to BLAS (GEMM m, n, k; a convolution's output pixels per
+//     image, output features and kernel_rows*kernel_cols*input_features per
+//     group) must be below 2^31, BLAS's int.
 //   - The functions cannot fail: their preconditions are the caller's to keep
 //     (codegen validates shapes before emitting a call), and they never throw.
 

@@ -7,6 +7,7 @@
 #include "absl/strings/str_replace.h"
 #include "hmo/base/status_macros.h"
 #include "hmo/ir/hlo_module.h"
+#include "hmo/transforms/copy_insertion.h"
 
 namespace hmo {
 
@@ -50,7 +51,8 @@ absl::StatusOr<bool> ReportPass::Run(HloModule& module, PassContext& /*context*/
 }
 
 absl::Status RegisterFrameworkAnalysisPasses(PassRegistry& registry) {
-  return registry.Register(MakePassRegistration<ReportPass>(), "hmo");
+  HMO_RETURN_IF_ERROR(registry.Register(MakePassRegistration<ReportPass>(), "hmo"));
+  return registry.Register(MakePassRegistration<CopyInsertion>(), "hmo");
 }
 
 }  // namespace hmo

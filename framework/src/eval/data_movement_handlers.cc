@@ -33,18 +33,29 @@ std::vector<int64_t> PhysicalStrides(const Shape& shape) {
   return strides;
 }
 
-// Reads the start indices of dynamic-slice / dynamic-update-slice (one scalar
-// operand per dimension from `first`), each clamped so that a window of
-// `sizes` fits in `dims`, as XLA does.
-std::vector<int64_t> ClampedStartIndices(Operands operands, int64_t first,
-                                         const std::vector<int64_t>& dims,
-                                         const std::vector<int64_t>& sizes) {
-  std::vector<int64_t> starts(dims.size(), 0);
-  for (size_t d = 0; d < dims.size(); ++d) {
-    const Literal& index = *operands[first + static_cast<int64_t>(d)];
+// Reads the start indices of dynamic-slice / dynamic-update-slice, each
+// clamped so that a window of `sizes` fits in `dims`, as XLA does. They are
+// one scalar operand per dimension from operand `first`, or (the older form)
+// a single rank-1 operand holding all of them.
+absl::StatusOr<std::vector<int64_t>> ClampedStartIndices(const HloInstruction& instr,
+                                                         Operands operands, int64_t first,
+                                                         const std::vector<int64_t>& dims,
+                                                         const std::vector<int64_t>& sizes) {
+  const int64_t rank = static_cast<int64_t>(dims.size());
+  const int64_t given = static_cast<int64_t>(operands.size()) - first;
+  const bool one_vector = given == 1 && rank != 1 && operands[first]->shape().rank() == 1 &&
+                          operands[first]->element_count() == rank;
+  if (given != rank && !one_vector) {
+    return absl::InvalidArgumentError(absl::StrCat("evaluator: ", instr.name(), " has ", given,
+                                                   " start indices for rank ", rank));
+  }
+  std::vector<int64_t> starts(rank, 0);
+  for (int64_t d = 0; d < rank; ++d) {
+    const Literal& index = one_vector ? *operands[first] : *operands[first + d];
+    const int64_t i = one_vector ? d : 0;
     int64_t start = primitive_util::IsUnsignedIntegralType(index.element_type())
-                        ? static_cast<int64_t>(std::min<uint64_t>(index.GetAsUint64(0), INT64_MAX))
-                        : index.GetAsInt64(0);
+                        ? static_cast<int64_t>(std::min<uint64_t>(index.GetAsUint64(i), INT64_MAX))
+                        : index.GetAsInt64(i);
     starts[d] = std::clamp<int64_t>(start, 0, std::max<int64_t>(dims[d] - sizes[d], 0));
   }
   return starts;
@@ -177,10 +188,11 @@ absl::StatusOr<Literal> HandleDynamicSlice(const HloInstruction& instr, Operands
   const Literal& in = *operands[0];
   Literal out(instr.shape());
   const std::vector<int64_t>& dims = in.shape().dimensions();
-  const std::vector<int64_t> starts =
-      ClampedStartIndices(operands, 1, dims, out.shape().dimensions());
+  absl::StatusOr<std::vector<int64_t>> starts =
+      ClampedStartIndices(instr, operands, 1, dims, out.shape().dimensions());
+  if (!starts.ok()) return starts.status();
   const std::vector<int64_t> in_strides = RowMajorStrides(dims);
-  const int64_t base = DotIndex(starts, in_strides);
+  const int64_t base = DotIndex(*starts, in_strides);
   const int64_t width = WidthOf(out);
   const uint8_t* src = RawBytes(in);
   uint8_t* dst = MutableRawBytes(&out);
@@ -199,10 +211,11 @@ absl::StatusOr<Literal> HandleDynamicUpdateSlice(const HloInstruction& instr, Op
   Literal out(instr.shape());
   *out.mutable_raw_data() = in.raw_data();
   const std::vector<int64_t>& dims = in.shape().dimensions();
-  const std::vector<int64_t> starts =
-      ClampedStartIndices(operands, 2, dims, update.shape().dimensions());
+  absl::StatusOr<std::vector<int64_t>> starts =
+      ClampedStartIndices(instr, operands, 2, dims, update.shape().dimensions());
+  if (!starts.ok()) return starts.status();
   const std::vector<int64_t> out_strides = RowMajorStrides(dims);
-  const int64_t base = DotIndex(starts, out_strides);
+  const int64_t base = DotIndex(*starts, out_strides);
   const int64_t width = WidthOf(out);
   int64_t i = 0;
   ForEachIndex(update.shape().dimensions(), [&](absl::Span<const int64_t> index) {

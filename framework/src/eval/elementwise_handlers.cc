@@ -1,7 +1,7 @@
 // Elementwise families: unary and binary arithmetic, compare, select, clamp,
 // convert, bitcast-convert and iota. Every loop runs over the raw element
-// bytes with the opcode chosen per element by a switch the compiler hoists
-// poorly but cheaply; the per-element meaning lives in elementwise_apply.h.
+// bytes, one typed load and store per element; the per-element meaning of
+// each opcode lives in elementwise_apply.h.
 
 #include <cstring>
 
@@ -108,17 +108,18 @@ absl::StatusOr<Literal> HandleElementwiseBinary(const HloInstruction& instr, Ope
     using N = NativeOf<kT>;
     N probe;
     if (!ApplyBinaryOp<N>(op, N{}, N{1}, &probe)) return OpcodeNotDefinedOnType(instr, kT);
-    // The common float cases get their own loops so they vectorize.
+    // The most common f32 cases get loops without the per-element opcode
+    // switch.
     if constexpr (kT == PrimitiveType::F32) {
-      if (op == HloOpcode::kAdd || op == HloOpcode::kMultiply || op == HloOpcode::kSubtract) {
-        const float* x = reinterpret_cast<const float*>(a);
-        const float* y = reinterpret_cast<const float*>(b);
-        float* z = reinterpret_cast<float*>(dst);
-        if (op == HloOpcode::kAdd) for (int64_t i = 0; i < n; ++i) z[i] = x[i] + y[i];
-        if (op == HloOpcode::kMultiply) for (int64_t i = 0; i < n; ++i) z[i] = x[i] * y[i];
-        if (op == HloOpcode::kSubtract) for (int64_t i = 0; i < n; ++i) z[i] = x[i] - y[i];
+      auto run = [&](auto fn) {
+        for (int64_t i = 0; i < n; ++i) {
+          StoreElement<kT>(dst, i, fn(LoadElement<kT>(a, i), LoadElement<kT>(b, i)));
+        }
         return absl::OkStatus();
-      }
+      };
+      if (op == HloOpcode::kAdd) return run([](float x, float y) { return x + y; });
+      if (op == HloOpcode::kMultiply) return run([](float x, float y) { return x * y; });
+      if (op == HloOpcode::kSubtract) return run([](float x, float y) { return x - y; });
     }
     for (int64_t i = 0; i < n; ++i) {
       N result;

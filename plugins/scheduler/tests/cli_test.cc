@@ -26,7 +26,7 @@ std::string ReadFile(const std::filesystem::path& path) {
 
 // Runs hmo with `arguments`; returns the exit status, with stderr in `log`.
 int RunHmo(const std::string& arguments, const std::filesystem::path& log) {
-  hmo::testing::HmoCliRun run = hmo::testing::RunHmoCli(arguments);
+  hmo::test_support::HmoCliRun run = hmo::test_support::RunHmoCli(arguments);
   std::ofstream(log) << run.err;
   return run.exit_code;
 }
@@ -69,7 +69,7 @@ TEST(HmoCommandLine, ReportFlagPrintsEveryCandidateAndTheChoice) {
   const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "hmo_sched_cli4";
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "in.hlo") << kModule;
-  hmo::testing::HmoCliRun run = hmo::testing::RunHmoCli(
+  hmo::test_support::HmoCliRun run = hmo::test_support::RunHmoCli(
       fmt::format("run --passes=memory-scheduler --report '{}' -o '{}'", (dir / "in.hlo").string(),
                   (dir / "out.hlo").string()));
   ASSERT_EQ(run.exit_code, 0) << run.err;
@@ -79,7 +79,7 @@ TEST(HmoCommandLine, ReportFlagPrintsEveryCandidateAndTheChoice) {
     EXPECT_NE(run.out.find(line), std::string::npos) << line << "\n" << run.out;
   }
   // Without --report the summary has no metrics.
-  hmo::testing::HmoCliRun quiet = hmo::testing::RunHmoCli(
+  hmo::test_support::HmoCliRun quiet = hmo::test_support::RunHmoCli(
       fmt::format("run --passes=memory-scheduler '{}' -o '{}'", (dir / "in.hlo").string(),
                   (dir / "out.hlo").string()));
   ASSERT_EQ(quiet.exit_code, 0) << quiet.err;

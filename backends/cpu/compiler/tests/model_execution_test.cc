@@ -37,10 +37,9 @@ std::string Pipeline(const std::string& name) {
   return std::string(HMO_SOURCE_DIR) + "/pipelines/" + name + ".yaml";
 }
 
-// Compiles and runs `file` as it is and compares with the evaluator.
-void ExpectCompiledMatchesEvaluator(const std::string& file) {
-  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModuleFile(Data(file));
-  ASSERT_TRUE(module.ok()) << module.status();
+// Compiles and runs `module` as it is and compares with the evaluator.
+void ExpectCompiledMatchesEvaluator(std::unique_ptr<HloModule>* module) {
+  SCOPED_TRACE((*module)->name());
   FillElidedConstants(**module, kSeed);
   const std::vector<Literal> arguments = MakeRandomArguments(**module, kSeed);
 
@@ -56,6 +55,15 @@ void ExpectCompiledMatchesEvaluator(const std::string& file) {
   ASSERT_TRUE(expected.ok()) << expected.status();
   absl::Status same = CompareLiterals(*expected, *actual, LiteralComparisonOptions{});
   EXPECT_TRUE(same.ok()) << same;
+}
+
+// The same for every module of `file`.
+void ExpectCompiledMatchesEvaluator(const std::string& file) {
+  absl::StatusOr<std::vector<std::unique_ptr<HloModule>>> modules =
+      ParseHloModulesFile(Data(file));
+  ASSERT_TRUE(modules.ok()) << modules.status();
+  ASSERT_FALSE(modules->empty());
+  for (std::unique_ptr<HloModule>& module : *modules) ExpectCompiledMatchesEvaluator(&module);
 }
 
 TEST(CpuModelExecutionTest, IfConditional) {
@@ -86,7 +94,7 @@ TEST_P(CpuPipelineCheckTest, OptimizedModuleMatchesUnoptimized) {
       (std::filesystem::temp_directory_path() /
        ("hmo_cpu_check_" + pipeline + "_" + std::to_string(::getpid())))
           .string();
-  testing::HmoCliRun run = testing::RunHmoCli(
+  test_support::HmoCliRun run = test_support::RunHmoCli(
       "run " + Pipeline(pipeline) + " " + Data("hlo/" + module) + " --check --seed 3 --results-dir " +
       results);
   EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
@@ -110,7 +118,7 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 TEST(CpuCliTest, ExecutePrintsPlanAndMeasuredMemory) {
-  testing::HmoCliRun run = testing::RunHmoCli(
+  test_support::HmoCliRun run = test_support::RunHmoCli(
       "run " + Pipeline("cpu-default") + " " + Data("hlo/graphsage_tf.hlo") + " --execute --seed 1");
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
   EXPECT_THAT(run.out, ::testing::HasSubstr("cpu"));

@@ -332,6 +332,32 @@ ENTRY e {
   ExpectVerifiedAndRoundTrips(*module);
 }
 
+TEST(CpuInstructionFusionTest, FusesRowMajorReshapeBitcastAndSlice) {
+  auto module = Parse(R"(
+HloModule views
+ENTRY e {
+  p0 = f32[2,6]{1,0} parameter(0)
+  p1 = f32[3,4]{1,0} parameter(1)
+  p2 = f32[12]{0} parameter(2)
+  rs = f32[3,4]{1,0} reshape(p0)
+  bc = f32[3,4]{1,0} bitcast(p2)
+  sl = f32[3,4]{1,0} slice(p1), slice={[0:3], [0:4]}
+  a = f32[3,4]{1,0} add(rs, bc)
+  ROOT m = f32[3,4]{1,0} multiply(a, sl)
+}
+)");
+  ASSERT_TRUE(RunFusion(*module));
+  const HloInstruction* root = module->entry_computation()->root_instruction();
+  ASSERT_EQ(root->opcode(), HloOpcode::kFusion);
+  EXPECT_EQ(OperandNames(*root), (std::vector<std::string>{"p1", "p0", "p2"}));
+  EXPECT_EQ(module->entry_computation()->instruction_count(), 4);
+  const HloComputation* fused = root->fused_instructions_computation();
+  EXPECT_EQ(CountOpcode(*fused, HloOpcode::kReshape), 1);
+  EXPECT_EQ(CountOpcode(*fused, HloOpcode::kBitcast), 1);
+  EXPECT_EQ(CountOpcode(*fused, HloOpcode::kSlice), 1);
+  ExpectVerifiedAndRoundTrips(*module);
+}
+
 TEST(CpuInstructionFusionTest, RespectsControlDependencies) {
   auto module = Parse(R"(
 HloModule control

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -202,6 +203,81 @@ TEST(CpuJitTest, CallsLibmAndMemcpyFromTheProcess) {
   const float result = reinterpret_cast<float (*)(char*, char*, float)>(*fn)(dst, src, 0.5f);
   EXPECT_NEAR(result, std::exp(0.5f) + std::tanh(0.5f), 1e-6f);
   EXPECT_EQ(std::memcmp(dst, src, 256), 0);
+}
+
+// A vectorizable loop calling libm (constant-pool loads, external calls in a
+// loop) and a dense switch (a jump table in read-only data that refers back to
+// the code): relocations between all three regions.
+TEST(CpuJitTest, OptimizedLoopWithJumpTableAndConstantPool) {
+  ContextAndModule m;
+  llvm::LLVMContext& ctx = *m.context;
+  llvm::IRBuilder<> b(ctx);
+  auto* f32 = b.getFloatTy();
+  auto* i64 = b.getInt64Ty();
+  auto* i32 = b.getInt32Ty();
+  auto* f32_ptr = f32->getPointerTo();
+  llvm::Function* expf = NewFunction(*m.module, f32, {f32}, "expf");
+
+  // void scale_exp(float* out, const float* in, i64 n): out[i] = in[i]*3.25 + expf(in[i])
+  llvm::Function* loop_fn = NewFunction(*m.module, b.getVoidTy(), {f32_ptr, f32_ptr, i64}, "scale_exp");
+  auto* entry = llvm::BasicBlock::Create(ctx, "entry", loop_fn);
+  auto* body = llvm::BasicBlock::Create(ctx, "body", loop_fn);
+  auto* done = llvm::BasicBlock::Create(ctx, "done", loop_fn);
+  b.SetInsertPoint(entry);
+  b.CreateCondBr(b.CreateICmpSGT(loop_fn->getArg(2), b.getInt64(0)), body, done);
+  b.SetInsertPoint(body);
+  llvm::PHINode* i = b.CreatePHI(i64, 2);
+  i->addIncoming(b.getInt64(0), entry);
+  llvm::Value* x = b.CreateLoad(f32, b.CreateInBoundsGEP(f32, loop_fn->getArg(1), i));
+  llvm::Value* y = b.CreateFAdd(b.CreateFMul(x, llvm::ConstantFP::get(f32, 3.25)),
+                                b.CreateCall(expf, {x}));
+  b.CreateStore(y, b.CreateInBoundsGEP(f32, loop_fn->getArg(0), i));
+  llvm::Value* next = b.CreateAdd(i, b.getInt64(1));
+  i->addIncoming(next, body);
+  b.CreateCondBr(b.CreateICmpSLT(next, loop_fn->getArg(2)), body, done);
+  b.SetInsertPoint(done);
+  b.CreateRetVoid();
+
+  // i32 pick(i32 k): a dense switch over 0..7 with unrelated results.
+  const int32_t kResults[8] = {17, -4, 99, 12345, 8, -77, 3, 1 << 20};
+  llvm::Function* pick = NewFunction(*m.module, i32, {i32}, "pick");
+  auto* pick_entry = llvm::BasicBlock::Create(ctx, "entry", pick);
+  auto* fallback = llvm::BasicBlock::Create(ctx, "fallback", pick);
+  b.SetInsertPoint(fallback);
+  b.CreateRet(b.getInt32(-1));
+  b.SetInsertPoint(pick_entry);
+  llvm::SwitchInst* sw = b.CreateSwitch(pick->getArg(0), fallback, 8);
+  for (int k = 0; k < 8; ++k) {
+    auto* arm = llvm::BasicBlock::Create(ctx, "arm", pick);
+    llvm::IRBuilder<> arm_builder(arm);
+    // Distinct code per arm so the switch cannot become a value lookup table.
+    llvm::Value* value = arm_builder.CreateMul(pick->getArg(0), arm_builder.getInt32(kResults[k]));
+    arm_builder.CreateRet(arm_builder.CreateXor(value, arm_builder.getInt32(k * 977)));
+    sw->addCase(b.getInt32(k), arm);
+  }
+
+  JitOptions options;
+  options.opt_level = 3;
+  auto jit = CpuJit::Compile(std::move(m.context), std::move(m.module), options);
+  ASSERT_TRUE(jit.ok()) << jit.status();
+  EXPECT_GT((*jit)->section_sizes().rodata_bytes, 0);  // Constant pool and jump table.
+  auto loop_address = (*jit)->Lookup("scale_exp");
+  auto pick_address = (*jit)->Lookup("pick");
+  ASSERT_TRUE(loop_address.ok() && pick_address.ok());
+
+  std::vector<float> in(37), out(37);
+  for (size_t k = 0; k < in.size(); ++k) in[k] = -2.0f + 0.125f * static_cast<float>(k);
+  reinterpret_cast<void (*)(float*, const float*, int64_t)>(*loop_address)(out.data(), in.data(),
+                                                                           in.size());
+  for (size_t k = 0; k < in.size(); ++k) {
+    EXPECT_NEAR(out[k], in[k] * 3.25f + std::exp(in[k]), 1e-5f * (1 + std::fabs(out[k]))) << k;
+  }
+  auto* pick_fn = reinterpret_cast<int32_t (*)(int32_t)>(*pick_address);
+  for (int32_t k = 0; k < 8; ++k) {
+    EXPECT_EQ(pick_fn(k), (k * kResults[k]) ^ (k * 977)) << k;
+  }
+  EXPECT_EQ(pick_fn(8), -1);
+  EXPECT_EQ(pick_fn(-3), -1);
 }
 
 TEST(CpuJitTest, VerifierFailureIsInvalidArgument) {

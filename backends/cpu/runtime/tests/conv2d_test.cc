@@ -135,7 +135,10 @@ INSTANTIATE_TEST_SUITE_P(
         ConvCase{"Grouped", 2, 5, 6, 6, 3, 2, 4, 1, 2, 1, 1, 0, 1, 1, 1, 1, 2, 2},
         ConvCase{"Pointwise", 2, 4, 3, 5, 1, 1, 7, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 1},
         ConvCase{"Depthwise", 2, 7, 6, 4, 3, 3, 4, 2, 1, 1, 1, 1, 1, 1, 1, 1, 2, 4},
-        ConvCase{"DepthwiseMultiplier", 1, 6, 6, 3, 3, 2, 6, 1, 1, 1, 1, 0, 2, 1, 2, 2, 1, 3}),
+        ConvCase{"DepthwiseMultiplier", 1, 6, 6, 3, 3, 2, 6, 1, 1, 1, 1, 0, 2, 1, 2, 2, 1, 3},
+        // 128x128 outputs x 72-wide patches exceed the 1M-float patch budget,
+        // so the image is convolved in bands of output rows.
+        ConvCase{"LargeImageInRowBands", 2, 128, 128, 8, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}),
     [](const ::testing::TestParamInfo<ConvCase>& info) { return info.param.name; });
 
 TEST(Conv2DKnownValuesTest, SingleChannelBoxFilter) {

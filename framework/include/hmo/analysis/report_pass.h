@@ -56,7 +56,8 @@ class ReportPass : public HloPass {
   MemoryReportOptions options_;
 };
 
-// Registers the passes the framework itself provides ("report") under the
+// Registers the passes the framework itself provides ("report",
+// "copy-insertion") under the
 // plugin name "hmo". Call once per registry before loading plugins.
 absl::Status RegisterFrameworkAnalysisPasses(PassRegistry& registry);
 

@@ -8,16 +8,34 @@
 //
 // Covers every opcode the CPU code generator covers (elementwise, compare,
 // select, clamp, convert, bitcast-convert, broadcast, iota, reshape, bitcast,
-// transpose, copy, slice, dynamic-slice, dynamic-update-slice, concatenate,
-// pad, reduce, reduce-window, gather, scatter, sort, dot, convolution, tuple,
-// get-tuple-element, while, conditional, call, fusion, map, opt-barrier and
-// the MoveToHost / MoveToDevice custom-calls). Anything else is an
-// Unimplemented error naming the instruction.
+// transpose, reverse, copy, slice, dynamic-slice, dynamic-update-slice,
+// concatenate, pad, reduce, reduce-window, gather, scatter, sort, dot,
+// convolution, tuple, get-tuple-element, while, conditional, call, fusion,
+// map, opt-barrier, copy-start/copy-done, after-all and the placement
+// custom-calls MoveToHost / MoveToDevice / annotate_device_placement, which
+// pass their operand through). Anything else (rng, fft, collectives,
+// select-and-scatter, other custom-calls, ...) is an Unimplemented error
+// naming the instruction. Element types: pred, s8..s64, u8..u64, f16, bf16,
+// f32, f64; any other element type is Unimplemented for computing opcodes
+// (pure data movement copies any type).
 //
-// Floating-point arithmetic is done in the element type's own precision for
-// f32/f64 and in f32 for narrower float types (rounded back on each result),
-// as XLA:CPU does; integer arithmetic wraps; division by zero and shifts out
-// of range follow XLA's semantics.
+// Semantics follow XLA:
+//  - Floating-point arithmetic is done in the element type's own precision
+//    for f32/f64 and in f32 for f16/bf16, rounded to nearest-even on every
+//    result (so a bf16 reduce rounds after each step, as its bf16 reducer
+//    computation does). dot and convolution accumulate in f32 (f64 when f64
+//    is involved) and round once; integer dots wrap.
+//  - Integer arithmetic wraps; x / 0 = -1, x % 0 = x, INT_MIN / -1 =
+//    INT_MIN; shifts by >= the bit width give 0 (sign fill for arithmetic
+//    right shifts); maximum/minimum propagate NaN.
+//  - convert from float to integer saturates and maps NaN to 0.
+//  - dynamic-slice / dynamic-update-slice / gather clamp start indices so the
+//    slice fits; scatter skips update windows that do not fit and applies
+//    to_apply in row-major order of the updates (repeated indices combine in
+//    that order).
+//  - conditional with an index out of range runs the last branch.
+//  - sort is always stable (a valid result for is_stable=false too).
+//  - Only instructions the root depends on are evaluated.
 
 #include <cstdint>
 
@@ -45,7 +63,9 @@ class HloEvaluator {
   // an error (fill them first, see hmo/execution/random_literals.h).
   absl::StatusOr<Literal> Evaluate(const HloModule& module, absl::Span<const Literal> arguments);
 
-  // Evaluates `computation` with `arguments`, one per parameter.
+  // Evaluates `computation` with `arguments`, one per parameter (shapes must
+  // match ignoring layout). Any computation of a module may be evaluated
+  // (e.g. a branch or a loop body), not only the entry.
   absl::StatusOr<Literal> Evaluate(const HloComputation& computation,
                                    absl::Span<const Literal> arguments);
 

@@ -1,0 +1,187 @@
+// The shape of the emitted LLVM IR: the ABI (entry function, one kernel per
+// computing instruction), in-place dynamic-update-slice, and an elementwise
+// fusion over large f32 arrays that LLVM's O2 pipeline vectorizes.
+
+#include <memory>
+#include <string>
+
+#include "codegen/module_emitter.h"
+#include "gtest/gtest.h"
+#include "hmo/analysis/buffer_assignment.h"
+#include "hmo/analysis/heap_simulator.h"
+#include "hmo/text/hlo_parser.h"
+#include "llvm/Analysis/CGSCCPassManager.h"
+#include "llvm/Analysis/LoopAnalysisManager.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/PassManager.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/Host.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+
+namespace hmo::cpu {
+namespace {
+
+struct Compiled {
+  std::unique_ptr<HloModule> hlo;
+  std::unique_ptr<BufferAssignment> assignment;
+  EmittedModule emitted;
+};
+
+// Parses a scheduled module, assigns buffers as the CPU compiler does and
+// emits it.
+Compiled Emit(std::string_view text) {
+  Compiled c;
+  auto module = ParseHloModule(text);
+  EXPECT_TRUE(module.ok()) << module.status();
+  c.hlo = std::move(*module);
+  EXPECT_TRUE(c.hlo->has_schedule());
+  auto assignment = BufferAssigner::Run(c.hlo.get(), c.hlo->schedule(), ByteSizeOfValue(8),
+                                        [](int64_t) { return int64_t{64}; }, BufferAssigner::Options{});
+  EXPECT_TRUE(assignment.ok()) << assignment.status();
+  c.assignment = std::move(*assignment);
+  auto emitted = EmitModule(*c.hlo, *c.assignment, CodegenOptions{});
+  EXPECT_TRUE(emitted.ok()) << emitted.status();
+  c.emitted = std::move(*emitted);
+  return c;
+}
+
+std::string Print(const llvm::Module& module) {
+  std::string text;
+  llvm::raw_string_ostream stream(text);
+  module.print(stream, nullptr);
+  return stream.str();
+}
+
+std::string PrintFunction(const llvm::Module& module, std::string_view name) {
+  const llvm::Function* f = module.getFunction(name);
+  if (f == nullptr) return "";
+  std::string text;
+  llvm::raw_string_ostream stream(text);
+  f->print(stream);
+  return stream.str();
+}
+
+TEST(EmittedIrTest, EntryFunctionAndOneKernelPerComputingInstruction) {
+  constexpr const char* kHlo = R"(
+HloModule m, is_scheduled=true
+ENTRY e {
+  x = f32[8] parameter(0)
+  n = f32[8] negate(x)
+  e.1 = f32[8] exponential(n)
+  b = s32[8] bitcast-convert(e.1)
+  ROOT t = (f32[8], s32[8]) tuple(n, b)
+})";
+  Compiled c = Emit(kHlo);
+  ASSERT_NE(c.emitted.module, nullptr);
+  EXPECT_EQ(c.emitted.entry_function_name, "hmo_entry");
+  EXPECT_EQ(c.emitted.kernel_count, 3);
+  const llvm::Function* entry = c.emitted.module->getFunction("hmo_entry");
+  ASSERT_NE(entry, nullptr);
+  EXPECT_FALSE(entry->hasLocalLinkage());
+  ASSERT_EQ(entry->arg_size(), 1u);
+  EXPECT_TRUE(entry->getReturnType()->isVoidTy());
+  EXPECT_NE(c.emitted.module->getFunction("n"), nullptr);
+  EXPECT_NE(c.emitted.module->getFunction("e.1"), nullptr);
+  EXPECT_NE(c.emitted.module->getFunction("b"), nullptr);
+}
+
+TEST(EmittedIrTest, KernelNamedLikeLibmFunctionDoesNotCaptureTheCall) {
+  // A kernel called "tanh" must not be what the tanh libm call resolves to.
+  constexpr const char* kHlo = R"(
+HloModule m, is_scheduled=true
+ENTRY e {
+  x = f32[8] parameter(0)
+  tanhf = f32[8] negate(x)
+  ROOT y = f32[8] tanh(tanhf)
+})";
+  Compiled c = Emit(kHlo);
+  ASSERT_NE(c.emitted.module, nullptr);
+  const llvm::Function* libm = c.emitted.module->getFunction("tanhf");
+  ASSERT_NE(libm, nullptr);
+  EXPECT_TRUE(libm->isDeclaration());
+}
+
+TEST(EmittedIrTest, InPlaceDynamicUpdateSliceOnlyVisitsTheUpdate) {
+  // The DUS output reuses x's buffer (x is dead after it): the kernel loops
+  // over the 2 update elements, not the 1000 of the output.
+  constexpr const char* kHlo = R"(
+HloModule m, is_scheduled=true
+ENTRY e {
+  p = f32[1000] parameter(0)
+  x = f32[1000] negate(p)
+  u = f32[2] parameter(1)
+  i = s32[] parameter(2)
+  ROOT d = f32[1000] dynamic-update-slice(x, u, i)
+})";
+  Compiled c = Emit(kHlo);
+  ASSERT_NE(c.emitted.module, nullptr);
+  const auto out = c.assignment->GetAllSlices(c.hlo->entry_computation()->root_instruction(), {});
+  const auto in = c.assignment->GetAllSlices(c.hlo->entry_computation()->root_instruction()->operand(0), {});
+  ASSERT_EQ(out, in) << "buffer assignment did not share the buffer; the test needs it to";
+  const std::string kernel = PrintFunction(*c.emitted.module, "d");
+  EXPECT_NE(kernel.find("icmp slt i64 %dus.d0.iv, 2"), std::string::npos) << kernel;
+  EXPECT_EQ(kernel.find("1000"), std::string::npos) << kernel;
+}
+
+// Runs LLVM's O2 pipeline for the host CPU.
+void OptimizeForHost(llvm::Module& module) {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  std::string error;
+  const std::string triple = llvm::sys::getProcessTriple();
+  const llvm::Target* target = llvm::TargetRegistry::lookupTarget(triple, error);
+  ASSERT_NE(target, nullptr) << error;
+  llvm::StringMap<bool> features;
+  llvm::sys::getHostCPUFeatures(features);
+  std::string feature_string;
+  for (const auto& f : features) feature_string += (f.getValue() ? "+" : "-") + f.getKey().str() + ",";
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      triple, llvm::sys::getHostCPUName(), feature_string, llvm::TargetOptions(), llvm::None));
+  module.setDataLayout(machine->createDataLayout());
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder builder(machine.get());
+  builder.registerModuleAnalyses(mam);
+  builder.registerCGSCCAnalyses(cgam);
+  builder.registerFunctionAnalyses(fam);
+  builder.registerLoopAnalyses(lam);
+  builder.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager passes = builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2);
+  passes.run(module, mam);
+}
+
+TEST(EmittedIrTest, ElementwiseFusionIsOneFlatLoopThatVectorizes) {
+  constexpr const char* kHlo = R"(
+HloModule m, is_scheduled=true
+fused {
+  a = f32[256,1024] parameter(0)
+  b = f32[256,1024] parameter(1)
+  c = f32[] parameter(2)
+  cb = f32[256,1024] broadcast(c), dimensions={}
+  m = f32[256,1024] multiply(a, cb)
+  ROOT s = f32[256,1024] add(m, b)
+}
+ENTRY e {
+  x = f32[256,1024] parameter(0)
+  y = f32[256,1024] parameter(1)
+  z = f32[] parameter(2)
+  ROOT f = f32[256,1024] fusion(x, y, z), kind=kLoop, calls=fused
+})";
+  Compiled c = Emit(kHlo);
+  ASSERT_NE(c.emitted.module, nullptr);
+  const std::string kernel = PrintFunction(*c.emitted.module, "f");
+  // One loop over all 262144 elements, no call per element.
+  EXPECT_NE(kernel.find("icmp slt i64 %elements.iv, 262144"), std::string::npos) << kernel;
+  EXPECT_EQ(kernel.find("call "), std::string::npos) << kernel;
+  OptimizeForHost(*c.emitted.module);
+  const std::string optimized = Print(*c.emitted.module);
+  EXPECT_NE(optimized.find("x float>"), std::string::npos) << "not vectorized:\n" << optimized;
+}
+
+}  // namespace
+}  // namespace hmo::cpu

@@ -1,0 +1,176 @@
+#include "hmo/transforms/copy_insertion.h"
+
+#include <vector>
+
+#include "hmo/base/status_macros.h"
+#include "hmo/ir/hlo_computation.h"
+#include "hmo/ir/hlo_instruction.h"
+#include "hmo/ir/hlo_module.h"
+#include "hmo/pass/pass_context.h"
+
+namespace hmo {
+namespace {
+
+// Rebuilds `value` (any shape) in `computation` with `copy_leaf` applied to
+// each array leaf: tuple instructions are looked through (so a tuple only
+// the rebuilt user used becomes dead), other tuple values are taken apart
+// with get-tuple-element; tokens and other non-array leaves pass through.
+template <typename CopyLeaf>
+HloInstruction* DeepCopy(HloComputation* computation, HloInstruction* value, CopyLeaf copy_leaf,
+                         const ShapeIndex& index = {}) {
+  const Shape& shape = value->shape();
+  if (shape.IsArray()) return copy_leaf(value, index);
+  if (!shape.IsTuple()) return value;
+  std::vector<HloInstruction*> elements;
+  for (int64_t i = 0; i < static_cast<int64_t>(shape.tuple_shapes().size()); ++i) {
+    HloInstruction* element =
+        value->opcode() == HloOpcode::kTuple
+            ? value->mutable_operand(i)
+            : computation->AddInstruction(HloInstruction::CreateGetTupleElement(value, i));
+    ShapeIndex child = index;
+    child.push_back(i);
+    elements.push_back(DeepCopy(computation, element, copy_leaf, child));
+  }
+  return computation->AddInstruction(HloInstruction::CreateTuple(elements));
+}
+
+// Makes `new_root` the root; the old root goes when nothing uses it any more
+// (a tuple the rebuild looked through).
+absl::Status ReplaceRoot(HloComputation* computation, HloInstruction* new_root) {
+  HloInstruction* old_root = computation->root_instruction();
+  computation->set_root_instruction(new_root);
+  if (old_root != new_root && old_root->user_count() == 0 &&
+      old_root->opcode() != HloOpcode::kParameter) {
+    return computation->RemoveInstruction(old_root);
+  }
+  return absl::OkStatus();
+}
+
+HloInstruction* AddCopy(HloComputation* computation, HloInstruction* value) {
+  return computation->AddInstruction(HloInstruction::CreateCopy(value->shape(), value));
+}
+
+// The leaf of `root` at `index` when it is built of tuples, else null.
+const HloInstruction* LeafOfTupleTree(const HloInstruction* root, const ShapeIndex& index) {
+  for (int64_t i : index) {
+    if (root->opcode() != HloOpcode::kTuple) return nullptr;
+    root = root->operand(i);
+  }
+  return root;
+}
+
+// Whether `leaf` is the body parameter's own element at `index`, passed
+// through unchanged (get-tuple-element chains from the parameter).
+bool IsPassThrough(const HloInstruction* leaf, const HloInstruction* parameter,
+                   const ShapeIndex& index) {
+  for (auto it = index.rbegin(); it != index.rend(); ++it) {
+    if (leaf == nullptr || leaf->opcode() != HloOpcode::kGetTupleElement ||
+        leaf->tuple_index() != *it) {
+      return false;
+    }
+    leaf = leaf->operand(0);
+  }
+  return leaf == parameter;
+}
+
+absl::Status CopyWhileInit(HloInstruction* loop) {
+  HloComputation* computation = loop->parent();
+  HloInstruction* init = loop->mutable_operand(0);
+  HloInstruction* copied = DeepCopy(computation, init, [&](HloInstruction* leaf, const ShapeIndex&) {
+    return AddCopy(computation, leaf);
+  });
+  HMO_RETURN_IF_ERROR(loop->ReplaceOperandWith(0, copied));
+  // The original init tuple is dead when only the loop used it.
+  if (init->opcode() == HloOpcode::kTuple && init->user_count() == 0 && !init->IsRoot()) {
+    return computation->RemoveInstruction(init);
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<bool> CopyWhileBodyRoot(HloComputation* body) {
+  HloInstruction* root = body->root_instruction();
+  HloInstruction* parameter = body->parameter_instruction(0);
+  std::vector<HloInstruction*> temporaries;
+  std::vector<HloInstruction*> into_place;
+  HloInstruction* new_root =
+      DeepCopy(body, root, [&](HloInstruction* leaf, const ShapeIndex& index) {
+        if (IsPassThrough(LeafOfTupleTree(root, index), parameter, index)) return leaf;
+        HloInstruction* temporary = AddCopy(body, leaf);
+        HloInstruction* placed = AddCopy(body, temporary);
+        temporaries.push_back(temporary);
+        into_place.push_back(placed);
+        return placed;
+      });
+  if (into_place.empty()) {
+    // Nothing changes a leaf: drop the unused rebuild.
+    if (new_root != root) HMO_RETURN_IF_ERROR(body->RemoveInstructionAndUnusedOperands(new_root));
+    return false;
+  }
+  for (HloInstruction* placed : into_place) {
+    for (HloInstruction* temporary : temporaries) {
+      if (temporary != placed->operand(0)) {
+        HMO_RETURN_IF_ERROR(temporary->AddControlDependencyTo(placed));
+      }
+    }
+  }
+  HMO_RETURN_IF_ERROR(ReplaceRoot(body, new_root));
+  return true;
+}
+
+absl::StatusOr<bool> CopyRootLeaves(HloComputation* computation, bool constants_only) {
+  HloInstruction* root = computation->root_instruction();
+  bool copied_any = false;
+  HloInstruction* new_root =
+      DeepCopy(computation, root, [&](HloInstruction* leaf, const ShapeIndex&) {
+        if (constants_only && leaf->opcode() != HloOpcode::kConstant) return leaf;
+        copied_any = true;
+        return AddCopy(computation, leaf);
+      });
+  if (!copied_any) {
+    if (new_root != root) {
+      HMO_RETURN_IF_ERROR(computation->RemoveInstructionAndUnusedOperands(new_root));
+    }
+    return false;
+  }
+  HMO_RETURN_IF_ERROR(ReplaceRoot(computation, new_root));
+  return true;
+}
+
+}  // namespace
+
+absl::StatusOr<bool> CopyInsertion::AddCopies(HloModule& module) {
+  bool changed = false;
+  // Collect first: the loops below add instructions.
+  std::vector<HloInstruction*> loops;
+  std::vector<HloInstruction*> conditionals;
+  for (HloComputation* computation : module.MakeNonfusionComputations()) {
+    for (HloInstruction* instruction : computation->instructions()) {
+      if (instruction->opcode() == HloOpcode::kWhile) loops.push_back(instruction);
+      if (instruction->opcode() == HloOpcode::kConditional) conditionals.push_back(instruction);
+    }
+  }
+  for (HloInstruction* loop : loops) {
+    HMO_RETURN_IF_ERROR(CopyWhileInit(loop));
+    HMO_ASSIGN_OR_RETURN(bool body_changed, CopyWhileBodyRoot(loop->while_body()));
+    (void)body_changed;
+    changed = true;
+  }
+  for (HloInstruction* conditional : conditionals) {
+    for (HloComputation* branch : conditional->branch_computations()) {
+      HMO_ASSIGN_OR_RETURN(bool branch_changed, CopyRootLeaves(branch, /*constants_only=*/false));
+      changed |= branch_changed;
+    }
+  }
+  HMO_ASSIGN_OR_RETURN(bool entry_changed,
+                       CopyRootLeaves(module.entry_computation(), /*constants_only=*/true));
+  changed |= entry_changed;
+  if (changed && module.has_schedule()) HMO_RETURN_IF_ERROR(module.schedule().Update());
+  return changed;
+}
+
+absl::StatusOr<bool> CopyInsertion::Run(HloModule& module, PassContext& context) {
+  (void)context;
+  return AddCopies(module);
+}
+
+}  // namespace hmo
