@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "hmo/base/status_macros.h"
 #include "hmo/ir/hlo_computation.h"
@@ -94,6 +95,26 @@ HloInstruction* CloneProducer(
   return target.AddInstruction(producer.CloneWithNewOperands(producer.shape(), operands));
 }
 
+// Fusing a producer that an earlier fused producer also used clones it into
+// the body twice; instruction names must stay unique within a computation,
+// so later copies get a ".N" suffix no other instruction of the body has.
+void UniquifyNamesWithinBody(HloComputation& body) {
+  absl::flat_hash_set<std::string> taken;
+  for (const HloInstruction* instruction : body.instructions()) taken.insert(instruction->name());
+  absl::flat_hash_set<std::string> seen;
+  for (HloInstruction* instruction : body.instructions()) {
+    if (seen.insert(instruction->name()).second) continue;
+    std::string candidate;
+    for (int suffix = 1;; ++suffix) {
+      candidate = absl::StrCat(instruction->name(), ".", suffix);
+      if (!taken.contains(candidate)) break;
+    }
+    taken.insert(candidate);
+    seen.insert(candidate);
+    instruction->SetAndSanitizeName(candidate);
+  }
+}
+
 class LoopFuser {
  public:
   explicit LoopFuser(HloModule& module) : module_(module) {}
@@ -173,6 +194,7 @@ class LoopFuser {
       old_parameter_values.push_back(operand == producer ? producer_value : value_of.at(operand));
     }
     body->set_root_instruction(CloneBody(*old_body, old_parameter_values, *body));
+    UniquifyNamesWithinBody(*body);
 
     // Swap bodies: the old one must lose its caller before it can go, and
     // the new one takes its name once it is gone.
