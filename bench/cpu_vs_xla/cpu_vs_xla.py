@@ -170,6 +170,7 @@ def measure_xla(module_path: Path, runs: int, warmup: int, seed: int, results_di
     constants, elided = hlo_to_jax.constant_values(module, seed)
     host_args = hlo_to_jax.random_arguments(module, seed)
     report["elided_constants"] = elided
+    report["input_constant_bytes"] = sum(v.nbytes for v in constants.values())
     function = hlo_to_jax.to_jax_function(module, constants)
 
     meter = PeakRssMeter()
@@ -340,7 +341,9 @@ def run_hmo(module_path: Path, args: argparse.Namespace, results_dir: str) -> di
         except subprocess.TimeoutExpired:
             return {"unavailable": f"timed out after {args.timeout} s"}
         text = done.stdout + "\n" + done.stderr
-        parsed = parse_hmo_summary(text)
+        # The summary goes to stdout; stderr carries pass logs (memory
+        # reports with their own byte counts), so it only fills gaps.
+        parsed = {**parse_hmo_summary(done.stderr), **parse_hmo_summary(done.stdout)}
         if done.returncode != 0 or "run_s" not in parsed:
             errors = [l for l in text.splitlines() if "error" in l.lower()] or text.strip().splitlines()
             reason = errors[0] if errors else f"exit {done.returncode}"
@@ -411,8 +414,8 @@ def print_xla_report(x: dict) -> None:
               f"rodata {x['object_rodata_bytes']} B, rwdata {x['object_rwdata_bytes']} B")
     elif "object_code_error" in x:
         print(f"    object code: not measured ({x['object_code_error']})")
-    print(f"    constants in the executable: {x['constant_bytes']} B "
-          f"({x['elided_constants']} elided constants filled)")
+    print(f"    constants in the executable: {x['constant_bytes']} B; in the input HLO: "
+          f"{x['input_constant_bytes']} B ({x['elided_constants']} elided constants filled)")
     print(f"    lower {x['lower_s']:.3f} s, compile {x['compile_s']:.3f} s "
           f"(peak RSS growth {human_bytes(x['compile_peak_rss_growth'])})")
     print(f"    first run {ms(x['first_run_s'])} ms (peak RSS growth {human_bytes(x['run_peak_rss_growth'])}), "
@@ -518,6 +521,12 @@ def main() -> int:
                 print(f"  hmo ({h['command']})")
                 print(f"    compile {h.get('compile_s', float('nan')):.3f} s, code {h.get('code_bytes', '?')} B, "
                       f"rodata {h.get('rodata_bytes', '?')} B, arenas: {arenas or '?'}")
+                if "arena_bytes" in h and "input_constant_bytes" in x:
+                    # hmo's CPU backend gives every constant an arena slice
+                    # (copied from rodata); XLA's buffers hold none.
+                    net = sum(h["arena_bytes"].values()) - x["input_constant_bytes"]
+                    print(f"    arenas minus the input HLO's constants: {net} B ({human_bytes(net)}); "
+                          f"XLA temp+arg+out {x['temp_bytes'] + x['argument_bytes'] + x['output_bytes']} B")
                 print(f"    run (median of {len(h['run_samples_s'])} invocations, each one cold run) "
                       f"{ms(h['run_s'])} ms, peak RSS growth {human_bytes(h['peak_rss_growth'])}")
                 if "error" not in x:

@@ -4,11 +4,12 @@
 // The kernel of a loop fusion: ONE loop nest over the fusion's output in
 // which the fused computation's element generators are composed (parameters
 // read the fusion operands' arrays; no intermediate is materialised).
-//   - A tuple root (multi-output fusion) writes every output in the same
-//     loop; the outputs must have the same dimensions.
-//   - A dynamic-update-slice root whose output slice is the slice of the
-//     fusion operand it updates runs in place: only the update region is
-//     written.
+//   - An output that is a dynamic-update-slice (possibly under bitcasts) of
+//     a fused parameter whose buffer is that output's buffer runs in place:
+//     only the update region is written, after the other outputs.
+//   - A tuple root (multi-output fusion) writes every other output in the
+//     same loop; those outputs must have the same dimensions (else
+//     UnimplementedError).
 //   - When every fused instruction is elementwise on arrays of the output's
 //     dimensions and every parameter has the output's layout, the loop is a
 //     single flat loop over the elements (what the vectorizer handles best).

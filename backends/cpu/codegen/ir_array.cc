@@ -26,6 +26,11 @@ llvm::Type* IrArray::StorageLlvmType(llvm::LLVMContext& context) const {
   return *StorageType(shape_.element_type(), context);
 }
 
+void IrArray::AnnotateAccess(llvm::Instruction* access) const {
+  if (alias_scope_ != nullptr) access->setMetadata(llvm::LLVMContext::MD_alias_scope, alias_scope_);
+  if (noalias_ != nullptr) access->setMetadata(llvm::LLVMContext::MD_noalias, noalias_);
+}
+
 llvm::Value* IrArray::EmitLinearIndex(const Index& index, llvm::IRBuilderBase& b) const {
   llvm::Value* linear = nullptr;
   // Most-minor term last, so the innermost induction variable is added at
@@ -64,7 +69,8 @@ llvm::Value* IrArray::EmitElementAddress(const Index& index, llvm::IRBuilderBase
 
 llvm::Value* IrArray::EmitReadLinear(llvm::Value* linear, llvm::IRBuilderBase& b) const {
   llvm::Type* type = StorageLlvmType(b.getContext());
-  llvm::Value* loaded = b.CreateLoad(type, EmitLinearElementAddress(linear, b));
+  llvm::LoadInst* loaded = b.CreateLoad(type, EmitLinearElementAddress(linear, b));
+  AnnotateAccess(loaded);
   return EmitStorageToCompute(shape_.element_type(), loaded, b);
 }
 
@@ -75,7 +81,7 @@ llvm::Value* IrArray::EmitReadElement(const Index& index, llvm::IRBuilderBase& b
 void IrArray::EmitWriteLinear(llvm::Value* linear, llvm::Value* value,
                               llvm::IRBuilderBase& b) const {
   llvm::Value* stored = EmitComputeToStorage(shape_.element_type(), value, b);
-  b.CreateStore(stored, EmitLinearElementAddress(linear, b));
+  AnnotateAccess(b.CreateStore(stored, EmitLinearElementAddress(linear, b)));
 }
 
 void IrArray::EmitWriteElement(const Index& index, llvm::Value* value,

@@ -20,6 +20,7 @@
 #include "codegen/element_types.h"
 #include "hmo/ir/shape.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Metadata.h"
 #include "llvm/IR/Value.h"
 
 namespace hmo::cpu {
@@ -63,17 +64,33 @@ class IrArray {
   void EmitWriteLinear(llvm::Value* linear, llvm::Value* value, llvm::IRBuilderBase& b) const;
 
   // The same memory viewed with another shape of the same element type and
-  // element count (e.g. flattened to rank 1).
-  IrArray WithShape(Shape shape) const { return IrArray(base_, std::move(shape)); }
+  // element count (e.g. flattened to rank 1); the alias metadata is kept.
+  IrArray WithShape(Shape shape) const {
+    IrArray view(base_, std::move(shape));
+    view.set_alias_metadata(alias_scope_, noalias_);
+    return view;
+  }
+
+  // Scoped-alias metadata put on every load and store of this array (null:
+  // none): `alias_scope` lists the scopes its accesses belong to, `noalias`
+  // the scopes they never alias. Lets LLVM drop runtime overlap checks when
+  // the kernel knows the buffers are disjoint.
+  void set_alias_metadata(llvm::MDNode* alias_scope, llvm::MDNode* noalias) {
+    alias_scope_ = alias_scope;
+    noalias_ = noalias;
+  }
 
  private:
   llvm::Type* StorageLlvmType(llvm::LLVMContext& context) const;
+  void AnnotateAccess(llvm::Instruction* access) const;
 
   llvm::Value* base_ = nullptr;
   Shape shape_;
   std::vector<int64_t> minor_to_major_;
   std::vector<int64_t> strides_;
   int64_t element_count_ = 0;
+  llvm::MDNode* alias_scope_ = nullptr;
+  llvm::MDNode* noalias_ = nullptr;
 };
 
 // Constant i64.

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "codegen/alias_scopes.h"
 #include "codegen/elemental_ir_emitter.h"
 #include "codegen/fusion_emitter.h"
 #include "codegen/loop_emitter.h"
@@ -78,6 +79,16 @@ absl::Status EmitElementalKernel(KernelEmitContext& context) {
   for (int64_t i = 0; i < instruction.operand_count(); ++i) {
     HMO_ASSIGN_OR_RETURN(IrArray operand, context.OperandArray(i));
     operands.push_back(std::move(operand));
+  }
+  {
+    std::vector<IrArray*> inputs;
+    std::vector<std::set<BufferAssignment::Slice>> input_slices;
+    for (int64_t i = 0; i < instruction.operand_count(); ++i) {
+      inputs.push_back(&operands[i]);
+      input_slices.push_back(ReadSlices(context.assignment(), *instruction.operand(i)));
+    }
+    AnnotateDisjointAccesses(context.llvm_context(), {&output}, {context.assignment().GetAllSlices(&instruction, {})},
+                             inputs, input_slices);
   }
   const bool flat = CanUseFlatLoop(instruction, output, operands) && output.shape().rank() > 1;
   llvm::IRBuilder<>& b = context.builder();

@@ -32,6 +32,19 @@ std::string SanitizeName(std::string_view name) {
   return out;
 }
 
+// Names a kernel must not take: functions generated code calls, directly
+// or through LLVM intrinsics lowered to library calls, which a local
+// definition of the same name would capture.
+bool IsLibraryFunctionName(std::string_view name) {
+  static const absl::flat_hash_set<std::string_view> kNames = {
+      "memcpy", "memmove", "memset", "exp",    "expf",  "expm1", "expm1f", "log",   "logf",  "log1p",
+      "log1pf", "sin",     "sinf",   "cos",    "cosf",  "tan",   "tanf",   "tanh",  "tanhf", "cbrt",
+      "cbrtf",  "erf",     "erff",   "atan2",  "atan2f", "pow",  "powf",   "fmod",  "fmodf", "round",
+      "roundf", "rint",    "rintf",  "floor",  "floorf", "ceil", "ceilf",  "sqrt",  "sqrtf", "fabs",
+      "fabsf"};
+  return kNames.contains(name) || name.substr(0, 5) == "__hmo";
+}
+
 class ModuleEmitter {
  public:
   ModuleEmitter(const HloModule& hlo, const BufferAssignment& assignment, llvm::Module& module,
@@ -89,7 +102,9 @@ class ModuleEmitter {
 
   std::string UniqueName(const std::string& base) {
     std::string name = base;
-    for (int k = 1; reserved_names_.contains(name) || module_.getNamedValue(name) != nullptr; ++k) {
+    for (int k = 1; reserved_names_.contains(name) || module_.getNamedValue(name) != nullptr ||
+                    IsLibraryFunctionName(name);
+         ++k) {
       name = base + "." + std::to_string(k);
     }
     reserved_names_.insert(name);

@@ -216,3 +216,26 @@ ENTRY e {
 
 }  // namespace
 }  // namespace hmo::cpu::testing
+
+namespace hmo::cpu::testing {
+namespace {
+
+TEST(ControlFlowTest, CopyStartAndCopyDoneMoveBetweenMemorySpaces) {
+  constexpr const char* kHlo = R"(
+HloModule m
+ENTRY e {
+  x = f32[4] parameter(0)
+  n = f32[4] negate(x)
+  cs = (f32[4]{0:S(1)}, f32[4], u32[]) copy-start(n)
+  e = f32[4] exponential(x)
+  cd = f32[4]{0:S(1)} copy-done(cs)
+  ROOT a = f32[4] add(cd, e)
+})";
+  auto result = RunHlo(kHlo, {R1F(PrimitiveType::F32, {0, 1, 2, 3})});
+  ASSERT_TRUE(result.ok()) << result.status();
+  auto got = AsDoubles(*result);
+  for (int i = 0; i < 4; ++i) EXPECT_NEAR(got[i], std::exp(static_cast<float>(i)) - i, 1e-4);
+}
+
+}  // namespace
+}  // namespace hmo::cpu::testing

@@ -66,6 +66,44 @@ void ExpectCompiledMatchesEvaluator(const std::string& file) {
   for (std::unique_ptr<HloModule>& module : *modules) ExpectCompiledMatchesEvaluator(&module);
 }
 
+// A loop whose init repeats one value in two leaves and whose body swaps
+// them: wrong without copy-insertion (both leaves would share a buffer).
+TEST(CpuModelExecutionTest, SwappingWhileLoopNeedsCopies) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(R"(
+HloModule swap
+
+body {
+  p = (s32[], f32[4], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  one = s32[] constant(1)
+  next = s32[] add(i, one)
+  a = f32[4] get-tuple-element(p), index=1
+  b = f32[4] get-tuple-element(p), index=2
+  c2 = f32[] constant(2)
+  two = f32[4] broadcast(c2), dimensions={}
+  b2 = f32[4] multiply(b, two)
+  ROOT t = (s32[], f32[4], f32[4]) tuple(next, b2, a)
+}
+
+cond {
+  p = (s32[], f32[4], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  three = s32[] constant(3)
+  ROOT lt = pred[] compare(i, three), direction=LT
+}
+
+ENTRY e {
+  zero = s32[] constant(0)
+  x = f32[] parameter(0)
+  bx = f32[4] broadcast(x), dimensions={}
+  init = (s32[], f32[4], f32[4]) tuple(zero, bx, bx)
+  ROOT w = (s32[], f32[4], f32[4]) while(init), condition=cond, body=body
+}
+)");
+  ASSERT_TRUE(module.ok()) << module.status();
+  ExpectCompiledMatchesEvaluator(&*module);
+}
+
 TEST(CpuModelExecutionTest, IfConditional) {
   ExpectCompiledMatchesEvaluator("hlo/if_conditional.hlo");
 }

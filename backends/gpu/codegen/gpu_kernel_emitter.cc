@@ -1,0 +1,384 @@
+#include "codegen/gpu_kernel_emitter.h"
+
+#include <memory>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "codegen/elemental_ir_emitter.h"
+#include "codegen/ir_array.h"
+#include "codegen/kernel_emit_context.h"
+#include "codegen/kernel_emitter.h"
+#include "hmo/base/status_macros.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/IntrinsicsNVPTX.h"
+#include "llvm/IR/Metadata.h"
+
+namespace hmo::gpu {
+namespace {
+
+using cpu::ElementGenerator;
+using cpu::ElementalIrEmitter;
+using cpu::IrArray;
+using cpu::KernelEmitContext;
+
+absl::Status NotSupported(const HloInstruction& instruction, std::string_view why = "") {
+  std::string message = "GPU codegen: " + std::string(HloOpcodeString(instruction.opcode())) +
+                        " instruction " + instruction.name() + " is not supported";
+  if (!why.empty()) message += " (" + std::string(why) + ")";
+  return absl::UnimplementedError(message);
+}
+
+// PTX identifiers: [A-Za-z_][A-Za-z0-9_]* (LLVM would mangle '.' and '-').
+std::string PtxName(std::string_view name) {
+  std::string out;
+  for (char c : name) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    out.push_back(ok ? c : '_');
+  }
+  if (out.empty() || (out[0] >= '0' && out[0] <= '9')) out.insert(out.begin(), 'k');
+  return out;
+}
+
+// The generators of a fused computation's instructions, composed; a fused
+// instruction used several times is computed once per element and block.
+class FusedGenerators {
+ public:
+  FusedGenerators(llvm::IRBuilderBase& b, llvm::Module& module, std::vector<IrArray> parameters)
+      : b_(b), emitter_(b, module), parameters_(std::move(parameters)) {}
+
+  absl::StatusOr<ElementGenerator> Get(const HloInstruction& instruction) {
+    if (auto it = generators_.find(&instruction); it != generators_.end()) return it->second;
+    ElementGenerator generator;
+    if (instruction.opcode() == HloOpcode::kParameter) {
+      generator = ArrayReader(b_, parameters_.at(instruction.parameter_number()));
+    } else {
+      std::vector<ElementGenerator> operands;
+      for (const HloInstruction* operand : instruction.operands()) {
+        HMO_ASSIGN_OR_RETURN(ElementGenerator g, Get(*operand));
+        operands.push_back(std::move(g));
+      }
+      HMO_ASSIGN_OR_RETURN(ElementGenerator raw, emitter_.MakeGenerator(instruction, std::move(operands)));
+      generator = Cached(std::move(raw));
+    }
+    generators_[&instruction] = generator;
+    return generator;
+  }
+
+  // Reads `array` at the index (a scalar ignores it).
+  static ElementGenerator ArrayReader(llvm::IRBuilderBase& b, IrArray array) {
+    const bool scalar = array.shape().rank() == 0;
+    return [&b, array, scalar](const IrArray::Index& index) -> absl::StatusOr<llvm::Value*> {
+      return array.EmitReadElement(scalar ? IrArray::Index{} : index, b);
+    };
+  }
+
+ private:
+  ElementGenerator Cached(ElementGenerator raw) {
+    struct Entry {
+      IrArray::Index index;
+      llvm::BasicBlock* block;
+      llvm::Value* value;
+    };
+    auto cache = std::make_shared<std::vector<Entry>>();
+    llvm::IRBuilderBase& b = b_;
+    return [&b, raw = std::move(raw), cache](const IrArray::Index& index) -> absl::StatusOr<llvm::Value*> {
+      for (const Entry& e : *cache) {
+        if (e.block == b.GetInsertBlock() && e.index == index) return e.value;
+      }
+      HMO_ASSIGN_OR_RETURN(llvm::Value * value, raw(index));
+      cache->push_back(Entry{index, b.GetInsertBlock(), value});
+      return value;
+    };
+  }
+
+  llvm::IRBuilderBase& b_;
+  ElementalIrEmitter emitter_;
+  std::vector<IrArray> parameters_;
+  absl::flat_hash_map<const HloInstruction*, ElementGenerator> generators_;
+};
+
+llvm::Value* ReadSreg(llvm::IRBuilder<>& b, llvm::Intrinsic::ID id) {
+  llvm::Function* f = llvm::Intrinsic::getDeclaration(b.GetInsertBlock()->getModule(), id);
+  return b.CreateZExt(b.CreateCall(f, {}), b.getInt64Ty());
+}
+
+// for (i = blockIdx.x * blockDim.x + threadIdx.x; i < count;
+//      i += blockDim.x * gridDim.x) body(i)
+absl::Status EmitGridStrideLoop(llvm::IRBuilder<>& b, int64_t count,
+                                const std::function<absl::Status(llvm::Value*)>& body) {
+  llvm::Value* thread = ReadSreg(b, llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
+  llvm::Value* block = ReadSreg(b, llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x);
+  llvm::Value* block_size = ReadSreg(b, llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x);
+  llvm::Value* grid_size = ReadSreg(b, llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x);
+  llvm::Value* start = b.CreateAdd(b.CreateMul(block, block_size), thread, "linear");
+  llvm::Value* stride = b.CreateMul(block_size, grid_size, "stride");
+  llvm::Value* end = b.getInt64(count);
+
+  llvm::Function* function = b.GetInsertBlock()->getParent();
+  llvm::LLVMContext& context = function->getContext();
+  llvm::BasicBlock* preheader = b.GetInsertBlock();
+  auto* header = llvm::BasicBlock::Create(context, "grid.header", function);
+  auto* body_block = llvm::BasicBlock::Create(context, "grid.body", function);
+  auto* exit = llvm::BasicBlock::Create(context, "grid.exit", function);
+  b.CreateBr(header);
+  b.SetInsertPoint(header);
+  llvm::PHINode* i = b.CreatePHI(b.getInt64Ty(), 2, "i");
+  i->addIncoming(start, preheader);
+  b.CreateCondBr(b.CreateICmpSLT(i, end), body_block, exit);
+  b.SetInsertPoint(body_block);
+  HMO_RETURN_IF_ERROR(body(i));
+  llvm::Value* next = b.CreateAdd(i, stride, "i.next");
+  i->addIncoming(next, b.GetInsertBlock());
+  b.CreateBr(header);
+  b.SetInsertPoint(exit);
+  return absl::OkStatus();
+}
+
+llvm::Value* ClampStart(llvm::IRBuilderBase& b, llvm::Value* raw, PrimitiveType type, int64_t limit) {
+  llvm::Value* wide = primitive_util::IsUnsignedIntegralType(type) ? b.CreateZExtOrTrunc(raw, b.getInt64Ty())
+                                                                   : b.CreateSExtOrTrunc(raw, b.getInt64Ty());
+  if (limit < 0) limit = 0;
+  llvm::Value* lower = b.CreateSelect(b.CreateICmpSLT(wide, b.getInt64(0)), b.getInt64(0), wide);
+  return b.CreateSelect(b.CreateICmpSGT(lower, b.getInt64(limit)), b.getInt64(limit), lower);
+}
+
+// A dynamic-update-slice (operands: array, update, one scalar start per
+// dimension) whose result shares its array operand's slice: only the update
+// region is written. `array_operand` is the instruction providing the
+// updated array (the fusion operand for a fused root).
+bool IsInPlaceDynamicUpdateSlice(const HloInstruction& dus, const HloInstruction& result,
+                                 const HloInstruction& array_operand, const BufferAssignment& assignment) {
+  if (dus.opcode() != HloOpcode::kDynamicUpdateSlice || dus.operand_count() != 2 + dus.shape().rank()) {
+    return false;
+  }
+  const auto out_slices = assignment.GetAllSlices(&result, {});
+  return !out_slices.empty() && out_slices == assignment.GetAllSlices(&array_operand, {});
+}
+
+// Writes update(index) at starts + index of `output` for every index of the
+// update's shape (iterated in the output's layout order).
+absl::Status EmitDynamicUpdateLoop(llvm::IRBuilder<>& b, const IrArray& output, const Shape& update_shape,
+                                   const std::vector<llvm::Value*>& starts, const ElementGenerator& update) {
+  const Shape loop_shape(update_shape.element_type(), update_shape.dimensions(), Layout(output.minor_to_major()));
+  const IrArray space(nullptr, loop_shape);
+  return EmitGridStrideLoop(b, ShapeUtil::ElementsIn(update_shape), [&](llvm::Value* linear) -> absl::Status {
+    const IrArray::Index index = space.EmitMultiIndex(linear, b);
+    HMO_ASSIGN_OR_RETURN(llvm::Value * value, update(index));
+    IrArray::Index target(index.size());
+    for (size_t d = 0; d < index.size(); ++d) target[d] = b.CreateAdd(starts[d], index[d]);
+    output.EmitWriteElement(target, value, b);
+    return absl::OkStatus();
+  });
+}
+
+// Every output element: value(s) at the logical index of physical position
+// i of outputs[0]; all computed before any is written (an output may share
+// an operand's buffer).
+absl::Status EmitOutputLoop(llvm::IRBuilder<>& b, const std::vector<IrArray>& outputs,
+                            const std::vector<ElementGenerator>& generators) {
+  const IrArray& space = outputs[0];
+  return EmitGridStrideLoop(b, space.element_count(), [&](llvm::Value* linear) -> absl::Status {
+    const IrArray::Index index = space.EmitMultiIndex(linear, b);
+    std::vector<llvm::Value*> values;
+    for (const ElementGenerator& g : generators) {
+      HMO_ASSIGN_OR_RETURN(llvm::Value * v, g(index));
+      values.push_back(v);
+    }
+    for (size_t k = 0; k < outputs.size(); ++k) outputs[k].EmitWriteElement(index, values[k], b);
+    return absl::OkStatus();
+  });
+}
+
+absl::StatusOr<int64_t> EmitFusion(KernelEmitContext& context) {
+  const HloInstruction& fusion = context.instruction();
+  if (fusion.fusion_kind() != FusionKind::kLoop) {
+    return NotSupported(fusion, "only kLoop fusions have GPU kernels, this one is " +
+                                    std::string(FusionKindString(fusion.fusion_kind())));
+  }
+  const HloComputation* fused = fusion.fused_instructions_computation();
+  if (fused == nullptr) return NotSupported(fusion, "no fused computation");
+  const HloInstruction* root = fused->root_instruction();
+  llvm::IRBuilder<>& b = context.builder();
+
+  std::vector<IrArray> parameters;
+  for (int64_t i = 0; i < fusion.operand_count(); ++i) {
+    if (!fusion.operand(i)->shape().IsArray()) return NotSupported(fusion, "tuple-shaped operand");
+    HMO_ASSIGN_OR_RETURN(IrArray array, context.OperandArray(i));
+    parameters.push_back(std::move(array));
+  }
+  FusedGenerators generators(b, context.module(), parameters);
+
+  if (root->opcode() == HloOpcode::kDynamicUpdateSlice && root->operand(0)->opcode() == HloOpcode::kParameter &&
+      IsInPlaceDynamicUpdateSlice(*root, fusion, *fusion.operand(root->operand(0)->parameter_number()),
+                                  context.assignment())) {
+    HMO_ASSIGN_OR_RETURN(IrArray output, context.OutputArray());
+    const Shape& update_shape = root->operand(1)->shape();
+    std::vector<llvm::Value*> starts;
+    for (int64_t d = 0; d < update_shape.rank(); ++d) {
+      HMO_ASSIGN_OR_RETURN(ElementGenerator start, generators.Get(*root->operand(2 + d)));
+      HMO_ASSIGN_OR_RETURN(llvm::Value * raw, start(IrArray::Index{}));
+      starts.push_back(ClampStart(b, raw, root->operand(2 + d)->shape().element_type(),
+                                  root->shape().dimensions(static_cast<int>(d)) -
+                                      update_shape.dimensions(static_cast<int>(d))));
+    }
+    HMO_ASSIGN_OR_RETURN(ElementGenerator update, generators.Get(*root->operand(1)));
+    HMO_RETURN_IF_ERROR(EmitDynamicUpdateLoop(b, output, update_shape, starts, update));
+    return ShapeUtil::ElementsIn(update_shape);
+  }
+
+  std::vector<IrArray> outputs;
+  std::vector<const HloInstruction*> expressions;
+  if (root->opcode() == HloOpcode::kTuple) {
+    for (int64_t i = 0; i < root->operand_count(); ++i) {
+      HMO_ASSIGN_OR_RETURN(IrArray array, context.OutputArray({i}));
+      if (array.shape().dimensions() != ShapeUtil::GetSubshape(fusion.shape(), {0}).dimensions()) {
+        return NotSupported(fusion, "multi-output fusion with outputs of different dimensions");
+      }
+      outputs.push_back(std::move(array));
+      expressions.push_back(root->operand(i));
+    }
+  } else {
+    HMO_ASSIGN_OR_RETURN(IrArray array, context.OutputArray());
+    outputs.push_back(std::move(array));
+    expressions.push_back(root);
+  }
+  if (outputs.empty()) return 0;
+  std::vector<ElementGenerator> output_generators;
+  for (const HloInstruction* expression : expressions) {
+    HMO_ASSIGN_OR_RETURN(ElementGenerator g, generators.Get(*expression));
+    output_generators.push_back(std::move(g));
+  }
+  HMO_RETURN_IF_ERROR(EmitOutputLoop(b, outputs, output_generators));
+  return outputs[0].element_count();
+}
+
+absl::StatusOr<int64_t> EmitElemental(KernelEmitContext& context) {
+  const HloInstruction& instruction = context.instruction();
+  if (!instruction.shape().IsArray()) return NotSupported(instruction, "tuple-shaped result");
+  llvm::IRBuilder<>& b = context.builder();
+  HMO_ASSIGN_OR_RETURN(IrArray output, context.OutputArray());
+  if (IsInPlaceDynamicUpdateSlice(instruction, instruction, *instruction.operand(0), context.assignment())) {
+    const Shape& update_shape = instruction.operand(1)->shape();
+    std::vector<llvm::Value*> starts;
+    for (int64_t d = 0; d < update_shape.rank(); ++d) {
+      HMO_ASSIGN_OR_RETURN(IrArray start, context.OperandArray(2 + d));
+      starts.push_back(ClampStart(b, start.EmitReadElement({}, b), start.element_type(),
+                                  instruction.shape().dimensions(static_cast<int>(d)) -
+                                      update_shape.dimensions(static_cast<int>(d))));
+    }
+    HMO_ASSIGN_OR_RETURN(IrArray update, context.OperandArray(1));
+    HMO_RETURN_IF_ERROR(
+        EmitDynamicUpdateLoop(b, output, update_shape, starts, FusedGenerators::ArrayReader(b, update)));
+    return ShapeUtil::ElementsIn(update_shape);
+  }
+  std::vector<ElementGenerator> operands;
+  for (int64_t i = 0; i < instruction.operand_count(); ++i) {
+    if (!instruction.operand(i)->shape().IsArray()) return NotSupported(instruction, "tuple-shaped operand");
+    HMO_ASSIGN_OR_RETURN(IrArray operand, context.OperandArray(i));
+    operands.push_back(FusedGenerators::ArrayReader(b, operand));
+  }
+  ElementalIrEmitter emitter(b, context.module());
+  HMO_ASSIGN_OR_RETURN(ElementGenerator generator, emitter.MakeGenerator(instruction, std::move(operands)));
+  HMO_RETURN_IF_ERROR(EmitOutputLoop(b, {output}, {generator}));
+  return output.element_count();
+}
+
+class KernelIrEmitter {
+ public:
+  KernelIrEmitter(const BufferAssignment& assignment, llvm::Module& module)
+      : assignment_(assignment), module_(module) {}
+
+  absl::Status EmitComputation(const HloComputation& computation) {
+    if (!visited_.insert(&computation).second) return absl::OkStatus();
+    const HloSchedule& schedule = assignment_.schedule();
+    const std::vector<HloInstruction*> sequence = schedule.is_computation_scheduled(&computation)
+                                                      ? schedule.sequence(&computation).instructions()
+                                                      : computation.MakeInstructionPostOrder();
+    for (const HloInstruction* instruction : sequence) {
+      switch (instruction->opcode()) {
+        case HloOpcode::kWhile:
+        case HloOpcode::kConditional:
+        case HloOpcode::kCall:
+          for (const HloComputation* callee : instruction->called_computations()) {
+            HMO_RETURN_IF_ERROR(EmitComputation(*callee));
+          }
+          continue;
+        default:
+          break;
+      }
+      if (!InstructionNeedsGpuKernel(*instruction)) continue;
+      HMO_RETURN_IF_ERROR(EmitKernel(*instruction));
+    }
+    return absl::OkStatus();
+  }
+
+  std::vector<KernelIr> TakeKernels() { return std::move(kernels_); }
+
+ private:
+  absl::Status EmitKernel(const HloInstruction& instruction) {
+    if (instruction.opcode() != HloOpcode::kFusion &&
+        !ElementalIrEmitter::IsElementalOpcode(instruction.opcode())) {
+      return NotSupported(instruction);
+    }
+    llvm::LLVMContext& context = module_.getContext();
+    llvm::Type* table_type = llvm::Type::getInt8PtrTy(context)->getPointerTo();
+    auto* type = llvm::FunctionType::get(llvm::Type::getVoidTy(context), {table_type}, false);
+    std::string name = PtxName(instruction.name());
+    for (int k = 1; names_.contains(name) || module_.getNamedValue(name) != nullptr; ++k) {
+      name = PtxName(instruction.name()) + "_" + std::to_string(k);
+    }
+    names_.insert(name);
+    llvm::Function* kernel = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, name, module_);
+    kernel->addFnAttr(llvm::Attribute::NoUnwind);
+    kernel->getArg(0)->setName("buffer_table");
+    kernel->addParamAttr(0, llvm::Attribute::NoCapture);
+    kernel->addParamAttr(0, llvm::Attribute::ReadOnly);
+
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(context, "entry", kernel));
+    KernelEmitContext emit_context(b, module_, *kernel, kernel->getArg(0), assignment_, instruction);
+    absl::StatusOr<int64_t> count = instruction.opcode() == HloOpcode::kFusion ? EmitFusion(emit_context)
+                                                                                : EmitElemental(emit_context);
+    if (!count.ok()) {
+      kernel->eraseFromParent();
+      return count.status();
+    }
+    b.CreateRetVoid();
+
+    // !nvvm.annotations = !{!{ptr @kernel, !"kernel", i32 1}}
+    llvm::Metadata* annotation[] = {llvm::ValueAsMetadata::get(kernel), llvm::MDString::get(context, "kernel"),
+                                    llvm::ValueAsMetadata::get(llvm::ConstantInt::get(b.getInt32Ty(), 1))};
+    module_.getOrInsertNamedMetadata("nvvm.annotations")->addOperand(llvm::MDNode::get(context, annotation));
+    kernels_.push_back(KernelIr{name, &instruction, *count});
+    return absl::OkStatus();
+  }
+
+  const BufferAssignment& assignment_;
+  llvm::Module& module_;
+  absl::flat_hash_set<const HloComputation*> visited_;
+  absl::flat_hash_set<std::string> names_;
+  std::vector<KernelIr> kernels_;
+};
+
+}  // namespace
+
+bool InstructionNeedsGpuKernel(const HloInstruction& instruction) {
+  if (!cpu::NeedsKernel(instruction)) return false;
+  if (instruction.shape().IsArray() && ShapeUtil::ElementsIn(instruction.shape()) == 0) return false;
+  return true;
+}
+
+absl::StatusOr<std::vector<KernelIr>> EmitKernelIr(const HloModule& hlo, const BufferAssignment& assignment,
+                                                   llvm::Module& module) {
+  const HloComputation* entry = hlo.entry_computation();
+  if (entry == nullptr) return absl::InvalidArgumentError("GPU codegen: the module has no entry computation");
+  KernelIrEmitter emitter(assignment, module);
+  HMO_RETURN_IF_ERROR(emitter.EmitComputation(*entry));
+  return emitter.TakeKernels();
+}
+
+}  // namespace hmo::gpu

@@ -1,0 +1,334 @@
+// PTX from EmitGpuKernels: kernel entries, launch dimensions, libdevice math
+// resolved (no .extern function left), errors for what has no GPU kernel,
+// and -- when the toolkit's ptxas is installed -- that ptxas accepts the PTX
+// for sm_90 (the H200 the device checks run on).
+
+#include <cstdio>
+#include <iostream>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <regex>
+#include <set>
+#include <string>
+
+#include "codegen/gpu_kernel_module.h"
+#include "codegen/libdevice_math.h"
+#include "compiler/gpu_module_preparation.h"
+#include "gtest/gtest.h"
+#include "hmo/text/hlo_parser.h"
+
+namespace hmo::gpu {
+namespace {
+
+struct Emitted {
+  PreparedGpuModule prepared;
+  absl::StatusOr<GpuKernelModule> kernels = absl::UnknownError("not run");
+};
+
+Emitted Emit(std::string_view text, GpuCodegenOptions options = {}) {
+  Emitted e;
+  auto module = ParseHloModule(text);
+  EXPECT_TRUE(module.ok()) << module.status();
+  if (!module.ok()) return e;
+  auto prepared = PrepareGpuModule(**module);
+  EXPECT_TRUE(prepared.ok()) << prepared.status();
+  if (!prepared.ok()) return e;
+  e.prepared = std::move(*prepared);
+  e.kernels = EmitGpuKernels(*e.prepared.module, *e.prepared.assignment, options);
+  return e;
+}
+
+std::set<std::string> EntryNames(const std::string& ptx) {
+  std::set<std::string> names;
+  const std::regex entry(R"(\.entry\s+([A-Za-z_][A-Za-z0-9_$]*))");
+  for (auto it = std::sregex_iterator(ptx.begin(), ptx.end(), entry); it != std::sregex_iterator(); ++it) {
+    names.insert((*it)[1].str());
+  }
+  return names;
+}
+
+// Runs ptxas for sm_90 on `ptx`; skips the calling test without ptxas.
+void ExpectPtxasAccepts(const std::string& ptx, const std::string& tag) {
+  const std::string ptxas = HMO_GPU_PTXAS;
+  if (ptxas.empty() || !std::filesystem::exists(ptxas)) {
+    GTEST_SKIP() << "ptxas not found (looked for the CUDA toolkit's bin/ptxas at configure time); "
+                    "the PTX was generated but not assembled";
+  }
+  const auto dir = std::filesystem::temp_directory_path();
+  const std::string base = (dir / ("hmo_gpu_" + tag + "_" + std::to_string(::getpid()))).string();
+  {
+    std::ofstream out(base + ".ptx");
+    out << ptx;
+  }
+  const std::string command =
+      ptxas + " -arch=sm_90 " + base + ".ptx -o " + base + ".cubin > " + base + ".log 2>&1";
+  const int status = std::system(command.c_str());
+  std::ifstream log_in(base + ".log");
+  const std::string log((std::istreambuf_iterator<char>(log_in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(status, 0) << "ptxas failed:\n" << log << "\nPTX:\n" << ptx;
+  EXPECT_TRUE(std::filesystem::exists(base + ".cubin"));
+  for (const char* ext : {".ptx", ".cubin", ".log"}) std::filesystem::remove(base + ext);
+}
+
+constexpr char kElementwiseFusion[] = R"(
+HloModule elementwise, is_scheduled=true
+
+fused {
+  a = f32[1000] parameter(0)
+  b = f32[1000] parameter(1)
+  sum = f32[1000] add(a, b)
+  ROOT product = f32[1000] multiply(sum, a)
+}
+
+ENTRY main {
+  x = f32[1000] parameter(0)
+  y = f32[1000] parameter(1)
+  ROOT f = f32[1000] fusion(x, y), kind=kLoop, calls=fused
+}
+)";
+
+TEST(GpuKernelModuleTest, ElementwiseFusionIsOneKernelWithGridStrideIndexing) {
+  Emitted e = Emit(kElementwiseFusion);
+  ASSERT_TRUE(e.kernels.ok()) << e.kernels.status();
+  const GpuKernelModule& m = *e.kernels;
+  ASSERT_EQ(m.kernels.size(), 1u);
+  const GpuKernel& kernel = m.kernels[0];
+  EXPECT_EQ(kernel.name, "f");
+  EXPECT_EQ(kernel.instruction->name(), "f");
+  EXPECT_EQ(kernel.element_count, 1000);
+  EXPECT_EQ(kernel.launch.threads_per_block, 256);
+  EXPECT_EQ(kernel.launch.blocks, 4);  // ceil(1000 / 256)
+  EXPECT_EQ(EntryNames(m.ptx), std::set<std::string>{"f"});
+  EXPECT_NE(m.ptx.find(".target sm_80"), std::string::npos);
+  EXPECT_NE(m.ptx.find("%ctaid.x"), std::string::npos);
+  EXPECT_NE(m.ptx.find("%tid.x"), std::string::npos);
+  EXPECT_NE(m.ptx.find("%nctaid.x"), std::string::npos);  // grid stride
+  // IEEE round-to-nearest, not contracted into an fma: the CPU backend's
+  // results, bit for bit.
+  EXPECT_NE(m.ptx.find("add.rn.f32"), std::string::npos);
+  EXPECT_NE(m.ptx.find("mul.rn.f32"), std::string::npos);
+  EXPECT_EQ(m.ptx.find("fma.rn.f32"), std::string::npos);
+  EXPECT_EQ(m.ptx.find(".extern"), std::string::npos) << m.ptx;
+  if (std::getenv("HMO_GPU_TEST_PRINT_PTX") != nullptr) std::cout << m.ptx;
+  EXPECT_TRUE(m.libdevice_path.empty());  // no math, nothing linked
+  ExpectPtxasAccepts(m.ptx, "elementwise");
+}
+
+TEST(GpuKernelModuleTest, SmallOutputsGetOneBlockOfWholeWarps) {
+  Emitted e = Emit(R"(
+HloModule small, is_scheduled=true
+ENTRY main {
+  x = s32[5] parameter(0)
+  ROOT n = s32[5] negate(x)
+}
+)");
+  ASSERT_TRUE(e.kernels.ok()) << e.kernels.status();
+  ASSERT_EQ(e.kernels->kernels.size(), 1u);
+  EXPECT_EQ(e.kernels->kernels[0].launch.threads_per_block, 32);
+  EXPECT_EQ(e.kernels->kernels[0].launch.blocks, 1);
+  EXPECT_NE(e.kernels->ptx.find("neg.s32"), std::string::npos);
+}
+
+TEST(GpuKernelModuleTest, BroadcastInsideFusion) {
+  Emitted e = Emit(R"(
+HloModule broadcast, is_scheduled=true
+
+fused {
+  row = f32[64] parameter(0)
+  m = f32[32,64] parameter(1)
+  b = f32[32,64] broadcast(row), dimensions={1}
+  ROOT s = f32[32,64] subtract(m, b)
+}
+
+ENTRY main {
+  r = f32[64] parameter(0)
+  x = f32[32,64] parameter(1)
+  ROOT bias.fusion = f32[32,64] fusion(r, x), kind=kLoop, calls=fused
+}
+)");
+  ASSERT_TRUE(e.kernels.ok()) << e.kernels.status();
+  ASSERT_EQ(e.kernels->kernels.size(), 1u);
+  EXPECT_EQ(e.kernels->kernels[0].name, "bias_fusion");  // '.' is not a PTX identifier character
+  EXPECT_EQ(e.kernels->kernels[0].element_count, 32 * 64);
+  EXPECT_EQ(e.kernels->kernels[0].launch.blocks, 8);
+  EXPECT_EQ(EntryNames(e.kernels->ptx), std::set<std::string>{"bias_fusion"});
+  EXPECT_NE(e.kernels->ptx.find("sub.rn.f32"), std::string::npos);
+  ExpectPtxasAccepts(e.kernels->ptx, "broadcast");
+}
+
+TEST(GpuKernelModuleTest, TransposeAndCopyAreKernelsParametersAndTuplesAreNot) {
+  Emitted e = Emit(R"(
+HloModule transpose, is_scheduled=true
+ENTRY main {
+  x = f32[16,48] parameter(0)
+  t = f32[48,16] transpose(x), dimensions={1,0}
+  c = f32[48,16]{0,1} copy(t)
+  ROOT out = (f32[48,16], f32[48,16]{0,1}) tuple(t, c)
+}
+)");
+  ASSERT_TRUE(e.kernels.ok()) << e.kernels.status();
+  EXPECT_EQ(EntryNames(e.kernels->ptx), (std::set<std::string>{"t", "c"}));
+  ASSERT_EQ(e.kernels->kernels.size(), 2u);
+  for (const GpuKernel& kernel : e.kernels->kernels) EXPECT_EQ(kernel.element_count, 16 * 48);
+  // Delinearizing a 2-D index divides by the minor dimension.
+  EXPECT_TRUE(e.kernels->ptx.find("div.") != std::string::npos ||
+              e.kernels->ptx.find("mul.hi") != std::string::npos ||
+              e.kernels->ptx.find("shr.") != std::string::npos);
+  ExpectPtxasAccepts(e.kernels->ptx, "transpose");
+}
+
+TEST(GpuKernelModuleTest, ExpAndTanhComeFromLibdevice) {
+  if (!std::filesystem::exists(DefaultLibdevicePath())) {
+    GTEST_SKIP() << "libdevice not found at " << DefaultLibdevicePath();
+  }
+  Emitted e = Emit(R"(
+HloModule math, is_scheduled=true
+
+fused {
+  p = f32[256] parameter(0)
+  e = f32[256] exponential(p)
+  ROOT t = f32[256] tanh(e)
+}
+
+ENTRY main {
+  x = f32[256] parameter(0)
+  d = f64[256] parameter(1)
+  math.fusion = f32[256] fusion(x), kind=kLoop, calls=fused
+  log.d = f64[256] log(d)
+  ROOT r = (f32[256], f64[256]) tuple(math.fusion, log.d)
+}
+)");
+  ASSERT_TRUE(e.kernels.ok()) << e.kernels.status();
+  const std::string& ptx = e.kernels->ptx;
+  EXPECT_EQ(EntryNames(ptx), (std::set<std::string>{"math_fusion", "log_d"}));
+  EXPECT_EQ(e.kernels->libdevice_path, DefaultLibdevicePath());
+  // Everything libdevice provided was linked in and inlined or kept as a
+  // defined .func: no call leaves the module.
+  EXPECT_EQ(ptx.find(".extern"), std::string::npos) << ptx;
+  EXPECT_EQ(ptx.find("__nvvm_reflect"), std::string::npos);
+  EXPECT_EQ(ptx.find("tanhf"), std::string::npos);
+  // libdevice's expf is built on the hardware's ex2.
+  EXPECT_NE(ptx.find("ex2.approx"), std::string::npos);
+  ExpectPtxasAccepts(ptx, "math");
+}
+
+TEST(GpuKernelModuleTest, MultiOutputFusionWritesEveryOutput) {
+  Emitted e = Emit(R"(
+HloModule multi, is_scheduled=true
+
+fused {
+  p = f32[8,8] parameter(0)
+  n = f32[8,8] negate(p)
+  a = f32[8,8] abs(p)
+  ROOT t = (f32[8,8], f32[8,8]) tuple(n, a)
+}
+
+ENTRY main {
+  x = f32[8,8] parameter(0)
+  ROOT f = (f32[8,8], f32[8,8]) fusion(x), kind=kLoop, calls=fused
+}
+)");
+  ASSERT_TRUE(e.kernels.ok()) << e.kernels.status();
+  ASSERT_EQ(e.kernels->kernels.size(), 1u);
+  EXPECT_EQ(e.kernels->kernels[0].element_count, 64);
+  EXPECT_NE(e.kernels->ptx.find("neg.f32"), std::string::npos);
+  EXPECT_NE(e.kernels->ptx.find("abs.f32"), std::string::npos);
+  ExpectPtxasAccepts(e.kernels->ptx, "multi");
+}
+
+TEST(GpuKernelModuleTest, KernelsOfConditionalBranchesAreEmitted) {
+  Emitted e = Emit(R"(
+HloModule cond, is_scheduled=true
+
+then_branch {
+  tp = (f32[]) parameter(0)
+  tv = f32[] get-tuple-element(tp), index=0
+  tl = f32[] log(tv)
+  ROOT tt = (f32[]) tuple(tl)
+}
+
+else_branch {
+  ep = (f32[]) parameter(0)
+  ev = f32[] get-tuple-element(ep), index=0
+  ee = f32[] exponential(ev)
+  ROOT et = (f32[]) tuple(ee)
+}
+
+ENTRY main {
+  x = f32[] parameter(0)
+  ten = f32[] constant(10)
+  less = pred[] compare(x, ten), direction=LT
+  arg = (f32[]) tuple(x)
+  c = (f32[]) conditional(less, arg, arg), true_computation=then_branch, false_computation=else_branch
+  ROOT g = f32[] get-tuple-element(c), index=0
+}
+)");
+  ASSERT_TRUE(e.kernels.ok()) << e.kernels.status();
+  // The compare, one kernel per branch, and the copies copy-insertion adds
+  // for the branch operands (the conditional's operands share a value).
+  const std::set<std::string> names = EntryNames(e.kernels->ptx);
+  EXPECT_TRUE(names.contains("less"));
+  EXPECT_TRUE(names.contains("tl"));
+  EXPECT_TRUE(names.contains("ee"));
+  for (const std::string& name : names) {
+    EXPECT_TRUE(name == "less" || name == "tl" || name == "ee" || name.rfind("copy", 0) == 0) << name;
+  }
+  ExpectPtxasAccepts(e.kernels->ptx, "conditional");
+}
+
+TEST(GpuKernelModuleTest, DotHasNoGpuKernel) {
+  Emitted e = Emit(R"(
+HloModule dot, is_scheduled=true
+ENTRY main {
+  a = f32[4,4] parameter(0)
+  b = f32[4,4] parameter(1)
+  ROOT d = f32[4,4] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+)");
+  ASSERT_FALSE(e.kernels.ok());
+  EXPECT_EQ(e.kernels.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_NE(std::string(e.kernels.status().message()).find("dot instruction d"), std::string::npos)
+      << e.kernels.status();
+}
+
+TEST(GpuKernelModuleTest, InputFusionIsRejectedByKind) {
+  Emitted e = Emit(R"(
+HloModule input_fusion, is_scheduled=true
+
+add {
+  l = f32[] parameter(0)
+  r = f32[] parameter(1)
+  ROOT s = f32[] add(l, r)
+}
+
+fused {
+  p = f32[8] parameter(0)
+  z = f32[] constant(0)
+  ROOT red = f32[] reduce(p, z), dimensions={0}, to_apply=add
+}
+
+ENTRY main {
+  x = f32[8] parameter(0)
+  ROOT f = f32[] fusion(x), kind=kInput, calls=fused
+}
+)");
+  ASSERT_FALSE(e.kernels.ok());
+  EXPECT_EQ(e.kernels.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_NE(std::string(e.kernels.status().message()).find("kInput"), std::string::npos) << e.kernels.status();
+}
+
+TEST(LibdeviceMathTest, TableMapsIntrinsicsAndLibmNames) {
+  EXPECT_EQ(LibdeviceNameFor("llvm.exp", 32), "__nv_expf");
+  EXPECT_EQ(LibdeviceNameFor("llvm.exp", 64), "__nv_exp");
+  EXPECT_EQ(LibdeviceNameFor("llvm.pow", 32), "__nv_powf");
+  EXPECT_EQ(LibdeviceNameFor("tanhf", 32), "__nv_tanhf");
+  EXPECT_EQ(LibdeviceNameFor("tanh", 64), "__nv_tanh");
+  EXPECT_EQ(LibdeviceNameFor("atan2f", 32), "__nv_atan2f");
+  EXPECT_EQ(LibdeviceNameFor("tanh", 32), "");  // f32 tanh is "tanhf"
+  EXPECT_EQ(LibdeviceNameFor("llvm.sqrt", 32), "");  // selected natively
+}
+
+}  // namespace
+}  // namespace hmo::gpu

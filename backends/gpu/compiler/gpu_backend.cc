@@ -1,0 +1,25 @@
+#include "compiler/gpu_backend.h"
+
+#include "compiler/gpu_compiler.h"
+#include "compiler/gpu_module_preparation.h"
+#include "hmo/ir/shape.h"
+
+namespace hmo::gpu {
+
+int64_t GpuBackend::BufferSizeBytes(const Shape& shape) const {
+  return ShapeUtil::ByteSizeOf(shape, /*pointer_size=*/8);
+}
+
+int64_t GpuBackend::BufferAlignment() const { return kGpuBufferAlignment; }
+
+absl::StatusOr<std::unique_ptr<Executable>> GpuBackend::Compile(const HloModule& module,
+                                                                const CompileOptions& options) const {
+  GpuCompileOptions gpu_options;
+  gpu_options.codegen.opt_level = options.opt_level;
+  gpu_options.codegen.dump_ir_to = options.dump_ir_to;
+  absl::StatusOr<std::unique_ptr<GpuExecutable>> executable = CompileForGpu(module, gpu_options);
+  if (!executable.ok()) return executable.status();
+  return std::unique_ptr<Executable>(std::move(*executable));
+}
+
+}  // namespace hmo::gpu

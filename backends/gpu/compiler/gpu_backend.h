@@ -1,0 +1,25 @@
+#ifndef HMO_BACKENDS_GPU_COMPILER_GPU_BACKEND_H_
+#define HMO_BACKENDS_GPU_COMPILER_GPU_BACKEND_H_
+
+// The "gpu" Backend: an NVIDIA GPU as a compilation target (256-byte
+// aligned buffers, 8-byte pointers) that compiles modules to PTX and runs
+// them through the CUDA runtime. Compile works without a GPU; Execute then
+// returns UNAVAILABLE ("no CUDA device: ...").
+
+#include "hmo/plugin/backend.h"
+
+namespace hmo::gpu {
+
+class GpuBackend : public Backend {
+ public:
+  std::string_view name() const override { return "gpu"; }
+  int64_t BufferSizeBytes(const Shape& shape) const override;
+  int64_t BufferAlignment() const override;
+  bool CanExecute() const override { return true; }
+  absl::StatusOr<std::unique_ptr<Executable>> Compile(const HloModule& module,
+                                                      const CompileOptions& options) const override;
+};
+
+}  // namespace hmo::gpu
+
+#endif  // HMO_BACKENDS_GPU_COMPILER_GPU_BACKEND_H_

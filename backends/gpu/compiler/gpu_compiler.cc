@@ -1,0 +1,31 @@
+#include "compiler/gpu_compiler.h"
+
+#include <chrono>
+#include <utility>
+
+#include "compiler/gpu_module_preparation.h"
+#include "compiler/gpu_thunk_plan.h"
+#include "hmo/base/status_macros.h"
+
+namespace hmo::gpu {
+
+absl::StatusOr<std::unique_ptr<GpuExecutable>> CompileForGpu(const HloModule& module,
+                                                             const GpuCompileOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  HMO_ASSIGN_OR_RETURN(PreparedGpuModule prepared, PrepareGpuModule(module));
+  HMO_ASSIGN_OR_RETURN(GpuKernelModule kernels,
+                       EmitGpuKernels(*prepared.module, *prepared.assignment, options.codegen));
+  HMO_ASSIGN_OR_RETURN(ThunkPlan plan, BuildThunkPlan(*prepared.module, *prepared.assignment, kernels));
+
+  ExecutableStats stats;
+  stats.code_bytes = static_cast<int64_t>(kernels.ptx.size());  // PTX text; the driver compiles it at load
+  stats.kernel_count = static_cast<int64_t>(kernels.kernels.size());
+  for (const BufferAllocation& allocation : prepared.assignment->Allocations()) {
+    stats.arena_bytes[allocation.color()] += RoundUpToAlignment(allocation.size());
+  }
+  stats.compile_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return std::make_unique<GpuExecutable>(std::move(prepared), std::move(kernels), std::move(plan),
+                                         std::move(stats));
+}
+
+}  // namespace hmo::gpu

@@ -1,0 +1,29 @@
+#ifndef HMO_BACKENDS_GPU_COMPILER_GPU_COMPILER_H_
+#define HMO_BACKENDS_GPU_COMPILER_GPU_COMPILER_H_
+
+// CompileForGpu: the GPU backend's compilation driver:
+//   1. PrepareGpuModule (copy-insertion, schedule, 256-byte aligned buffer
+//      assignment) on a private clone;
+//   2. EmitGpuKernels: PTX for every kernel (codegen/gpu_kernel_module.h);
+//   3. BuildThunkPlan: the host program (launches, copies, control flow).
+// Needs no GPU: the result's Execute is where CUDA is first touched.
+
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "codegen/gpu_kernel_module.h"
+#include "compiler/gpu_executable.h"
+#include "hmo/ir/hlo_module.h"
+
+namespace hmo::gpu {
+
+struct GpuCompileOptions {
+  GpuCodegenOptions codegen;
+};
+
+absl::StatusOr<std::unique_ptr<GpuExecutable>> CompileForGpu(const HloModule& module,
+                                                             const GpuCompileOptions& options);
+
+}  // namespace hmo::gpu
+
+#endif  // HMO_BACKENDS_GPU_COMPILER_GPU_COMPILER_H_

@@ -1,0 +1,79 @@
+#ifndef HMO_BACKENDS_GPU_COMPILER_GPU_EXECUTABLE_H_
+#define HMO_BACKENDS_GPU_COMPILER_GPU_EXECUTABLE_H_
+
+// GpuExecutable: PTX kernels, the thunk plan that runs them, and the memory
+// plan (buffer assignment) they run on.
+//
+// The first Execute on a machine with a CUDA device:
+//   - loads the PTX with cudaLibraryLoadData and looks every kernel up with
+//     cudaLibraryGetKernel (CUDA runtime API only; libcuda is never linked);
+//   - places every allocation at a 256-byte aligned offset in one arena per
+//     memory space: memory space 5 (S(5), host) in pinned host memory from
+//     PinnedHostMemoryAllocator (kernels reach it through unified
+//     addressing), every other space in one cudaMalloc'ed device arena;
+//   - uploads the buffer table (allocation index -> address) and the
+//     constants.
+// Every Execute copies the arguments into the entry parameters' slices
+// (cudaMemcpy, converted to the parameters' layouts on the host), runs the
+// plan on a compute stream (kernels with cudaLaunchKernel; MoveToHost /
+// MoveToDevice on a second, copy stream ordered by events), and reads the
+// root's slices back into a literal.
+//
+// Without a device (or a build without the CUDA runtime) Execute returns
+// UNAVAILABLE "no CUDA device: <reason>".
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "codegen/gpu_kernel_module.h"
+#include "compiler/gpu_module_preparation.h"
+#include "compiler/gpu_thunk_plan.h"
+#include "hmo/execution/executable.h"
+
+namespace hmo::gpu {
+
+// `bytes` rounded up to kGpuBufferAlignment.
+int64_t RoundUpToAlignment(int64_t bytes);
+
+class GpuExecutable : public Executable {
+ public:
+  GpuExecutable(PreparedGpuModule prepared, GpuKernelModule kernels, ThunkPlan plan, ExecutableStats stats);
+  ~GpuExecutable() override;
+
+  absl::StatusOr<Literal> Execute(absl::Span<const Literal> arguments, ExecutionProfile* profile) override;
+  const ExecutableStats& stats() const override { return stats_; }
+
+  const HloModule& module() const { return *prepared_.module; }
+  const BufferAssignment& assignment() const { return *prepared_.assignment; }
+  const GpuKernelModule& kernels() const { return kernels_; }
+  const ThunkPlan& plan() const { return plan_; }
+
+  // Offset of each allocation inside its memory space's arena.
+  struct Placement {
+    int64_t color = 0;
+    int64_t offset = 0;
+  };
+  const std::vector<Placement>& placements() const { return placements_; }
+
+  // The CUDA objects (library, streams, arenas), created by the first
+  // Execute; opaque outside gpu_executable.cc.
+  struct DeviceState;
+
+ private:
+  absl::Status CheckArguments(absl::Span<const Literal> arguments) const;
+  absl::Status InitializeDevice();
+
+  PreparedGpuModule prepared_;
+  GpuKernelModule kernels_;
+  ThunkPlan plan_;
+  ExecutableStats stats_;
+  std::vector<Placement> placements_;
+  std::unique_ptr<DeviceState> device_;
+};
+
+}  // namespace hmo::gpu
+
+#endif  // HMO_BACKENDS_GPU_COMPILER_GPU_EXECUTABLE_H_

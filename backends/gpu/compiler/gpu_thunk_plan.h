@@ -1,0 +1,81 @@
+#ifndef HMO_BACKENDS_GPU_COMPILER_GPU_THUNK_PLAN_H_
+#define HMO_BACKENDS_GPU_COMPILER_GPU_THUNK_PLAN_H_
+
+// The host-side program of a GPU executable (XLA's thunk sequence): for each
+// computation the executable runs, in schedule order,
+//   - kKernel: launch one kernel of the GpuKernelModule;
+//   - kCopy: make one array value's slice hold another's bytes (tuple,
+//     get-tuple-element, bitcast, the while state, branch parameters and
+//     results, ... when their slices differ), device-to-device on the
+//     compute stream;
+//   - kMemorySpaceCopy: MoveToHost / MoveToDevice (custom-calls, or a copy
+//     whose operand and result live in different memory spaces): the same
+//     bytes copied on the separate copy stream, ordered after the compute
+//     stream's earlier work and before its later work by events;
+//   - kConditional: read the branch index (pred: true -> branch 0) back to
+//     the host and run that branch's sequence (an index out of range runs
+//     the last branch);
+//   - kWhile: run the condition sequence, read its pred back, run the body
+//     sequence while it is true.
+// Constants are not thunks: their slices are filled once, when the
+// executable first runs.
+//
+// BuildThunkPlan needs no GPU: it is where unsupported instructions are
+// rejected (UnimplementedError naming the instruction).
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "codegen/gpu_kernel_module.h"
+#include "hmo/analysis/buffer_assignment.h"
+#include "hmo/ir/hlo_module.h"
+
+namespace hmo::gpu {
+
+struct Thunk;
+using ThunkSequence = std::vector<Thunk>;
+
+struct Thunk {
+  enum class Kind { kKernel, kCopy, kMemorySpaceCopy, kConditional, kWhile };
+  Kind kind = Kind::kKernel;
+  // The instruction this thunk implements (for messages and profiles).
+  const HloInstruction* instruction = nullptr;
+
+  // kKernel: index into GpuKernelModule::kernels.
+  int64_t kernel = -1;
+
+  // kCopy / kMemorySpaceCopy.
+  BufferAssignment::Slice source;
+  BufferAssignment::Slice destination;
+  int64_t bytes = 0;
+
+  // kConditional: the selector's slice; whether it is a pred (else s32);
+  // one sequence per branch (parameter copies, the branch, result copies).
+  // kWhile: `predicate` is the condition root's slice, `condition` and
+  // `body` are the sequences (each with its parameter/result copies).
+  BufferAssignment::Slice predicate;
+  bool predicate_is_pred = true;
+  std::vector<ThunkSequence> branches;
+  std::shared_ptr<ThunkSequence> condition;
+  std::shared_ptr<ThunkSequence> body;
+};
+
+struct ThunkPlan {
+  ThunkSequence entry;
+  // Every constant with a slice (in any computation), to upload once.
+  std::vector<const HloInstruction*> constants;
+};
+
+absl::StatusOr<ThunkPlan> BuildThunkPlan(const HloModule& module, const BufferAssignment& assignment,
+                                         const GpuKernelModule& kernels);
+
+// One line per thunk, indented by nesting: "kernel f", "copy 8 bytes a -> b",
+// "conditional c (2 branches)", ... (tests and --dump output).
+std::string DescribeThunks(const ThunkSequence& sequence, int indent = 0);
+
+}  // namespace hmo::gpu
+
+#endif  // HMO_BACKENDS_GPU_COMPILER_GPU_THUNK_PLAN_H_

@@ -1,0 +1,236 @@
+// The GPU compiler and executable. Compilation (PTX, thunk plan, memory
+// plan) needs no GPU and is checked everywhere; execution is checked for
+// values when a CUDA device is present, and for the exact UNAVAILABLE
+// error when it is not (this machine, CI).
+
+#include <memory>
+#include <string>
+
+#include "compiler/gpu_backend.h"
+#include "compiler/gpu_compiler.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "hmo/gpu/cuda_device_query.h"
+#include "hmo/text/hlo_parser.h"
+#include "support/hmo_cli_runner.h"
+
+namespace hmo::gpu {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::unique_ptr<HloModule> Parse(std::string_view text) {
+  auto module = ParseHloModule(text);
+  EXPECT_TRUE(module.ok()) << module.status();
+  return module.ok() ? std::move(*module) : nullptr;
+}
+
+bool HaveDevice() { return CudaDeviceCount().ok(); }
+
+constexpr char kElementwise[] = R"(
+HloModule elementwise, is_scheduled=true
+
+fused {
+  a = f32[4] parameter(0)
+  b = f32[4] parameter(1)
+  sum = f32[4] add(a, b)
+  ROOT product = f32[4] multiply(sum, a)
+}
+
+ENTRY main {
+  x = f32[4] parameter(0)
+  y = f32[4] parameter(1)
+  f = f32[4] fusion(x, y), kind=kLoop, calls=fused
+  ROOT e = f32[4] exponential(f)
+}
+)";
+
+TEST(GpuExecutableTest, CompilesWithoutADeviceAndRunsOnlyWithOne) {
+  auto module = Parse(kElementwise);
+  ASSERT_NE(module, nullptr);
+  auto executable = CompileForGpu(*module, GpuCompileOptions{});
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  const GpuExecutable& compiled = **executable;
+  EXPECT_EQ(compiled.stats().kernel_count, 2);
+  EXPECT_EQ(compiled.kernels().kernels.size(), 2u);
+  EXPECT_EQ(DescribeThunks(compiled.plan().entry), "kernel f\nkernel e\n");
+  // Every placement is 256-byte aligned inside its arena.
+  for (const GpuExecutable::Placement& placement : compiled.placements()) {
+    EXPECT_EQ(placement.offset % kGpuBufferAlignment, 0);
+  }
+
+  std::vector<Literal> arguments;
+  arguments.push_back(Literal::CreateR1FromDoubles(PrimitiveType::F32, {1, 2, 3, -1}));
+  arguments.push_back(Literal::CreateR1FromDoubles(PrimitiveType::F32, {0.5, -2, 0, 1}));
+  absl::StatusOr<Literal> result = (*executable)->Execute(arguments, nullptr);
+  if (!HaveDevice()) {
+    ASSERT_FALSE(result.ok());
+    EXPECT_EQ(result.status().code(), absl::StatusCode::kUnavailable);
+    EXPECT_THAT(std::string(result.status().message()), ::testing::StartsWith("no CUDA device"));
+    return;
+  }
+  ASSERT_TRUE(result.ok()) << result.status();
+  // exp((x + y) * x)
+  const double expected[] = {std::exp(1.5), std::exp(0.0), std::exp(9.0), std::exp(0.0)};
+  for (int i = 0; i < 4; ++i) EXPECT_NEAR(result->GetAsDouble(i), expected[i], 1e-5 * expected[i]) << i;
+}
+
+TEST(GpuExecutableTest, ConditionalBecomesAHostSideBranchOverKernelSequences) {
+  auto module = Parse(R"(
+HloModule cond, is_scheduled=true
+
+then_branch {
+  tp = (f32[]) parameter(0)
+  tv = f32[] get-tuple-element(tp), index=0
+  tl = f32[] log(tv)
+  ROOT tt = (f32[]) tuple(tl)
+}
+
+else_branch {
+  ep = (f32[]) parameter(0)
+  ev = f32[] get-tuple-element(ep), index=0
+  ee = f32[] exponential(ev)
+  ROOT et = (f32[]) tuple(ee)
+}
+
+ENTRY main {
+  x = f32[] parameter(0)
+  ten = f32[] constant(10)
+  less = pred[] compare(x, ten), direction=LT
+  arg = (f32[]) tuple(x)
+  c = (f32[]) conditional(less, arg, arg), true_computation=then_branch, false_computation=else_branch
+  ROOT g = f32[] get-tuple-element(c), index=0
+}
+)");
+  ASSERT_NE(module, nullptr);
+  auto executable = CompileForGpu(*module, GpuCompileOptions{});
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  const std::string plan = DescribeThunks((*executable)->plan().entry);
+  EXPECT_THAT(plan, HasSubstr("kernel less\n"));
+  EXPECT_THAT(plan, HasSubstr("conditional c (2 branches)\n"));
+  EXPECT_THAT(plan, HasSubstr("    kernel tl\n"));
+  EXPECT_THAT(plan, HasSubstr("    kernel ee\n"));
+  // The constant is uploaded once, not a thunk.
+  ASSERT_EQ((*executable)->plan().constants.size(), 1u);
+  EXPECT_EQ((*executable)->plan().constants[0]->name(), "ten");
+
+  for (const double x : {2.0, 20.0}) {
+    std::vector<Literal> arguments;
+    arguments.push_back(Literal::CreateR0FromDouble(PrimitiveType::F32, x));
+    absl::StatusOr<Literal> result = (*executable)->Execute(arguments, nullptr);
+    if (!HaveDevice()) {
+      EXPECT_EQ(result.status().code(), absl::StatusCode::kUnavailable);
+      continue;
+    }
+    ASSERT_TRUE(result.ok()) << result.status();
+    const double expected = x < 10 ? std::log(x) : std::exp(x);
+    EXPECT_NEAR(result->GetAsDouble(0), expected, 1e-5 * expected);
+  }
+}
+
+TEST(GpuExecutableTest, WhileLoopRunsTheBodyUntilTheConditionFails) {
+  auto module = Parse(R"(
+HloModule loop, is_scheduled=true
+
+condition {
+  cp = (s32[], f32[8]) parameter(0)
+  ci = s32[] get-tuple-element(cp), index=0
+  limit = s32[] constant(5)
+  ROOT lt = pred[] compare(ci, limit), direction=LT
+}
+
+body {
+  bp = (s32[], f32[8]) parameter(0)
+  bi = s32[] get-tuple-element(bp), index=0
+  bv = f32[8] get-tuple-element(bp), index=1
+  one = s32[] constant(1)
+  next = s32[] add(bi, one)
+  doubled = f32[8] add(bv, bv)
+  ROOT bt = (s32[], f32[8]) tuple(next, doubled)
+}
+
+ENTRY main {
+  v = f32[8] parameter(0)
+  zero = s32[] constant(0)
+  init = (s32[], f32[8]) tuple(zero, v)
+  w = (s32[], f32[8]) while(init), condition=condition, body=body
+  ROOT r = f32[8] get-tuple-element(w), index=1
+}
+)");
+  ASSERT_NE(module, nullptr);
+  auto executable = CompileForGpu(*module, GpuCompileOptions{});
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  const std::string plan = DescribeThunks((*executable)->plan().entry);
+  EXPECT_THAT(plan, HasSubstr("while w\n"));
+  EXPECT_THAT(plan, HasSubstr("kernel lt\n"));
+  EXPECT_THAT(plan, HasSubstr("kernel doubled\n"));
+  if (!HaveDevice()) return;
+  std::vector<Literal> arguments;
+  arguments.push_back(Literal::CreateR1FromDoubles(PrimitiveType::F32, {1, 2, 3, 4, 5, 6, 7, 8}));
+  absl::StatusOr<Literal> result = (*executable)->Execute(arguments, nullptr);
+  ASSERT_TRUE(result.ok()) << result.status();
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(result->GetAsDouble(i), 32.0 * (i + 1)) << i;
+}
+
+TEST(GpuExecutableTest, HostMemorySpaceValuesMoveOnTheCopyStream) {
+  auto module = Parse(R"(
+HloModule offload, is_scheduled=true
+ENTRY main {
+  x = f32[64] parameter(0)
+  n = f32[64] negate(x)
+  h = f32[64]{0:S(5)} custom-call(n), custom_call_target="MoveToHost"
+  d = f32[64] custom-call(h), custom_call_target="MoveToDevice"
+  ROOT a = f32[64] add(d, x)
+}
+)");
+  ASSERT_NE(module, nullptr);
+  auto executable = CompileForGpu(*module, GpuCompileOptions{});
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  const std::string plan = DescribeThunks((*executable)->plan().entry);
+  EXPECT_THAT(plan, HasSubstr("memory-space-copy h 256 bytes"));
+  EXPECT_THAT(plan, HasSubstr("memory-space-copy d 256 bytes"));
+  EXPECT_GT((*executable)->stats().arena_bytes.at(5), 0);
+  if (!HaveDevice()) return;
+  std::vector<double> values(64);
+  for (int i = 0; i < 64; ++i) values[i] = i;
+  std::vector<Literal> arguments;
+  arguments.push_back(Literal::CreateR1FromDoubles(PrimitiveType::F32, values));
+  absl::StatusOr<Literal> result = (*executable)->Execute(arguments, nullptr);
+  ASSERT_TRUE(result.ok()) << result.status();
+  for (int i = 0; i < 64; ++i) EXPECT_EQ(result->GetAsDouble(i), 0.0) << i;
+}
+
+TEST(GpuExecutableTest, UnsupportedInstructionIsNamedAtCompileTime) {
+  auto module = Parse(R"(
+HloModule dot, is_scheduled=true
+ENTRY main {
+  a = f32[4,4] parameter(0)
+  ROOT d = f32[4,4] dot(a, a), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+)");
+  ASSERT_NE(module, nullptr);
+  GpuBackend backend;
+  auto executable = backend.Compile(*module, CompileOptions{});
+  ASSERT_FALSE(executable.ok());
+  EXPECT_EQ(executable.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(std::string(executable.status().message()), HasSubstr("dot instruction d"));
+}
+
+TEST(GpuBackendTest, DescribesTheTarget) {
+  GpuBackend backend;
+  EXPECT_EQ(backend.name(), "gpu");
+  EXPECT_EQ(backend.BufferAlignment(), 256);
+  EXPECT_TRUE(backend.CanExecute());
+  EXPECT_EQ(backend.BufferSizeBytes(Shape(PrimitiveType::F32, {3, 5})), 60);
+}
+
+TEST(GpuBackendCliTest, RunExecuteWithoutADeviceFailsWithAClearError) {
+  if (HaveDevice()) GTEST_SKIP() << "a CUDA device is present; tests/gpu/run_gpu_checks.sh runs the CLI on it";
+  const test_support::HmoCliRun run = test_support::RunHmoCli(
+      "run --passes=report --execute --backend gpu " + std::string(HMO_TEST_DATA_DIR) + "/hlo/if_conditional.hlo");
+  EXPECT_NE(run.exit_code, 0) << run.out << run.err;
+  EXPECT_THAT(run.err, HasSubstr("no CUDA device")) << run.out << run.err;
+}
+
+}  // namespace
+}  // namespace hmo::gpu

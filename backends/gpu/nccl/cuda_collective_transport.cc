@@ -1,0 +1,157 @@
+#include "nccl/cuda_collective_transport.h"
+
+#include <string>
+
+#include "hmo/gpu/cuda_device_query.h"
+
+#if HMO_GPU_HAVE_CUDA_RUNTIME
+#include <cuda_runtime_api.h>
+
+#include "cuda_status.h"
+#endif
+
+namespace hmo::gpu {
+
+absl::StatusOr<nccl_abi::DataType> NcclDataType(HostElementType type) {
+  switch (type) {
+    case HostElementType::kS8: return nccl_abi::kInt8;
+    case HostElementType::kU8: return nccl_abi::kUint8;
+    case HostElementType::kS32: return nccl_abi::kInt32;
+    case HostElementType::kU32: return nccl_abi::kUint32;
+    case HostElementType::kS64: return nccl_abi::kInt64;
+    case HostElementType::kU64: return nccl_abi::kUint64;
+    case HostElementType::kF16: return nccl_abi::kFloat16;
+    case HostElementType::kBF16: return nccl_abi::kBfloat16;
+    case HostElementType::kF32: return nccl_abi::kFloat32;
+    case HostElementType::kF64: return nccl_abi::kFloat64;
+    default:
+      return absl::UnimplementedError("NCCL has no data type for " + std::string(HostElementTypeName(type)));
+  }
+}
+
+namespace {
+
+nccl_abi::RedOp NcclRedOp(ReductionKind reduction) {
+  switch (reduction) {
+    case ReductionKind::kSum: return nccl_abi::kSum;
+    case ReductionKind::kProduct: return nccl_abi::kProd;
+    case ReductionKind::kMin: return nccl_abi::kMin;
+    case ReductionKind::kMax: return nccl_abi::kMax;
+  }
+  return nccl_abi::kSum;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<CudaCollectiveTransport>> CudaCollectiveTransport::CreateSingleRank(void* stream) {
+  absl::StatusOr<int> devices = CudaDeviceCount();
+  if (!devices.ok()) return absl::UnavailableError("no CUDA device: " + std::string(devices.status().message()));
+  return std::unique_ptr<CudaCollectiveTransport>(new CudaCollectiveTransport(nullptr, nullptr, 0, 1, stream));
+}
+
+absl::StatusOr<std::unique_ptr<CudaCollectiveTransport>> CudaCollectiveTransport::Create(
+    const NcclLibrary& nccl, int num_ranks, int rank, const nccl_abi::UniqueId& id, void* stream) {
+  if (num_ranks <= 0 || rank < 0 || rank >= num_ranks) {
+    return absl::InvalidArgumentError("rank " + std::to_string(rank) + " of " + std::to_string(num_ranks));
+  }
+  absl::StatusOr<int> devices = CudaDeviceCount();
+  if (!devices.ok()) return absl::UnavailableError("no CUDA device: " + std::string(devices.status().message()));
+  nccl_abi::Comm comm = nullptr;
+  absl::Status init = nccl.Check(nccl.functions().CommInitRank(&comm, num_ranks, id, rank), "ncclCommInitRank");
+  if (!init.ok()) return init;
+  return std::unique_ptr<CudaCollectiveTransport>(new CudaCollectiveTransport(&nccl, comm, rank, num_ranks, stream));
+}
+
+CudaCollectiveTransport::~CudaCollectiveTransport() {
+  if (nccl_ != nullptr && comm_ != nullptr) nccl_->functions().CommDestroy(comm_);
+}
+
+absl::Status CudaCollectiveTransport::RequireNccl(const char* what) const {
+  if (nccl_ == nullptr || comm_ == nullptr) {
+    return absl::FailedPreconditionError(std::string(what) + " across ranks needs an NCCL communicator");
+  }
+  return absl::OkStatus();
+}
+
+#if HMO_GPU_HAVE_CUDA_RUNTIME
+
+absl::Status CudaCollectiveTransport::Copy(void* destination, const void* source, size_t bytes) {
+  if (bytes == 0 || destination == source) return absl::OkStatus();
+  return CudaStatus(cudaMemcpyAsync(destination, source, bytes, cudaMemcpyDefault,
+                                    static_cast<cudaStream_t>(stream_)),
+                    "cudaMemcpyAsync");
+}
+
+absl::Status CudaCollectiveTransport::Zero(void* destination, size_t bytes) {
+  if (bytes == 0) return absl::OkStatus();
+  return CudaStatus(cudaMemsetAsync(destination, 0, bytes, static_cast<cudaStream_t>(stream_)), "cudaMemsetAsync");
+}
+
+absl::Status CudaCollectiveTransport::Synchronize() {
+  return CudaStatus(cudaStreamSynchronize(static_cast<cudaStream_t>(stream_)), "cudaStreamSynchronize");
+}
+
+#else
+
+absl::Status CudaCollectiveTransport::Copy(void*, const void*, size_t) {
+  return absl::UnavailableError("hmo was built without the CUDA runtime");
+}
+absl::Status CudaCollectiveTransport::Zero(void*, size_t) {
+  return absl::UnavailableError("hmo was built without the CUDA runtime");
+}
+absl::Status CudaCollectiveTransport::Synchronize() {
+  return absl::UnavailableError("hmo was built without the CUDA runtime");
+}
+
+#endif
+
+absl::Status CudaCollectiveTransport::AllReduce(const void* send, void* receive, int64_t count,
+                                                HostElementType type, ReductionKind reduction) {
+  if (absl::Status s = RequireNccl("all-reduce"); !s.ok()) return s;
+  absl::StatusOr<nccl_abi::DataType> dtype = NcclDataType(type);
+  if (!dtype.ok()) return dtype.status();
+  return nccl_->Check(nccl_->functions().AllReduce(send, receive, static_cast<size_t>(count), *dtype,
+                                                   NcclRedOp(reduction), comm_, stream_),
+                      "ncclAllReduce");
+}
+
+absl::Status CudaCollectiveTransport::AllGather(const void* send, void* receive, int64_t send_count,
+                                                HostElementType type) {
+  if (absl::Status s = RequireNccl("all-gather"); !s.ok()) return s;
+  absl::StatusOr<nccl_abi::DataType> dtype = NcclDataType(type);
+  if (!dtype.ok()) return dtype.status();
+  return nccl_->Check(
+      nccl_->functions().AllGather(send, receive, static_cast<size_t>(send_count), *dtype, comm_, stream_),
+      "ncclAllGather");
+}
+
+absl::Status CudaCollectiveTransport::ReduceScatter(const void* send, void* receive, int64_t receive_count,
+                                                    HostElementType type, ReductionKind reduction) {
+  if (absl::Status s = RequireNccl("reduce-scatter"); !s.ok()) return s;
+  absl::StatusOr<nccl_abi::DataType> dtype = NcclDataType(type);
+  if (!dtype.ok()) return dtype.status();
+  return nccl_->Check(nccl_->functions().ReduceScatter(send, receive, static_cast<size_t>(receive_count), *dtype,
+                                                       NcclRedOp(reduction), comm_, stream_),
+                      "ncclReduceScatter");
+}
+
+absl::Status CudaCollectiveTransport::SendReceive(const void* send, int target, void* receive, int source,
+                                                  int64_t count, HostElementType type) {
+  if (absl::Status s = RequireNccl("collective-permute"); !s.ok()) return s;
+  absl::StatusOr<nccl_abi::DataType> dtype = NcclDataType(type);
+  if (!dtype.ok()) return dtype.status();
+  const NcclFunctions& f = nccl_->functions();
+  // Grouped, so a ring of sends and receives cannot deadlock.
+  if (absl::Status s = nccl_->Check(f.GroupStart(), "ncclGroupStart"); !s.ok()) return s;
+  absl::Status status;
+  if (target >= 0) {
+    status = nccl_->Check(f.Send(send, static_cast<size_t>(count), *dtype, target, comm_, stream_), "ncclSend");
+  }
+  if (status.ok() && source >= 0) {
+    status = nccl_->Check(f.Recv(receive, static_cast<size_t>(count), *dtype, source, comm_, stream_), "ncclRecv");
+  }
+  absl::Status end = nccl_->Check(f.GroupEnd(), "ncclGroupEnd");
+  return status.ok() ? end : status;
+}
+
+}  // namespace hmo::gpu

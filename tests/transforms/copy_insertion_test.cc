@@ -1,0 +1,199 @@
+// copy-insertion: the copies that make alias analysis's buffers of while
+// loops and conditionals free of interference. Each test pins where copies
+// go, and that buffer assignment then gives a while loop's conflicting
+// leaves separate buffers.
+
+#include "hmo/transforms/copy_insertion.h"
+
+#include <memory>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "hmo/analysis/buffer_assignment.h"
+#include "hmo/analysis/heap_simulator.h"
+#include "hmo/ir/hlo_computation.h"
+#include "hmo/ir/hlo_module.h"
+#include "hmo/text/hlo_parser.h"
+#include "hmo/verifier/hlo_verifier.h"
+
+namespace hmo {
+namespace {
+
+std::unique_ptr<HloModule> Parse(const std::string& text) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+  EXPECT_TRUE(module.ok()) << module.status();
+  return std::move(*module);
+}
+
+int CountOpcode(const HloComputation& computation, HloOpcode opcode) {
+  int count = 0;
+  for (const HloInstruction* instruction : computation.instructions()) {
+    count += instruction->opcode() == opcode;
+  }
+  return count;
+}
+
+// A loop whose init repeats one broadcast in two leaves and whose body swaps
+// the two leaves: without copies, both leaves and both loop values share
+// one buffer.
+constexpr char kSwapLoop[] = R"(
+HloModule swap
+
+body {
+  p = (s32[], f32[4], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  one = s32[] constant(1)
+  next = s32[] add(i, one)
+  a = f32[4] get-tuple-element(p), index=1
+  b = f32[4] get-tuple-element(p), index=2
+  ROOT t = (s32[], f32[4], f32[4]) tuple(next, b, a)
+}
+
+cond {
+  p = (s32[], f32[4], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  three = s32[] constant(3)
+  ROOT lt = pred[] compare(i, three), direction=LT
+}
+
+ENTRY e {
+  zero = s32[] constant(0)
+  x = f32[] parameter(0)
+  bx = f32[4] broadcast(x), dimensions={}
+  init = (s32[], f32[4], f32[4]) tuple(zero, bx, bx)
+  w = (s32[], f32[4], f32[4]) while(init), condition=cond, body=body
+  ROOT r = f32[4] get-tuple-element(w), index=1
+}
+)";
+
+TEST(CopyInsertionTest, CopiesWhileInitLeavesAndSwappedBodyLeaves) {
+  std::unique_ptr<HloModule> module = Parse(kSwapLoop);
+  absl::StatusOr<bool> changed = CopyInsertion::AddCopies(*module);
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  EXPECT_TRUE(*changed);
+  EXPECT_TRUE(VerifyHloModule(*module).ok());
+
+  // Three init leaves copied; the old init tuple is gone.
+  const HloComputation* entry = module->entry_computation();
+  EXPECT_EQ(CountOpcode(*entry, HloOpcode::kCopy), 3);
+  EXPECT_EQ(entry->GetInstructionWithName("init"), nullptr);
+
+  // Body: next, b and a all change their leaf: a temporary and a placing
+  // copy each; every placing copy waits for every other temporary.
+  const HloComputation* body = module->GetComputationWithName("body");
+  ASSERT_NE(body, nullptr);
+  EXPECT_EQ(CountOpcode(*body, HloOpcode::kCopy), 6);
+  const HloInstruction* root = body->root_instruction();
+  ASSERT_EQ(root->opcode(), HloOpcode::kTuple);
+  for (const HloInstruction* placed : root->operands()) {
+    ASSERT_EQ(placed->opcode(), HloOpcode::kCopy);
+    ASSERT_EQ(placed->operand(0)->opcode(), HloOpcode::kCopy);
+    EXPECT_EQ(placed->control_predecessors().size(), 2u) << placed->name();
+  }
+}
+
+TEST(CopyInsertionTest, PassThroughLeafIsNotCopiedInTheBody) {
+  std::unique_ptr<HloModule> module = Parse(R"(
+HloModule passthrough
+
+body {
+  p = (s32[], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  one = s32[] constant(1)
+  next = s32[] add(i, one)
+  keep = f32[4] get-tuple-element(p), index=1
+  ROOT t = (s32[], f32[4]) tuple(next, keep)
+}
+
+cond {
+  p = (s32[], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  three = s32[] constant(3)
+  ROOT lt = pred[] compare(i, three), direction=LT
+}
+
+ENTRY e {
+  zero = s32[] constant(0)
+  x = f32[4] parameter(0)
+  init = (s32[], f32[4]) tuple(zero, x)
+  w = (s32[], f32[4]) while(init), condition=cond, body=body
+  ROOT r = f32[4] get-tuple-element(w), index=1
+}
+)");
+  ASSERT_TRUE(CopyInsertion::AddCopies(*module).ok());
+  const HloComputation* body = module->GetComputationWithName("body");
+  // Only the counter gets its two copies.
+  EXPECT_EQ(CountOpcode(*body, HloOpcode::kCopy), 2);
+  EXPECT_EQ(body->root_instruction()->operand(1)->name(), "keep");
+}
+
+TEST(CopyInsertionTest, BranchRootsAndEntryConstantsAreCopied) {
+  std::unique_ptr<HloModule> module = Parse(R"(
+HloModule cond
+
+on_true {
+  p = f32[2] parameter(0)
+  ROOT n = f32[2] negate(p)
+}
+
+on_false {
+  ROOT p = f32[2] parameter(0)
+}
+
+ENTRY e {
+  b = pred[] parameter(0)
+  x = f32[2] parameter(1)
+  c = f32[2] conditional(b, x, x), true_computation=on_true, false_computation=on_false
+  k = f32[2] constant({1, 2})
+  ROOT t = (f32[2], f32[2]) tuple(c, k)
+}
+)");
+  absl::StatusOr<bool> changed = CopyInsertion::AddCopies(*module);
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  EXPECT_TRUE(*changed);
+  EXPECT_TRUE(VerifyHloModule(*module).ok());
+  for (const char* branch : {"on_true", "on_false"}) {
+    const HloInstruction* root = module->GetComputationWithName(branch)->root_instruction();
+    EXPECT_EQ(root->opcode(), HloOpcode::kCopy) << branch;
+  }
+  // The constant leaf of the entry root is copied; the conditional's is not.
+  const HloInstruction* root = module->entry_computation()->root_instruction();
+  EXPECT_EQ(root->operand(0)->opcode(), HloOpcode::kConditional);
+  EXPECT_EQ(root->operand(1)->opcode(), HloOpcode::kCopy);
+}
+
+TEST(CopyInsertionTest, ModuleWithoutLoopsOrConditionalsIsUnchanged) {
+  std::unique_ptr<HloModule> module = Parse(R"(
+HloModule plain
+ENTRY e {
+  x = f32[2] parameter(0)
+  ROOT n = f32[2] negate(x)
+}
+)");
+  absl::StatusOr<bool> changed = CopyInsertion::AddCopies(*module);
+  ASSERT_TRUE(changed.ok());
+  EXPECT_FALSE(*changed);
+}
+
+TEST(CopyInsertionTest, LoopLeavesGetSeparateBuffersAfterCopies) {
+  std::unique_ptr<HloModule> module = Parse(kSwapLoop);
+  ASSERT_TRUE(CopyInsertion::AddCopies(*module).ok());
+  HloSchedule schedule(module.get());
+  for (HloComputation* computation : module->MakeNonfusionComputations()) {
+    schedule.set_sequence(computation, computation->MakeInstructionPostOrder());
+  }
+  absl::StatusOr<std::unique_ptr<BufferAssignment>> assignment = BufferAssigner::Run(
+      module.get(), schedule, ByteSizeOfValue(8), [](int64_t) { return 1; },
+      BufferAssigner::Options{});
+  ASSERT_TRUE(assignment.ok()) << assignment.status();
+  const HloInstruction* loop = module->entry_computation()->GetInstructionWithName("w");
+  const auto a = (*assignment)->GetAllSlices(loop, {1});
+  const auto b = (*assignment)->GetAllSlices(loop, {2});
+  ASSERT_EQ(a.size(), 1u);
+  ASSERT_EQ(b.size(), 1u);
+  EXPECT_FALSE(*a.begin() == *b.begin());
+}
+
+}  // namespace
+}  // namespace hmo
