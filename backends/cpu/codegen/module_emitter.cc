@@ -178,6 +178,15 @@ class ModuleEmitter {
     llvm::Function* kernel = NewFunction(UniqueName(SanitizeName(instruction.name())));
     // Nothing else touches the table while a kernel runs.
     kernel->addParamAttr(0, llvm::Attribute::NoAlias);
+    // Kernels stay separate functions: inlining hundreds of loop nests into
+    // one function makes the optimizer superlinearly slow and gains nothing
+    // (one call per kernel run).
+    kernel->addFnAttr(llvm::Attribute::NoInline);
+    // Kernels stay functions of their own: inlining hundreds of them into
+    // one computation function makes LLVM's optimizer superlinear (a
+    // 1000-kernel module took 80 s at O1), and a kernel body gains nothing
+    // from its neighbours.
+    kernel->addFnAttr(llvm::Attribute::NoInline);
     ++kernel_count_;
     llvm::IRBuilder<> kernel_builder(llvm::BasicBlock::Create(module_.getContext(), "entry", kernel));
     KernelEmitContext context(kernel_builder, module_, *kernel, kernel->getArg(0), assignment_, instruction);
