@@ -1,5 +1,7 @@
 #include "codegen/elemental_ir_emitter.h"
 
+#include "codegen/module_emitter.h"
+
 #include <limits>
 #include <string>
 #include <utility>
@@ -84,7 +86,7 @@ bool ElementalIrEmitter::IsElementalOpcode(HloOpcode opcode) {
     case HloOpcode::kBitcast: case HloOpcode::kTranspose: case HloOpcode::kCopy:
     case HloOpcode::kReverse: case HloOpcode::kSlice: case HloOpcode::kDynamicSlice:
     case HloOpcode::kDynamicUpdateSlice: case HloOpcode::kConcatenate: case HloOpcode::kPad:
-    case HloOpcode::kMap: case HloOpcode::kConstant:
+    case HloOpcode::kMap: case HloOpcode::kConstant: case HloOpcode::kReducePrecision:
       return true;
     default:
       return false;
@@ -198,11 +200,59 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitIntegerUnary(HloOpcode opco
   }
 }
 
+llvm::Value* ElementalIrEmitter::EmitReducePrecision(llvm::Value* x, int64_t exponent_bits,
+                                                     int64_t mantissa_bits) {
+  // Works on the bits of the compute type (f32 or f64); f16/bf16 values are
+  // exact in f32, and reducing their f32 form gives the same value.
+  const bool is_double = x->getType()->isDoubleTy();
+  const unsigned bits = is_double ? 64 : 32;
+  const int64_t src_mantissa = is_double ? 52 : 23;
+  const int64_t src_exponent = is_double ? 11 : 8;
+  llvm::Type* it = b_.getIntNTy(bits);
+  auto c = [&](uint64_t v) { return llvm::ConstantInt::get(it, v); };
+  llvm::Value* v = b_.CreateBitCast(x, it);
+  if (mantissa_bits < src_mantissa) {
+    const uint64_t shift = static_cast<uint64_t>(src_mantissa - mantissa_bits);
+    const uint64_t last_kept = uint64_t{1} << shift;
+    llvm::Value* kept_lsb = b_.CreateAnd(b_.CreateLShr(v, shift), c(1));
+    llvm::Value* bias = b_.CreateAdd(kept_lsb, c((last_kept >> 1) - 1));
+    v = b_.CreateAnd(b_.CreateAdd(v, bias), c(~(last_kept - 1)));
+  }
+  if (exponent_bits < src_exponent) {
+    const uint64_t src_bias = (uint64_t{1} << (src_exponent - 1)) - 1;
+    const uint64_t reduced_bias = (uint64_t{1} << (exponent_bits - 1)) - 1;
+    const uint64_t exponent_mask = ((uint64_t{1} << src_exponent) - 1) << src_mantissa;
+    const uint64_t sign_mask = uint64_t{1} << (bits - 1);
+    llvm::Value* exponent = b_.CreateAnd(v, c(exponent_mask));
+    llvm::Value* overflows = b_.CreateICmpUGT(exponent, c((src_bias + reduced_bias) << src_mantissa));
+    llvm::Value* underflows = b_.CreateICmpULE(exponent, c((src_bias - reduced_bias) << src_mantissa));
+    llvm::Value* signed_zero = b_.CreateAnd(v, c(sign_mask));
+    llvm::Value* signed_inf = b_.CreateOr(signed_zero, c(exponent_mask));
+    v = b_.CreateSelect(overflows, signed_inf, b_.CreateSelect(underflows, signed_zero, v));
+  }
+  llvm::Value* result = b_.CreateBitCast(v, x->getType());
+  if (mantissa_bits > 0) result = b_.CreateSelect(b_.CreateFCmpUNO(x, x), x, result);
+  return result;
+}
+
 absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitUnaryOp(const HloInstruction& instruction,
                                                              llvm::Value* x) {
   const PrimitiveType in_type = instruction.operand(0)->shape().element_type();
   const PrimitiveType out_type = instruction.shape().element_type();
   switch (instruction.opcode()) {
+    case HloOpcode::kReducePrecision: {
+      if (!IsFloat(in_type)) return Unsupported(instruction, "operand is not floating point");
+      auto attribute = [&](std::string_view name) -> int64_t {
+        std::optional<std::string_view> text = instruction.GetRawAttribute(name);
+        return text ? std::stoll(std::string(*text)) : -1;
+      };
+      const int64_t exponent_bits = attribute("exponent_bits");
+      const int64_t mantissa_bits = attribute("mantissa_bits");
+      if (exponent_bits < 1 || mantissa_bits < 0) {
+        return Unsupported(instruction, "needs exponent_bits >= 1 and mantissa_bits >= 0");
+      }
+      return RoundToType(out_type, EmitReducePrecision(x, exponent_bits, mantissa_bits));
+    }
     case HloOpcode::kConvert:
       return EmitConvert(x, in_type, out_type);
     case HloOpcode::kBitcastConvert: {
@@ -419,9 +469,14 @@ llvm::Value* ElementalIrEmitter::ClampStartIndex(llvm::Value* start, PrimitiveTy
   return b_.CreateSelect(b_.CreateICmpSGT(lower, max), max, lower);
 }
 
+std::string ConstantGlobalName(const HloInstruction& constant) {
+  // Instruction names repeat across computations; unique ids do not.
+  return "hmo.constant." + std::to_string(constant.unique_id());
+}
+
 absl::StatusOr<llvm::GlobalVariable*> ElementalIrEmitter::GetOrCreateConstantGlobal(
     const HloInstruction& constant) {
-  const std::string name = "constant." + constant.name();
+  const std::string name = ConstantGlobalName(constant);
   if (llvm::GlobalVariable* existing = module_.getGlobalVariable(name, /*AllowInternal=*/true)) {
     return existing;
   }
@@ -454,8 +509,10 @@ absl::StatusOr<llvm::GlobalVariable*> ElementalIrEmitter::GetOrCreateConstantGlo
   }
   llvm::Constant* init = llvm::ConstantDataArray::getRaw(
       llvm::StringRef(bytes.data(), bytes.size()), bytes.size(), llvm::Type::getInt8Ty(module_.getContext()));
+  // External: the executable points constant allocations at it (by name)
+  // instead of copying the data into an arena.
   auto* global = new llvm::GlobalVariable(module_, init->getType(), /*isConstant=*/true,
-                                          llvm::GlobalValue::PrivateLinkage, init, name);
+                                          llvm::GlobalValue::ExternalLinkage, init, name);
   global->setAlignment(llvm::Align(64));
   global->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
   return global;

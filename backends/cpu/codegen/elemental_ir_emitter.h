@@ -12,7 +12,7 @@
 // NaN-propagating maximum/minimum, saturating float->int convert), compare,
 // select, clamp, convert, bitcast-convert (same width), broadcast, iota,
 // reshape, bitcast, transpose, copy, reverse, slice, dynamic-slice,
-// dynamic-update-slice, concatenate, pad, map, constant.
+// dynamic-update-slice, concatenate, pad, map, constant, reduce-precision.
 // Every other opcode: UnimplementedError naming the instruction.
 // Results of f16/bf16 instructions are rounded to their precision, so
 // fused expressions round like unfused ones.
@@ -78,6 +78,10 @@ class ElementalIrEmitter {
                            llvm::Value* rhs);
   llvm::Value* EmitFloatMax(llvm::Value* a, llvm::Value* b, bool is_max);
   llvm::Value* EmitIntegerPower(PrimitiveType type, llvm::Value* base, llvm::Value* exponent);
+  // reduce-precision of a float compute value to `exponent_bits` /
+  // `mantissa_bits` (round to nearest even, overflow to inf, underflow of
+  // the reduced format to zero, NaN kept).
+  llvm::Value* EmitReducePrecision(llvm::Value* x, int64_t exponent_bits, int64_t mantissa_bits);
   // Rounds a float compute value to f16/bf16 precision (no-op for others).
   llvm::Value* RoundToType(PrimitiveType type, llvm::Value* value);
   // Calls the libm function `name_f32` / `name_f64` by the value's type.

@@ -52,12 +52,14 @@ class KernelEmitContext {
   // ArrayFor(instruction(), index): where the kernel writes its result; for
   // a tuple-shaped instruction, element `index` (e.g. {1}).
   absl::StatusOr<IrArray> OutputArray(const ShapeIndex& index = {});
-  // The pointer to the first byte of `instruction`'s slice at `index` (i8*).
+  // The pointer to the first byte of `instruction`'s slice at `index` (i8*);
+  // a null pointer for an empty array that has no slice.
   absl::StatusOr<llvm::Value*> SliceAddress(const HloInstruction& instruction,
                                             const ShapeIndex& index = {});
 
   // Reads operand `operand_number` (an array) at a logical index, in the
-  // compute type.
+  // compute type. The operand's base pointer is loaded when this is called,
+  // so call it before emitting the loops that use the generator.
   ElementGenerator OperandGenerator(int64_t operand_number);
 
   // Loops (loop_emitter.h), with this context's builder.

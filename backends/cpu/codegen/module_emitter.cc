@@ -276,11 +276,13 @@ class ModuleEmitter {
       case HloOpcode::kAfterAll:
         return absl::OkStatus();
       case HloOpcode::kConstant: {
-        if (assignment_.GetAllSlices(&instruction, {}).empty() || !instruction.shape().IsArray()) {
-          return absl::OkStatus();
-        }
+        const std::set<BufferAssignment::Slice> slices = assignment_.GetAllSlices(&instruction, {});
+        if (slices.empty() || !instruction.shape().IsArray()) return absl::OkStatus();
         ElementalIrEmitter emitter(builder_, module_);
         HMO_ASSIGN_OR_RETURN(llvm::GlobalVariable * global, emitter.GetOrCreateConstantGlobal(instruction));
+        // A constant allocation is the global itself (the executable points
+        // the buffer table at it): nothing to copy.
+        if (assignment_.GetAllocation(slices.begin()->index).is_constant()) return absl::OkStatus();
         HMO_ASSIGN_OR_RETURN(llvm::Value * slice, context.SliceAddress(instruction, {}));
         builder_.CreateMemCpy(slice, llvm::MaybeAlign(1), global, llvm::MaybeAlign(1),
                               builder_.getInt64(ShapeUtil::ByteSizeOf(instruction.shape())));
@@ -314,6 +316,12 @@ class ModuleEmitter {
         return CopyValue(context, *callee->root_instruction(), {}, instruction, {});
       }
       case HloOpcode::kCustomCall:
+        // The host offloader's AllocateBuffer only defines a buffer (its
+        // contents are written by dynamic-update-slices before any read).
+        if (instruction.custom_call_target() == "AllocateBuffer" && instruction.operand_count() == 0) {
+          return absl::OkStatus();
+        }
+        [[fallthrough]];
       case HloOpcode::kCopy:
         if (!NeedsKernel(instruction)) {
           // MoveToHost / MoveToDevice / annotate_device_placement, or a copy

@@ -36,6 +36,29 @@ absl::StatusOr<std::unique_ptr<HloModule>> PrepareForBufferAssignment(const HloM
   return clone;
 }
 
+// For each constant allocation, the address of its constant's global in the
+// JIT's read-only data (offset as the assignment placed the value); null for
+// other allocations and for constants the generated code does not use.
+absl::StatusOr<std::vector<char*>> ConstantAllocationAddresses(const BufferAssignment& assignment,
+                                                               CpuJit& jit) {
+  std::vector<char*> addresses(assignment.Allocations().size(), nullptr);
+  for (const BufferAllocation& allocation : assignment.Allocations()) {
+    if (!allocation.is_constant()) continue;
+    for (const auto& [value, place] : allocation.SortedAssignedBuffers()) {
+      const HloInstruction* constant = value->defining_instruction();
+      if (constant->opcode() != HloOpcode::kConstant) continue;
+      absl::StatusOr<void*> global = jit.Lookup(ConstantGlobalName(*constant));
+      // Constants of computations generated code inlines (reducers, map
+      // functions) have no global and their allocation is never used.
+      if (absl::IsNotFound(global.status())) break;
+      if (!global.ok()) return global.status();
+      addresses[allocation.index()] = static_cast<char*>(*global) - place.offset;
+      break;
+    }
+  }
+  return addresses;
+}
+
 absl::Status DumpIr(const llvm::Module& module, const std::string& path) {
   std::string text;
   llvm::raw_string_ostream stream(text);
@@ -82,6 +105,8 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileForCpu(const HloModule& mo
                        CpuJit::Compile(std::move(emitted.context), std::move(emitted.module),
                                        jit_options));
   HMO_ASSIGN_OR_RETURN(void* entry, jit->Lookup(entry_name));
+  HMO_ASSIGN_OR_RETURN(std::vector<char*> constant_addresses,
+                       ConstantAllocationAddresses(*assignment, *jit));
 
   ExecutableStats stats;
   stats.code_bytes = jit->section_sizes().code_bytes;
@@ -94,7 +119,7 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileForCpu(const HloModule& mo
   return std::make_unique<CpuExecutable>(std::move(owned), executable_module,
                                          std::move(assignment), std::move(jit),
                                          reinterpret_cast<CpuEntryFunction>(entry),
-                                         std::move(stats));
+                                         std::move(stats), std::move(constant_addresses));
 }
 
 }  // namespace hmo::cpu

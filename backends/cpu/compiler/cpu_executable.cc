@@ -71,7 +71,7 @@ absl::StatusOr<BufferAssignment::Slice> UniqueSlice(const BufferAssignment& assi
 CpuExecutable::CpuExecutable(std::unique_ptr<HloModule> owned_module, const HloModule& module,
                              std::unique_ptr<BufferAssignment> assignment,
                              std::unique_ptr<CpuJit> jit, CpuEntryFunction entry,
-                             ExecutableStats stats)
+                             ExecutableStats stats, std::vector<char*> constant_addresses)
     : owned_module_(std::move(owned_module)),
       module_(module),
       assignment_(std::move(assignment)),
@@ -85,7 +85,10 @@ CpuExecutable::CpuExecutable(std::unique_ptr<HloModule> owned_module, const HloM
   for (const BufferAllocation& allocation : assignment_->Allocations()) {
     Placement placement;
     placement.color = allocation.color();
-    if (!allocation.is_thread_local()) {
+    const size_t index = static_cast<size_t>(allocation.index());
+    if (index < constant_addresses.size() && constant_addresses[index] != nullptr) {
+      placement.fixed_address = constant_addresses[index];
+    } else if (!allocation.is_thread_local() && !allocation.is_constant()) {
       int64_t& end = arena_end[allocation.color()];
       placement.offset = AlignUp(end, kCpuBufferAlignment);
       end = placement.offset + allocation.size();
@@ -129,7 +132,9 @@ absl::StatusOr<Literal> CpuExecutable::Execute(absl::Span<const Literal> argumen
   }
   std::vector<char*> buffer_table(placements_.size(), nullptr);
   for (size_t i = 0; i < placements_.size(); ++i) {
-    if (placements_[i].offset >= 0) {
+    if (placements_[i].fixed_address != nullptr) {
+      buffer_table[i] = placements_[i].fixed_address;
+    } else if (placements_[i].offset >= 0) {
       buffer_table[i] = arenas[placements_[i].color].base() + placements_[i].offset;
     }
   }

@@ -29,9 +29,12 @@ class CpuExecutable : public Executable {
  public:
   // `owned_module` is null when `module` is the caller's (which must then
   // outlive the executable); else it is `module`.
+  // `constant_addresses[i]` is the global of allocation i when it is a
+  // constant allocation (null otherwise).
   CpuExecutable(std::unique_ptr<HloModule> owned_module, const HloModule& module,
                 std::unique_ptr<BufferAssignment> assignment, std::unique_ptr<CpuJit> jit,
-                CpuEntryFunction entry, ExecutableStats stats);
+                CpuEntryFunction entry, ExecutableStats stats,
+                std::vector<char*> constant_addresses);
 
   absl::StatusOr<Literal> Execute(absl::Span<const Literal> arguments,
                                   ExecutionProfile* profile) override;
@@ -44,11 +47,14 @@ class CpuExecutable : public Executable {
   const HloModule& module() const { return module_; }
 
   // Where each allocation lives: its color and offset inside that color's
-  // arena; -1 offset for allocations that get no memory (thread-local ones,
-  // which generated code keeps in registers or on the stack).
+  // arena; or `fixed_address` for a constant allocation (the read-only
+  // global the JIT holds); neither for thread-local allocations and unused
+  // constant ones, whose values generated code keeps in registers or on the
+  // stack.
   struct Placement {
     int64_t color = 0;
     int64_t offset = -1;
+    char* fixed_address = nullptr;
   };
   const std::vector<Placement>& placements() const { return placements_; }
 

@@ -216,6 +216,11 @@ absl::StatusOr<int64_t> EmitFusion(KernelEmitContext& context) {
   if (root->opcode() == HloOpcode::kDynamicUpdateSlice && root->operand(0)->opcode() == HloOpcode::kParameter &&
       IsInPlaceDynamicUpdateSlice(*root, fusion, *fusion.operand(root->operand(0)->parameter_number()),
                                   context.assignment())) {
+    // Threads write the update region while others read: the update must
+    // not read the buffer it updates (XLA:GPU's in-place condition too).
+    if (root->operand(0)->user_count() != 1) {
+      return NotSupported(fusion, "in-place dynamic-update-slice whose update reads the updated buffer");
+    }
     HMO_ASSIGN_OR_RETURN(IrArray output, context.OutputArray());
     const Shape& update_shape = root->operand(1)->shape();
     std::vector<llvm::Value*> starts;
@@ -262,7 +267,8 @@ absl::StatusOr<int64_t> EmitElemental(KernelEmitContext& context) {
   if (!instruction.shape().IsArray()) return NotSupported(instruction, "tuple-shaped result");
   llvm::IRBuilder<>& b = context.builder();
   HMO_ASSIGN_OR_RETURN(IrArray output, context.OutputArray());
-  if (IsInPlaceDynamicUpdateSlice(instruction, instruction, *instruction.operand(0), context.assignment())) {
+  if (instruction.opcode() == HloOpcode::kDynamicUpdateSlice &&
+      IsInPlaceDynamicUpdateSlice(instruction, instruction, *instruction.operand(0), context.assignment())) {
     const Shape& update_shape = instruction.operand(1)->shape();
     std::vector<llvm::Value*> starts;
     for (int64_t d = 0; d < update_shape.rank(); ++d) {
@@ -367,6 +373,15 @@ class KernelIrEmitter {
 }  // namespace
 
 bool InstructionNeedsGpuKernel(const HloInstruction& instruction) {
+  switch (instruction.opcode()) {
+    case HloOpcode::kAllReduce:
+    case HloOpcode::kAllGather:
+    case HloOpcode::kReduceScatter:
+    case HloOpcode::kCollectivePermute:
+      return false;  // collective thunks (compiler/gpu_collectives.h)
+    default:
+      break;
+  }
   if (!cpu::NeedsKernel(instruction)) return false;
   if (instruction.shape().IsArray() && ShapeUtil::ElementsIn(instruction.shape()) == 0) return false;
   return true;

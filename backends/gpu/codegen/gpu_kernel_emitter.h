@@ -26,7 +26,9 @@ struct KernelIr {
 };
 
 // Whether the executable needs a kernel for `instruction`: false for data
-// movement and control flow, and for arrays without elements.
+// movement, control flow and collectives (all-reduce, all-gather,
+// reduce-scatter, collective-permute: the executable's collective thunks),
+// and for arrays without elements.
 bool InstructionNeedsGpuKernel(const HloInstruction& instruction);
 
 // Appends the kernels of every instruction of the entry computation and of

@@ -19,14 +19,16 @@
 // instruction (or of the fused computation, composed) compute the value.
 // Multi-output loop fusions write every output at the same logical index;
 // an in-place dynamic-update-slice (root of a fusion, or alone) iterates
-// over the update only.
+// over the update only (a fused one whose update also reads the buffer it
+// updates would race between threads: UnimplementedError).
 //
 // Kernels exist for: kLoop fusions, the elemental instructions of
 // ElementalIrEmitter (elementwise ops, convert, broadcast, transpose, copy,
 // slice, concatenate, pad, iota, ...). Data movement (tuple,
 // get-tuple-element, bitcast, parameter, constant, MoveToHost/MoveToDevice)
-// and control flow (while, conditional, call) get no kernel: they are the
-// executable's business. Anything else (dot, reduce, convolution, sort,
+// control flow (while, conditional, call) and collectives (all-reduce,
+// all-gather, reduce-scatter, collective-permute) get no kernel: they are
+// the executable's business. Anything else (dot, reduce, convolution, sort,
 // collectives, non-loop fusions, ...) is an UnimplementedError naming the
 // instruction.
 //

@@ -9,6 +9,7 @@
 #include "hmo/base/status_macros.h"
 #include "hmo/gpu/cuda_device_query.h"
 #include "hmo/gpu/pinned_host_memory_allocator.h"
+#include "nccl/cuda_collective_transport.h"
 
 #if HMO_GPU_HAVE_CUDA_RUNTIME
 #include <cuda_runtime_api.h>
@@ -38,8 +39,11 @@ struct GpuExecutable::DeviceState {
   // Allocation index -> address (device, or pinned host), and its device copy.
   std::vector<char*> table;
   char** device_table = nullptr;
+  // Single-rank collectives on the compute stream (null without any).
+  std::unique_ptr<CudaCollectiveTransport> collectives;
 
   ~DeviceState() {
+    collectives.reset();
     // Teardown cannot report errors; the process may also be exiting.
     if (device_table != nullptr) cudaFree(device_table);
     if (device_arena != nullptr) cudaFree(device_arena);
@@ -65,12 +69,15 @@ GpuExecutable::GpuExecutable(PreparedGpuModule prepared, GpuKernelModule kernels
       kernels_(std::move(kernels)),
       plan_(std::move(plan)),
       stats_(std::move(stats)) {
-  std::map<int64_t, int64_t> next_offset;
+  // Two arenas: pinned host memory for S(5), device memory for every other
+  // memory space (their allocations follow each other in it).
+  int64_t next_device = 0, next_host = 0;
   for (const BufferAllocation& allocation : prepared_.assignment->Allocations()) {
     Placement placement;
     placement.color = allocation.color();
-    placement.offset = next_offset[allocation.color()];
-    next_offset[allocation.color()] += RoundUpToAlignment(allocation.size());
+    int64_t& next = allocation.color() == kHostMemorySpace ? next_host : next_device;
+    placement.offset = next;
+    next += RoundUpToAlignment(allocation.size());
     placements_.push_back(placement);
   }
 }
@@ -132,6 +139,9 @@ absl::Status GpuExecutable::InitializeDevice() {
   HMO_CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&state->copy, cudaStreamNonBlocking));
   HMO_CUDA_RETURN_IF_ERROR(cudaEventCreateWithFlags(&state->compute_done, cudaEventDisableTiming));
   HMO_CUDA_RETURN_IF_ERROR(cudaEventCreateWithFlags(&state->copy_done, cudaEventDisableTiming));
+  if (plan_.has_collectives) {
+    HMO_ASSIGN_OR_RETURN(state->collectives, CudaCollectiveTransport::CreateSingleRank(state->compute));
+  }
 
   // Arenas: S(5) in pinned host memory, everything else on the device.
   int64_t device_bytes = 0, host_bytes = 0;
@@ -169,6 +179,10 @@ absl::Status GpuExecutable::InitializeDevice() {
     HMO_RETURN_IF_ERROR(cpu::CopyLiteralToBuffer(constant->literal(), constant->shape(), staging.data()));
     HMO_CUDA_RETURN_IF_ERROR(cudaMemcpy(state->Address(slice), staging.data(), staging.size(), cudaMemcpyDefault));
   }
+  // A host-to-device cudaMemcpy from pageable memory may return before its
+  // DMA lands, and the non-blocking compute stream does not wait for the
+  // legacy stream: finish the uploads before any kernel runs.
+  HMO_CUDA_RETURN_IF_ERROR(cudaDeviceSynchronize());
   device_ = std::move(state);
   return absl::OkStatus();
 }
@@ -201,7 +215,10 @@ absl::StatusOr<Literal> GpuExecutable::Execute(absl::Span<const Literal> argumen
     HMO_ASSIGN_OR_RETURN(BufferAssignment::Slice slice, UniqueSlice(assignment, parameter, {}));
     std::vector<char> staging(static_cast<size_t>(bytes));
     HMO_RETURN_IF_ERROR(cpu::CopyLiteralToBuffer(arguments[i], parameter.shape(), staging.data()));
-    HMO_CUDA_RETURN_IF_ERROR(cudaMemcpy(state.Address(slice), staging.data(), staging.size(), cudaMemcpyDefault));
+    // On the compute stream, so the kernels see it. From pageable memory the
+    // call returns once the bytes are staged, so `staging` may go away.
+    HMO_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(state.Address(slice), staging.data(), staging.size(),
+                                             cudaMemcpyDefault, state.compute));
   }
   HMO_RETURN_IF_ERROR(RunThunks(plan_.entry, state.functions, kernels_, &state));
   HMO_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(state.compute));
@@ -290,6 +307,11 @@ absl::Status RunThunks(const ThunkSequence& sequence, const std::vector<cudaKern
         HMO_RETURN_IF_ERROR(RunThunks(thunk.branches[branch], functions, kernels, state));
         break;
       }
+      case Thunk::Kind::kCollective:
+        if (state->collectives == nullptr) return absl::InternalError("GPU executable: no collective transport");
+        HMO_RETURN_IF_ERROR(RunCollective(thunk.collective, state->Address(thunk.source),
+                                          state->Address(thunk.destination), *state->collectives));
+        break;
       case Thunk::Kind::kWhile:
         while (true) {
           HMO_RETURN_IF_ERROR(RunThunks(*thunk.condition, functions, kernels, state));

@@ -51,7 +51,8 @@ class GpuExecutable : public Executable {
   const GpuKernelModule& kernels() const { return kernels_; }
   const ThunkPlan& plan() const { return plan_; }
 
-  // Offset of each allocation inside its memory space's arena.
+  // Where each allocation lives: its memory space, and its offset inside the
+  // pinned host arena (space 5) or the device arena (every other space).
   struct Placement {
     int64_t color = 0;
     int64_t offset = 0;

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "codegen/gpu_kernel_emitter.h"
+#include "compiler/gpu_collectives.h"
 #include "fmt/format.h"
 #include "hmo/base/status_macros.h"
 
@@ -28,6 +29,7 @@ class ThunkPlanBuilder {
   }
 
   std::vector<const HloInstruction*> TakeConstants() { return std::move(constants_); }
+  bool has_collectives() const { return has_collectives_; }
 
  private:
   absl::StatusOr<BufferAssignment::Slice> UniqueSlice(const HloInstruction& instruction, const ShapeIndex& index) {
@@ -128,6 +130,7 @@ class ThunkPlanBuilder {
       default:
         break;
     }
+    if (IsCollective(instruction)) return EmitCollective(instruction, out);
     if (!InstructionNeedsGpuKernel(instruction)) {
       if (instruction.shape().IsArray() && ShapeUtil::ElementsIn(instruction.shape()) == 0) return absl::OkStatus();
       return absl::UnimplementedError(fmt::format("GPU executable: {} instruction {} is not supported",
@@ -160,6 +163,19 @@ class ThunkPlanBuilder {
     }();
     auto order = [&](const Shape& s) { return s.has_layout() ? s.layout().minor_to_major() : default_order; };
     return from.dimensions() == to.dimensions() && order(from) == order(to);
+  }
+
+  absl::Status EmitCollective(const HloInstruction& instruction, ThunkSequence& out) {
+    Thunk thunk;
+    thunk.kind = Thunk::Kind::kCollective;
+    thunk.instruction = &instruction;
+    HMO_ASSIGN_OR_RETURN(thunk.collective, SingleDeviceCollectiveOp(instruction));
+    HMO_ASSIGN_OR_RETURN(thunk.source, UniqueSlice(*instruction.operand(0), {}));
+    HMO_ASSIGN_OR_RETURN(thunk.destination, UniqueSlice(instruction, {}));
+    thunk.bytes = ShapeUtil::ByteSizeOf(instruction.shape());
+    out.push_back(std::move(thunk));
+    has_collectives_ = true;
+    return absl::OkStatus();
   }
 
   absl::Status EmitWhile(const HloInstruction& loop, ThunkSequence& out) {
@@ -218,6 +234,7 @@ class ThunkPlanBuilder {
   const GpuKernelModule& kernels_;
   absl::flat_hash_map<const HloInstruction*, int64_t> kernel_index_;
   std::vector<const HloInstruction*> constants_;
+  bool has_collectives_ = false;
 };
 
 std::string SliceString(const BufferAssignment::Slice& slice) {
@@ -234,6 +251,7 @@ absl::StatusOr<ThunkPlan> BuildThunkPlan(const HloModule& module, const BufferAs
   ThunkPlan plan;
   HMO_RETURN_IF_ERROR(builder.EmitComputation(*entry, plan.entry));
   plan.constants = builder.TakeConstants();
+  plan.has_collectives = builder.has_collectives();
   return plan;
 }
 
@@ -258,6 +276,10 @@ std::string DescribeThunks(const ThunkSequence& sequence, int indent) {
           out += fmt::format("{}  branch {}:\n", pad, k);
           out += DescribeThunks(thunk.branches[k], indent + 2);
         }
+        break;
+      case Thunk::Kind::kCollective:
+        out += fmt::format("{}collective {} {} bytes {} -> {}\n", pad, name, thunk.bytes, SliceString(thunk.source),
+                           SliceString(thunk.destination));
         break;
       case Thunk::Kind::kWhile:
         out += fmt::format("{}while {}\n{}  condition:\n", pad, name, pad);

@@ -16,7 +16,10 @@
 //     the host and run that branch's sequence (an index out of range runs
 //     the last branch);
 //   - kWhile: run the condition sequence, read its pred back, run the body
-//     sequence while it is true.
+//     sequence while it is true;
+//   - kCollective: all-reduce / all-gather / reduce-scatter /
+//     collective-permute over a clique of this one device
+//     (compiler/gpu_collectives.h), on the compute stream.
 // Constants are not thunks: their slices are filled once, when the
 // executable first runs.
 //
@@ -32,6 +35,7 @@
 #include "codegen/gpu_kernel_module.h"
 #include "hmo/analysis/buffer_assignment.h"
 #include "hmo/ir/hlo_module.h"
+#include "nccl/collective_thunk.h"
 
 namespace hmo::gpu {
 
@@ -39,7 +43,7 @@ struct Thunk;
 using ThunkSequence = std::vector<Thunk>;
 
 struct Thunk {
-  enum class Kind { kKernel, kCopy, kMemorySpaceCopy, kConditional, kWhile };
+  enum class Kind { kKernel, kCopy, kMemorySpaceCopy, kConditional, kWhile, kCollective };
   Kind kind = Kind::kKernel;
   // The instruction this thunk implements (for messages and profiles).
   const HloInstruction* instruction = nullptr;
@@ -47,7 +51,8 @@ struct Thunk {
   // kKernel: index into GpuKernelModule::kernels.
   int64_t kernel = -1;
 
-  // kCopy / kMemorySpaceCopy.
+  // kCopy / kMemorySpaceCopy; kCollective: the operand's (source) and the
+  // result's (destination) slices.
   BufferAssignment::Slice source;
   BufferAssignment::Slice destination;
   int64_t bytes = 0;
@@ -61,12 +66,18 @@ struct Thunk {
   std::vector<ThunkSequence> branches;
   std::shared_ptr<ThunkSequence> condition;
   std::shared_ptr<ThunkSequence> body;
+
+  // kCollective.
+  CollectiveOp collective;
 };
 
 struct ThunkPlan {
   ThunkSequence entry;
   // Every constant with a slice (in any computation), to upload once.
   std::vector<const HloInstruction*> constants;
+  // Whether any kCollective thunk exists (the executable then creates its
+  // single-rank collective transport).
+  bool has_collectives = false;
 };
 
 absl::StatusOr<ThunkPlan> BuildThunkPlan(const HloModule& module, const BufferAssignment& assignment,

@@ -1,5 +1,7 @@
 // while, conditional and call, with loop state in tuples, and tuple results.
 
+#include <cmath>
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "run_hlo.h"
@@ -189,11 +191,6 @@ ENTRY e {
   EXPECT_NE(std::string(result.status().message()).find("c"), std::string::npos);
 }
 
-}  // namespace
-}  // namespace hmo::cpu::testing
-
-namespace hmo::cpu::testing {
-namespace {
 
 TEST(ControlFlowTest, MemorySpaceMovesAndTupleCopy) {
   constexpr const char* kHlo = R"(
@@ -214,11 +211,6 @@ ENTRY e {
   EXPECT_THAT(AsDoubles(*result), ::testing::ElementsAre(-2, -4, -6, -8));
 }
 
-}  // namespace
-}  // namespace hmo::cpu::testing
-
-namespace hmo::cpu::testing {
-namespace {
 
 TEST(ControlFlowTest, CopyStartAndCopyDoneMoveBetweenMemorySpaces) {
   constexpr const char* kHlo = R"(

@@ -213,11 +213,6 @@ ENTRY e {
   EXPECT_THAT(AsDoubles(*result), ElementsAre(5, 11, 19));
 }
 
-}  // namespace
-}  // namespace hmo::cpu::testing
-
-namespace hmo::cpu::testing {
-namespace {
 
 TEST(DataMovementTest, MultiOutputInPlaceDynamicUpdateSlices) {
   constexpr const char* kHlo = R"(

@@ -286,5 +286,31 @@ ENTRY e {
   EXPECT_THAT(AsInts(e[6]), ElementsAre(1, 0, 0, 0));
 }
 
+
+TEST(ElementwiseTest, ReducePrecisionToBFloat16AndHalfRanges) {
+  constexpr const char* kHlo = R"(
+HloModule m
+ENTRY e {
+  x = f32[6] parameter(0)
+  bf = f32[6] reduce-precision(x), exponent_bits=8, mantissa_bits=7
+  h = f32[6] reduce-precision(x), exponent_bits=5, mantissa_bits=10
+  ROOT t = (f32[6], f32[6]) tuple(bf, h)
+})";
+  const double tie_even = 1 + std::ldexp(1, -8);      // halfway between bf16 1 and 1+2^-7
+  const double tie_odd = 1 + 3 * std::ldexp(1, -8);   // halfway, rounds up to 1+2^-6
+  auto result = RunHlo(kHlo, {R1F(PrimitiveType::F32, {tie_even, tie_odd, 70000, 1e-6, -kInf, kNaN})});
+  ASSERT_TRUE(result.ok()) << result.status();
+  auto bf = AsDoubles(result->tuple_elements()[0]);
+  EXPECT_EQ(bf[0], 1.0);
+  EXPECT_EQ(bf[1], 1 + std::ldexp(1, -6));
+  EXPECT_EQ(bf[2], 70144);
+  EXPECT_EQ(bf[4], -kInf);
+  EXPECT_TRUE(std::isnan(bf[5]));
+  auto h = AsDoubles(result->tuple_elements()[1]);
+  EXPECT_EQ(h[0], tie_even);  // exact in 10 mantissa bits
+  EXPECT_EQ(h[2], kInf);      // beyond the 5-bit exponent range
+  EXPECT_EQ(h[3], 0.0);       // below the smallest normal of the reduced format
+}
+
 }  // namespace
 }  // namespace hmo::cpu::testing

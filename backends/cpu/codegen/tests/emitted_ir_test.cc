@@ -191,11 +191,6 @@ ENTRY e {
   EXPECT_EQ(optimized.find("memcheck"), std::string::npos) << optimized;
 }
 
-}  // namespace
-}  // namespace hmo::cpu
-
-namespace hmo::cpu {
-namespace {
 
 TEST(EmittedIrTest, MultiOutputFusionUpdatesBothBuffersInPlaceThroughBitcast) {
   // Both outputs are dynamic-update-slices of the fusion's own operand

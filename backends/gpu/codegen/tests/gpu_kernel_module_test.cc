@@ -332,3 +332,82 @@ TEST(LibdeviceMathTest, TableMapsIntrinsicsAndLibmNames) {
 
 }  // namespace
 }  // namespace hmo::gpu
+
+namespace hmo::gpu {
+namespace {
+
+constexpr char kInPlaceUpdate[] = R"(
+HloModule dus, is_scheduled=true
+
+fused {
+  buffer = f32[64] parameter(0)
+  update = f32[4] parameter(1)
+  start = s32[] parameter(2)
+  doubled = f32[4] add(update, update)
+  ROOT d = f32[64] dynamic-update-slice(buffer, doubled, start)
+}
+
+ENTRY main {
+  x = f32[64] parameter(0)
+  u = f32[4] parameter(1)
+  i = s32[] parameter(2)
+  n = f32[64] negate(x)
+  ROOT f = f32[64] fusion(n, u, i), kind=kLoop, calls=fused
+}
+)";
+
+TEST(GpuKernelModuleTest, InPlaceDynamicUpdateSliceFusionCoversOnlyTheUpdate) {
+  Emitted e = Emit(kInPlaceUpdate);
+  ASSERT_TRUE(e.kernels.ok()) << e.kernels.status();
+  const GpuKernel* kernel = nullptr;
+  for (const GpuKernel& k : e.kernels->kernels) {
+    if (k.name == "f") kernel = &k;
+  }
+  ASSERT_NE(kernel, nullptr);
+  const bool shares = e.prepared.assignment->GetAllSlices(kernel->instruction, {}) ==
+                      e.prepared.assignment->GetAllSlices(kernel->instruction->operand(0), {});
+  // The fusion's output is its operand's buffer, so only the 4 updated
+  // elements are written.
+  EXPECT_TRUE(shares);
+  EXPECT_EQ(kernel->element_count, 4);
+  EXPECT_EQ(kernel->launch.blocks, 1);
+  ExpectPtxasAccepts(e.kernels->ptx, "dus");
+}
+
+}  // namespace
+}  // namespace hmo::gpu
+
+namespace hmo::gpu {
+namespace {
+
+TEST(GpuKernelModuleTest, InPlaceUpdateThatReadsItsOwnBufferIsRejected) {
+  Emitted e = Emit(R"(
+HloModule dus_self, is_scheduled=true
+
+fused {
+  buffer = f32[64] parameter(0)
+  start = s32[] parameter(1)
+  window = f32[4] slice(buffer), slice={[0:4]}
+  ROOT d = f32[64] dynamic-update-slice(buffer, window, start)
+}
+
+ENTRY main {
+  x = f32[64] parameter(0)
+  i = s32[] parameter(1)
+  n = f32[64] negate(x)
+  ROOT f = f32[64] fusion(n, i), kind=kLoop, calls=fused
+}
+)");
+  const bool in_place = e.prepared.assignment != nullptr &&
+                        e.prepared.assignment->GetAllSlices(e.prepared.module->entry_computation()->root_instruction(), {}) ==
+                            e.prepared.assignment->GetAllSlices(
+                                e.prepared.module->entry_computation()->root_instruction()->operand(0), {});
+  if (!in_place) GTEST_SKIP() << "buffer assignment did not share the buffer; nothing to reject";
+  ASSERT_FALSE(e.kernels.ok());
+  EXPECT_EQ(e.kernels.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_NE(std::string(e.kernels.status().message()).find("update reads the updated buffer"), std::string::npos)
+      << e.kernels.status();
+}
+
+}  // namespace
+}  // namespace hmo::gpu

@@ -3,6 +3,8 @@
 // values when a CUDA device is present, and for the exact UNAVAILABLE
 // error when it is not (this machine, CI).
 
+#include <cmath>
+#include <filesystem>
 #include <memory>
 #include <string>
 
@@ -46,6 +48,9 @@ ENTRY main {
 )";
 
 TEST(GpuExecutableTest, CompilesWithoutADeviceAndRunsOnlyWithOne) {
+  if (!std::filesystem::exists(DefaultLibdevicePath())) {
+    GTEST_SKIP() << "libdevice not found at " << DefaultLibdevicePath() << " (exp needs it)";
+  }
   auto module = Parse(kElementwise);
   ASSERT_NE(module, nullptr);
   auto executable = CompileForGpu(*module, GpuCompileOptions{});
@@ -76,6 +81,9 @@ TEST(GpuExecutableTest, CompilesWithoutADeviceAndRunsOnlyWithOne) {
 }
 
 TEST(GpuExecutableTest, ConditionalBecomesAHostSideBranchOverKernelSequences) {
+  if (!std::filesystem::exists(DefaultLibdevicePath())) {
+    GTEST_SKIP() << "libdevice not found at " << DefaultLibdevicePath() << " (log/exp need it)";
+  }
   auto module = Parse(R"(
 HloModule cond, is_scheduled=true
 
@@ -190,6 +198,20 @@ ENTRY main {
   EXPECT_THAT(plan, HasSubstr("memory-space-copy h 256 bytes"));
   EXPECT_THAT(plan, HasSubstr("memory-space-copy d 256 bytes"));
   EXPECT_GT((*executable)->stats().arena_bytes.at(5), 0);
+  // Allocations of one arena (host: space 5; device: the rest) never overlap.
+  const auto& placements = (*executable)->placements();
+  const auto& allocations = (*executable)->assignment().Allocations();
+  bool saw_host = false;
+  for (size_t a = 0; a < placements.size(); ++a) {
+    saw_host |= placements[a].color == 5;
+    for (size_t b = a + 1; b < placements.size(); ++b) {
+      if ((placements[a].color == 5) != (placements[b].color == 5)) continue;
+      const bool disjoint = placements[a].offset + allocations[a].size() <= placements[b].offset ||
+                            placements[b].offset + allocations[b].size() <= placements[a].offset;
+      EXPECT_TRUE(disjoint) << "allocations " << a << " and " << b;
+    }
+  }
+  EXPECT_TRUE(saw_host);
   if (!HaveDevice()) return;
   std::vector<double> values(64);
   for (int i = 0; i < 64; ++i) values[i] = i;
@@ -226,6 +248,9 @@ TEST(GpuBackendTest, DescribesTheTarget) {
 
 TEST(GpuBackendCliTest, RunExecuteWithoutADeviceFailsWithAClearError) {
   if (HaveDevice()) GTEST_SKIP() << "a CUDA device is present; tests/gpu/run_gpu_checks.sh runs the CLI on it";
+  if (!std::filesystem::exists(DefaultLibdevicePath())) {
+    GTEST_SKIP() << "libdevice not found at " << DefaultLibdevicePath() << " (the module uses log/exp)";
+  }
   const test_support::HmoCliRun run = test_support::RunHmoCli(
       "run --passes=report --execute --backend gpu " + std::string(HMO_TEST_DATA_DIR) + "/hlo/if_conditional.hlo");
   EXPECT_NE(run.exit_code, 0) << run.out << run.err;
