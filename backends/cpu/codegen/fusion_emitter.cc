@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "codegen/alias_scopes.h"
 #include "codegen/elemental_ir_emitter.h"
+#include "codegen/fused_generators.h"
 #include "codegen/kernel_emitter.h"
 #include "hmo/base/status_macros.h"
 
@@ -18,61 +19,6 @@ absl::Status FusionError(const HloInstruction& fusion, std::string_view why) {
   return absl::UnimplementedError("CPU codegen: fusion " + fusion.name() + ": " + std::string(why));
 }
 
-// The generators of a fused computation's instructions, composed.
-class FusedGenerators {
- public:
-  FusedGenerators(llvm::IRBuilderBase& b, llvm::Module& module, std::vector<IrArray> parameters)
-      : b_(b), emitter_(b, module), parameters_(std::move(parameters)) {}
-
-  absl::StatusOr<ElementGenerator> Get(const HloInstruction& instruction) {
-    if (auto it = generators_.find(&instruction); it != generators_.end()) return it->second;
-    ElementGenerator generator;
-    if (instruction.opcode() == HloOpcode::kParameter) {
-      const IrArray& array = parameters_.at(instruction.parameter_number());
-      const bool scalar = array.shape().rank() == 0;
-      llvm::IRBuilderBase& b = b_;
-      generator = [&b, array, scalar](const IrArray::Index& index) -> absl::StatusOr<llvm::Value*> {
-        return array.EmitReadElement(scalar ? IrArray::Index{} : index, b);
-      };
-    } else {
-      std::vector<ElementGenerator> operands;
-      for (const HloInstruction* operand : instruction.operands()) {
-        HMO_ASSIGN_OR_RETURN(ElementGenerator g, Get(*operand));
-        operands.push_back(std::move(g));
-      }
-      HMO_ASSIGN_OR_RETURN(ElementGenerator raw, emitter_.MakeGenerator(instruction, std::move(operands)));
-      generator = Cached(std::move(raw));
-    }
-    generators_[&instruction] = generator;
-    return generator;
-  }
-
- private:
-  // Reuses an element computed at the same index in the current block, so
-  // an instruction used several times (a DAG) is computed once per element.
-  ElementGenerator Cached(ElementGenerator raw) {
-    struct Entry {
-      IrArray::Index index;
-      llvm::BasicBlock* block;
-      llvm::Value* value;
-    };
-    auto cache = std::make_shared<std::vector<Entry>>();
-    llvm::IRBuilderBase& b = b_;
-    return [&b, raw = std::move(raw), cache](const IrArray::Index& index) -> absl::StatusOr<llvm::Value*> {
-      for (const Entry& e : *cache) {
-        if (e.block == b.GetInsertBlock() && e.index == index) return e.value;
-      }
-      HMO_ASSIGN_OR_RETURN(llvm::Value * value, raw(index));
-      cache->push_back(Entry{index, b.GetInsertBlock(), value});
-      return value;
-    };
-  }
-
-  llvm::IRBuilderBase& b_;
-  ElementalIrEmitter emitter_;
-  std::vector<IrArray> parameters_;
-  absl::flat_hash_map<const HloInstruction*, ElementGenerator> generators_;
-};
 
 // Every fused instruction works element by element on arrays of the
 // output's dimensions (scalars only through broadcasts and constants), and

@@ -1,5 +1,7 @@
 #include "codegen/module_emitter.h"
 
+#include "codegen/value_copies.h"
+
 #include <set>
 #include <string>
 #include <vector>
@@ -145,43 +147,21 @@ class ModuleEmitter {
   // in the same slice, else a copy of its bytes.
   absl::Status CopyValue(KernelEmitContext& context, const HloInstruction& from, const ShapeIndex& from_index,
                          const HloInstruction& to, const ShapeIndex& to_index) {
-    const Shape& shape = ShapeUtil::GetSubshape(to.shape(), to_index);
-    absl::Status status;
-    ShapeUtil::ForEachLeafShape(shape, [&](const Shape& leaf, const ShapeIndex& relative) {
-      if (!status.ok() || !leaf.IsArray()) return;
-      const int64_t bytes = ShapeUtil::ByteSizeOf(leaf);
-      if (bytes == 0) return;
-      ShapeIndex src_index = from_index, dst_index = to_index;
-      src_index.insert(src_index.end(), relative.begin(), relative.end());
-      dst_index.insert(dst_index.end(), relative.begin(), relative.end());
-      const auto src_slices = assignment_.GetAllSlices(&from, src_index);
-      const auto dst_slices = assignment_.GetAllSlices(&to, dst_index);
-      if (!src_slices.empty() && src_slices == dst_slices) return;
-      if (dst_slices.empty()) {
-        status = absl::InternalError("CPU codegen: " + to.name() + " at " + ShapeIndexToString(dst_index) +
-                                     " has no buffer slice");
-        return;
-      }
-      absl::StatusOr<llvm::Value*> src = ValueAddress(context, from, src_index);
-      absl::StatusOr<llvm::Value*> dst = ValueAddress(context, to, dst_index);
-      if (!src.ok() || !dst.ok()) {
-        status = !src.ok() ? src.status() : dst.status();
-        return;
-      }
-      // memmove: a careless schedule could make the ranges overlap.
-      builder_.CreateMemMove(*dst, llvm::MaybeAlign(1), *src, llvm::MaybeAlign(1), builder_.getInt64(bytes));
-    });
-    return status;
+    return ForEachLeafNeedingCopy(
+        assignment_, from, from_index, to, to_index,
+        [&](const ShapeIndex& src_index, const ShapeIndex& dst_index, int64_t bytes) -> absl::Status {
+          HMO_ASSIGN_OR_RETURN(llvm::Value * src, ValueAddress(context, from, src_index));
+          HMO_ASSIGN_OR_RETURN(llvm::Value * dst, ValueAddress(context, to, dst_index));
+          // memmove: a careless schedule could make the ranges overlap.
+          builder_.CreateMemMove(dst, llvm::MaybeAlign(1), src, llvm::MaybeAlign(1), builder_.getInt64(bytes));
+          return absl::OkStatus();
+        });
   }
 
   absl::Status EmitKernelAndCall(const HloInstruction& instruction, llvm::Value* table) {
     llvm::Function* kernel = NewFunction(UniqueName(SanitizeName(instruction.name())));
     // Nothing else touches the table while a kernel runs.
     kernel->addParamAttr(0, llvm::Attribute::NoAlias);
-    // Kernels stay separate functions: inlining hundreds of loop nests into
-    // one function makes the optimizer superlinearly slow and gains nothing
-    // (one call per kernel run).
-    kernel->addFnAttr(llvm::Attribute::NoInline);
     // Kernels stay functions of their own: inlining hundreds of them into
     // one computation function makes LLVM's optimizer superlinear (a
     // 1000-kernel module took 80 s at O1), and a kernel body gains nothing

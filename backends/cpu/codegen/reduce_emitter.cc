@@ -16,6 +16,7 @@
 #include "absl/status/status.h"
 #include "codegen/element_types.h"
 #include "codegen/op_emitters.h"
+#include "codegen/window_loops.h"
 #include "hmo/base/status_macros.h"
 
 namespace hmo::cpu {
@@ -82,19 +83,7 @@ absl::Status EmitReduce(KernelEmitContext& context) {
     HMO_RETURN_IF_ERROR(EmitIndexLoops(context, reduced_sizes, ivs,
                                        [&](const std::vector<llvm::Value*>& r) -> absl::Status {
       for (size_t k = 0; k < r.size(); ++k) input_index[reduced_sorted[k]] = r[k];
-      std::vector<llvm::Value*> args;
-      for (int64_t i = 0; i < n; ++i) {
-        args.push_back(b.CreateLoad(accumulators[i]->getAllocatedType(), accumulators[i]));
-      }
-      for (int64_t i = 0; i < n; ++i) args.push_back(inputs[i].EmitReadElement(input_index, b));
-      HMO_ASSIGN_OR_RETURN(std::vector<llvm::Value*> results,
-                           context.EmitScalarComputation(*reduce.to_apply(), args));
-      if (static_cast<int64_t>(results.size()) != n) {
-        return absl::InvalidArgumentError("CPU reduce: to_apply of " + reduce.name() +
-                                          " does not return one value per input");
-      }
-      for (int64_t i = 0; i < n; ++i) b.CreateStore(results[i], accumulators[i]);
-      return absl::OkStatus();
+      return EmitAccumulateStep(context, reduce, accumulators, inputs, input_index);
     }));
     for (int64_t i = 0; i < n; ++i) {
       outputs[i].EmitWriteElement(

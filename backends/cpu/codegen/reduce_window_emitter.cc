@@ -75,19 +75,7 @@ absl::Status EmitReduceWindow(KernelEmitContext& context) {
                 input_index[d] = x;
               }
               return EmitIf(context, valid, "reduce_window.in", [&]() -> absl::Status {
-                std::vector<llvm::Value*> args;
-                for (int64_t i = 0; i < n; ++i) {
-                  args.push_back(b.CreateLoad(accumulators[i]->getAllocatedType(), accumulators[i]));
-                }
-                for (int64_t i = 0; i < n; ++i) args.push_back(inputs[i].EmitReadElement(input_index, b));
-                HMO_ASSIGN_OR_RETURN(std::vector<llvm::Value*> results,
-                                     context.EmitScalarComputation(*rw.to_apply(), args));
-                if (static_cast<int64_t>(results.size()) != n) {
-                  return absl::InvalidArgumentError("CPU reduce-window: to_apply of " + rw.name() +
-                                                    " does not return one value per input");
-                }
-                for (int64_t i = 0; i < n; ++i) b.CreateStore(results[i], accumulators[i]);
-                return absl::OkStatus();
+                return EmitAccumulateStep(context, rw, accumulators, inputs, input_index);
               });
             }));
         for (int64_t i = 0; i < n; ++i) {

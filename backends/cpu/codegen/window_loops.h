@@ -6,6 +6,7 @@
 // and a guarded block that runs only when a condition holds.
 
 #include <cstdint>
+#include <string>
 #include <functional>
 #include <string_view>
 #include <vector>
@@ -57,6 +58,31 @@ inline absl::Status EmitIf(KernelEmitContext& context, llvm::Value* condition, s
 // `value` (i64) in [0, limit).
 inline llvm::Value* EmitInRange(llvm::IRBuilderBase& b, llvm::Value* value, int64_t limit) {
   return b.CreateICmpULT(value, I64(b, limit));
+}
+
+// One reduction step of reduce and reduce-window: the N accumulators
+// become to_apply(accumulators..., inputs[i] at `index`...).
+inline absl::Status EmitAccumulateStep(KernelEmitContext& context, const HloInstruction& op,
+                                       const std::vector<llvm::AllocaInst*>& accumulators,
+                                       const std::vector<IrArray>& inputs,
+                                       const IrArray::Index& index) {
+  llvm::IRBuilderBase& b = context.builder();
+  const size_t n = accumulators.size();
+  std::vector<llvm::Value*> args;
+  for (llvm::AllocaInst* accumulator : accumulators) {
+    args.push_back(b.CreateLoad(accumulator->getAllocatedType(), accumulator));
+  }
+  for (size_t i = 0; i < n; ++i) args.push_back(inputs[i].EmitReadElement(index, b));
+  absl::StatusOr<std::vector<llvm::Value*>> results =
+      context.EmitScalarComputation(*op.to_apply(), args);
+  if (!results.ok()) return results.status();
+  if (results->size() != n) {
+    return absl::InvalidArgumentError("CPU " + std::string(HloOpcodeString(op.opcode())) +
+                                      ": to_apply of " + op.name() +
+                                      " does not return one value per input");
+  }
+  for (size_t i = 0; i < n; ++i) b.CreateStore((*results)[i], accumulators[i]);
+  return absl::OkStatus();
 }
 
 }  // namespace hmo::cpu

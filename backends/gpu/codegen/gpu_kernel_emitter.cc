@@ -10,6 +10,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "codegen/elemental_ir_emitter.h"
+#include "codegen/fused_generators.h"
 #include "codegen/ir_array.h"
 #include "codegen/kernel_emit_context.h"
 #include "codegen/kernel_emitter.h"
@@ -23,6 +24,7 @@ namespace {
 
 using cpu::ElementGenerator;
 using cpu::ElementalIrEmitter;
+using cpu::FusedGenerators;
 using cpu::IrArray;
 using cpu::KernelEmitContext;
 
@@ -44,63 +46,6 @@ std::string PtxName(std::string_view name) {
   return out;
 }
 
-// The generators of a fused computation's instructions, composed; a fused
-// instruction used several times is computed once per element and block.
-class FusedGenerators {
- public:
-  FusedGenerators(llvm::IRBuilderBase& b, llvm::Module& module, std::vector<IrArray> parameters)
-      : b_(b), emitter_(b, module), parameters_(std::move(parameters)) {}
-
-  absl::StatusOr<ElementGenerator> Get(const HloInstruction& instruction) {
-    if (auto it = generators_.find(&instruction); it != generators_.end()) return it->second;
-    ElementGenerator generator;
-    if (instruction.opcode() == HloOpcode::kParameter) {
-      generator = ArrayReader(b_, parameters_.at(instruction.parameter_number()));
-    } else {
-      std::vector<ElementGenerator> operands;
-      for (const HloInstruction* operand : instruction.operands()) {
-        HMO_ASSIGN_OR_RETURN(ElementGenerator g, Get(*operand));
-        operands.push_back(std::move(g));
-      }
-      HMO_ASSIGN_OR_RETURN(ElementGenerator raw, emitter_.MakeGenerator(instruction, std::move(operands)));
-      generator = Cached(std::move(raw));
-    }
-    generators_[&instruction] = generator;
-    return generator;
-  }
-
-  // Reads `array` at the index (a scalar ignores it).
-  static ElementGenerator ArrayReader(llvm::IRBuilderBase& b, IrArray array) {
-    const bool scalar = array.shape().rank() == 0;
-    return [&b, array, scalar](const IrArray::Index& index) -> absl::StatusOr<llvm::Value*> {
-      return array.EmitReadElement(scalar ? IrArray::Index{} : index, b);
-    };
-  }
-
- private:
-  ElementGenerator Cached(ElementGenerator raw) {
-    struct Entry {
-      IrArray::Index index;
-      llvm::BasicBlock* block;
-      llvm::Value* value;
-    };
-    auto cache = std::make_shared<std::vector<Entry>>();
-    llvm::IRBuilderBase& b = b_;
-    return [&b, raw = std::move(raw), cache](const IrArray::Index& index) -> absl::StatusOr<llvm::Value*> {
-      for (const Entry& e : *cache) {
-        if (e.block == b.GetInsertBlock() && e.index == index) return e.value;
-      }
-      HMO_ASSIGN_OR_RETURN(llvm::Value * value, raw(index));
-      cache->push_back(Entry{index, b.GetInsertBlock(), value});
-      return value;
-    };
-  }
-
-  llvm::IRBuilderBase& b_;
-  ElementalIrEmitter emitter_;
-  std::vector<IrArray> parameters_;
-  absl::flat_hash_map<const HloInstruction*, ElementGenerator> generators_;
-};
 
 llvm::Value* ReadSreg(llvm::IRBuilder<>& b, llvm::Intrinsic::ID id) {
   llvm::Function* f = llvm::Intrinsic::getDeclaration(b.GetInsertBlock()->getModule(), id);

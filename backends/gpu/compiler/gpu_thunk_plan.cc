@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "codegen/gpu_kernel_emitter.h"
+#include "codegen/value_copies.h"
 #include "compiler/gpu_collectives.h"
 #include "fmt/format.h"
 #include "hmo/base/status_macros.h"
@@ -51,34 +52,21 @@ class ThunkPlanBuilder {
   absl::Status CopyValue(const HloInstruction& from, const ShapeIndex& from_index, const HloInstruction& to,
                          const ShapeIndex& to_index, const HloInstruction& cause, ThunkSequence& out,
                          bool memory_space_copy = false) {
-    const Shape& shape = ShapeUtil::GetSubshape(to.shape(), to_index);
-    absl::Status status;
-    ShapeUtil::ForEachLeafShape(shape, [&](const Shape& leaf, const ShapeIndex& relative) {
-      if (!status.ok() || !leaf.IsArray()) return;
-      const int64_t bytes = ShapeUtil::ByteSizeOf(leaf);
-      if (bytes == 0) return;
-      ShapeIndex src_index = from_index, dst_index = to_index;
-      src_index.insert(src_index.end(), relative.begin(), relative.end());
-      dst_index.insert(dst_index.end(), relative.begin(), relative.end());
-      const auto src_slices = assignment_.GetAllSlices(&from, src_index);
-      const auto dst_slices = assignment_.GetAllSlices(&to, dst_index);
-      if (!src_slices.empty() && src_slices == dst_slices) return;
-      absl::StatusOr<BufferAssignment::Slice> src = UniqueSlice(from, src_index);
-      absl::StatusOr<BufferAssignment::Slice> dst = UniqueSlice(to, dst_index);
-      if (!src.ok() || !dst.ok()) {
-        status = !src.ok() ? src.status() : dst.status();
-        return;
-      }
-      Thunk thunk;
-      thunk.kind = memory_space_copy && ColorOf(*src) != ColorOf(*dst) ? Thunk::Kind::kMemorySpaceCopy
-                                                                        : Thunk::Kind::kCopy;
-      thunk.instruction = &cause;
-      thunk.source = *src;
-      thunk.destination = *dst;
-      thunk.bytes = bytes;
-      out.push_back(std::move(thunk));
-    });
-    return status;
+    return cpu::ForEachLeafNeedingCopy(
+        assignment_, from, from_index, to, to_index,
+        [&](const ShapeIndex& src_index, const ShapeIndex& dst_index, int64_t bytes) -> absl::Status {
+          HMO_ASSIGN_OR_RETURN(BufferAssignment::Slice src, UniqueSlice(from, src_index));
+          HMO_ASSIGN_OR_RETURN(BufferAssignment::Slice dst, UniqueSlice(to, dst_index));
+          Thunk thunk;
+          thunk.kind = memory_space_copy && ColorOf(src) != ColorOf(dst) ? Thunk::Kind::kMemorySpaceCopy
+                                                                          : Thunk::Kind::kCopy;
+          thunk.instruction = &cause;
+          thunk.source = src;
+          thunk.destination = dst;
+          thunk.bytes = bytes;
+          out.push_back(std::move(thunk));
+          return absl::OkStatus();
+        });
   }
 
   absl::Status EmitSequenceOf(const HloComputation& computation, ThunkSequence& out) {
