@@ -41,14 +41,16 @@ bool IsRowMajor(const Shape& shape) {
   return true;
 }
 
-// Whether the runtime's NHWC x HWIO -> NHWC f32 convolution computes `conv`.
+// Whether the runtime's NHWC x HWIO -> NHWC f32 (or bf16, accumulated in
+// f32) convolution computes `conv`.
 bool IsRuntimeConv2D(const HloInstruction& conv) {
   const ConvolutionDimensionNumbers& d = conv.convolution_dimension_numbers();
   const Shape& lhs = conv.operand(0)->shape();
   const Shape& rhs = conv.operand(1)->shape();
   const Shape& out = conv.shape();
-  if (lhs.element_type() != PrimitiveType::F32 || rhs.element_type() != PrimitiveType::F32 ||
-      out.element_type() != PrimitiveType::F32) {
+  const PrimitiveType type = out.element_type();
+  if ((type != PrimitiveType::F32 && type != PrimitiveType::BF16) || lhs.element_type() != type ||
+      rhs.element_type() != type) {
     return false;
   }
   if (lhs.dimensions().size() != 4 || conv.batch_group_count() != 1) return false;
@@ -89,7 +91,9 @@ absl::Status EmitRuntimeConv2D(KernelEmitContext& context) {
   llvm::Type* ptr = b.getInt8PtrTy();
   llvm::FunctionType* type =
       llvm::FunctionType::get(b.getVoidTy(), {ptr, ptr, ptr, ptr}, /*isVarArg=*/false);
-  llvm::FunctionCallee function = context.GetOrDeclareFunction("__hmo_cpu_conv2d_f32", type);
+  llvm::FunctionCallee function = context.GetOrDeclareFunction(
+      out.element_type() == PrimitiveType::BF16 ? "__hmo_cpu_conv2d_bf16" : "__hmo_cpu_conv2d_f32",
+      type);
   b.CreateCall(function, {b.CreateBitCast(output.base(), ptr), b.CreateBitCast(input.base(), ptr),
                           b.CreateBitCast(filter.base(), ptr), b.CreateBitCast(shape, ptr)});
   return absl::OkStatus();

@@ -171,3 +171,21 @@ extern "C" void __hmo_cpu_conv2d_f32(float* output, const float* input, const fl
   }
   ConvolveIm2Col(output, input, filter, s);
 }
+
+extern "C" void __hmo_cpu_conv2d_bf16(uint16_t* output, const uint16_t* input,
+                                      const uint16_t* filter, const HmoCpuConv2DShape* shape) {
+  const HmoCpuConv2DShape& s = *shape;
+  const int64_t input_elements = s.batch * s.input_rows * s.input_cols * s.input_features;
+  const int64_t filter_elements = s.kernel_rows * s.kernel_cols *
+                                  (s.input_features / std::max<int64_t>(1, s.feature_group_count)) *
+                                  s.output_features;
+  const int64_t output_elements = s.batch * s.output_rows * s.output_cols * s.output_features;
+  if (output_elements <= 0) return;
+  std::vector<float> wide_input(static_cast<size_t>(std::max<int64_t>(0, input_elements)));
+  std::vector<float> wide_filter(static_cast<size_t>(std::max<int64_t>(0, filter_elements)));
+  std::vector<float> wide_output(static_cast<size_t>(output_elements));
+  for (int64_t i = 0; i < input_elements; ++i) wide_input[i] = __hmo_cpu_bf16_to_f32(input[i]);
+  for (int64_t i = 0; i < filter_elements; ++i) wide_filter[i] = __hmo_cpu_bf16_to_f32(filter[i]);
+  __hmo_cpu_conv2d_f32(wide_output.data(), wide_input.data(), wide_filter.data(), shape);
+  for (int64_t i = 0; i < output_elements; ++i) output[i] = __hmo_cpu_f32_to_bf16(wide_output[i]);
+}

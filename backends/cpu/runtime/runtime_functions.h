@@ -97,6 +97,13 @@ struct HmoCpuConv2DShape {
 void __hmo_cpu_conv2d_f32(float* output, const float* input, const float* filter,
                           const HmoCpuConv2DShape* shape);
 
+// The same for bf16 input, filter and output (raw bf16 bits): the operands
+// are widened to f32, convolved by __hmo_cpu_conv2d_f32 (f32 accumulation)
+// and the result rounded to bf16 (nearest even) once, as XLA:CPU computes a
+// bf16 convolution. Uses heap scratch of the f32 sizes for the call.
+void __hmo_cpu_conv2d_bf16(uint16_t* output, const uint16_t* input, const uint16_t* filter,
+                           const HmoCpuConv2DShape* shape);
+
 // ---------------------------------------------------------------------------
 // Multi-operand sort.
 //

@@ -15,6 +15,7 @@ std::vector<std::pair<std::string, void*>> RuntimeSymbols() {
       {"__hmo_cpu_gemm_f32", reinterpret_cast<void*>(&__hmo_cpu_gemm_f32)},
       {"__hmo_cpu_gemm_f64", reinterpret_cast<void*>(&__hmo_cpu_gemm_f64)},
       {"__hmo_cpu_conv2d_f32", reinterpret_cast<void*>(&__hmo_cpu_conv2d_f32)},
+      {"__hmo_cpu_conv2d_bf16", reinterpret_cast<void*>(&__hmo_cpu_conv2d_bf16)},
       {"__hmo_cpu_sort", reinterpret_cast<void*>(&__hmo_cpu_sort)},
       {"__hmo_cpu_f16_to_f32", reinterpret_cast<void*>(&__hmo_cpu_f16_to_f32)},
       {"__hmo_cpu_f32_to_f16", reinterpret_cast<void*>(&__hmo_cpu_f32_to_f16)},

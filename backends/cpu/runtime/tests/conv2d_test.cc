@@ -161,4 +161,28 @@ TEST(Conv2DKnownValuesTest, SingleChannelBoxFilter) {
   EXPECT_EQ(out, (std::vector<float>{12, 16, 24, 28}));
 }
 
+TEST(Conv2DBf16Test, WidensAccumulatesInF32AndRoundsOnce) {
+  // Depthwise 3x3 over two channels of a 4x4 image: bf16 operands widened
+  // to f32 must give exactly the f32 convolution of the widened values,
+  // rounded once to bf16.
+  const ConvCase c{"Depthwise", 1, 4, 4, 2, 3, 3, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2};
+  const HmoCpuConv2DShape s = ShapeFor(c);
+  std::mt19937 random(5);
+  std::uniform_real_distribution<float> value(-2.0f, 2.0f);
+  std::vector<uint16_t> input(4 * 4 * 2), filter(3 * 3 * 1 * 2);
+  for (uint16_t& v : input) v = __hmo_cpu_f32_to_bf16(value(random));
+  for (uint16_t& v : filter) v = __hmo_cpu_f32_to_bf16(value(random));
+  std::vector<float> wide_input, wide_filter;
+  for (uint16_t v : input) wide_input.push_back(__hmo_cpu_bf16_to_f32(v));
+  for (uint16_t v : filter) wide_filter.push_back(__hmo_cpu_bf16_to_f32(v));
+  const int64_t outputs = s.output_rows * s.output_cols * s.output_features;
+  std::vector<float> expected(outputs);
+  __hmo_cpu_conv2d_f32(expected.data(), wide_input.data(), wide_filter.data(), &s);
+  std::vector<uint16_t> actual(outputs);
+  __hmo_cpu_conv2d_bf16(actual.data(), input.data(), filter.data(), &s);
+  for (int64_t i = 0; i < outputs; ++i) {
+    EXPECT_EQ(actual[i], __hmo_cpu_f32_to_bf16(expected[i])) << "output " << i;
+  }
+}
+
 }  // namespace
