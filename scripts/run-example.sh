@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The main job on a bundled example: the host-offload pipeline (placement
 # annotations -> S(5), propagation, aliasing, memory scheduler, memory report)
-# on a real XLA module. Usage: scripts/run-example.sh [BUILD_DIR]
+# on a real XLA module, its memory figures, then the optimized module run on
+# the CPU backend (device and host arenas as planned) and checked against the
+# reference evaluator on the original. Usage: scripts/run-example.sh [BUILD_DIR]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}
@@ -10,3 +12,5 @@ out=$build/example.out.hlo
 "$build/bin/hmo" run "$root/pipelines/host-offload.yaml" "$module" -o "$out"
 "$build/bin/hmo" stats "$out"
 echo "== optimized module written to $out"
+"$build/bin/hmo" run "$root/pipelines/host-offload.yaml" "$module" --report --check --seed 1 \
+  --results-dir "$build/example.results"

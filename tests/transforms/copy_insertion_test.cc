@@ -79,17 +79,29 @@ TEST(CopyInsertionTest, CopiesWhileInitLeavesAndSwappedBodyLeaves) {
   EXPECT_EQ(CountOpcode(*entry, HloOpcode::kCopy), 3);
   EXPECT_EQ(entry->GetInstructionWithName("init"), nullptr);
 
-  // Body: next, b and a all change their leaf: a temporary and a placing
-  // copy each; every placing copy waits for every other temporary.
+  // Body: `next` is computed, so it is copied into place once, after the
+  // reader of the counter (`next` itself reads it: no extra edge). b and a
+  // swap leaves: each goes through a temporary, and each copy into place
+  // waits for the temporary that reads the leaf it overwrites.
   const HloComputation* body = module->GetComputationWithName("body");
   ASSERT_NE(body, nullptr);
-  EXPECT_EQ(CountOpcode(*body, HloOpcode::kCopy), 6);
+  EXPECT_EQ(CountOpcode(*body, HloOpcode::kCopy), 5);
   const HloInstruction* root = body->root_instruction();
   ASSERT_EQ(root->opcode(), HloOpcode::kTuple);
-  for (const HloInstruction* placed : root->operands()) {
+  const HloInstruction* counter = root->operand(0);
+  ASSERT_EQ(counter->opcode(), HloOpcode::kCopy);
+  EXPECT_EQ(counter->operand(0)->name(), "next");
+  for (int64_t leaf : {1, 2}) {
+    const HloInstruction* placed = root->operand(leaf);
     ASSERT_EQ(placed->opcode(), HloOpcode::kCopy);
-    ASSERT_EQ(placed->operand(0)->opcode(), HloOpcode::kCopy);
-    EXPECT_EQ(placed->control_predecessors().size(), 2u) << placed->name();
+    const HloInstruction* temporary = placed->operand(0);
+    ASSERT_EQ(temporary->opcode(), HloOpcode::kCopy);
+    // Leaf 1 receives b (read by the temporary of leaf 2, which copies a
+    // from leaf 1's old value) and vice versa.
+    const HloInstruction* other_temporary = root->operand(3 - leaf)->operand(0);
+    EXPECT_EQ(placed->control_predecessors(),
+              std::vector<HloInstruction*>{const_cast<HloInstruction*>(other_temporary)})
+        << placed->name();
   }
 }
 
@@ -123,8 +135,8 @@ ENTRY e {
 )");
   ASSERT_TRUE(CopyInsertion::AddCopies(*module).ok());
   const HloComputation* body = module->GetComputationWithName("body");
-  // Only the counter gets its two copies.
-  EXPECT_EQ(CountOpcode(*body, HloOpcode::kCopy), 2);
+  // Only the computed counter is copied into place (once).
+  EXPECT_EQ(CountOpcode(*body, HloOpcode::kCopy), 1);
   EXPECT_EQ(body->root_instruction()->operand(1)->name(), "keep");
 }
 

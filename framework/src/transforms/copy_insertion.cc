@@ -1,5 +1,7 @@
 #include "hmo/transforms/copy_insertion.h"
 
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "hmo/base/status_macros.h"
@@ -87,29 +89,112 @@ absl::Status CopyWhileInit(HloInstruction* loop) {
   return absl::OkStatus();
 }
 
+// Opcodes whose result shares (part of) an operand's buffer, so a reader of
+// the result reads that operand's bytes.
+bool IsAliasingOpcode(HloOpcode opcode) {
+  switch (opcode) {
+    case HloOpcode::kBitcast:
+    case HloOpcode::kTuple:
+    case HloOpcode::kGetTupleElement:
+    case HloOpcode::kOptimizationBarrier:
+    case HloOpcode::kAddDependency:
+    case HloOpcode::kCall:
+    case HloOpcode::kWhile:
+    case HloOpcode::kConditional:
+    case HloOpcode::kCustomCall:
+    case HloOpcode::kCopyStart:
+    case HloOpcode::kCopyDone:
+    case HloOpcode::kDomain:
+    case HloOpcode::kParameter:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The instructions that read leaf `i` of a flat loop state: users of the
+// parameter's get-tuple-elements at index i (the root tuple, which is being
+// rebuilt, aside). Nullopt when some use is not a plain read (the parameter
+// or such an element flows on through an aliasing instruction), so readers
+// cannot be listed.
+std::optional<std::vector<std::vector<HloInstruction*>>> ParameterLeafReaders(
+    const HloInstruction* parameter, const HloInstruction* root, int64_t leaves) {
+  std::vector<std::vector<HloInstruction*>> readers(leaves);
+  for (HloInstruction* user : parameter->users()) {
+    if (user->opcode() != HloOpcode::kGetTupleElement) return std::nullopt;
+    for (HloInstruction* reader : user->users()) {
+      if (reader == root && root->opcode() == HloOpcode::kTuple) continue;
+      if (IsAliasingOpcode(reader->opcode())) return std::nullopt;
+      readers[user->tuple_index()].push_back(reader);
+    }
+  }
+  return readers;
+}
+
 absl::StatusOr<bool> CopyWhileBodyRoot(HloComputation* body) {
   HloInstruction* root = body->root_instruction();
   HloInstruction* parameter = body->parameter_instruction(0);
+  const Shape& state = parameter->shape();
+  // Precise ordering needs a flat tuple state whose leaves are only read.
+  bool flat = state.IsTuple();
+  for (const Shape& element : state.tuple_shapes()) flat &= !element.IsTuple();
+  const int64_t leaves = flat ? static_cast<int64_t>(state.tuple_shapes().size()) : 0;
+  std::optional<std::vector<std::vector<HloInstruction*>>> readers =
+      flat ? ParameterLeafReaders(parameter, root, leaves) : std::nullopt;
+
+  // placed[k]: the copy that writes leaf k's buffer; temporaries[k]: the
+  // copy it reads from when the new value is itself loop-state data.
+  std::vector<std::pair<ShapeIndex, HloInstruction*>> placed;
   std::vector<HloInstruction*> temporaries;
-  std::vector<HloInstruction*> into_place;
   HloInstruction* new_root =
       DeepCopy(body, root, [&](HloInstruction* leaf, const ShapeIndex& index) {
-        if (IsPassThrough(LeafOfTupleTree(root, index), parameter, index)) return leaf;
-        HloInstruction* temporary = AddCopy(body, leaf);
-        HloInstruction* placed = AddCopy(body, temporary);
-        temporaries.push_back(temporary);
-        into_place.push_back(placed);
-        return placed;
+        const HloInstruction* source = LeafOfTupleTree(root, index);
+        if (IsPassThrough(source, parameter, index)) return leaf;
+        // A value computed in the body is copied into place once, after
+        // every reader of the leaf it overwrites. Loop-state data (another
+        // leaf, or an alias of one) goes through a temporary first: two
+        // leaves exchanging values would otherwise each have to be written
+        // after the other is read.
+        const bool computed = readers.has_value() && source != nullptr &&
+                              !IsAliasingOpcode(source->opcode());
+        HloInstruction* from = leaf;
+        if (!computed) {
+          from = AddCopy(body, leaf);
+          temporaries.push_back(from);
+        }
+        HloInstruction* copy = AddCopy(body, from);
+        placed.emplace_back(index, copy);
+        return copy;
       });
-  if (into_place.empty()) {
+  if (placed.empty()) {
     // Nothing changes a leaf: drop the unused rebuild.
     if (new_root != root) HMO_RETURN_IF_ERROR(body->RemoveInstructionAndUnusedOperands(new_root));
     return false;
   }
-  for (HloInstruction* placed : into_place) {
+  if (readers.has_value()) {
+    // Readers listed before the copies were added, plus the temporaries
+    // that read a leaf.
     for (HloInstruction* temporary : temporaries) {
-      if (temporary != placed->operand(0)) {
-        HMO_RETURN_IF_ERROR(temporary->AddControlDependencyTo(placed));
+      const HloInstruction* source = temporary->operand(0);
+      if (source->opcode() == HloOpcode::kGetTupleElement && source->operand(0) == parameter) {
+        (*readers)[source->tuple_index()].push_back(temporary);
+      }
+    }
+    for (const auto& [index, copy] : placed) {
+      for (HloInstruction* reader : (*readers)[index[0]]) {
+        if (reader != copy && reader != copy->operand(0)) {
+          HMO_RETURN_IF_ERROR(reader->AddControlDependencyTo(copy));
+        }
+      }
+    }
+  } else {
+    // Readers unknown: every leaf went through a temporary; each copy into
+    // place waits for every temporary.
+    for (const auto& [index, copy] : placed) {
+      for (HloInstruction* temporary : temporaries) {
+        if (temporary != copy->operand(0)) {
+          HMO_RETURN_IF_ERROR(temporary->AddControlDependencyTo(copy));
+        }
       }
     }
   }

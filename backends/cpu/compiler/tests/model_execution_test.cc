@@ -104,6 +104,43 @@ ENTRY e {
   ExpectCompiledMatchesEvaluator(&*module);
 }
 
+// Each new leaf is computed from both old leaves: every copy into place
+// must wait for both readers.
+TEST(CpuModelExecutionTest, CrossReadingWhileLoopLeaves) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(R"(
+HloModule cross
+
+body {
+  p = (s32[], f32[8], f32[8]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  one = s32[] constant(1)
+  next = s32[] add(i, one)
+  a = f32[8] get-tuple-element(p), index=1
+  b = f32[8] get-tuple-element(p), index=2
+  sum = f32[8] add(a, b)
+  product = f32[8] multiply(a, b)
+  ROOT t = (s32[], f32[8], f32[8]) tuple(next, sum, product)
+}
+
+cond {
+  p = (s32[], f32[8], f32[8]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  four = s32[] constant(4)
+  ROOT lt = pred[] compare(i, four), direction=LT
+}
+
+ENTRY e {
+  zero = s32[] constant(0)
+  x = f32[8] parameter(0)
+  y = f32[8] parameter(1)
+  init = (s32[], f32[8], f32[8]) tuple(zero, x, y)
+  ROOT w = (s32[], f32[8], f32[8]) while(init), condition=cond, body=body
+}
+)");
+  ASSERT_TRUE(module.ok()) << module.status();
+  ExpectCompiledMatchesEvaluator(&*module);
+}
+
 TEST(CpuModelExecutionTest, IfConditional) {
   ExpectCompiledMatchesEvaluator("hlo/if_conditional.hlo");
 }

@@ -15,18 +15,22 @@
 //                copied (once per loop entry).
 //   while body   a root leaf that is not the parameter's own leaf passed
 //                through is written to the leaf's buffer while other leaves
-//                may still read the old values (swaps, values computed from
-//                several leaves): each such leaf is copied to a temporary
-//                and then into place, every copy into place ordered (control
-//                dependencies) after every temporary copy.
+//                may still read the old values: a value computed in the body
+//                is copied into place once, ordered (control dependencies)
+//                after every reader of the leaf it overwrites; loop-state
+//                data moving to another leaf (a swap) goes through a
+//                temporary copy first. When the readers of a leaf cannot be
+//                listed (nested tuples, the state flowing on through calls,
+//                bitcasts, ...), every changed leaf goes through a temporary
+//                and every copy into place waits for every temporary.
 //   conditional  every array leaf of each branch root is copied, so no
 //                branch returns a buffer of its parameter or a constant.
 //   entry root   constant leaves are copied (constants are read-only data).
 //
 // It is conservative: it never checks whether a copy could be elided (XLA's
-// RemoveUnnecessaryCopies), so loops pay one extra copy per changed leaf
-// and iteration. A scheduled module keeps its schedule, updated with the new
-// instructions (HloSchedule::Update).
+// RemoveUnnecessaryCopies), so loops pay one copy per changed leaf and
+// iteration (two for moved loop-state data). A scheduled module keeps its
+// schedule, updated with the new instructions (HloSchedule::Update).
 
 #include <string_view>
 
