@@ -6,7 +6,8 @@
 //                (goal: >= 0.9)
 //   compile      CompileForCpu time per 1k instructions of a chain of
 //                unfused elementwise instructions (1k, 2k, 4k)
-// Times are the median of repeated runs on pre-faulted buffers: the
+// Times are medians of alternating runs of the measured code and its
+// baseline on pre-faulted buffers: the
 // generated entry function is called on a buffer table of our own, so the
 // figures are the kernels' and not the arena mapping's.
 
@@ -18,6 +19,7 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -28,17 +30,29 @@
 namespace hmo::cpu {
 namespace {
 
-double MedianSeconds(int repetitions, const std::function<void()>& fn) {
-  fn();  // warm up
-  std::vector<double> times;
-  for (int i = 0; i < repetitions; ++i) {
-    const auto start = std::chrono::steady_clock::now();
-    fn();
-    times.push_back(
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  }
+double Seconds(const std::function<void()>& fn) {
+  const auto start = std::chrono::steady_clock::now();
+  fn();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+double Median(std::vector<double> times) {
   std::sort(times.begin(), times.end());
   return times[times.size() / 2];
+}
+
+// Median times of `measured` and `baseline`, run alternately so that load
+// changes on a shared machine hit both alike.
+std::pair<double, double> PairedMedianSeconds(int repetitions, const std::function<void()>& measured,
+                                              const std::function<void()>& baseline) {
+  measured();  // warm up
+  baseline();
+  std::vector<double> a, b;
+  for (int i = 0; i < repetitions; ++i) {
+    a.push_back(Seconds(measured));
+    b.push_back(Seconds(baseline));
+  }
+  return {Median(a), Median(b)};
 }
 
 // Arenas and a buffer table for `executable`, every page touched once.
@@ -100,13 +114,12 @@ ENTRY e {{
                                        n);
   std::unique_ptr<CpuExecutable> executable = CompileOrDie(text);
   OwnBuffers buffers(*executable);
-  const double fusion = MedianSeconds(15, [&] { buffers.Run(*executable); });
   // The fusion moves 4n floats (3 reads, 1 write); memcpy of 2n floats moves
   // the same bytes (2n read, 2n written).
   std::vector<float> source(2 * n, 1.0f), destination(2 * n, 0.0f);
-  const double copy = MedianSeconds(15, [&] {
-    std::memcpy(destination.data(), source.data(), source.size() * sizeof(float));
-  });
+  const auto [fusion, copy] = PairedMedianSeconds(
+      21, [&] { buffers.Run(*executable); },
+      [&] { std::memcpy(destination.data(), source.data(), source.size() * sizeof(float)); });
   const double bytes = 16.0 * static_cast<double>(n);
   fmt::print("elementwise n={:>9}: fusion {:7.2f} GB/s, memcpy {:7.2f} GB/s, ratio {:.2f} (goal >= 0.80)\n",
              n, bytes / fusion * 1e-9, bytes / copy * 1e-9, copy / fusion);
@@ -123,12 +136,13 @@ ENTRY e {{
                                        n);
   std::unique_ptr<CpuExecutable> executable = CompileOrDie(text);
   OwnBuffers buffers(*executable);
-  const double generated = MedianSeconds(9, [&] { buffers.Run(*executable); });
   std::vector<float> a(n * n, 0.5f), b(n * n, 0.25f), c(n * n, 0.0f);
-  const double blas = MedianSeconds(9, [&] {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.data(), n, b.data(),
-                n, 0.0f, c.data(), n);
-  });
+  const auto [generated, blas] = PairedMedianSeconds(
+      15, [&] { buffers.Run(*executable); },
+      [&] {
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.data(), n,
+                    b.data(), n, 0.0f, c.data(), n);
+      });
   const double flops = 2.0 * n * n * n;
   fmt::print("dot n={:>5}: hmo {:7.2f} GFLOP/s, cblas_sgemm {:7.2f} GFLOP/s, ratio {:.2f} (goal >= 0.90)\n",
              n, flops / generated * 1e-9, flops / blas * 1e-9, blas / generated);

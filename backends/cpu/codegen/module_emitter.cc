@@ -21,6 +21,9 @@
 namespace hmo::cpu {
 namespace {
 
+// Kernels writing fewer bytes than this are optimized for size.
+constexpr int64_t kSmallKernelBytes = 4096;
+
 // LLVM symbol names: HLO names may hold '-', which is fine in LLVM IR but
 // not in every tool; keep [A-Za-z0-9_.].
 std::string SanitizeName(std::string_view name) {
@@ -167,6 +170,11 @@ class ModuleEmitter {
     // 1000-kernel module took 80 s at O1), and a kernel body gains nothing
     // from its neighbours.
     kernel->addFnAttr(llvm::Attribute::NoInline);
+    // Small kernels are compiled for size: vectorizing and unrolling a loop
+    // of a few hundred elements costs more compile time than it saves.
+    if (ShapeUtil::ByteSizeOf(instruction.shape()) < kSmallKernelBytes) {
+      kernel->addFnAttr(llvm::Attribute::OptimizeForSize);
+    }
     ++kernel_count_;
     llvm::IRBuilder<> kernel_builder(llvm::BasicBlock::Create(module_.getContext(), "entry", kernel));
     KernelEmitContext context(kernel_builder, module_, *kernel, kernel->getArg(0), assignment_, instruction);
