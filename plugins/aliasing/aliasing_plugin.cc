@@ -1,22 +1,19 @@
 // The aliasing plugin: buffer sharing between inputs, outputs and copies.
 //   optimize-input-output-buffer-alias
 //   copy-elimination
-//   memory-report
 
 #include "absl/status/status.h"
 #include "copy_elimination.h"
 #include "hmo/base/status_macros.h"
 #include "hmo/plugin/plugin_abi.h"
 #include "hmo/plugin/plugin_registrars.h"
-#include "memory_report.h"
 #include "optimize_input_output_buffer_alias.h"
 
 namespace {
 
 absl::Status RegisterAliasingPasses(hmo::PassRegistrar& passes) {
   HMO_RETURN_IF_ERROR(passes.Register<hmo::OptimizeInputOutputBufferAlias>());
-  HMO_RETURN_IF_ERROR(passes.Register<hmo::CopyElimination>());
-  return passes.Register<hmo::MemoryReport>();
+  return passes.Register<hmo::CopyElimination>();
 }
 
 }  // namespace

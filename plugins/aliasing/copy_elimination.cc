@@ -10,7 +10,7 @@
 #include "hmo/base/status_macros.h"
 #include "hmo/ir/hlo_computation.h"
 #include "hmo/ir/hlo_module.h"
-#include "module_memory_stats.h"
+#include "hmo/analysis/module_memory_stats.h"
 #include "spdlog/spdlog.h"
 
 namespace hmo {

@@ -1,5 +1,6 @@
-// The `report` pass: registered by the framework, writes the report, never
-// changes the module.
+// The `memory-report` pass: registered by the framework, writes the full
+// report or logs the summary against an earlier one, never changes the
+// module.
 
 #include "hmo/analysis/report_pass.h"
 
@@ -17,10 +18,10 @@ namespace {
 using ::hmo::testing::ParseOrDie;
 using ::hmo::testing::ReadFileOrDie;
 
-TEST(ReportPassTest, RegisteredUnderTheFrameworkAndWritesJson) {
+TEST(MemoryReportPassTest, RegisteredUnderTheFrameworkAndWritesJson) {
   PluginRegistries registries;
   ASSERT_TRUE(RegisterFrameworkAnalysisPasses(registries.passes).ok());
-  const RegisteredPass* registered = registries.passes.Find("report");
+  const RegisteredPass* registered = registries.passes.Find("memory-report");
   ASSERT_NE(registered, nullptr);
 
   const std::filesystem::path out =
@@ -55,15 +56,55 @@ ENTRY e {
   std::filesystem::remove(written);
 }
 
-TEST(ReportPassTest, RejectsUnknownFormats) {
+TEST(MemoryReportPassTest, RejectsUnknownFormats) {
   PluginRegistries registries;
   ASSERT_TRUE(RegisterFrameworkAnalysisPasses(registries.passes).ok());
-  const RegisteredPass* registered = registries.passes.Find("report");
+  const RegisteredPass* registered = registries.passes.Find("memory-report");
   ASSERT_NE(registered, nullptr);
   auto options = registered->registration.options.Bind(
       {PassOptionAssignment{"format", std::string("pdf")}});
   ASSERT_TRUE(options.ok());
   EXPECT_FALSE(registered->registration.create(*options).ok());
+}
+
+TEST(MemoryReportPassTest, SummaryComparesWithAnEarlierLabelAndReports) {
+  PluginRegistries registries;
+  ASSERT_TRUE(RegisterFrameworkAnalysisPasses(registries.passes).ok());
+  const RegisteredPass* registered = registries.passes.Find("memory-report");
+  ASSERT_NE(registered, nullptr);
+  auto make = [&](std::vector<PassOptionAssignment> assignments) {
+    auto options = registered->registration.options.Bind(assignments);
+    EXPECT_TRUE(options.ok()) << options.status();
+    auto pass = registered->registration.create(*options);
+    EXPECT_TRUE(pass.ok()) << pass.status();
+    return std::move(*pass);
+  };
+  auto before = make({PassOptionAssignment{"label", std::string("before")}});
+  auto after = make({PassOptionAssignment{"label", std::string("after")},
+                     PassOptionAssignment{"baseline", std::string("before")}});
+  auto missing = make({PassOptionAssignment{"baseline", std::string("nosuch")}});
+
+  auto module = ParseOrDie(R"(
+HloModule summarized, is_scheduled=true
+ENTRY e {
+  p = f32[4] parameter(0)
+  ROOT n = f32[4] negate(p)
+}
+)");
+  AnalysisManager analyses(*module);
+  PassContext first(analyses, registries);
+  ASSERT_TRUE(before->Run(*module, first).ok());
+  PassContext second(analyses, registries);
+  ASSERT_TRUE(after->Run(*module, second).ok());
+  // argument 16 + output 16: 32 bytes on the device, nothing moved.
+  EXPECT_NE(second.report().find("memory-report [after] summarized (scheduled)"),
+            std::string::npos)
+      << second.report();
+  EXPECT_NE(second.report().find("device 32 B"), std::string::npos) << second.report();
+  EXPECT_NE(second.report().find("vs [before]: device 32 -> 32 B (+0)"), std::string::npos)
+      << second.report();
+  PassContext third(analyses, registries);
+  EXPECT_EQ(missing->Run(*module, third).status().code(), absl::StatusCode::kFailedPrecondition);
 }
 
 }  // namespace

@@ -30,7 +30,7 @@ std::string Data(const std::string& relative) {
 }
 
 TEST(RunExecuteCliTest, UnknownBackendIsAClearError) {
-  CommandRun run = RunHmo("run --passes=report --execute --backend nosuch " + Data("hlo/test_hlo.txt"));
+  CommandRun run = RunHmo("run --passes=memory-report --execute --backend nosuch " + Data("hlo/test_hlo.txt"));
   EXPECT_EQ(run.exit_code, 2) << run.err;
   EXPECT_THAT(run.err, HasSubstr("hmo run: error: --backend nosuch: no such backend; "));
   // Lists what can execute, or says that nothing that can is loaded.
@@ -39,7 +39,7 @@ TEST(RunExecuteCliTest, UnknownBackendIsAClearError) {
 }
 
 TEST(RunExecuteCliTest, CheckAlsoNeedsAnExecutingBackend) {
-  CommandRun run = RunHmo("run --passes=report --check --backend nosuch " + Data("hlo/test_hlo.txt"));
+  CommandRun run = RunHmo("run --passes=memory-report --check --backend nosuch " + Data("hlo/test_hlo.txt"));
   EXPECT_EQ(run.exit_code, 2) << run.err;
   EXPECT_THAT(run.err, HasSubstr("--backend nosuch: no such backend"));
 }
@@ -52,7 +52,7 @@ TEST(RunExecuteCliTest, ADescriptionOnlyBackendCannotExecute) {
     GTEST_SKIP() << "fixture plugins not built";
   }
   CommandRun run = RunHmo("run --plugin-dir " + fixtures.string() +
-                          " --passes=report --execute --backend fixture-backend " + Data("hlo/test_hlo.txt"));
+                          " --passes=memory-report --execute --backend fixture-backend " + Data("hlo/test_hlo.txt"));
   EXPECT_EQ(run.exit_code, 2) << run.err;
   EXPECT_THAT(run.err, HasSubstr("--backend fixture-backend: backend 'fixture-backend' (plugin "));
   EXPECT_THAT(run.err, HasSubstr("cannot execute modules"));
@@ -69,7 +69,7 @@ TEST(RunExecuteCliTest, HelpListsTheExecutionOptions) {
 
 TEST(RunExecuteCliTest, WithoutExecuteNothingChanges) {
   // The pipeline alone still prints the module to stdout.
-  CommandRun run = RunHmo("run --passes=report " + Data("hlo/test_hlo.txt"));
+  CommandRun run = RunHmo("run --passes=memory-report " + Data("hlo/test_hlo.txt"));
   EXPECT_EQ(run.exit_code, 0) << run.err;
   EXPECT_THAT(run.out, HasSubstr("HloModule"));
 }

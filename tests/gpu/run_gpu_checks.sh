@@ -64,7 +64,7 @@ done
 # Whole modules against the reference evaluator.
 for module in "$ROOT/tests/hlo/if_conditional.hlo" "$ROOT/tests/gpu/elementwise.hlo" \
               "$ROOT/tests/hlo/host_offload_jit_f_while_loops.hlo"; do
-  step "check $(basename "$module")" timeout 300 "$HMO" run --passes=report --execute --backend gpu --check \
+  step "check $(basename "$module")" timeout 300 "$HMO" run --passes=memory-report --execute --backend gpu --check \
     --seed 1 "$module"
 done
 

@@ -18,7 +18,7 @@ PluginSearchPath PluginOptions::SearchPath() const {
 }
 
 absl::Status LoadSearchPathPlugins(PluginHost& host, const PluginSearchPath& search_path) {
-  // The framework's own passes (e.g. `report`) are available to every
+  // The framework's own passes (e.g. `memory-report`) are available to every
   // pipeline, before any plugin is loaded.
   if (absl::Status builtin = RegisterFrameworkAnalysisPasses(host.mutable_registries().passes);
       !builtin.ok()) {

@@ -34,6 +34,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "gtest/gtest.h"
+#include "hmo/analysis/report_pass.h"
 #include "hmo/ir/hlo_module.h"
 #include "hmo/pipeline/changed_check.h"
 #include "hmo/pipeline/pass_manager.h"
@@ -77,12 +78,19 @@ inline bool ConsumePrefix(std::string& text, const std::string& prefix) {
   return true;
 }
 
-// The plugin host with the plugins `names` (comma-separated plugin names,
+// The plugin host with the framework's passes and the plugins `names`
+// (comma-separated plugin names,
 // e.g. "placement,hmo-memory-scheduler": libhmo_<name>.so, else lib<name>.so)
 // loaded from HMO_TEST_PLUGIN_DIR, once per test binary.
 inline PluginHost& TestPluginHost(const std::string& names) {
   static PluginHost* host = [&] {
     auto* loaded = new PluginHost();
+    // The framework's own passes (memory-report, copy-insertion), as the
+    // hmo binary registers them.
+    if (absl::Status builtin = RegisterFrameworkAnalysisPasses(loaded->mutable_registries().passes);
+        !builtin.ok()) {
+      ADD_FAILURE() << builtin;
+    }
     for (const std::string& name : SplitNames(names)) {
       std::filesystem::path file =
           std::filesystem::path(HMO_TEST_PLUGIN_DIR) / ("libhmo_" + name + ".so");

@@ -252,7 +252,7 @@ TEST(GpuBackendCliTest, RunExecuteWithoutADeviceFailsWithAClearError) {
     GTEST_SKIP() << "libdevice not found at " << DefaultLibdevicePath() << " (the module uses log/exp)";
   }
   const test_support::HmoCliRun run = test_support::RunHmoCli(
-      "run --passes=report --execute --backend gpu " + std::string(HMO_TEST_DATA_DIR) + "/hlo/if_conditional.hlo");
+      "run --passes=memory-report --execute --backend gpu " + std::string(HMO_TEST_DATA_DIR) + "/hlo/if_conditional.hlo");
   EXPECT_NE(run.exit_code, 0) << run.out << run.err;
   EXPECT_THAT(run.err, HasSubstr("no CUDA device")) << run.out << run.err;
 }

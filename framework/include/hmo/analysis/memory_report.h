@@ -1,7 +1,7 @@
 #ifndef HMO_ANALYSIS_MEMORY_REPORT_H_
 #define HMO_ANALYSIS_MEMORY_REPORT_H_
 
-// MemoryReport: everything `hmo stats` and the `report` pass print about a
+// MemoryReport: everything `hmo stats` and the `memory-report` pass print about a
 // module's memory, gathered once from a BufferAssignment, then rendered as a
 // text table, as JSON (schema: docs/memory-stats-json.md) or as a
 // self-contained HTML page with a memory timeline.

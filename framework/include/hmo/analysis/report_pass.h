@@ -1,24 +1,40 @@
 #ifndef HMO_ANALYSIS_REPORT_PASS_H_
 #define HMO_ANALYSIS_REPORT_PASS_H_
 
-// report: a pass that writes the module's memory report (memory_report.h) and
-// changes nothing. It lets a pipeline show memory before and after passes:
+// memory-report: the module's memory at its place in a pipeline; never
+// changes the module. Two kinds of output:
 //
-//   passes: [report{output=before.json, format=json}, host-offloader, report]
+//   format=summary (default): one log line per side as XLA would report them
+//   after compiling (CompiledMemoryStats, module_memory_stats.h), compared
+//   with an earlier report of the same module run:
 //
-// Options:
-//   format        table | json | html (default table)
-//   output        file to write; empty or "-" = stderr. "{module}" in the
-//                 path is replaced by the module name, so one pipeline run
-//                 over several modules writes one file each.
-//   pointer-size  bytes per tuple element pointer (default 8)
-//   alignment     buffer offset alignment (default 1)
-//   heap          xla | search | best: how temp buffers are packed
-//                 (default best)
+//     memory-report{label=before}  ...passes...  memory-report{label=after,baseline=before}
+//
+//   logs, for `after`:
+//     memory-report [after] jit_f (scheduled)
+//       device 2368 B (argument 64, output 64, alias 0, temp 2240)
+//       host 2048 B (argument 0, output 0, alias 0, temp 2048)
+//       vs [before]: device 4416 -> 2368 B (-2048), host 0 -> 2048 B (+2048)
+//   Device figures count every memory space but S(5); host figures S(5).
+//   With `output`, the text is also appended to that file. `hmo run
+//   --report` shows it too.
+//
+//   format=table | json | html: the full memory report (memory_report.h:
+//   allocations, temp heaps, buffers, timeline) written to `output`, or to
+//   stderr when `output` is empty or "-". "{module}" in `output` is replaced
+//   by the module name, so one pipeline run over several modules writes one
+//   file each.
+//
+// Options: label, baseline, format, output, pointer-size (bytes per tuple
+// element pointer, default 8), alignment (of buffer offsets, default 1),
+// heap (xla | search | best: how the full report packs temp buffers,
+// default best).
 //
 // The framework registers it (RegisterFrameworkAnalysisPasses) under the
 // plugin name "hmo".
 
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -32,33 +48,39 @@
 
 namespace hmo {
 
-class ReportPass : public HloPass {
+class MemoryReportPass : public HloPass {
  public:
-  static constexpr std::string_view kName = "report";
+  static constexpr std::string_view kName = "memory-report";
   static constexpr std::string_view kDescription =
-      "Write the module's memory statistics (table, JSON or HTML timeline); changes nothing";
+      "Report the module's memory (summary against an earlier report, or the full report as "
+      "table, JSON or HTML timeline); changes nothing";
   static PassOptionSchema OptionSchema();
   // Errors: an unknown format or heap algorithm, a non-positive pointer size
   // or alignment.
-  static absl::StatusOr<std::unique_ptr<ReportPass>> Create(const PassOptions& options);
+  static absl::StatusOr<std::unique_ptr<MemoryReportPass>> Create(const PassOptions& options);
 
   std::string_view name() const override { return kName; }
-  // Always returns false. Errors: the analyses fail or the file cannot be
-  // written.
+  // Always returns false. Errors: the buffer assignment fails, `baseline`
+  // names no earlier report of this module, or `output` cannot be written.
   absl::StatusOr<bool> Run(HloModule& module, PassContext& context) override;
 
  private:
-  ReportPass(MemoryReportFormat format, std::string output, MemoryReportOptions options)
-      : format_(format), output_(std::move(output)), options_(options) {}
+  MemoryReportPass() = default;
 
-  MemoryReportFormat format_;
+  absl::Status RunSummary(HloModule& module, PassContext& context);
+  absl::Status RunFullReport(const HloModule& module);
+
+  std::string label_;
+  std::string baseline_;
   std::string output_;
+  // Empty for the summary.
+  std::optional<MemoryReportFormat> format_;
   MemoryReportOptions options_;
 };
 
-// Registers the passes the framework itself provides ("report",
-// "copy-insertion") under the
-// plugin name "hmo". Call once per registry before loading plugins.
+// Registers the passes the framework itself provides ("memory-report",
+// "copy-insertion") under the plugin name "hmo". Call once per registry
+// before loading plugins.
 absl::Status RegisterFrameworkAnalysisPasses(PassRegistry& registry);
 
 }  // namespace hmo

@@ -1,5 +1,5 @@
-#ifndef HMO_PLUGINS_ALIASING_MODULE_MEMORY_STATS_H_
-#define HMO_PLUGINS_ALIASING_MODULE_MEMORY_STATS_H_
+#ifndef HMO_ANALYSIS_MODULE_MEMORY_STATS_H_
+#define HMO_ANALYSIS_MODULE_MEMORY_STATS_H_
 
 // The memory figures of a module as XLA would report them after compiling it
 // (CompiledMemoryStats over a BufferAssignment), for passes that report what
@@ -40,4 +40,4 @@ absl::StatusOr<ModuleMemoryStats> ComputeModuleMemoryStats(const HloModule& modu
 
 }  // namespace hmo
 
-#endif  // HMO_PLUGINS_ALIASING_MODULE_MEMORY_STATS_H_
+#endif  // HMO_ANALYSIS_MODULE_MEMORY_STATS_H_

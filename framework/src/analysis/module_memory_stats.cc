@@ -1,4 +1,4 @@
-#include "module_memory_stats.h"
+#include "hmo/analysis/module_memory_stats.h"
 
 #include <memory>
 
