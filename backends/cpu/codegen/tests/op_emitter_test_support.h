@@ -1,8 +1,9 @@
 #ifndef HMO_BACKENDS_CPU_CODEGEN_TESTS_OP_EMITTER_TEST_SUPPORT_H_
 #define HMO_BACKENDS_CPU_CODEGEN_TESTS_OP_EMITTER_TEST_SUPPORT_H_
 
-// Shared by the op emitter tests: compile an HLO module for the CPU, run it,
-// and compare with hand-computed values or the reference evaluator.
+// Shared by the op emitter tests: compile an HLO module for the CPU, run it
+// (run_hlo.h), and compare with hand-computed values or the reference
+// evaluator.
 
 #include <cstdint>
 #include <cstdio>
@@ -21,6 +22,7 @@
 #include "hmo/ir/hlo_module.h"
 #include "hmo/ir/literal.h"
 #include "hmo/text/hlo_parser.h"
+#include "run_hlo.h"
 
 namespace hmo::cpu::testing {
 
@@ -28,15 +30,6 @@ inline std::unique_ptr<HloModule> ParseOrFail(std::string_view text) {
   absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
   EXPECT_TRUE(module.ok()) << module.status();
   return module.ok() ? *std::move(module) : nullptr;
-}
-
-// Compiles and runs `module` on `arguments`; fails the test on error.
-inline absl::StatusOr<Literal> CompileAndRun(const HloModule& module,
-                                             const std::vector<Literal>& arguments) {
-  CpuCompileOptions options;
-  absl::StatusOr<std::unique_ptr<CpuExecutable>> executable = CompileForCpu(module, options);
-  if (!executable.ok()) return executable.status();
-  return (*executable)->Execute(arguments, /*profile=*/nullptr);
 }
 
 // Runs `text` on random arguments (fixed seed) on the CPU and in the
@@ -67,14 +60,6 @@ inline std::string GeneratedIr(const HloModule& module) {
   text << file.rdbuf();
   std::remove(path.c_str());
   return text.str();
-}
-
-inline std::vector<double> AsDoubles(const Literal& literal) {
-  std::vector<double> values;
-  for (int64_t i = 0; i < ShapeUtil::ElementsIn(literal.shape()); ++i) {
-    values.push_back(literal.GetAsDouble(i));
-  }
-  return values;
 }
 
 }  // namespace hmo::cpu::testing

@@ -5,6 +5,7 @@
 // and build/read literals.
 
 #include <cstdint>
+#include <memory>
 #include <string_view>
 #include <vector>
 
@@ -15,13 +16,19 @@
 
 namespace hmo::cpu::testing {
 
-// Parses, compiles (CompileForCpu) and executes `hlo_text` on `arguments`.
+// Compiles (CompileForCpu) and executes `module` on `arguments`.
+inline absl::StatusOr<Literal> CompileAndRun(const HloModule& module,
+                                             const std::vector<Literal>& arguments) {
+  absl::StatusOr<std::unique_ptr<CpuExecutable>> executable = CompileForCpu(module, CpuCompileOptions{});
+  if (!executable.ok()) return executable.status();
+  return (*executable)->Execute(arguments, /*profile=*/nullptr);
+}
+
+// Parses, compiles and executes `hlo_text` on `arguments`.
 inline absl::StatusOr<Literal> RunHlo(std::string_view hlo_text, const std::vector<Literal>& arguments) {
   absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(hlo_text);
   if (!module.ok()) return module.status();
-  absl::StatusOr<std::unique_ptr<CpuExecutable>> executable = CompileForCpu(**module, CpuCompileOptions{});
-  if (!executable.ok()) return executable.status();
-  return (*executable)->Execute(arguments, nullptr);
+  return CompileAndRun(**module, arguments);
 }
 
 inline Literal R1F(PrimitiveType type, const std::vector<double>& values) {
