@@ -27,6 +27,23 @@ TEST(LiteralComparisonTest, OneUlpPassesAndALargeDifferenceFails) {
   EXPECT_THAT(status.message(), HasSubstr("expected 1, actual 1.001"));
 }
 
+TEST(LiteralComparisonTest, NearZeroResultsOfLargeOutputsGetTheOutputsScale) {
+  // A long sum that cancels to ~0 carries the reassociation error of its
+  // large terms: f32 admits 1e-5 of the output's largest magnitude.
+  const Literal expected = Literal::CreateR1FromDoubles(PrimitiveType::F32, {1000, 0.001});
+  EXPECT_TRUE(CompareLiterals(expected,
+                              Literal::CreateR1FromDoubles(PrimitiveType::F32, {1000, 0.008}))
+                  .ok());
+  // The same absolute error is a mismatch in an output of small values.
+  const Literal small = Literal::CreateR1FromDoubles(PrimitiveType::F32, {1, 0.001});
+  EXPECT_FALSE(
+      CompareLiterals(small, Literal::CreateR1FromDoubles(PrimitiveType::F32, {1, 0.008})).ok());
+  // And a wrong large element is still one.
+  EXPECT_FALSE(CompareLiterals(expected,
+                               Literal::CreateR1FromDoubles(PrimitiveType::F32, {1000.5, 0.001}))
+                   .ok());
+}
+
 TEST(LiteralComparisonTest, UlpBoundIsExact) {
   // Near zero relative tolerance does not help; ULPs decide. 1e-30 is far
   // below the absolute tolerance, so switch both off.

@@ -8,7 +8,10 @@
 // and dimensions). Integers and pred must be bit-exact. Two floating-point
 // elements a (actual) and e (expected) match when any of these holds:
 //   - a == e (so +0 and -0 match), or both are NaN;
-//   - both are finite and |a - e| <= absolute + relative * |e|;
+//   - both are finite and |a - e| <= absolute + relative * |e|
+//     + relative_to_largest * (the largest finite |e| of that output): the
+//     last term admits the reassociation error of long sums (a dot or a
+//     convolution over 10^5 terms) on results that cancel to near zero;
 //   - both are finite and at most max_ulps representable values of the
 //     element type lie between them (distance in units in the last place).
 // An infinity matches only the same infinity. Complex elements compare their
@@ -16,11 +19,12 @@
 //
 // Default tolerances (DefaultFloatTolerance), loose enough for reassociated
 // sums and fused multiply-adds, tight enough to catch a wrong element:
-//   f64            relative 1e-9, absolute 1e-12, 8 ULP
-//   f32 (and c64)  relative 1e-5, absolute 1e-6,  8 ULP
-//   f16            relative 1e-2, absolute 1e-3,  4 ULP
-//   bf16           relative 2e-2, absolute 1e-2,  4 ULP
-//   f8 / f4 types  relative 0.25, absolute 0.125, 2 ULP
+//                  relative  absolute  to largest  ULP
+//   f64            1e-9      1e-12     1e-12       8
+//   f32 (and c64)  1e-5      1e-6      1e-5        8
+//   f16            1e-2      1e-3      1e-3        4
+//   bf16           2e-2      1e-2      1e-2        4
+//   f8 / f4 types  0.25      0.125     0           2
 
 #include <cstdint>
 #include <optional>
@@ -34,6 +38,7 @@ struct FloatTolerance {
   double relative = 0;
   double absolute = 0;
   int64_t max_ulps = 0;
+  double relative_to_largest = 0;
 };
 
 // The default tolerance for a float (or complex: its component) type.
