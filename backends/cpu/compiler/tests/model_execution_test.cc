@@ -183,7 +183,7 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Combine(::testing::Values("cpu-default", "device-default", "host-offload",
                                          "memory-scheduler"),
                        ::testing::Values("if_conditional.hlo", "host_offload_jit_f_while_loops.hlo",
-                                         "graphsage_tf.hlo")),
+                                         "graphsage_tf.hlo", "ssd_mobilenet_tf.hlo")),
     [](const auto& info) {
       std::string name = std::get<0>(info.param) + "_" + std::get<1>(info.param);
       for (char& c : name) {
