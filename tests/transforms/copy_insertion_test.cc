@@ -79,18 +79,16 @@ TEST(CopyInsertionTest, CopiesWhileInitLeavesAndSwappedBodyLeaves) {
   EXPECT_EQ(CountOpcode(*entry, HloOpcode::kCopy), 3);
   EXPECT_EQ(entry->GetInstructionWithName("init"), nullptr);
 
-  // Body: `next` is computed, so it is copied into place once, after the
-  // reader of the counter (`next` itself reads it: no extra edge). b and a
-  // swap leaves: each goes through a temporary, and each copy into place
-  // waits for the temporary that reads the leaf it overwrites.
+  // Body: `next` is computed from the counter element by element, so it is
+  // computed straight into the counter's buffer (no copy). b and a swap
+  // leaves: each goes through a temporary, and each copy into place waits
+  // for the temporary that reads the leaf it overwrites.
   const HloComputation* body = module->GetComputationWithName("body");
   ASSERT_NE(body, nullptr);
-  EXPECT_EQ(CountOpcode(*body, HloOpcode::kCopy), 5);
+  EXPECT_EQ(CountOpcode(*body, HloOpcode::kCopy), 4);
   const HloInstruction* root = body->root_instruction();
   ASSERT_EQ(root->opcode(), HloOpcode::kTuple);
-  const HloInstruction* counter = root->operand(0);
-  ASSERT_EQ(counter->opcode(), HloOpcode::kCopy);
-  EXPECT_EQ(counter->operand(0)->name(), "next");
+  EXPECT_EQ(root->operand(0)->name(), "next");
   for (int64_t leaf : {1, 2}) {
     const HloInstruction* placed = root->operand(leaf);
     ASSERT_EQ(placed->opcode(), HloOpcode::kCopy);
@@ -135,9 +133,50 @@ ENTRY e {
 )");
   ASSERT_TRUE(CopyInsertion::AddCopies(*module).ok());
   const HloComputation* body = module->GetComputationWithName("body");
-  // Only the computed counter is copied into place (once).
-  EXPECT_EQ(CountOpcode(*body, HloOpcode::kCopy), 1);
+  // The counter is computed in place; nothing is copied.
+  EXPECT_EQ(CountOpcode(*body, HloOpcode::kCopy), 0);
   EXPECT_EQ(body->root_instruction()->operand(1)->name(), "keep");
+}
+
+TEST(CopyInsertionTest, ValuesReadingEachOthersLeavesCannotBothBeInPlace) {
+  std::unique_ptr<HloModule> module = Parse(R"(
+HloModule cross
+
+body {
+  p = (f32[4], f32[4]) parameter(0)
+  a = f32[4] get-tuple-element(p), index=0
+  b = f32[4] get-tuple-element(p), index=1
+  sum = f32[4] add(a, b)
+  product = f32[4] multiply(a, b)
+  ROOT t = (f32[4], f32[4]) tuple(sum, product)
+}
+
+cond {
+  p = (f32[4], f32[4]) parameter(0)
+  ROOT f = pred[] constant(false)
+}
+
+ENTRY e {
+  x = f32[4] parameter(0)
+  init = (f32[4], f32[4]) tuple(x, x)
+  ROOT w = (f32[4], f32[4]) while(init), condition=cond, body=body
+}
+)");
+  ASSERT_TRUE(CopyInsertion::AddCopies(*module).ok());
+  EXPECT_TRUE(VerifyHloModule(*module).ok());
+  const HloComputation* body = module->GetComputationWithName("body");
+  const HloInstruction* root = body->root_instruction();
+  // `sum` is computed in place (after `product`, the other reader of a);
+  // `product` then cannot be (`sum` reads b and already follows it), so it
+  // is copied into place.
+  EXPECT_EQ(root->operand(0)->name(), "sum");
+  ASSERT_EQ(root->operand(1)->opcode(), HloOpcode::kCopy);
+  EXPECT_EQ(root->operand(1)->operand(0)->name(), "product");
+  const HloInstruction* sum = body->GetInstructionWithName("sum");
+  const HloInstruction* product = body->GetInstructionWithName("product");
+  EXPECT_EQ(sum->control_predecessors(),
+            std::vector<HloInstruction*>{const_cast<HloInstruction*>(product)});
+  EXPECT_EQ(CountOpcode(*body, HloOpcode::kCopy), 1);
 }
 
 TEST(CopyInsertionTest, BranchRootsAndEntryConstantsAreCopied) {

@@ -4,6 +4,8 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "hmo/base/status_macros.h"
 #include "hmo/ir/hlo_computation.h"
 #include "hmo/ir/hlo_instruction.h"
@@ -131,6 +133,52 @@ std::optional<std::vector<std::vector<HloInstruction*>>> ParameterLeafReaders(
   return readers;
 }
 
+// Whether `from` depends on `target` through operands or control
+// predecessors.
+bool DependsOn(const HloInstruction* from, const HloInstruction* target) {
+  std::vector<const HloInstruction*> stack = {from};
+  absl::flat_hash_set<const HloInstruction*> seen;
+  while (!stack.empty()) {
+    const HloInstruction* current = stack.back();
+    stack.pop_back();
+    if (current == target) return true;
+    if (!seen.insert(current).second) continue;
+    for (const HloInstruction* operand : current->operands()) stack.push_back(operand);
+    for (const HloInstruction* predecessor : current->control_predecessors()) {
+      stack.push_back(predecessor);
+    }
+  }
+  return false;
+}
+
+// Whether `value`, computed in the body (not a constant) and root leaf
+// `leaf` only, can be written straight into that leaf's buffer: every other
+// reader of the old
+// leaf can be ordered before it (none depends on it; in a scheduled body,
+// each already comes before it: `position`), and it reads the old
+// leaf itself, if at all, only element by element at the same index.
+bool CanComputeInPlace(const HloInstruction& value, const HloInstruction* parameter, int64_t leaf,
+                       const std::vector<HloInstruction*>& readers, int uses_as_leaf,
+                       const absl::flat_hash_map<const HloInstruction*, int64_t>* position) {
+  // A constant's buffer is read-only data, never loop state.
+  if (uses_as_leaf != 1 || value.opcode() == HloOpcode::kConstant) return false;
+  for (const HloInstruction* reader : readers) {
+    if (reader == &value) continue;
+    if (DependsOn(reader, &value)) return false;
+    // A scheduled body keeps its order: the readers must already come first.
+    if (position != nullptr && position->at(reader) > position->at(&value)) return false;
+  }
+  for (int64_t i = 0; i < value.operand_count(); ++i) {
+    const HloInstruction* operand = value.operand(i);
+    const bool reads_leaf = operand->opcode() == HloOpcode::kGetTupleElement &&
+                            operand->operand(0) == parameter && operand->tuple_index() == leaf;
+    if (reads_leaf && (!value.IsElementwiseOnOperand(i) || !(operand->shape() == value.shape()))) {
+      return false;
+    }
+  }
+  return true;
+}
+
 absl::StatusOr<bool> CopyWhileBodyRoot(HloComputation* body) {
   HloInstruction* root = body->root_instruction();
   HloInstruction* parameter = body->parameter_instruction(0);
@@ -142,10 +190,31 @@ absl::StatusOr<bool> CopyWhileBodyRoot(HloComputation* body) {
   std::optional<std::vector<std::vector<HloInstruction*>>> readers =
       flat ? ParameterLeafReaders(parameter, root, leaves) : std::nullopt;
 
-  // placed[k]: the copy that writes leaf k's buffer; temporaries[k]: the
-  // copy it reads from when the new value is itself loop-state data.
+  // Sequence positions when the body is scheduled.
+  std::optional<absl::flat_hash_map<const HloInstruction*, int64_t>> position;
+  const HloModule* module = body->parent();
+  if (module != nullptr && module->has_schedule() &&
+      module->schedule().is_computation_scheduled(body)) {
+    position.emplace();
+    const std::vector<HloInstruction*>& sequence =
+        module->schedule().sequence(body).instructions();
+    for (int64_t i = 0; i < static_cast<int64_t>(sequence.size()); ++i) {
+      (*position)[sequence[i]] = i;
+    }
+  }
+  // How often each instruction is a leaf of the root (a value can live in
+  // one leaf's buffer only).
+  absl::flat_hash_map<const HloInstruction*, int> leaf_uses;
+  if (root->opcode() == HloOpcode::kTuple) {
+    for (const HloInstruction* operand : root->operands()) ++leaf_uses[operand];
+  }
+  // placed: the copies that write a leaf's buffer; temporaries: the copies
+  // they read from when the new value is itself loop-state data; direct:
+  // values computed straight into their leaf's buffer.
   std::vector<std::pair<ShapeIndex, HloInstruction*>> placed;
   std::vector<HloInstruction*> temporaries;
+  std::vector<std::pair<int64_t, HloInstruction*>> direct;
+  absl::Status status;
   HloInstruction* new_root =
       DeepCopy(body, root, [&](HloInstruction* leaf, const ShapeIndex& index) {
         const HloInstruction* source = LeafOfTupleTree(root, index);
@@ -157,6 +226,17 @@ absl::StatusOr<bool> CopyWhileBodyRoot(HloComputation* body) {
         // after the other is read.
         const bool computed = readers.has_value() && source != nullptr &&
                               !IsAliasingOpcode(source->opcode());
+        if (computed && CanComputeInPlace(*leaf, parameter, index[0], (*readers)[index[0]],
+                                          leaf_uses[leaf], position ? &*position : nullptr)) {
+          // Order the other readers first now, so that the next leaves'
+          // decisions see these edges (two values each reading the other's
+          // leaf cannot both be computed in place).
+          for (HloInstruction* reader : (*readers)[index[0]]) {
+            if (reader != leaf && status.ok()) status = reader->AddControlDependencyTo(leaf);
+          }
+          direct.emplace_back(index[0], leaf);
+          return leaf;
+        }
         HloInstruction* from = leaf;
         if (!computed) {
           from = AddCopy(body, leaf);
@@ -166,7 +246,8 @@ absl::StatusOr<bool> CopyWhileBodyRoot(HloComputation* body) {
         placed.emplace_back(index, copy);
         return copy;
       });
-  if (placed.empty()) {
+  HMO_RETURN_IF_ERROR(status);
+  if (placed.empty() && direct.empty()) {
     // Nothing changes a leaf: drop the unused rebuild.
     if (new_root != root) HMO_RETURN_IF_ERROR(body->RemoveInstructionAndUnusedOperands(new_root));
     return false;
@@ -184,6 +265,16 @@ absl::StatusOr<bool> CopyWhileBodyRoot(HloComputation* body) {
       for (HloInstruction* reader : (*readers)[index[0]]) {
         if (reader != copy && reader != copy->operand(0)) {
           HMO_RETURN_IF_ERROR(reader->AddControlDependencyTo(copy));
+        }
+      }
+    }
+    // Temporaries that read a leaf computed in place go before it too.
+    for (const auto& [leaf, value] : direct) {
+      for (HloInstruction* temporary : temporaries) {
+        const HloInstruction* source = temporary->operand(0);
+        if (source->opcode() == HloOpcode::kGetTupleElement && source->operand(0) == parameter &&
+            source->tuple_index() == leaf) {
+          HMO_RETURN_IF_ERROR(temporary->AddControlDependencyTo(value));
         }
       }
     }
