@@ -179,6 +179,50 @@ ENTRY e {
   EXPECT_EQ(CountOpcode(*body, HloOpcode::kCopy), 1);
 }
 
+TEST(CopyInsertionTest, DynamicUpdateSliceOfItsOwnLeafUpdatesInPlace) {
+  std::unique_ptr<HloModule> module = Parse(R"(
+HloModule scan
+
+body {
+  p = (s32[], f32[8,4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  stack = f32[8,4] get-tuple-element(p), index=1
+  zero = s32[] constant(0)
+  row = f32[1,4] dynamic-slice(stack, i, zero), dynamic_slice_sizes={1,4}
+  twice = f32[1,4] add(row, row)
+  updated = f32[8,4] dynamic-update-slice(stack, twice, i, zero)
+  one = s32[] constant(1)
+  next = s32[] add(i, one)
+  ROOT t = (s32[], f32[8,4]) tuple(next, updated)
+}
+
+cond {
+  p = (s32[], f32[8,4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  eight = s32[] constant(8)
+  ROOT lt = pred[] compare(i, eight), direction=LT
+}
+
+ENTRY e {
+  zero = s32[] constant(0)
+  x = f32[8,4] parameter(0)
+  init = (s32[], f32[8,4]) tuple(zero, x)
+  ROOT w = (s32[], f32[8,4]) while(init), condition=cond, body=body
+}
+)");
+  ASSERT_TRUE(CopyInsertion::AddCopies(*module).ok());
+  EXPECT_TRUE(VerifyHloModule(*module).ok());
+  const HloComputation* body = module->GetComputationWithName("body");
+  const HloInstruction* root = body->root_instruction();
+  // No copy of the stack per iteration: the update writes into it, after
+  // the dynamic-slice read it.
+  EXPECT_EQ(CountOpcode(*body, HloOpcode::kCopy), 0);
+  EXPECT_EQ(root->operand(1)->name(), "updated");
+  const HloInstruction* row = body->GetInstructionWithName("row");
+  EXPECT_EQ(root->operand(1)->control_predecessors(),
+            std::vector<HloInstruction*>{const_cast<HloInstruction*>(row)});
+}
+
 TEST(CopyInsertionTest, BranchRootsAndEntryConstantsAreCopied) {
   std::unique_ptr<HloModule> module = Parse(R"(
 HloModule cond

@@ -153,10 +153,10 @@ bool DependsOn(const HloInstruction* from, const HloInstruction* target) {
 
 // Whether `value`, computed in the body (not a constant) and root leaf
 // `leaf` only, can be written straight into that leaf's buffer: every other
-// reader of the old
-// leaf can be ordered before it (none depends on it; in a scheduled body,
-// each already comes before it: `position`), and it reads the old
-// leaf itself, if at all, only element by element at the same index.
+// reader of the old leaf can be ordered before it (none depends on it; in a
+// scheduled body, each already comes before it: `position`), and it reads
+// the old leaf itself, if at all, element by element at the same index or
+// as the base of a dynamic-update-slice (which then updates it in place).
 bool CanComputeInPlace(const HloInstruction& value, const HloInstruction* parameter, int64_t leaf,
                        const std::vector<HloInstruction*>& readers, int uses_as_leaf,
                        const absl::flat_hash_map<const HloInstruction*, int64_t>* position) {
@@ -172,9 +172,10 @@ bool CanComputeInPlace(const HloInstruction& value, const HloInstruction* parame
     const HloInstruction* operand = value.operand(i);
     const bool reads_leaf = operand->opcode() == HloOpcode::kGetTupleElement &&
                             operand->operand(0) == parameter && operand->tuple_index() == leaf;
-    if (reads_leaf && (!value.IsElementwiseOnOperand(i) || !(operand->shape() == value.shape()))) {
-      return false;
-    }
+    // A dynamic-update-slice of the leaf itself updates it in place.
+    const bool in_place_update = value.opcode() == HloOpcode::kDynamicUpdateSlice && i == 0;
+    const bool same_element = value.IsElementwiseOnOperand(i) && operand->shape() == value.shape();
+    if (reads_leaf && !in_place_update && !same_element) return false;
   }
   return true;
 }

@@ -141,6 +141,43 @@ ENTRY e {
   ExpectCompiledMatchesEvaluator(&*module);
 }
 
+// A scan: each iteration reads a row of the stack and writes it back
+// doubled, in place (no per-iteration copy of the stack).
+TEST(CpuModelExecutionTest, ScanUpdatesItsStackInPlace) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(R"(
+HloModule scan
+
+body {
+  p = (s32[], f32[8,4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  stack = f32[8,4] get-tuple-element(p), index=1
+  zero = s32[] constant(0)
+  row = f32[1,4] dynamic-slice(stack, i, zero), dynamic_slice_sizes={1,4}
+  twice = f32[1,4] add(row, row)
+  updated = f32[8,4] dynamic-update-slice(stack, twice, i, zero)
+  one = s32[] constant(1)
+  next = s32[] add(i, one)
+  ROOT t = (s32[], f32[8,4]) tuple(next, updated)
+}
+
+cond {
+  p = (s32[], f32[8,4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  eight = s32[] constant(8)
+  ROOT lt = pred[] compare(i, eight), direction=LT
+}
+
+ENTRY e {
+  zero = s32[] constant(0)
+  x = f32[8,4] parameter(0)
+  init = (s32[], f32[8,4]) tuple(zero, x)
+  ROOT w = (s32[], f32[8,4]) while(init), condition=cond, body=body
+}
+)");
+  ASSERT_TRUE(module.ok()) << module.status();
+  ExpectCompiledMatchesEvaluator(&*module);
+}
+
 TEST(CpuModelExecutionTest, IfConditional) {
   ExpectCompiledMatchesEvaluator("hlo/if_conditional.hlo");
 }
