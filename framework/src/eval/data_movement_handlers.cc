@@ -161,6 +161,26 @@ absl::StatusOr<Literal> HandleReverse(const HloInstruction& instr, Operands oper
   return out;
 }
 
+namespace {
+
+// Fills `out` (row-major) with the elements of `in` at linear positions
+// base + sum(index[d] * step[d]) for every index of `out`: a slice (steps
+// are strides times the stride of each dimension) or a dynamic slice.
+void CopyStridedWindow(const Literal& in, int64_t base, const std::vector<int64_t>& step,
+                       Literal* out) {
+  const int64_t width = WidthOf(*out);
+  const uint8_t* src = RawBytes(in);
+  uint8_t* dst = MutableRawBytes(out);
+  ForEachRow(out->shape().dimensions(), step,
+             [&](int64_t offset, int64_t position, int64_t length, int64_t row_step) {
+               for (int64_t j = 0; j < length; ++j) {
+                 CopyElement(src, base + offset + j * row_step, dst, position + j, width);
+               }
+             });
+}
+
+}  // namespace
+
 absl::StatusOr<Literal> HandleSlice(const HloInstruction& instr, Operands operands) {
   const Literal& in = *operands[0];
   Literal out(instr.shape());
@@ -172,15 +192,7 @@ absl::StatusOr<Literal> HandleSlice(const HloInstruction& instr, Operands operan
     base += instr.slice_starts(d) * in_strides[d];
     step[d] = instr.slice_strides(d) * in_strides[d];
   }
-  const int64_t width = WidthOf(out);
-  const uint8_t* src = RawBytes(in);
-  uint8_t* dst = MutableRawBytes(&out);
-  ForEachRow(out.shape().dimensions(), step,
-             [&](int64_t offset, int64_t position, int64_t length, int64_t row_step) {
-               for (int64_t j = 0; j < length; ++j) {
-                 CopyElement(src, base + offset + j * row_step, dst, position + j, width);
-               }
-             });
+  CopyStridedWindow(in, base, step, &out);
   return out;
 }
 
@@ -192,16 +204,7 @@ absl::StatusOr<Literal> HandleDynamicSlice(const HloInstruction& instr, Operands
       ClampedStartIndices(instr, operands, 1, dims, out.shape().dimensions());
   if (!starts.ok()) return starts.status();
   const std::vector<int64_t> in_strides = RowMajorStrides(dims);
-  const int64_t base = DotIndex(*starts, in_strides);
-  const int64_t width = WidthOf(out);
-  const uint8_t* src = RawBytes(in);
-  uint8_t* dst = MutableRawBytes(&out);
-  ForEachRow(out.shape().dimensions(), in_strides,
-             [&](int64_t offset, int64_t position, int64_t length, int64_t step) {
-               for (int64_t j = 0; j < length; ++j) {
-                 CopyElement(src, base + offset + j * step, dst, position + j, width);
-               }
-             });
+  CopyStridedWindow(in, DotIndex(*starts, in_strides), in_strides, &out);
   return out;
 }
 
