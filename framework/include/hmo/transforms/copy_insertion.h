@@ -15,8 +15,13 @@
 //                copied (once per loop entry).
 //   while body   a root leaf that is not the parameter's own leaf passed
 //                through is written to the leaf's buffer while other leaves
-//                may still read the old values: a value computed in the body
-//                is copied into place once, ordered (control dependencies)
+//                may still read the old values. A value computed in the body
+//                that reads its own leaf only element by element at the
+//                same index, or as the base of a dynamic-update-slice, and
+//                that no other reader of the leaf depends on, is computed in
+//                place, ordered (control dependencies) after those readers
+//                (in a scheduled body only when they already come first);
+//                another computed value is copied into place once, ordered
 //                after every reader of the leaf it overwrites; loop-state
 //                data moving to another leaf (a swap) goes through a
 //                temporary copy first. When the readers of a leaf cannot be
@@ -27,10 +32,9 @@
 //                branch returns a buffer of its parameter or a constant.
 //   entry root   constant leaves are copied (constants are read-only data).
 //
-// It is conservative: it never checks whether a copy could be elided (XLA's
-// RemoveUnnecessaryCopies), so loops pay one copy per changed leaf and
-// iteration (two for moved loop-state data). A scheduled module keeps its
-// schedule, updated with the new instructions (HloSchedule::Update).
+// It is not XLA's RemoveUnnecessaryCopies: beyond the in-place cases above
+// it does not check whether a copy could be elided. A scheduled module keeps
+// its schedule, updated with the new instructions (HloSchedule::Update).
 
 #include <string_view>
 
