@@ -16,6 +16,7 @@
 #include "hmo/ir/hlo_module.h"
 #include "hmo/text/hlo_parser.h"
 #include "hmo/verifier/hlo_verifier.h"
+#include "support/test_data.h"
 
 namespace hmo {
 namespace {
@@ -180,36 +181,8 @@ ENTRY e {
 }
 
 TEST(CopyInsertionTest, DynamicUpdateSliceOfItsOwnLeafUpdatesInPlace) {
-  std::unique_ptr<HloModule> module = Parse(R"(
-HloModule scan
-
-body {
-  p = (s32[], f32[8,4]) parameter(0)
-  i = s32[] get-tuple-element(p), index=0
-  stack = f32[8,4] get-tuple-element(p), index=1
-  zero = s32[] constant(0)
-  row = f32[1,4] dynamic-slice(stack, i, zero), dynamic_slice_sizes={1,4}
-  twice = f32[1,4] add(row, row)
-  updated = f32[8,4] dynamic-update-slice(stack, twice, i, zero)
-  one = s32[] constant(1)
-  next = s32[] add(i, one)
-  ROOT t = (s32[], f32[8,4]) tuple(next, updated)
-}
-
-cond {
-  p = (s32[], f32[8,4]) parameter(0)
-  i = s32[] get-tuple-element(p), index=0
-  eight = s32[] constant(8)
-  ROOT lt = pred[] compare(i, eight), direction=LT
-}
-
-ENTRY e {
-  zero = s32[] constant(0)
-  x = f32[8,4] parameter(0)
-  init = (s32[], f32[8,4]) tuple(zero, x)
-  ROOT w = (s32[], f32[8,4]) while(init), condition=cond, body=body
-}
-)");
+  std::unique_ptr<HloModule> module =
+      Parse(test_support::ReadTestData("transforms/scan_in_place.hlo"));
   ASSERT_TRUE(CopyInsertion::AddCopies(*module).ok());
   EXPECT_TRUE(VerifyHloModule(*module).ok());
   const HloComputation* body = module->GetComputationWithName("body");

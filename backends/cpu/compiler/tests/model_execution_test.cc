@@ -10,6 +10,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,7 @@
 #include "hmo/execution/random_literals.h"
 #include "hmo/text/hlo_parser.h"
 #include "support/hmo_cli_runner.h"
+#include "support/test_data.h"
 
 namespace hmo::cpu {
 namespace {
@@ -144,36 +146,8 @@ ENTRY e {
 // A scan: each iteration reads a row of the stack and writes it back
 // doubled, in place (no per-iteration copy of the stack).
 TEST(CpuModelExecutionTest, ScanUpdatesItsStackInPlace) {
-  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(R"(
-HloModule scan
-
-body {
-  p = (s32[], f32[8,4]) parameter(0)
-  i = s32[] get-tuple-element(p), index=0
-  stack = f32[8,4] get-tuple-element(p), index=1
-  zero = s32[] constant(0)
-  row = f32[1,4] dynamic-slice(stack, i, zero), dynamic_slice_sizes={1,4}
-  twice = f32[1,4] add(row, row)
-  updated = f32[8,4] dynamic-update-slice(stack, twice, i, zero)
-  one = s32[] constant(1)
-  next = s32[] add(i, one)
-  ROOT t = (s32[], f32[8,4]) tuple(next, updated)
-}
-
-cond {
-  p = (s32[], f32[8,4]) parameter(0)
-  i = s32[] get-tuple-element(p), index=0
-  eight = s32[] constant(8)
-  ROOT lt = pred[] compare(i, eight), direction=LT
-}
-
-ENTRY e {
-  zero = s32[] constant(0)
-  x = f32[8,4] parameter(0)
-  init = (s32[], f32[8,4]) tuple(zero, x)
-  ROOT w = (s32[], f32[8,4]) while(init), condition=cond, body=body
-}
-)");
+  absl::StatusOr<std::unique_ptr<HloModule>> module =
+      ParseHloModule(test_support::ReadTestData("transforms/scan_in_place.hlo"));
   ASSERT_TRUE(module.ok()) << module.status();
   ExpectCompiledMatchesEvaluator(&*module);
 }
@@ -233,7 +207,16 @@ TEST(CpuCliTest, ExecutePrintsPlanAndMeasuredMemory) {
   test_support::HmoCliRun run = test_support::RunHmoCli(
       "run " + Pipeline("cpu-default") + " " + Data("hlo/graphsage_tf.hlo") + " --execute --seed 1");
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
-  EXPECT_THAT(run.out, ::testing::HasSubstr("cpu"));
+  EXPECT_THAT(run.out, ::testing::HasSubstr("execute: backend cpu, compile "));
+  // The arenas hold parameters, outputs and temporaries only (buffer
+  // assignment of the scheduled, fused module); the 23 MB of embedding
+  // constants stay in the JIT's read-only data.
+  EXPECT_THAT(run.out, ::testing::HasSubstr("planned arenas: space 0 105864 B\n"));
+  std::smatch rodata;
+  ASSERT_TRUE(std::regex_search(run.out, rodata, std::regex("rodata (\\d+) B"))) << run.out;
+  EXPECT_GE(std::stoll(rodata[1].str()), 23022544);
+  EXPECT_THAT(run.out, ::testing::HasSubstr("output {} f32[1,121]: "));
+  EXPECT_THAT(run.out, ::testing::Not(::testing::HasSubstr("check:")));
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include <set>
 #include <string>
 
+#include "support/test_data.h"
 #include "codegen/gpu_kernel_module.h"
 #include "codegen/libdevice_math.h"
 #include "compiler/gpu_module_preparation.h"
@@ -239,32 +240,7 @@ ENTRY main {
 }
 
 TEST(GpuKernelModuleTest, KernelsOfConditionalBranchesAreEmitted) {
-  Emitted e = Emit(R"(
-HloModule cond, is_scheduled=true
-
-then_branch {
-  tp = (f32[]) parameter(0)
-  tv = f32[] get-tuple-element(tp), index=0
-  tl = f32[] log(tv)
-  ROOT tt = (f32[]) tuple(tl)
-}
-
-else_branch {
-  ep = (f32[]) parameter(0)
-  ev = f32[] get-tuple-element(ep), index=0
-  ee = f32[] exponential(ev)
-  ROOT et = (f32[]) tuple(ee)
-}
-
-ENTRY main {
-  x = f32[] parameter(0)
-  ten = f32[] constant(10)
-  less = pred[] compare(x, ten), direction=LT
-  arg = (f32[]) tuple(x)
-  c = (f32[]) conditional(less, arg, arg), true_computation=then_branch, false_computation=else_branch
-  ROOT g = f32[] get-tuple-element(c), index=0
-}
-)");
+  Emitted e = Emit(test_support::ReadTestData("gpu/conditional_log_exp.hlo"));
   ASSERT_TRUE(e.kernels.ok()) << e.kernels.status();
   // The compare, one kernel per branch, and the copies copy-insertion adds
   // for the branch operands (the conditional's operands share a value).

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "support/test_data.h"
 #include "compiler/gpu_backend.h"
 #include "compiler/gpu_compiler.h"
 #include "gmock/gmock.h"
@@ -84,32 +85,7 @@ TEST(GpuExecutableTest, ConditionalBecomesAHostSideBranchOverKernelSequences) {
   if (!std::filesystem::exists(DefaultLibdevicePath())) {
     GTEST_SKIP() << "libdevice not found at " << DefaultLibdevicePath() << " (log/exp need it)";
   }
-  auto module = Parse(R"(
-HloModule cond, is_scheduled=true
-
-then_branch {
-  tp = (f32[]) parameter(0)
-  tv = f32[] get-tuple-element(tp), index=0
-  tl = f32[] log(tv)
-  ROOT tt = (f32[]) tuple(tl)
-}
-
-else_branch {
-  ep = (f32[]) parameter(0)
-  ev = f32[] get-tuple-element(ep), index=0
-  ee = f32[] exponential(ev)
-  ROOT et = (f32[]) tuple(ee)
-}
-
-ENTRY main {
-  x = f32[] parameter(0)
-  ten = f32[] constant(10)
-  less = pred[] compare(x, ten), direction=LT
-  arg = (f32[]) tuple(x)
-  c = (f32[]) conditional(less, arg, arg), true_computation=then_branch, false_computation=else_branch
-  ROOT g = f32[] get-tuple-element(c), index=0
-}
-)");
+  auto module = Parse(test_support::ReadTestData("gpu/conditional_log_exp.hlo"));
   ASSERT_NE(module, nullptr);
   auto executable = CompileForGpu(*module, GpuCompileOptions{});
   ASSERT_TRUE(executable.ok()) << executable.status();
