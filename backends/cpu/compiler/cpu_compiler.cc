@@ -8,7 +8,7 @@
 #include "fmt/format.h"
 #include "hmo/analysis/heap_simulator.h"
 #include "hmo/base/status_macros.h"
-#include "hmo/transforms/copy_insertion.h"
+#include "hmo/transforms/execution_preparation.h"
 #include "jit/cpu_jit.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/raw_ostream.h"
@@ -16,25 +16,6 @@
 
 namespace hmo::cpu {
 namespace {
-
-// A clone of `module` with the copies buffer assignment needs
-// (copy-insertion) and a complete schedule: the module's own where it has
-// one (updated with the copies), post order (which respects operands and
-// control dependencies) elsewhere.
-absl::StatusOr<std::unique_ptr<HloModule>> PrepareForBufferAssignment(const HloModule& module) {
-  std::unique_ptr<HloModule> clone = module.Clone();
-  HMO_RETURN_IF_ERROR(CopyInsertion::AddCopies(*clone).status());
-  HloSchedule schedule(clone.get());
-  for (HloComputation* computation : clone->MakeNonfusionComputations()) {
-    if (clone->has_schedule() && clone->schedule().is_computation_scheduled(computation)) {
-      schedule.set_sequence(computation, clone->schedule().sequence(computation));
-    } else {
-      schedule.set_sequence(computation, computation->MakeInstructionPostOrder());
-    }
-  }
-  HMO_RETURN_IF_ERROR(clone->set_schedule(std::move(schedule)));
-  return clone;
-}
 
 // For each constant allocation, the address of its constant's global in the
 // JIT's read-only data (offset as the assignment placed the value); null for
@@ -75,11 +56,7 @@ absl::Status DumpIr(const llvm::Module& module, const std::string& path) {
 absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileForCpu(const HloModule& module,
                                                              const CpuCompileOptions& options) {
   const auto start = std::chrono::steady_clock::now();
-  if (!module.has_entry_computation()) {
-    return absl::InvalidArgumentError(fmt::format("module '{}' has no entry computation",
-                                                  module.name()));
-  }
-  HMO_ASSIGN_OR_RETURN(std::unique_ptr<HloModule> owned, PrepareForBufferAssignment(module));
+  HMO_ASSIGN_OR_RETURN(std::unique_ptr<HloModule> owned, CloneForExecution(module));
   const HloModule& scheduled = *owned;
 
   BufferAssigner::Options assigner_options;
