@@ -1,9 +1,11 @@
 // libhmo_gpu_backend.so: registers the "gpu" backend (NVIDIA GPUs through
-// the CUDA runtime; kernels generated as PTX with LLVM's NVPTX target).
+// the CUDA runtime; kernels generated as PTX with LLVM's NVPTX target) and
+// "gpu-emulated" (the same on the host CPU, for machines without a GPU).
 
 #include <memory>
 
 #include "compiler/gpu_backend.h"
+#include "hmo/base/status_macros.h"
 #include "hmo/plugin/plugin_registrars.h"
 
 namespace {
@@ -15,7 +17,15 @@ absl::Status RegisterBackends(hmo::BackendRegistrar& backends) {
       "NVIDIA GPUs: PTX kernels from LLVM's NVPTX target (libdevice math), CUDA runtime execution on "
       "buffer-assignment arenas (device memory, pinned host memory for S(5))";
   registration.backend = std::make_shared<const hmo::gpu::GpuBackend>();
-  return backends.Register(std::move(registration));
+  HMO_RETURN_IF_ERROR(backends.Register(std::move(registration)));
+
+  hmo::BackendRegistration emulated;
+  emulated.name = "gpu-emulated";
+  emulated.description =
+      "the gpu backend's compiler and executable on the host CPU: the same kernels compiled for the host, "
+      "device memory in host memory, a copy stream that runs as late as its events allow (testing without a GPU)";
+  emulated.backend = std::make_shared<const hmo::gpu::GpuBackend>(hmo::gpu::GpuDeviceKind::kHostEmulation);
+  return backends.Register(std::move(emulated));
 }
 
 }  // namespace

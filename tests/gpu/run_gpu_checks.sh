@@ -61,12 +61,29 @@ for tests in hmo_gpu_runtime_tests hmo_gpu_codegen_tests hmo_gpu_compiler_tests 
   step "$tests" timeout 300 "$(find_binary "$tests")"
 done
 
-# Whole modules against the reference evaluator.
+# Whole modules against the reference evaluator, on the device and (the
+# same compiler, kernels built for the host) on the emulated device.
+# Timelines (Chrome trace) and summaries go to $OUT when the device tool
+# sets it.
+RESULTS=${OUT:-$BUILD/gpu-check-results}
+mkdir -p "$RESULTS"
 for module in "$ROOT/tests/hlo/if_conditional.hlo" "$ROOT/tests/gpu/elementwise.hlo" \
-              "$ROOT/tests/hlo/host_offload_jit_f_while_loops.hlo"; do
-  step "check $(basename "$module")" timeout 300 "$HMO" run --passes=memory-report --execute --backend gpu --check \
-    --seed 1 "$module"
+              "$ROOT/tests/hlo/host_offload_jit_f_while_loops.hlo" \
+              "$ROOT/tests/hlo/dynamic_update_slice_inplace_bf16.hlo" \
+              "$ROOT/tests/hlo/graphsage_tf.hlo" "$ROOT/tests/hlo/ssd_mobilenet_tf.hlo"; do
+  name=$(basename "$module" .hlo)
+  step "check $name" timeout 300 "$HMO" run --passes=memory-report --execute --backend gpu --check \
+    --seed 1 --results-dir "$RESULTS/$name" "$module"
 done
+
+# Host offload: the device arena with and without the host-offload
+# pipeline, and the compute/copy stream timeline (copies overlapped).
+step "offload: device-default" timeout 300 "$HMO" run "$ROOT/pipelines/device-default.yaml" --execute \
+  --backend gpu --check --seed 1 --results-dir "$RESULTS/offload-device-default" \
+  "$ROOT/tests/hlo/host_offload_jit_f_while_loops.hlo"
+step "offload: host-offload" timeout 300 "$HMO" run "$ROOT/pipelines/host-offload.yaml" --execute \
+  --backend gpu --check --seed 1 --results-dir "$RESULTS/offload-host-offload" \
+  "$ROOT/tests/hlo/host_offload_jit_f_while_loops.hlo"
 
 # The same after the cpu-fusion pass (from the CPU backend plugin): fused
 # kLoop kernels inside while loops with host offloading.

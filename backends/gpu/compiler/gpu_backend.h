@@ -4,20 +4,29 @@
 // The "gpu" Backend: an NVIDIA GPU as a compilation target (256-byte
 // aligned buffers, 8-byte pointers) that compiles modules to PTX and runs
 // them through the CUDA runtime. Compile works without a GPU; Execute then
-// returns UNAVAILABLE ("no CUDA device: ...").
+// returns UNAVAILABLE ("no CUDA device: ..."). The "gpu-emulated" backend is
+// the same compiler whose executables run on the host CPU
+// (HostEmulatedDeviceRuntime): the GPU backend's tests without a GPU.
 
+#include "compiler/gpu_compiler.h"
 #include "hmo/plugin/backend.h"
 
 namespace hmo::gpu {
 
 class GpuBackend : public Backend {
  public:
-  std::string_view name() const override { return "gpu"; }
+  explicit GpuBackend(GpuDeviceKind device = GpuDeviceKind::kCuda) : device_(device) {}
+  std::string_view name() const override {
+    return device_ == GpuDeviceKind::kCuda ? "gpu" : "gpu-emulated";
+  }
   int64_t BufferSizeBytes(const Shape& shape) const override;
   int64_t BufferAlignment() const override;
   bool CanExecute() const override { return true; }
   absl::StatusOr<std::unique_ptr<Executable>> Compile(const HloModule& module,
                                                       const CompileOptions& options) const override;
+
+ private:
+  GpuDeviceKind device_;
 };
 
 }  // namespace hmo::gpu

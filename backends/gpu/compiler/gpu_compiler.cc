@@ -4,6 +4,8 @@
 #include <utility>
 
 #include "compiler/gpu_module_preparation.h"
+#include "compiler/host_emulated_device_runtime.h"
+#include "compiler/host_kernel_library.h"
 #include "compiler/gpu_thunk_plan.h"
 #include "hmo/base/status_macros.h"
 
@@ -23,9 +25,15 @@ absl::StatusOr<std::unique_ptr<GpuExecutable>> CompileForGpu(const HloModule& mo
   for (const BufferAllocation& allocation : prepared.assignment->Allocations()) {
     stats.arena_bytes[allocation.color()] += RoundUpToAlignment(allocation.size());
   }
+  std::unique_ptr<GpuDeviceRuntime> runtime;
+  if (options.device == GpuDeviceKind::kHostEmulation) {
+    HMO_ASSIGN_OR_RETURN(std::unique_ptr<HostKernelLibrary> host_kernels,
+                         HostKernelLibrary::Compile(*prepared.module, *prepared.assignment, options.codegen.opt_level));
+    HMO_ASSIGN_OR_RETURN(runtime, CreateHostEmulatedDeviceRuntime(std::move(host_kernels)));
+  }
   stats.compile_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return std::make_unique<GpuExecutable>(std::move(prepared), std::move(kernels), std::move(plan),
-                                         std::move(stats));
+                                         std::move(stats), std::move(runtime));
 }
 
 }  // namespace hmo::gpu

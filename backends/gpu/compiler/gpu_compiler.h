@@ -6,7 +6,9 @@
 //      assignment) on a private clone;
 //   2. EmitGpuKernels: PTX for every kernel (codegen/gpu_kernel_module.h);
 //   3. BuildThunkPlan: the host program (launches, copies, control flow).
-// Needs no GPU: the result's Execute is where CUDA is first touched.
+// Needs no GPU: the result's Execute is where CUDA is first touched. With
+// GpuDeviceKind::kHostEmulation the kernels are also compiled for the host
+// and the executable runs on HostEmulatedDeviceRuntime instead.
 
 #include <memory>
 
@@ -17,8 +19,14 @@
 
 namespace hmo::gpu {
 
+enum class GpuDeviceKind {
+  kCuda,           // CUDA device 0 (cuda_device_runtime.h)
+  kHostEmulation,  // the host CPU (host_emulated_device_runtime.h)
+};
+
 struct GpuCompileOptions {
   GpuCodegenOptions codegen;
+  GpuDeviceKind device = GpuDeviceKind::kCuda;
 };
 
 absl::StatusOr<std::unique_ptr<GpuExecutable>> CompileForGpu(const HloModule& module,

@@ -1,21 +1,15 @@
 #include "compiler/gpu_executable.h"
 
+#include <algorithm>
 #include <chrono>
+#include <functional>
 #include <string>
 #include <utility>
 
+#include "compiler/cuda_device_runtime.h"
 #include "compiler/layout_copy.h"
 #include "fmt/format.h"
 #include "hmo/base/status_macros.h"
-#include "hmo/gpu/cuda_device_query.h"
-#include "hmo/gpu/pinned_host_memory_allocator.h"
-#include "nccl/cuda_collective_transport.h"
-
-#if HMO_GPU_HAVE_CUDA_RUNTIME
-#include <cuda_runtime_api.h>
-
-#include "cuda_status.h"
-#endif
 
 namespace hmo::gpu {
 
@@ -23,52 +17,225 @@ int64_t RoundUpToAlignment(int64_t bytes) {
   return (bytes + kGpuBufferAlignment - 1) / kGpuBufferAlignment * kGpuBufferAlignment;
 }
 
-#if HMO_GPU_HAVE_CUDA_RUNTIME
-
-#define HMO_CUDA_RETURN_IF_ERROR(expr) HMO_RETURN_IF_ERROR(CudaStatus((expr), #expr))
-
 struct GpuExecutable::DeviceState {
-  cudaLibrary_t library = nullptr;
-  std::vector<cudaKernel_t> functions;  // parallel to kernels_.kernels
-  cudaStream_t compute = nullptr;
-  cudaStream_t copy = nullptr;
-  cudaEvent_t compute_done = nullptr;
-  cudaEvent_t copy_done = nullptr;
+  GpuDeviceRuntime* runtime = nullptr;
   char* device_arena = nullptr;
-  OwnedHostMemory host_arena;
+  char* host_arena = nullptr;
   // Allocation index -> address (device, or pinned host), and its device copy.
   std::vector<char*> table;
   char** device_table = nullptr;
   // Single-rank collectives on the compute stream (null without any).
-  std::unique_ptr<CudaCollectiveTransport> collectives;
-
-  ~DeviceState() {
-    collectives.reset();
-    // Teardown cannot report errors; the process may also be exiting.
-    if (device_table != nullptr) cudaFree(device_table);
-    if (device_arena != nullptr) cudaFree(device_arena);
-    if (compute_done != nullptr) cudaEventDestroy(compute_done);
-    if (copy_done != nullptr) cudaEventDestroy(copy_done);
-    if (compute != nullptr) cudaStreamDestroy(compute);
-    if (copy != nullptr) cudaStreamDestroy(copy);
-    if (library != nullptr) cudaLibraryUnload(library);
-  }
+  std::unique_ptr<CollectiveTransport> collectives;
 
   char* Address(const BufferAssignment::Slice& slice) const { return table.at(slice.index) + slice.offset; }
 };
 
-#else
+namespace {
 
-struct GpuExecutable::DeviceState {};
+absl::StatusOr<BufferAssignment::Slice> UniqueSlice(const BufferAssignment& assignment,
+                                                    const HloInstruction& instruction, const ShapeIndex& index) {
+  const auto slices = assignment.GetAllSlices(&instruction, index);
+  if (slices.size() != 1) {
+    return absl::InternalError(fmt::format("GPU executable: {} at {} has {} slices, expected one",
+                                           instruction.name(), ShapeIndexToString(index), slices.size()));
+  }
+  return *slices.begin();
+}
 
-#endif
+// Runs a thunk plan on a runtime. Memory-space copies go to the copy stream
+// and stay pending until a compute-stream thunk touches their bytes; only
+// then does the compute stream wait for them (Thunk::accesses).
+class ThunkRunner {
+ public:
+  ThunkRunner(GpuExecutable::DeviceState& state, const GpuKernelModule& kernels, bool record_timeline)
+      : state_(state), runtime_(*state.runtime), kernels_(kernels), record_timeline_(record_timeline) {}
+
+  absl::Status Start() {
+    if (!record_timeline_) return absl::OkStatus();
+    HMO_ASSIGN_OR_RETURN(origin_, runtime_.CreateEvent(/*timing=*/true));
+    return runtime_.RecordEvent(origin_, GpuStream::kCompute);
+  }
+
+  absl::Status Run(const ThunkSequence& sequence) {
+    for (const Thunk& thunk : sequence) HMO_RETURN_IF_ERROR(RunThunk(thunk));
+    return absl::OkStatus();
+  }
+
+  // The compute stream waits for every pending copy.
+  absl::Status WaitForAllCopies() {
+    for (const PendingCopy& copy : pending_) HMO_RETURN_IF_ERROR(runtime_.WaitEvent(GpuStream::kCompute, copy.done));
+    for (const PendingCopy& copy : pending_) free_events_.push_back(copy.done);
+    pending_.clear();
+    return absl::OkStatus();
+  }
+
+  // After both streams are synchronized: the recorded spans.
+  absl::StatusOr<std::vector<ExecutionProfile::StreamSpan>> Timeline() {
+    std::vector<ExecutionProfile::StreamSpan> timeline;
+    for (const Span& span : spans_) {
+      HMO_ASSIGN_OR_RETURN(double start, runtime_.ElapsedSeconds(origin_, span.start));
+      HMO_ASSIGN_OR_RETURN(double end, runtime_.ElapsedSeconds(origin_, span.end));
+      timeline.push_back({span.stream == GpuStream::kCompute ? "compute" : "copy", span.label, start, end});
+    }
+    return timeline;
+  }
+
+ private:
+  struct PendingCopy {
+    const char* source = nullptr;
+    const char* destination = nullptr;
+    int64_t bytes = 0;
+    GpuEvent done = -1;
+  };
+  struct Span {
+    GpuStream stream;
+    std::string label;
+    GpuEvent start;
+    GpuEvent end;
+  };
+  // Spans beyond this many are not recorded (long loops): events are not free.
+  static constexpr size_t kMaxSpans = 20000;
+
+  absl::StatusOr<GpuEvent> TakeEvent() {
+    if (!free_events_.empty()) {
+      GpuEvent event = free_events_.back();
+      free_events_.pop_back();
+      return event;
+    }
+    return runtime_.CreateEvent(/*timing=*/false);
+  }
+
+  static bool Overlaps(const char* a, int64_t a_bytes, const char* b, int64_t b_bytes) {
+    return a < b + b_bytes && b < a + a_bytes;
+  }
+
+  // The compute stream waits for the pending copies whose bytes overlap
+  // any of `slices` (or `extra`).
+  absl::Status WaitForCopiesTouching(const std::vector<BufferAssignment::Slice>& slices) {
+    std::vector<PendingCopy> still_pending;
+    for (const PendingCopy& copy : pending_) {
+      bool touches = false;
+      for (const BufferAssignment::Slice& slice : slices) {
+        const char* address = state_.Address(slice);
+        if (Overlaps(address, slice.size, copy.source, copy.bytes) ||
+            Overlaps(address, slice.size, copy.destination, copy.bytes)) {
+          touches = true;
+          break;
+        }
+      }
+      if (touches) {
+        HMO_RETURN_IF_ERROR(runtime_.WaitEvent(GpuStream::kCompute, copy.done));
+        free_events_.push_back(copy.done);
+      } else {
+        still_pending.push_back(copy);
+      }
+    }
+    pending_ = std::move(still_pending);
+    return absl::OkStatus();
+  }
+
+  // Runs `op` on `stream` between two timing events when recording.
+  absl::Status Timed(GpuStream stream, const HloInstruction* instruction, const std::function<absl::Status()>& op) {
+    if (!record_timeline_ || spans_.size() >= kMaxSpans) return op();
+    Span span{stream, instruction != nullptr ? instruction->name() : "?", -1, -1};
+    HMO_ASSIGN_OR_RETURN(span.start, runtime_.CreateEvent(/*timing=*/true));
+    HMO_ASSIGN_OR_RETURN(span.end, runtime_.CreateEvent(/*timing=*/true));
+    HMO_RETURN_IF_ERROR(runtime_.RecordEvent(span.start, stream));
+    HMO_RETURN_IF_ERROR(op());
+    HMO_RETURN_IF_ERROR(runtime_.RecordEvent(span.end, stream));
+    spans_.push_back(std::move(span));
+    return absl::OkStatus();
+  }
+
+  // Reads a pred (1 byte) or s32 selector written by the compute stream.
+  absl::StatusOr<int32_t> ReadSelector(const BufferAssignment::Slice& slice, bool is_pred) {
+    HMO_RETURN_IF_ERROR(WaitForCopiesTouching({slice}));
+    int32_t value = 0;
+    uint8_t pred = 0;
+    void* destination = is_pred ? static_cast<void*>(&pred) : static_cast<void*>(&value);
+    HMO_RETURN_IF_ERROR(
+        runtime_.CopyAsync(GpuStream::kCompute, destination, state_.Address(slice), is_pred ? 1 : sizeof(int32_t)));
+    HMO_RETURN_IF_ERROR(runtime_.Synchronize(GpuStream::kCompute));
+    return is_pred ? (pred != 0 ? 1 : 0) : value;
+  }
+
+  absl::Status RunThunk(const Thunk& thunk) {
+    switch (thunk.kind) {
+      case Thunk::Kind::kKernel: {
+        HMO_RETURN_IF_ERROR(WaitForCopiesTouching(thunk.accesses));
+        const GpuKernel& kernel = kernels_.kernels.at(thunk.kernel);
+        return Timed(GpuStream::kCompute, thunk.instruction,
+                     [&] { return runtime_.Launch(thunk.kernel, kernel.launch, state_.device_table); });
+      }
+      case Thunk::Kind::kCopy:
+        HMO_RETURN_IF_ERROR(WaitForCopiesTouching(thunk.accesses));
+        return Timed(GpuStream::kCompute, thunk.instruction, [&] {
+          return runtime_.CopyAsync(GpuStream::kCompute, state_.Address(thunk.destination),
+                                    state_.Address(thunk.source), thunk.bytes);
+        });
+      case Thunk::Kind::kMemorySpaceCopy: {
+        // After everything the compute stream did so far (its producer, and
+        // earlier readers of the destination).
+        HMO_ASSIGN_OR_RETURN(GpuEvent ready, TakeEvent());
+        HMO_RETURN_IF_ERROR(runtime_.RecordEvent(ready, GpuStream::kCompute));
+        HMO_RETURN_IF_ERROR(runtime_.WaitEvent(GpuStream::kCopy, ready));
+        free_events_.push_back(ready);
+        PendingCopy copy{state_.Address(thunk.source), state_.Address(thunk.destination), thunk.bytes, -1};
+        HMO_RETURN_IF_ERROR(Timed(GpuStream::kCopy, thunk.instruction, [&] {
+          return runtime_.CopyAsync(GpuStream::kCopy, state_.Address(thunk.destination),
+                                    state_.Address(thunk.source), thunk.bytes);
+        }));
+        HMO_ASSIGN_OR_RETURN(copy.done, TakeEvent());
+        HMO_RETURN_IF_ERROR(runtime_.RecordEvent(copy.done, GpuStream::kCopy));
+        pending_.push_back(copy);
+        return absl::OkStatus();
+      }
+      case Thunk::Kind::kConditional: {
+        HMO_ASSIGN_OR_RETURN(int32_t selector, ReadSelector(thunk.predicate, thunk.predicate_is_pred));
+        const int64_t branches = static_cast<int64_t>(thunk.branches.size());
+        // pred: true runs branch 0; an out-of-range index runs the last.
+        int64_t branch = thunk.predicate_is_pred ? (selector != 0 ? 0 : 1) : selector;
+        if (branch < 0 || branch >= branches) branch = branches - 1;
+        return Run(thunk.branches[branch]);
+      }
+      case Thunk::Kind::kCollective:
+        if (state_.collectives == nullptr) return absl::InternalError("GPU executable: no collective transport");
+        HMO_RETURN_IF_ERROR(WaitForCopiesTouching(thunk.accesses));
+        return Timed(GpuStream::kCompute, thunk.instruction, [&] {
+          return RunCollective(thunk.collective, state_.Address(thunk.source), state_.Address(thunk.destination),
+                               *state_.collectives);
+        });
+      case Thunk::Kind::kWhile:
+        while (true) {
+          HMO_RETURN_IF_ERROR(Run(*thunk.condition));
+          HMO_ASSIGN_OR_RETURN(int32_t go, ReadSelector(thunk.predicate, true));
+          if (go == 0) break;
+          HMO_RETURN_IF_ERROR(Run(*thunk.body));
+        }
+        return absl::OkStatus();
+    }
+    return absl::InternalError("GPU executable: unknown thunk kind");
+  }
+
+  GpuExecutable::DeviceState& state_;
+  GpuDeviceRuntime& runtime_;
+  const GpuKernelModule& kernels_;
+  bool record_timeline_;
+  GpuEvent origin_ = -1;
+  std::vector<PendingCopy> pending_;
+  std::vector<GpuEvent> free_events_;
+  std::vector<Span> spans_;
+};
+
+}  // namespace
 
 GpuExecutable::GpuExecutable(PreparedGpuModule prepared, GpuKernelModule kernels, ThunkPlan plan,
-                             ExecutableStats stats)
+                             ExecutableStats stats, std::unique_ptr<GpuDeviceRuntime> runtime)
     : prepared_(std::move(prepared)),
       kernels_(std::move(kernels)),
       plan_(std::move(plan)),
-      stats_(std::move(stats)) {
+      stats_(std::move(stats)),
+      runtime_(std::move(runtime)) {
   // Two arenas: pinned host memory for S(5), device memory for every other
   // memory space (their allocations follow each other in it).
   int64_t next_device = 0, next_host = 0;
@@ -82,7 +249,11 @@ GpuExecutable::GpuExecutable(PreparedGpuModule prepared, GpuKernelModule kernels
   }
 }
 
-GpuExecutable::~GpuExecutable() = default;
+GpuExecutable::~GpuExecutable() {
+  // The state's collectives may use the runtime's streams.
+  device_.reset();
+  runtime_.reset();
+}
 
 absl::Status GpuExecutable::CheckArguments(absl::Span<const Literal> arguments) const {
   const HloComputation* entry = prepared_.module->entry_computation();
@@ -106,41 +277,16 @@ absl::Status GpuExecutable::CheckArguments(absl::Span<const Literal> arguments) 
   return absl::OkStatus();
 }
 
-#if HMO_GPU_HAVE_CUDA_RUNTIME
-
-namespace {
-
-absl::StatusOr<BufferAssignment::Slice> UniqueSlice(const BufferAssignment& assignment,
-                                                    const HloInstruction& instruction, const ShapeIndex& index) {
-  const auto slices = assignment.GetAllSlices(&instruction, index);
-  if (slices.size() != 1) {
-    return absl::InternalError(fmt::format("GPU executable: {} at {} has {} slices, expected one",
-                                           instruction.name(), ShapeIndexToString(index), slices.size()));
-  }
-  return *slices.begin();
-}
-
-}  // namespace
-
 absl::Status GpuExecutable::InitializeDevice() {
-  absl::StatusOr<int> devices = CudaDeviceCount();
-  if (!devices.ok()) return absl::UnavailableError("no CUDA device: " + std::string(devices.status().message()));
-  auto state = std::make_unique<DeviceState>();
-  HMO_CUDA_RETURN_IF_ERROR(cudaSetDevice(0));
-  HMO_CUDA_RETURN_IF_ERROR(
-      cudaLibraryLoadData(&state->library, kernels_.ptx.c_str(), nullptr, nullptr, 0, nullptr, nullptr, 0));
-  for (const GpuKernel& kernel : kernels_.kernels) {
-    cudaKernel_t function = nullptr;
-    HMO_RETURN_IF_ERROR(CudaStatus(cudaLibraryGetKernel(&function, state->library, kernel.name.c_str()),
-                                   "cudaLibraryGetKernel(" + kernel.name + ")"));
-    state->functions.push_back(function);
+  if (runtime_ == nullptr) {
+    HMO_ASSIGN_OR_RETURN(runtime_, CreateCudaDeviceRuntime());
   }
-  HMO_CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&state->compute, cudaStreamNonBlocking));
-  HMO_CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&state->copy, cudaStreamNonBlocking));
-  HMO_CUDA_RETURN_IF_ERROR(cudaEventCreateWithFlags(&state->compute_done, cudaEventDisableTiming));
-  HMO_CUDA_RETURN_IF_ERROR(cudaEventCreateWithFlags(&state->copy_done, cudaEventDisableTiming));
+  GpuDeviceRuntime& runtime = *runtime_;
+  auto state = std::make_unique<DeviceState>();
+  state->runtime = &runtime;
+  HMO_RETURN_IF_ERROR(runtime.LoadKernels(kernels_));
   if (plan_.has_collectives) {
-    HMO_ASSIGN_OR_RETURN(state->collectives, CudaCollectiveTransport::CreateSingleRank(state->compute));
+    HMO_ASSIGN_OR_RETURN(state->collectives, runtime.CreateSingleRankCollectives());
   }
 
   // Arenas: S(5) in pinned host memory, everything else on the device.
@@ -151,63 +297,44 @@ absl::Status GpuExecutable::InitializeDevice() {
     total = std::max(total, placements_[i].offset + RoundUpToAlignment(allocations[i].size()));
   }
   if (device_bytes > 0) {
-    void* arena = nullptr;
-    HMO_CUDA_RETURN_IF_ERROR(cudaMalloc(&arena, static_cast<size_t>(device_bytes)));
-    state->device_arena = static_cast<char*>(arena);
+    HMO_ASSIGN_OR_RETURN(state->device_arena, runtime.AllocateDevice(device_bytes));
   }
   if (host_bytes > 0) {
-    HMO_ASSIGN_OR_RETURN(std::unique_ptr<PinnedHostMemoryAllocator> pinned, PinnedHostMemoryAllocator::Create());
-    HostAllocationOptions options;
-    options.alignment = static_cast<size_t>(kGpuBufferAlignment);
-    HMO_ASSIGN_OR_RETURN(state->host_arena, pinned->Allocate(static_cast<size_t>(host_bytes), options));
+    HMO_ASSIGN_OR_RETURN(state->host_arena, runtime.AllocatePinnedHost(host_bytes));
   }
   for (size_t i = 0; i < allocations.size(); ++i) {
-    char* base = placements_[i].color == kHostMemorySpace ? state->host_arena.as<char>() : state->device_arena;
+    char* base = placements_[i].color == kHostMemorySpace ? state->host_arena : state->device_arena;
     state->table.push_back(base == nullptr ? nullptr : base + placements_[i].offset);
   }
   if (!state->table.empty()) {
-    void* table = nullptr;
-    const size_t table_bytes = state->table.size() * sizeof(char*);
-    HMO_CUDA_RETURN_IF_ERROR(cudaMalloc(&table, table_bytes));
-    state->device_table = static_cast<char**>(table);
-    HMO_CUDA_RETURN_IF_ERROR(cudaMemcpy(table, state->table.data(), table_bytes, cudaMemcpyHostToDevice));
+    const int64_t table_bytes = static_cast<int64_t>(state->table.size() * sizeof(char*));
+    HMO_ASSIGN_OR_RETURN(char* table, runtime.AllocateDevice(table_bytes));
+    state->device_table = reinterpret_cast<char**>(table);
+    HMO_RETURN_IF_ERROR(runtime.CopyAsync(GpuStream::kCompute, table, state->table.data(), table_bytes));
   }
   // Constants are read-only: uploaded once.
   for (const HloInstruction* constant : plan_.constants) {
     HMO_ASSIGN_OR_RETURN(BufferAssignment::Slice slice, UniqueSlice(*prepared_.assignment, *constant, {}));
     std::vector<char> staging(static_cast<size_t>(ShapeUtil::ByteSizeOf(constant->shape())));
     HMO_RETURN_IF_ERROR(cpu::CopyLiteralToBuffer(constant->literal(), constant->shape(), staging.data()));
-    HMO_CUDA_RETURN_IF_ERROR(cudaMemcpy(state->Address(slice), staging.data(), staging.size(), cudaMemcpyDefault));
+    HMO_RETURN_IF_ERROR(runtime.CopyAsync(GpuStream::kCompute, state->Address(slice), staging.data(),
+                                          static_cast<int64_t>(staging.size())));
   }
-  // A host-to-device cudaMemcpy from pageable memory may return before its
-  // DMA lands, and the non-blocking compute stream does not wait for the
-  // legacy stream: finish the uploads before any kernel runs.
-  HMO_CUDA_RETURN_IF_ERROR(cudaDeviceSynchronize());
+  HMO_RETURN_IF_ERROR(runtime.Synchronize(GpuStream::kCompute));
   device_ = std::move(state);
   return absl::OkStatus();
 }
 
-namespace {
-
-absl::Status RunThunks(const ThunkSequence& sequence, const std::vector<cudaKernel_t>& functions,
-                       const GpuKernelModule& kernels, GpuExecutable::DeviceState* state);
-
-}  // namespace
-
-#endif  // HMO_GPU_HAVE_CUDA_RUNTIME
-
 absl::StatusOr<Literal> GpuExecutable::Execute(absl::Span<const Literal> arguments, ExecutionProfile* profile) {
-#if !HMO_GPU_HAVE_CUDA_RUNTIME
-  (void)arguments;
-  (void)profile;
-  return absl::UnavailableError("no CUDA device: hmo was built without the CUDA runtime");
-#else
-  if (device_ == nullptr) HMO_RETURN_IF_ERROR(InitializeDevice());
   HMO_RETURN_IF_ERROR(CheckArguments(arguments));
+  if (device_ == nullptr) HMO_RETURN_IF_ERROR(InitializeDevice());
   const auto start = std::chrono::steady_clock::now();
   DeviceState& state = *device_;
+  GpuDeviceRuntime& runtime = *state.runtime;
   const BufferAssignment& assignment = *prepared_.assignment;
   const HloComputation* entry = prepared_.module->entry_computation();
+  ThunkRunner runner(state, kernels_, /*record_timeline=*/profile != nullptr);
+  HMO_RETURN_IF_ERROR(runner.Start());
   for (int64_t i = 0; i < entry->num_parameters(); ++i) {
     const HloInstruction& parameter = *entry->parameter_instruction(i);
     const int64_t bytes = ShapeUtil::ByteSizeOf(parameter.shape());
@@ -215,14 +342,14 @@ absl::StatusOr<Literal> GpuExecutable::Execute(absl::Span<const Literal> argumen
     HMO_ASSIGN_OR_RETURN(BufferAssignment::Slice slice, UniqueSlice(assignment, parameter, {}));
     std::vector<char> staging(static_cast<size_t>(bytes));
     HMO_RETURN_IF_ERROR(cpu::CopyLiteralToBuffer(arguments[i], parameter.shape(), staging.data()));
-    // On the compute stream, so the kernels see it. From pageable memory the
-    // call returns once the bytes are staged, so `staging` may go away.
-    HMO_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(state.Address(slice), staging.data(), staging.size(),
-                                             cudaMemcpyDefault, state.compute));
+    // On the compute stream, so the kernels see it; a pageable source may go
+    // away once the call returns.
+    HMO_RETURN_IF_ERROR(runtime.CopyAsync(GpuStream::kCompute, state.Address(slice), staging.data(), bytes));
   }
-  HMO_RETURN_IF_ERROR(RunThunks(plan_.entry, state.functions, kernels_, &state));
-  HMO_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(state.compute));
-  HMO_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(state.copy));
+  HMO_RETURN_IF_ERROR(runner.Run(plan_.entry));
+  HMO_RETURN_IF_ERROR(runner.WaitForAllCopies());
+  HMO_RETURN_IF_ERROR(runtime.Synchronize(GpuStream::kCopy));
+  HMO_RETURN_IF_ERROR(runtime.Synchronize(GpuStream::kCompute));
 
   const HloInstruction& root = *entry->root_instruction();
   std::function<absl::StatusOr<Literal>(const Shape&, const ShapeIndex&)> read =
@@ -240,7 +367,9 @@ absl::StatusOr<Literal> GpuExecutable::Execute(absl::Span<const Literal> argumen
     std::vector<char> staging(static_cast<size_t>(ShapeUtil::ByteSizeOf(shape)));
     if (!staging.empty()) {
       HMO_ASSIGN_OR_RETURN(BufferAssignment::Slice slice, UniqueSlice(assignment, root, index));
-      HMO_CUDA_RETURN_IF_ERROR(cudaMemcpy(staging.data(), state.Address(slice), staging.size(), cudaMemcpyDefault));
+      HMO_RETURN_IF_ERROR(runtime.CopyAsync(GpuStream::kCompute, staging.data(), state.Address(slice),
+                                            static_cast<int64_t>(staging.size())));
+      HMO_RETURN_IF_ERROR(runtime.Synchronize(GpuStream::kCompute));
     }
     return cpu::LiteralFromBuffer(shape, staging.data());
   };
@@ -249,83 +378,10 @@ absl::StatusOr<Literal> GpuExecutable::Execute(absl::Span<const Literal> argumen
     profile->run_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     profile->arena_bytes = 0;
     for (const auto& [color, bytes] : stats_.arena_bytes) profile->arena_bytes += bytes;
+    profile->device_peak_bytes = runtime.DeviceBytesInUse();
+    HMO_ASSIGN_OR_RETURN(profile->timeline, runner.Timeline());
   }
   return result;
-#endif
 }
-
-#if HMO_GPU_HAVE_CUDA_RUNTIME
-namespace {
-
-// Reads a pred (1 byte) or s32 selector written by the compute stream.
-absl::StatusOr<int32_t> ReadSelector(const char* address, bool is_pred, cudaStream_t stream) {
-  int32_t value = 0;
-  uint8_t pred = 0;
-  void* destination = is_pred ? static_cast<void*>(&pred) : static_cast<void*>(&value);
-  HMO_CUDA_RETURN_IF_ERROR(
-      cudaMemcpyAsync(destination, address, is_pred ? 1 : sizeof(int32_t), cudaMemcpyDefault, stream));
-  HMO_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream));
-  return is_pred ? (pred != 0 ? 1 : 0) : value;
-}
-
-absl::Status RunThunks(const ThunkSequence& sequence, const std::vector<cudaKernel_t>& functions,
-                       const GpuKernelModule& kernels, GpuExecutable::DeviceState* state) {
-  for (const Thunk& thunk : sequence) {
-    switch (thunk.kind) {
-      case Thunk::Kind::kKernel: {
-        const GpuKernel& kernel = kernels.kernels.at(thunk.kernel);
-        void* args[] = {&state->device_table};
-        const dim3 grid(static_cast<unsigned>(kernel.launch.blocks));
-        const dim3 block(static_cast<unsigned>(kernel.launch.threads_per_block));
-        HMO_RETURN_IF_ERROR(CudaStatus(cudaLaunchKernel(reinterpret_cast<const void*>(functions.at(thunk.kernel)),
-                                                        grid, block, args, 0, state->compute),
-                                       "cudaLaunchKernel(" + kernel.name + ")"));
-        break;
-      }
-      case Thunk::Kind::kCopy:
-        HMO_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(state->Address(thunk.destination), state->Address(thunk.source),
-                                                 static_cast<size_t>(thunk.bytes), cudaMemcpyDefault,
-                                                 state->compute));
-        break;
-      case Thunk::Kind::kMemorySpaceCopy:
-        // After everything the compute stream did so far; before anything
-        // it does next.
-        HMO_CUDA_RETURN_IF_ERROR(cudaEventRecord(state->compute_done, state->compute));
-        HMO_CUDA_RETURN_IF_ERROR(cudaStreamWaitEvent(state->copy, state->compute_done, 0));
-        HMO_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(state->Address(thunk.destination), state->Address(thunk.source),
-                                                 static_cast<size_t>(thunk.bytes), cudaMemcpyDefault, state->copy));
-        HMO_CUDA_RETURN_IF_ERROR(cudaEventRecord(state->copy_done, state->copy));
-        HMO_CUDA_RETURN_IF_ERROR(cudaStreamWaitEvent(state->compute, state->copy_done, 0));
-        break;
-      case Thunk::Kind::kConditional: {
-        HMO_ASSIGN_OR_RETURN(int32_t selector,
-                             ReadSelector(state->Address(thunk.predicate), thunk.predicate_is_pred, state->compute));
-        const int64_t branches = static_cast<int64_t>(thunk.branches.size());
-        // pred: true runs branch 0; an out-of-range index runs the last.
-        int64_t branch = thunk.predicate_is_pred ? (selector != 0 ? 0 : 1) : selector;
-        if (branch < 0 || branch >= branches) branch = branches - 1;
-        HMO_RETURN_IF_ERROR(RunThunks(thunk.branches[branch], functions, kernels, state));
-        break;
-      }
-      case Thunk::Kind::kCollective:
-        if (state->collectives == nullptr) return absl::InternalError("GPU executable: no collective transport");
-        HMO_RETURN_IF_ERROR(RunCollective(thunk.collective, state->Address(thunk.source),
-                                          state->Address(thunk.destination), *state->collectives));
-        break;
-      case Thunk::Kind::kWhile:
-        while (true) {
-          HMO_RETURN_IF_ERROR(RunThunks(*thunk.condition, functions, kernels, state));
-          HMO_ASSIGN_OR_RETURN(int32_t go, ReadSelector(state->Address(thunk.predicate), true, state->compute));
-          if (go == 0) break;
-          HMO_RETURN_IF_ERROR(RunThunks(*thunk.body, functions, kernels, state));
-        }
-        break;
-    }
-  }
-  return absl::OkStatus();
-}
-
-}  // namespace
-#endif  // HMO_GPU_HAVE_CUDA_RUNTIME
 
 }  // namespace hmo::gpu

@@ -2,25 +2,26 @@
 #define HMO_BACKENDS_GPU_COMPILER_GPU_EXECUTABLE_H_
 
 // GpuExecutable: PTX kernels, the thunk plan that runs them, and the memory
-// plan (buffer assignment) they run on.
+// plan (buffer assignment) they run on, executed through a GpuDeviceRuntime
+// (gpu_device_runtime.h): CUDA by default, or the host emulation.
 //
-// The first Execute on a machine with a CUDA device:
-//   - loads the PTX with cudaLibraryLoadData and looks every kernel up with
-//     cudaLibraryGetKernel (CUDA runtime API only; libcuda is never linked);
+// The first Execute:
+//   - creates the runtime when none was given (CreateCudaDeviceRuntime:
+//     UNAVAILABLE "no CUDA device: <reason>" without a device) and loads the
+//     kernels;
 //   - places every allocation at a 256-byte aligned offset in one arena per
-//     memory space: memory space 5 (S(5), host) in pinned host memory from
-//     PinnedHostMemoryAllocator (kernels reach it through unified
-//     addressing), every other space in one cudaMalloc'ed device arena;
+//     memory space: memory space 5 (S(5), host) in pinned host memory
+//     (kernels reach it through unified addressing), every other space in
+//     one device arena;
 //   - uploads the buffer table (allocation index -> address) and the
 //     constants.
 // Every Execute copies the arguments into the entry parameters' slices
-// (cudaMemcpy, converted to the parameters' layouts on the host), runs the
-// plan on a compute stream (kernels with cudaLaunchKernel; MoveToHost /
-// MoveToDevice on a second, copy stream ordered by events), and reads the
-// root's slices back into a literal.
-//
-// Without a device (or a build without the CUDA runtime) Execute returns
-// UNAVAILABLE "no CUDA device: <reason>".
+// (converted to the parameters' layouts on the host), runs the plan
+// (kernels and copies on the compute stream; MoveToHost / MoveToDevice on the
+// copy stream, overlapping the compute until a later thunk touches their
+// bytes), and reads the root's slices back into a literal. With a profile it
+// also records a timeline of both streams (timing events around every
+// operation) and the device memory in use.
 
 #include <cstdint>
 #include <memory>
@@ -29,6 +30,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "codegen/gpu_kernel_module.h"
+#include "compiler/gpu_device_runtime.h"
 #include "compiler/gpu_module_preparation.h"
 #include "compiler/gpu_thunk_plan.h"
 #include "hmo/execution/executable.h"
@@ -40,7 +42,9 @@ int64_t RoundUpToAlignment(int64_t bytes);
 
 class GpuExecutable : public Executable {
  public:
-  GpuExecutable(PreparedGpuModule prepared, GpuKernelModule kernels, ThunkPlan plan, ExecutableStats stats);
+  // `runtime` null: the CUDA runtime, created by the first Execute.
+  GpuExecutable(PreparedGpuModule prepared, GpuKernelModule kernels, ThunkPlan plan, ExecutableStats stats,
+                std::unique_ptr<GpuDeviceRuntime> runtime = nullptr);
   ~GpuExecutable() override;
 
   absl::StatusOr<Literal> Execute(absl::Span<const Literal> arguments, ExecutionProfile* profile) override;
@@ -59,8 +63,8 @@ class GpuExecutable : public Executable {
   };
   const std::vector<Placement>& placements() const { return placements_; }
 
-  // The CUDA objects (library, streams, arenas), created by the first
-  // Execute; opaque outside gpu_executable.cc.
+  // The runtime, arenas and buffer table, created by the first Execute;
+  // opaque outside gpu_executable.cc.
   struct DeviceState;
 
  private:
@@ -72,6 +76,7 @@ class GpuExecutable : public Executable {
   ThunkPlan plan_;
   ExecutableStats stats_;
   std::vector<Placement> placements_;
+  std::unique_ptr<GpuDeviceRuntime> runtime_;
   std::unique_ptr<DeviceState> device_;
 };
 

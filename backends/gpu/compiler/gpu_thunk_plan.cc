@@ -42,6 +42,18 @@ class ThunkPlanBuilder {
     return *slices.begin();
   }
 
+  // Every slice of every array leaf of `instruction`'s value.
+  std::vector<BufferAssignment::Slice> SlicesOf(const HloInstruction& instruction) const {
+    std::vector<BufferAssignment::Slice> slices;
+    ShapeUtil::ForEachSubshape(instruction.shape(), [&](const Shape& subshape, const ShapeIndex& index) {
+      if (!subshape.IsArray()) return;
+      for (const BufferAssignment::Slice& slice : assignment_.GetAllSlices(&instruction, index)) {
+        slices.push_back(slice);
+      }
+    });
+    return slices;
+  }
+
   int64_t ColorOf(const BufferAssignment::Slice& slice) const {
     return assignment_.GetAllocation(slice.index).color();
   }
@@ -64,6 +76,7 @@ class ThunkPlanBuilder {
           thunk.source = src;
           thunk.destination = dst;
           thunk.bytes = bytes;
+          thunk.accesses = {src, dst};
           out.push_back(std::move(thunk));
           return absl::OkStatus();
         });
@@ -132,6 +145,10 @@ class ThunkPlanBuilder {
     thunk.kind = Thunk::Kind::kKernel;
     thunk.instruction = &instruction;
     thunk.kernel = it->second;
+    thunk.accesses = SlicesOf(instruction);
+    for (const HloInstruction* operand : instruction.operands()) {
+      for (const BufferAssignment::Slice& slice : SlicesOf(*operand)) thunk.accesses.push_back(slice);
+    }
     out.push_back(std::move(thunk));
     return absl::OkStatus();
   }
@@ -161,6 +178,7 @@ class ThunkPlanBuilder {
     HMO_ASSIGN_OR_RETURN(thunk.source, UniqueSlice(*instruction.operand(0), {}));
     HMO_ASSIGN_OR_RETURN(thunk.destination, UniqueSlice(instruction, {}));
     thunk.bytes = ShapeUtil::ByteSizeOf(instruction.shape());
+    thunk.accesses = {thunk.source, thunk.destination};
     out.push_back(std::move(thunk));
     has_collectives_ = true;
     return absl::OkStatus();

@@ -10,8 +10,10 @@
 //     compute stream;
 //   - kMemorySpaceCopy: MoveToHost / MoveToDevice (custom-calls, or a copy
 //     whose operand and result live in different memory spaces): the same
-//     bytes copied on the separate copy stream, ordered after the compute
-//     stream's earlier work and before its later work by events;
+//     bytes copied on the separate copy stream: after the compute stream's
+//     earlier work (an event), and before the first later thunk that touches
+//     its source or destination (an event the compute stream waits for then,
+//     see Thunk::accesses), so the copy overlaps the compute in between;
 //   - kConditional: read the branch index (pred: true -> branch 0) back to
 //     the host and run that branch's sequence (an index out of range runs
 //     the last branch);
@@ -69,6 +71,13 @@ struct Thunk {
 
   // kCollective.
   CollectiveOp collective;
+
+  // kKernel / kCopy / kCollective: every slice the thunk reads or writes
+  // on the compute stream. The executable makes the compute stream wait for
+  // a pending memory-space copy only before the first thunk whose accesses
+  // overlap that copy's source or destination, which is what lets copies
+  // overlap compute.
+  std::vector<BufferAssignment::Slice> accesses;
 };
 
 struct ThunkPlan {

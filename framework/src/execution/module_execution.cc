@@ -52,6 +52,8 @@ absl::Status ExecuteModule(const Backend& backend, const HloModule& module,
   // Ours covers the whole Execute call; the backend's is the fallback.
   report->peak_rss_growth_bytes =
       measured_growth >= 0 ? measured_growth : profile.peak_rss_growth_bytes;
+  report->device_peak_bytes = profile.device_peak_bytes;
+  report->timeline = std::move(profile.timeline);
   report->result = *std::move(result);
 
   if (!options.results_dir.empty()) {

@@ -7,6 +7,9 @@
 #include "hmo/execution/random_literals.h"
 #include "hmo/text/hlo_parser.h"
 #include "result_summary.h"
+#include "stream_timeline.h"
+#include "atomic_file.h"
+#include "hmo/ir/layout.h"
 
 namespace hmo::cli {
 namespace {
@@ -30,6 +33,15 @@ std::string DescribeReport(const Backend& backend, const ModuleExecutionReport& 
                       report.peak_rss_growth_bytes >= 0
                           ? fmt::format("{} B", report.peak_rss_growth_bytes)
                           : std::string("unknown"));
+  if (report.device_peak_bytes >= 0) {
+    int64_t planned_device = 0;
+    for (const auto& [space, bytes] : stats.arena_bytes) {
+      if (space != Layout::kHostMemorySpace) planned_device += bytes;
+    }
+    text += fmt::format("  device memory: {} B measured, {} B planned (arenas outside S({}))\n",
+                        report.device_peak_bytes, planned_device, Layout::kHostMemorySpace);
+  }
+  text += DescribeTimeline(report.timeline);
   text += DescribeResultLeaves(report.result, "  ");
   if (!report.result_files.empty()) {
     std::vector<std::string> names;
@@ -66,6 +78,17 @@ ModuleExecution ExecuteModule(const ExecuteSettings& settings, const HloModule& 
   ModuleExecutionReport report;
   const absl::Status status = hmo::ExecuteModule(*settings.backend, module, options, &report);
   execution.summary = DescribeReport(*settings.backend, report);
+  if (!results_dir.empty() && !report.timeline.empty()) {
+    // Beside the result files; the summary names it.
+    const std::filesystem::path trace = results_dir / "timeline.json";
+    const absl::Status written = WriteFileAtomically(trace, TimelineTraceJson(report.timeline));
+    if (written.ok()) {
+      execution.summary += fmt::format("  timeline: {}\n", trace.string());
+    } else if (status.ok()) {
+      execution.status = written;
+      return execution;
+    }
+  }
   if (report.comparison.has_value()) {
     if (status.ok()) {
       execution.summary += fmt::format("  check: ok ({} output{}, max abs diff {:g})\n",

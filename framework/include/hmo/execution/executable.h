@@ -43,6 +43,20 @@ struct ExecutionProfile {
   // Peak resident set size of the process (VmHWM) growth over the run, in
   // bytes; -1 when the OS does not report it.
   int64_t peak_rss_growth_bytes = -1;
+  // Accelerator memory the executable held during the run, as the device
+  // reports it (e.g. CUDA's used-memory growth since before its first
+  // allocation); -1 for host backends or when unknown.
+  int64_t device_peak_bytes = -1;
+  // What each stream (queue) of an accelerator did, when the backend records
+  // it: one span per operation, times in seconds from the run's start. Lets
+  // a user see copies overlap compute.
+  struct StreamSpan {
+    std::string stream;  // "compute", "copy", ...
+    std::string label;   // the instruction or operation
+    double start_seconds = 0;
+    double end_seconds = 0;
+  };
+  std::vector<StreamSpan> timeline;
 };
 
 class Executable {

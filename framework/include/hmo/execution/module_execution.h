@@ -64,6 +64,9 @@ struct ModuleExecutionReport {
   // Peak resident set growth over the Execute call (PeakResidentSetMeter),
   // else the backend's ExecutionProfile figure; -1 when neither is known.
   int64_t peak_rss_growth_bytes = -1;
+  // The backend's ExecutionProfile::device_peak_bytes and timeline.
+  int64_t device_peak_bytes = -1;
+  std::vector<ExecutionProfile::StreamSpan> timeline;
   Literal result;
   std::vector<std::filesystem::path> result_files;
   // Set when the comparison ran (also when it found a difference).

@@ -67,7 +67,7 @@ extern "C" {
 
 /* The hmo framework version. The framework's build checks that it equals the
  * project version in CMakeLists.txt. */
-#define HMO_FRAMEWORK_VERSION "0.2.0"
+#define HMO_FRAMEWORK_VERSION "0.3.0"
 
 #define HMO_ABI_STRINGIFY_INNER_(x) #x
 #define HMO_ABI_STRINGIFY_(x) HMO_ABI_STRINGIFY_INNER_(x)

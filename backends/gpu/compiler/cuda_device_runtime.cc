@@ -1,0 +1,190 @@
+#include "compiler/cuda_device_runtime.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "hmo/base/status_macros.h"
+#include "hmo/gpu/cuda_device_query.h"
+#include "hmo/gpu/host_memory_allocator.h"
+#include "hmo/gpu/pinned_host_memory_allocator.h"
+#include "nccl/cuda_collective_transport.h"
+
+#if HMO_GPU_HAVE_CUDA_RUNTIME
+#include <cuda_runtime_api.h>
+
+#include "cuda_status.h"
+#endif
+
+namespace hmo::gpu {
+
+#if HMO_GPU_HAVE_CUDA_RUNTIME
+namespace {
+
+#define HMO_CUDA_RETURN_IF_ERROR(expr) HMO_RETURN_IF_ERROR(CudaStatus((expr), #expr))
+
+class CudaDeviceRuntime final : public GpuDeviceRuntime {
+ public:
+  ~CudaDeviceRuntime() override {
+    // Teardown cannot report errors; the process may also be exiting.
+    if (compute_ != nullptr) cudaStreamSynchronize(compute_);
+    if (copy_ != nullptr) cudaStreamSynchronize(copy_);
+    for (cudaEvent_t event : events_) cudaEventDestroy(event);
+    for (void* pointer : device_allocations_) cudaFree(pointer);
+    host_allocations_.clear();
+    if (compute_ != nullptr) cudaStreamDestroy(compute_);
+    if (copy_ != nullptr) cudaStreamDestroy(copy_);
+    if (library_ != nullptr) cudaLibraryUnload(library_);
+  }
+
+  absl::Status Initialize() {
+    HMO_CUDA_RETURN_IF_ERROR(cudaSetDevice(0));
+    HMO_CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&compute_, cudaStreamNonBlocking));
+    HMO_CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&copy_, cudaStreamNonBlocking));
+    baseline_used_ = UsedBytes();
+    return absl::OkStatus();
+  }
+
+  std::string_view name() const override { return "cuda"; }
+
+  absl::Status LoadKernels(const GpuKernelModule& kernels) override {
+    if (kernels.kernels.empty()) return absl::OkStatus();
+    HMO_CUDA_RETURN_IF_ERROR(
+        cudaLibraryLoadData(&library_, kernels.ptx.c_str(), nullptr, nullptr, 0, nullptr, nullptr, 0));
+    for (const GpuKernel& kernel : kernels.kernels) {
+      cudaKernel_t function = nullptr;
+      HMO_RETURN_IF_ERROR(CudaStatus(cudaLibraryGetKernel(&function, library_, kernel.name.c_str()),
+                                     "cudaLibraryGetKernel(" + kernel.name + ")"));
+      functions_.push_back(function);
+      names_.push_back(kernel.name);
+    }
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<char*> AllocateDevice(int64_t bytes) override {
+    void* pointer = nullptr;
+    HMO_CUDA_RETURN_IF_ERROR(cudaMalloc(&pointer, static_cast<size_t>(bytes)));
+    device_allocations_.push_back(pointer);
+    return static_cast<char*>(pointer);
+  }
+
+  absl::StatusOr<char*> AllocatePinnedHost(int64_t bytes) override {
+    if (pinned_ == nullptr) {
+      HMO_ASSIGN_OR_RETURN(pinned_, PinnedHostMemoryAllocator::Create());
+    }
+    HostAllocationOptions options;
+    options.alignment = 256;
+    HMO_ASSIGN_OR_RETURN(OwnedHostMemory memory, pinned_->Allocate(static_cast<size_t>(bytes), options));
+    char* pointer = memory.as<char>();
+    host_allocations_.push_back(std::move(memory));
+    return pointer;
+  }
+
+  int64_t DeviceBytesInUse() override {
+    const int64_t used = UsedBytes();
+    return used < 0 || baseline_used_ < 0 ? -1 : used - baseline_used_;
+  }
+
+  absl::Status Launch(int64_t kernel, const LaunchDimensions& launch, char** buffer_table) override {
+    if (kernel < 0 || kernel >= static_cast<int64_t>(functions_.size())) {
+      return absl::InternalError("CUDA runtime: no loaded kernel " + std::to_string(kernel));
+    }
+    void* args[] = {&buffer_table};
+    const dim3 grid(static_cast<unsigned>(launch.blocks));
+    const dim3 block(static_cast<unsigned>(launch.threads_per_block));
+    return CudaStatus(cudaLaunchKernel(reinterpret_cast<const void*>(functions_[kernel]), grid, block, args, 0,
+                                       compute_),
+                      "cudaLaunchKernel(" + names_[kernel] + ")");
+  }
+
+  absl::Status CopyAsync(GpuStream stream, void* destination, const void* source, int64_t bytes) override {
+    HMO_CUDA_RETURN_IF_ERROR(
+        cudaMemcpyAsync(destination, source, static_cast<size_t>(bytes), cudaMemcpyDefault, Stream(stream)));
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<GpuEvent> CreateEvent(bool timing) override {
+    cudaEvent_t event = nullptr;
+    HMO_CUDA_RETURN_IF_ERROR(cudaEventCreateWithFlags(&event, timing ? cudaEventDefault : cudaEventDisableTiming));
+    events_.push_back(event);
+    return static_cast<GpuEvent>(events_.size() - 1);
+  }
+
+  absl::Status RecordEvent(GpuEvent event, GpuStream stream) override {
+    HMO_ASSIGN_OR_RETURN(cudaEvent_t e, Event(event));
+    HMO_CUDA_RETURN_IF_ERROR(cudaEventRecord(e, Stream(stream)));
+    return absl::OkStatus();
+  }
+
+  absl::Status WaitEvent(GpuStream waiter, GpuEvent event) override {
+    HMO_ASSIGN_OR_RETURN(cudaEvent_t e, Event(event));
+    HMO_CUDA_RETURN_IF_ERROR(cudaStreamWaitEvent(Stream(waiter), e, 0));
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<double> ElapsedSeconds(GpuEvent start, GpuEvent end) override {
+    HMO_ASSIGN_OR_RETURN(cudaEvent_t a, Event(start));
+    HMO_ASSIGN_OR_RETURN(cudaEvent_t b, Event(end));
+    float ms = 0;
+    HMO_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&ms, a, b));
+    return static_cast<double>(ms) * 1e-3;
+  }
+
+  absl::Status Synchronize(GpuStream stream) override {
+    HMO_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(Stream(stream)));
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<std::unique_ptr<CollectiveTransport>> CreateSingleRankCollectives() override {
+    HMO_ASSIGN_OR_RETURN(std::unique_ptr<CudaCollectiveTransport> transport,
+                         CudaCollectiveTransport::CreateSingleRank(compute_));
+    return std::unique_ptr<CollectiveTransport>(std::move(transport));
+  }
+
+ private:
+  cudaStream_t Stream(GpuStream stream) const { return stream == GpuStream::kCompute ? compute_ : copy_; }
+
+  absl::StatusOr<cudaEvent_t> Event(GpuEvent event) const {
+    if (event < 0 || event >= static_cast<GpuEvent>(events_.size())) {
+      return absl::InternalError("CUDA runtime: unknown event " + std::to_string(event));
+    }
+    return events_[event];
+  }
+
+  static int64_t UsedBytes() {
+    size_t free_bytes = 0, total_bytes = 0;
+    if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) return -1;
+    return static_cast<int64_t>(total_bytes - free_bytes);
+  }
+
+  cudaLibrary_t library_ = nullptr;
+  std::vector<cudaKernel_t> functions_;
+  std::vector<std::string> names_;
+  cudaStream_t compute_ = nullptr;
+  cudaStream_t copy_ = nullptr;
+  std::vector<cudaEvent_t> events_;
+  std::vector<void*> device_allocations_;
+  std::unique_ptr<PinnedHostMemoryAllocator> pinned_;
+  std::vector<OwnedHostMemory> host_allocations_;
+  int64_t baseline_used_ = -1;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<GpuDeviceRuntime>> CreateCudaDeviceRuntime() {
+  absl::StatusOr<int> devices = CudaDeviceCount();
+  if (!devices.ok()) return absl::UnavailableError("no CUDA device: " + std::string(devices.status().message()));
+  auto runtime = std::make_unique<CudaDeviceRuntime>();
+  HMO_RETURN_IF_ERROR(runtime->Initialize());
+  return std::unique_ptr<GpuDeviceRuntime>(std::move(runtime));
+}
+
+#else  // !HMO_GPU_HAVE_CUDA_RUNTIME
+
+absl::StatusOr<std::unique_ptr<GpuDeviceRuntime>> CreateCudaDeviceRuntime() {
+  return absl::UnavailableError("no CUDA device: hmo was built without the CUDA runtime");
+}
+
+#endif
+
+}  // namespace hmo::gpu

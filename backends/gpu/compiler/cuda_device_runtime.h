@@ -1,0 +1,29 @@
+#ifndef HMO_BACKENDS_GPU_COMPILER_CUDA_DEVICE_RUNTIME_H_
+#define HMO_BACKENDS_GPU_COMPILER_CUDA_DEVICE_RUNTIME_H_
+
+// CudaDeviceRuntime: GpuDeviceRuntime on CUDA device 0 through the CUDA
+// runtime API only (libcuda is never linked):
+//   - kernels: the module's PTX loaded with cudaLibraryLoadData, looked up
+//     with cudaLibraryGetKernel, launched with cudaLaunchKernel;
+//   - two non-blocking streams (compute, copy), cudaEvent_t events;
+//   - device memory from cudaMalloc, pinned host memory from
+//     PinnedHostMemoryAllocator (cudaHostAlloc, portable + mapped through
+//     unified addressing);
+//   - DeviceBytesInUse: cudaMemGetInfo's used bytes minus those used when
+//     the runtime was created (the whole device's view: other processes'
+//     allocations in between count too).
+// Create is UNAVAILABLE "no CUDA device: <reason>" without a device or in a
+// build without the CUDA runtime.
+
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "compiler/gpu_device_runtime.h"
+
+namespace hmo::gpu {
+
+absl::StatusOr<std::unique_ptr<GpuDeviceRuntime>> CreateCudaDeviceRuntime();
+
+}  // namespace hmo::gpu
+
+#endif  // HMO_BACKENDS_GPU_COMPILER_CUDA_DEVICE_RUNTIME_H_

@@ -1,0 +1,85 @@
+#ifndef HMO_BACKENDS_GPU_COMPILER_GPU_DEVICE_RUNTIME_H_
+#define HMO_BACKENDS_GPU_COMPILER_GPU_DEVICE_RUNTIME_H_
+
+// GpuDeviceRuntime: what GpuExecutable needs from a device, and nothing
+// more: memory, kernel launches, asynchronous copies on two streams
+// (compute and copy), events ordering one stream after the other, and a
+// transport for collectives of a single rank. GpuExecutable's thunk plan,
+// stream ordering and memory placement are written against it once.
+//
+// Implementations:
+//   - CudaDeviceRuntime (cuda_device_runtime.h): the CUDA runtime API on
+//     device 0; kernels are the module's PTX.
+//   - HostEmulatedDeviceRuntime (host_emulated_device_runtime.h): the same
+//     kernels compiled for the host CPU, device memory in host memory, and a
+//     copy stream that runs its copies as LATE as the events allow, so a
+//     missing wait shows up as a wrong result instead of a lucky race. It is
+//     how the GPU backend is tested without a GPU.
+//
+// Streams execute their operations in the order they were enqueued; the two
+// streams are unordered with respect to each other except through events:
+// WaitEvent(s, e) makes everything enqueued on `s` afterwards run after the
+// work recorded by `e`. Every call is made from one host thread.
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "codegen/gpu_kernel_module.h"
+#include "nccl/collective_thunk.h"
+
+namespace hmo::gpu {
+
+enum class GpuStream { kCompute, kCopy };
+
+// An event handle of one runtime (index into its events).
+using GpuEvent = int64_t;
+
+class GpuDeviceRuntime {
+ public:
+  virtual ~GpuDeviceRuntime() = default;
+
+  // "cuda" or "host-emulation" (messages, the timeline).
+  virtual std::string_view name() const = 0;
+
+  // Makes the kernels of `kernels` launchable by their index in
+  // kernels.kernels. Called once, before any Launch.
+  virtual absl::Status LoadKernels(const GpuKernelModule& kernels) = 0;
+
+  // Memory that lives until the runtime is destroyed: device memory, and
+  // page-locked host memory that kernels can address (S(5)). Both are
+  // aligned to at least 256 bytes.
+  virtual absl::StatusOr<char*> AllocateDevice(int64_t bytes) = 0;
+  virtual absl::StatusOr<char*> AllocatePinnedHost(int64_t bytes) = 0;
+  // Device memory this runtime holds now, as the device reports it (CUDA:
+  // used memory growth since the runtime was created); -1 when unknown.
+  virtual int64_t DeviceBytesInUse() = 0;
+
+  // Enqueues kernel `kernel` on the compute stream with `buffer_table` (a
+  // device address) as its only argument.
+  virtual absl::Status Launch(int64_t kernel, const LaunchDimensions& launch, char** buffer_table) = 0;
+  // Enqueues a copy of `bytes` bytes (any direction between device, pinned
+  // and pageable host memory) on `stream`. A pageable host source may be
+  // reused as soon as the call returns.
+  virtual absl::Status CopyAsync(GpuStream stream, void* destination, const void* source, int64_t bytes) = 0;
+
+  // Events. A timing event also records when its work completed, for
+  // ElapsedSeconds.
+  virtual absl::StatusOr<GpuEvent> CreateEvent(bool timing) = 0;
+  virtual absl::Status RecordEvent(GpuEvent event, GpuStream stream) = 0;
+  virtual absl::Status WaitEvent(GpuStream waiter, GpuEvent event) = 0;
+  // Seconds from `start` to `end` (both timing events that have completed).
+  virtual absl::StatusOr<double> ElapsedSeconds(GpuEvent start, GpuEvent end) = 0;
+
+  // Blocks until everything enqueued on `stream` has run.
+  virtual absl::Status Synchronize(GpuStream stream) = 0;
+
+  // Collectives of a clique of one, on the compute stream.
+  virtual absl::StatusOr<std::unique_ptr<CollectiveTransport>> CreateSingleRankCollectives() = 0;
+};
+
+}  // namespace hmo::gpu
+
+#endif  // HMO_BACKENDS_GPU_COMPILER_GPU_DEVICE_RUNTIME_H_

@@ -1,0 +1,215 @@
+#include "compiler/host_emulated_device_runtime.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "hmo/base/status_macros.h"
+
+namespace hmo::gpu {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct AlignedFree {
+  void operator()(char* p) const { std::free(p); }
+};
+using AlignedBuffer = std::unique_ptr<char, AlignedFree>;
+
+// Copies and Zero of a clique of one, on the emulated compute stream (which
+// is eager: plain memcpy / memset).
+class SingleRankHostTransport final : public CollectiveTransport {
+ public:
+  int rank() const override { return 0; }
+  int num_ranks() const override { return 1; }
+  absl::Status Copy(void* destination, const void* source, size_t bytes) override {
+    std::memmove(destination, source, bytes);
+    return absl::OkStatus();
+  }
+  absl::Status Zero(void* destination, size_t bytes) override {
+    std::memset(destination, 0, bytes);
+    return absl::OkStatus();
+  }
+  absl::Status AllReduce(const void*, void*, int64_t, HostElementType, ReductionKind) override {
+    return MultiRank();
+  }
+  absl::Status AllGather(const void*, void*, int64_t, HostElementType) override { return MultiRank(); }
+  absl::Status ReduceScatter(const void*, void*, int64_t, HostElementType, ReductionKind) override {
+    return MultiRank();
+  }
+  absl::Status SendReceive(const void*, int, void*, int, int64_t, HostElementType) override { return MultiRank(); }
+
+ private:
+  static absl::Status MultiRank() {
+    return absl::InternalError("GPU host emulation: a single-rank transport got a multi-rank collective");
+  }
+};
+
+class HostEmulatedDeviceRuntime final : public GpuDeviceRuntime {
+ public:
+  explicit HostEmulatedDeviceRuntime(std::unique_ptr<HostKernelLibrary> kernels)
+      : library_(std::move(kernels)), start_(Clock::now()) {}
+
+  std::string_view name() const override { return "host-emulation"; }
+
+  absl::Status LoadKernels(const GpuKernelModule& kernels) override {
+    for (const GpuKernel& kernel : kernels.kernels) {
+      HMO_ASSIGN_OR_RETURN(int64_t index, library_->Find(kernel.name));
+      host_index_.push_back(index);
+    }
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<char*> AllocateDevice(int64_t bytes) override {
+    HMO_ASSIGN_OR_RETURN(char* pointer, Allocate(bytes));
+    device_bytes_ += bytes;
+    return pointer;
+  }
+
+  absl::StatusOr<char*> AllocatePinnedHost(int64_t bytes) override { return Allocate(bytes); }
+
+  int64_t DeviceBytesInUse() override { return device_bytes_; }
+
+  absl::Status Launch(int64_t kernel, const LaunchDimensions& launch, char** buffer_table) override {
+    if (kernel < 0 || kernel >= static_cast<int64_t>(host_index_.size())) {
+      return absl::InternalError("GPU host emulation: no loaded kernel " + std::to_string(kernel));
+    }
+    library_->Run(host_index_[kernel], launch, buffer_table);
+    return absl::OkStatus();
+  }
+
+  absl::Status CopyAsync(GpuStream stream, void* destination, const void* source, int64_t bytes) override {
+    if (stream == GpuStream::kCompute) {
+      std::memmove(destination, source, static_cast<size_t>(bytes));
+      return absl::OkStatus();
+    }
+    if (!IsRuntimeMemory(source, bytes)) {
+      // A pageable source may be reused when the call returns: stage it.
+      auto staged = std::make_shared<std::vector<char>>(static_cast<const char*>(source),
+                                                        static_cast<const char*>(source) + bytes);
+      copy_queue_.push_back([destination, staged] { std::memcpy(destination, staged->data(), staged->size()); });
+    } else {
+      copy_queue_.push_back(
+          [destination, source, bytes] { std::memmove(destination, source, static_cast<size_t>(bytes)); });
+    }
+    ++copy_enqueued_;
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<GpuEvent> CreateEvent(bool /*timing*/) override {
+    events_.emplace_back();
+    return static_cast<GpuEvent>(events_.size() - 1);
+  }
+
+  absl::Status RecordEvent(GpuEvent event, GpuStream stream) override {
+    HMO_ASSIGN_OR_RETURN(EventState * state, Event(event));
+    state->stream = stream;
+    state->recorded = true;
+    if (stream == GpuStream::kCompute) {
+      state->seconds = Now();
+      state->copy_position = 0;
+      return absl::OkStatus();
+    }
+    copy_queue_.push_back([this, state] { state->seconds = Now(); });
+    state->copy_position = ++copy_enqueued_;
+    return absl::OkStatus();
+  }
+
+  absl::Status WaitEvent(GpuStream waiter, GpuEvent event) override {
+    HMO_ASSIGN_OR_RETURN(EventState * state, Event(event));
+    if (!state->recorded) return absl::OkStatus();  // as CUDA: waiting on an unrecorded event is a no-op
+    // The copy stream waiting on compute work: the compute stream is eager,
+    // so that work is done. The compute stream waiting on copies: run them.
+    if (waiter == GpuStream::kCompute && state->stream == GpuStream::kCopy) RunCopiesThrough(state->copy_position);
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<double> ElapsedSeconds(GpuEvent start, GpuEvent end) override {
+    HMO_ASSIGN_OR_RETURN(EventState * a, Event(start));
+    HMO_ASSIGN_OR_RETURN(EventState * b, Event(end));
+    if (a->seconds < 0 || b->seconds < 0) {
+      return absl::FailedPreconditionError("GPU host emulation: timing event has not completed");
+    }
+    return b->seconds - a->seconds;
+  }
+
+  absl::Status Synchronize(GpuStream stream) override {
+    if (stream == GpuStream::kCopy) RunCopiesThrough(copy_enqueued_);
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<std::unique_ptr<CollectiveTransport>> CreateSingleRankCollectives() override {
+    return std::unique_ptr<CollectiveTransport>(std::make_unique<SingleRankHostTransport>());
+  }
+
+ private:
+  struct EventState {
+    GpuStream stream = GpuStream::kCompute;
+    bool recorded = false;
+    int64_t copy_position = 0;  // copy-stream operations up to and including this event
+    double seconds = -1;
+  };
+
+  double Now() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+
+  absl::StatusOr<EventState*> Event(GpuEvent event) {
+    if (event < 0 || event >= static_cast<GpuEvent>(events_.size())) {
+      return absl::InternalError("GPU host emulation: unknown event " + std::to_string(event));
+    }
+    return &events_[event];
+  }
+
+  absl::StatusOr<char*> Allocate(int64_t bytes) {
+    const size_t rounded = (static_cast<size_t>(std::max<int64_t>(bytes, 1)) + 255) / 256 * 256;
+    char* pointer = static_cast<char*>(std::aligned_alloc(256, rounded));
+    if (pointer == nullptr) {
+      return absl::ResourceExhaustedError("GPU host emulation: cannot allocate " + std::to_string(bytes) + " bytes");
+    }
+    allocations_.emplace_back(pointer);
+    ranges_.emplace_back(pointer, pointer + rounded);
+    return pointer;
+  }
+
+  bool IsRuntimeMemory(const void* pointer, int64_t bytes) const {
+    const char* p = static_cast<const char*>(pointer);
+    for (const auto& [begin, end] : ranges_) {
+      if (p >= begin && p + bytes <= end) return true;
+    }
+    return false;
+  }
+
+  void RunCopiesThrough(int64_t position) {
+    while (copy_executed_ < position && !copy_queue_.empty()) {
+      std::function<void()> op = std::move(copy_queue_.front());
+      copy_queue_.pop_front();
+      ++copy_executed_;
+      op();
+    }
+  }
+
+  std::unique_ptr<HostKernelLibrary> library_;
+  std::vector<int64_t> host_index_;
+  Clock::time_point start_;
+  std::vector<AlignedBuffer> allocations_;
+  std::vector<std::pair<const char*, const char*>> ranges_;
+  int64_t device_bytes_ = 0;
+  std::deque<EventState> events_;  // stable addresses: the copy queue refers to them
+  std::deque<std::function<void()>> copy_queue_;
+  int64_t copy_enqueued_ = 0;
+  int64_t copy_executed_ = 0;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<GpuDeviceRuntime>> CreateHostEmulatedDeviceRuntime(
+    std::unique_ptr<HostKernelLibrary> kernels) {
+  if (kernels == nullptr) return absl::InvalidArgumentError("GPU host emulation: no host kernels");
+  return std::unique_ptr<GpuDeviceRuntime>(std::make_unique<HostEmulatedDeviceRuntime>(std::move(kernels)));
+}
+
+}  // namespace hmo::gpu
