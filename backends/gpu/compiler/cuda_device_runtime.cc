@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "blas/cublas_gemm_runner.h"
 #include "hmo/base/status_macros.h"
 #include "hmo/gpu/cuda_device_query.h"
 #include "hmo/gpu/host_memory_allocator.h"
@@ -29,6 +30,7 @@ class CudaDeviceRuntime final : public GpuDeviceRuntime {
     // Teardown cannot report errors; the process may also be exiting.
     if (compute_ != nullptr) cudaStreamSynchronize(compute_);
     if (copy_ != nullptr) cudaStreamSynchronize(copy_);
+    gemm_.reset();
     for (cudaEvent_t event : events_) cudaEventDestroy(event);
     for (void* pointer : device_allocations_) cudaFree(pointer);
     host_allocations_.clear();
@@ -95,6 +97,21 @@ class CudaDeviceRuntime final : public GpuDeviceRuntime {
     return CudaStatus(cudaLaunchKernel(reinterpret_cast<const void*>(functions_[kernel]), grid, block, args, 0,
                                        compute_),
                       "cudaLaunchKernel(" + names_[kernel] + ")");
+  }
+
+  bool HasGemm() override {
+    if (!gemm_tried_) {
+      gemm_tried_ = true;
+      // Without cuBLAS the dots run as kernels.
+      absl::StatusOr<std::unique_ptr<CublasGemmRunner>> runner = CublasGemmRunner::Create(compute_);
+      if (runner.ok()) gemm_ = std::move(*runner);
+    }
+    return gemm_ != nullptr;
+  }
+
+  absl::Status Gemm(const GemmDescriptor& gemm, const void* lhs, const void* rhs, void* out) override {
+    if (!HasGemm()) return absl::UnavailableError("CUDA runtime: cuBLAS is not available");
+    return gemm_->Run(gemm, lhs, rhs, out);
   }
 
   absl::Status CopyAsync(GpuStream stream, void* destination, const void* source, int64_t bytes) override {
@@ -167,6 +184,8 @@ class CudaDeviceRuntime final : public GpuDeviceRuntime {
   std::unique_ptr<PinnedHostMemoryAllocator> pinned_;
   std::vector<OwnedHostMemory> host_allocations_;
   int64_t baseline_used_ = -1;
+  bool gemm_tried_ = false;
+  std::unique_ptr<CublasGemmRunner> gemm_;
 };
 
 }  // namespace

@@ -9,12 +9,13 @@
 //
 // Implementations:
 //   - CudaDeviceRuntime (cuda_device_runtime.h): the CUDA runtime API on
-//     device 0; kernels are the module's PTX.
+//     device 0; kernels are the module's PTX, GEMMs go to cuBLAS.
 //   - HostEmulatedDeviceRuntime (host_emulated_device_runtime.h): the same
 //     kernels compiled for the host CPU, device memory in host memory, and a
 //     copy stream that runs its copies as LATE as the events allow, so a
-//     missing wait shows up as a wrong result instead of a lucky race. It is
-//     how the GPU backend is tested without a GPU.
+//     missing wait shows up as a wrong result instead of a lucky race; GEMMs
+//     are the same column-major calls cuBLAS would get, made to OpenBLAS.
+//     It is how the GPU backend is tested without a GPU.
 //
 // Streams execute their operations in the order they were enqueued; the two
 // streams are unordered with respect to each other except through events:
@@ -27,6 +28,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "blas/gemm_descriptor.h"
 #include "codegen/gpu_kernel_module.h"
 #include "nccl/collective_thunk.h"
 
@@ -60,6 +62,12 @@ class GpuDeviceRuntime {
   // Enqueues kernel `kernel` on the compute stream with `buffer_table` (a
   // device address) as its only argument.
   virtual absl::Status Launch(int64_t kernel, const LaunchDimensions& launch, char** buffer_table) = 0;
+  // Whether Gemm works (CUDA: cuBLAS could be loaded for the device).
+  virtual bool HasGemm() = 0;
+  // Enqueues out = op(lhs) * op(rhs) (gemm_descriptor.h) on the compute
+  // stream. UNAVAILABLE when !HasGemm(); callers then launch the dot's
+  // kernel instead.
+  virtual absl::Status Gemm(const GemmDescriptor& gemm, const void* lhs, const void* rhs, void* out) = 0;
   // Enqueues a copy of `bytes` bytes (any direction between device, pinned
   // and pageable host memory) on `stream`. A pageable host source may be
   // reused as soon as the call returns.

@@ -135,9 +135,10 @@ class ThunkRunner {
   }
 
   // Runs `op` on `stream` between two timing events when recording.
-  absl::Status Timed(GpuStream stream, const HloInstruction* instruction, const std::function<absl::Status()>& op) {
+  absl::Status Timed(GpuStream stream, const HloInstruction* instruction, const std::function<absl::Status()>& op,
+                     std::string_view suffix = "") {
     if (!record_timeline_ || spans_.size() >= kMaxSpans) return op();
-    Span span{stream, instruction != nullptr ? instruction->name() : "?", -1, -1};
+    Span span{stream, (instruction != nullptr ? instruction->name() : "?") + std::string(suffix), -1, -1};
     HMO_ASSIGN_OR_RETURN(span.start, runtime_.CreateEvent(/*timing=*/true));
     HMO_ASSIGN_OR_RETURN(span.end, runtime_.CreateEvent(/*timing=*/true));
     HMO_RETURN_IF_ERROR(runtime_.RecordEvent(span.start, stream));
@@ -163,6 +164,13 @@ class ThunkRunner {
     switch (thunk.kind) {
       case Thunk::Kind::kKernel: {
         HMO_RETURN_IF_ERROR(WaitForCopiesTouching(thunk.accesses));
+        if (thunk.gemm.has_value() && thunk.gemm->batch * thunk.gemm->m * thunk.gemm->n * thunk.gemm->k >= kMinGemmFlops &&
+            runtime_.HasGemm()) {
+          return Timed(GpuStream::kCompute, thunk.instruction, [&] {
+            return runtime_.Gemm(*thunk.gemm, state_.Address(thunk.gemm_lhs), state_.Address(thunk.gemm_rhs),
+                                 state_.Address(thunk.gemm_out));
+          }, " (gemm)");
+        }
         const GpuKernel& kernel = kernels_.kernels.at(thunk.kernel);
         return Timed(GpuStream::kCompute, thunk.instruction,
                      [&] { return runtime_.Launch(thunk.kernel, kernel.launch, state_.device_table); });

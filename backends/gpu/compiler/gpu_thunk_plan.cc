@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "codegen/gpu_kernel_emitter.h"
+#include "codegen/gemm_plan.h"
 #include "codegen/value_copies.h"
 #include "compiler/gpu_collectives.h"
 #include "fmt/format.h"
@@ -40,6 +41,26 @@ class ThunkPlanBuilder {
                                              instruction.name(), ShapeIndexToString(index), slices.size()));
     }
     return *slices.begin();
+  }
+
+  // A dot of f32 (f64) matrices laid out for a GEMM gets its descriptor.
+  absl::Status AttachGemm(const HloInstruction& instruction, Thunk& thunk) {
+    if (instruction.opcode() != HloOpcode::kDot || instruction.operand_count() != 2) return absl::OkStatus();
+    const PrimitiveType type = instruction.shape().element_type();
+    if ((type != PrimitiveType::F32 && type != PrimitiveType::F64) ||
+        instruction.operand(0)->shape().element_type() != type ||
+        instruction.operand(1)->shape().element_type() != type) {
+      return absl::OkStatus();
+    }
+    const std::optional<cpu::GemmPlan> plan = cpu::GemmPlanFor(instruction);
+    if (!plan.has_value()) return absl::OkStatus();
+    HMO_ASSIGN_OR_RETURN(thunk.gemm_lhs, UniqueSlice(*instruction.operand(0), {}));
+    HMO_ASSIGN_OR_RETURN(thunk.gemm_rhs, UniqueSlice(*instruction.operand(1), {}));
+    HMO_ASSIGN_OR_RETURN(thunk.gemm_out, UniqueSlice(instruction, {}));
+    thunk.gemm = DenseGemmDescriptor(type == PrimitiveType::F32 ? GemmElementType::kF32 : GemmElementType::kF64,
+                                     plan->batch, plan->m, plan->n, plan->k, plan->transpose_lhs,
+                                     plan->transpose_rhs);
+    return absl::OkStatus();
   }
 
   // Every slice of every array leaf of `instruction`'s value.
@@ -145,6 +166,7 @@ class ThunkPlanBuilder {
     thunk.kind = Thunk::Kind::kKernel;
     thunk.instruction = &instruction;
     thunk.kernel = it->second;
+    HMO_RETURN_IF_ERROR(AttachGemm(instruction, thunk));
     thunk.accesses = SlicesOf(instruction);
     for (const HloInstruction* operand : instruction.operands()) {
       for (const BufferAssignment::Slice& slice : SlicesOf(*operand)) thunk.accesses.push_back(slice);
@@ -268,7 +290,7 @@ std::string DescribeThunks(const ThunkSequence& sequence, int indent) {
     const std::string name = thunk.instruction != nullptr ? thunk.instruction->name() : "?";
     switch (thunk.kind) {
       case Thunk::Kind::kKernel:
-        out += fmt::format("{}kernel {}\n", pad, name);
+        out += fmt::format("{}kernel {}{}\n", pad, name, thunk.gemm.has_value() ? " (gemm " + thunk.gemm->ToString() + ")" : "");
         break;
       case Thunk::Kind::kCopy:
       case Thunk::Kind::kMemorySpaceCopy:

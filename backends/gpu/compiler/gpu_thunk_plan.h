@@ -3,7 +3,8 @@
 
 // The host-side program of a GPU executable (XLA's thunk sequence): for each
 // computation the executable runs, in schedule order,
-//   - kKernel: launch one kernel of the GpuKernelModule;
+//   - kKernel: launch one kernel of the GpuKernelModule (or, for a dot that
+//     is a plain GEMM, call the runtime's BLAS);
 //   - kCopy: make one array value's slice hold another's bytes (tuple,
 //     get-tuple-element, bitcast, the while state, branch parameters and
 //     results, ... when their slices differ), device-to-device on the
@@ -33,7 +34,10 @@
 #include <string>
 #include <vector>
 
+#include <optional>
+
 #include "absl/status/statusor.h"
+#include "blas/gemm_descriptor.h"
 #include "codegen/gpu_kernel_module.h"
 #include "hmo/analysis/buffer_assignment.h"
 #include "hmo/ir/hlo_module.h"
@@ -52,6 +56,13 @@ struct Thunk {
 
   // kKernel: index into GpuKernelModule::kernels.
   int64_t kernel = -1;
+  // kKernel of a dot whose operands and result are dense row-major f32 (or
+  // f64) matrices (cpu::GemmPlanFor): the GEMM computing it and the slices
+  // of lhs, rhs and result. The executable calls the runtime's GEMM
+  // (cuBLAS) instead of launching the kernel when it has one and the dot
+  // has at least kMinGemmFlops multiply-adds.
+  std::optional<GemmDescriptor> gemm;
+  BufferAssignment::Slice gemm_lhs, gemm_rhs, gemm_out;
 
   // kCopy / kMemorySpaceCopy; kCollective: the operand's (source) and the
   // result's (destination) slices.
@@ -79,6 +90,9 @@ struct Thunk {
   // overlap compute.
   std::vector<BufferAssignment::Slice> accesses;
 };
+
+// Smaller dots run as kernels: a library call's fixed cost outweighs them.
+inline constexpr int64_t kMinGemmFlops = 32 * 32 * 32;
 
 struct ThunkPlan {
   ThunkSequence entry;

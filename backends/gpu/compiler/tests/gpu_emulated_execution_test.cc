@@ -77,12 +77,27 @@ TEST(GpuEmulatedExecutionTest, ConditionalRunsTheSelectedBranch) {
   ExpectEmulatedMatchesEvaluator("gpu/conditional_log_exp.hlo");
 }
 
-TEST(GpuEmulatedExecutionTest, RealModules) {
+// The real XLA modules of tests/hlo (their origin: tests/hlo/README.md).
+class GpuEmulatedModelTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(GpuEmulatedModelTest, MatchesTheEvaluator) {
   if (!HaveLibdevice()) GTEST_SKIP() << "libdevice not found at " << DefaultLibdevicePath();
-  ExpectEmulatedMatchesEvaluator("hlo/if_conditional.hlo");
-  ExpectEmulatedMatchesEvaluator("hlo/host_offload_jit_f_while_loops.hlo");
-  ExpectEmulatedMatchesEvaluator("hlo/dynamic_update_slice_inplace_bf16.hlo");
+  ExpectEmulatedMatchesEvaluator("hlo/" + GetParam());
 }
+
+std::string ParamName(const ::testing::TestParamInfo<std::string>& info) {
+  std::string name = info.param;
+  for (char& c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(RealModules, GpuEmulatedModelTest,
+                         ::testing::Values("if_conditional.hlo", "host_offload_jit_f_while_loops.hlo",
+                                           "dynamic_update_slice_inplace_bf16.hlo", "graphsage_tf.hlo",
+                                           "ssd_mobilenet_tf.hlo"),
+                         ParamName);
 
 TEST(GpuEmulatedExecutionTest, WhileLoopStateStaysInPlace) {
   auto module = ParseHloModule(R"(
@@ -168,6 +183,40 @@ ENTRY main {
   EXPECT_GT(profile.device_peak_bytes, 0);
 }
 
+// Dots laid out as GEMMs go to the runtime's BLAS (cuBLAS on a device; the
+// same column-major call to OpenBLAS here), smaller or oddly laid out ones
+// run their kernels; all must agree with the evaluator.
+TEST(GpuEmulatedExecutionTest, LargeDotsAreGemmsSmallOnesKernels) {
+  auto module = ParseHloModule(R"(
+HloModule dots, is_scheduled=true
+ENTRY main {
+  a = f32[3,40,24]{2,1,0} parameter(0)
+  b = f32[3,48,24]{2,1,0} parameter(1)
+  big = f32[3,40,48]{2,1,0} dot(a, b), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_contracting_dims={2}
+  s = f32[4,5]{1,0} parameter(2)
+  t = f32[5,3]{1,0} parameter(3)
+  small = f32[4,3]{1,0} dot(s, t), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  c = f64[30,40]{0,1} parameter(4)
+  e = f64[40,50]{1,0} parameter(5)
+  wide = f64[30,50]{1,0} dot(c, e), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT r = (f32[3,40,48]{2,1,0}, f32[4,3]{1,0}, f64[30,50]{1,0}) tuple(big, small, wide)
+}
+)");
+  ASSERT_TRUE(module.ok()) << module.status();
+  auto executable = CompileForGpu(**module, Emulated());
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  const std::string plan = DescribeThunks((*executable)->plan().entry);
+  EXPECT_THAT(plan, HasSubstr("kernel big (gemm f32[3] 40x48x24 rhs^T"));
+  EXPECT_THAT(plan, HasSubstr("kernel small (gemm"));  // a GEMM, but below kMinGemmFlops
+  EXPECT_THAT(plan, HasSubstr("kernel wide (gemm f64"));  // column-major lhs: a transposed operand
+  const ExecutionProfile profile = ExpectEmulatedMatchesEvaluator(**module);
+  std::vector<std::string> labels;
+  for (const ExecutionProfile::StreamSpan& span : profile.timeline) labels.push_back(span.label);
+  EXPECT_THAT(labels, ::testing::Contains("big (gemm)"));
+  EXPECT_THAT(labels, ::testing::Contains("wide (gemm)"));
+  EXPECT_THAT(labels, ::testing::Contains("small"));
+}
+
 TEST(GpuEmulatedBackendTest, IsNamedAndDescribed) {
   GpuBackend backend(GpuDeviceKind::kHostEmulation);
   EXPECT_EQ(backend.name(), "gpu-emulated");
@@ -192,14 +241,8 @@ TEST_P(GpuEmulatedCliTest, ChecksAgainstTheEvaluator) {
 
 INSTANTIATE_TEST_SUITE_P(Modules, GpuEmulatedCliTest,
                          ::testing::Values("if_conditional.hlo", "host_offload_jit_f_while_loops.hlo",
-                                           "dynamic_update_slice_inplace_bf16.hlo"),
-                         [](const auto& info) {
-                           std::string name = info.param;
-                           for (char& c : name) {
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           }
-                           return name;
-                         });
+                                           "graphsage_tf.hlo"),
+                         ParamName);
 
 }  // namespace
 }  // namespace hmo::gpu
