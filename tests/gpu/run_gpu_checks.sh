@@ -8,10 +8,19 @@
 # the pinned host memory pool benchmark, printing everything. Exit status:
 # the number of failed steps (0 = all passed).
 #
-# Environment: HMO_GPU_BUILD_DIR (default build-gpu-device), JOBS (default:
-# all cores), CMAKE (default: cmake; use the same cmake that configured an
-# existing build dir, or it is regenerated from scratch),
-# HMO_GPU_SKIP_BUILD=1 to reuse an existing build.
+# The device machine cannot build hmo (no LLVM, Abseil, ... and no
+# network): make a prebuilt bundle here first with
+# tests/gpu/make_device_bundle.sh and carry build-device-bundle with the
+# run. When the bundle is there this script unpacks it at its anchor
+# (/work/main/build; the anchor is linked to this checkout when missing)
+# and builds nothing.
+#
+# Environment: HMO_GPU_BUNDLE (default
+# build-device-bundle/hmo-gpu-bundle.tar.xz), HMO_GPU_BUILD_DIR (default
+# build-gpu-device), JOBS (default: all cores), CMAKE (default: cmake; use
+# the same cmake that configured an existing build dir, or it is
+# regenerated from scratch), HMO_GPU_SKIP_BUILD=1 to reuse an existing
+# build.
 
 set -u -o pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -33,6 +42,35 @@ step() {  # step NAME COMMAND...: runs, prints, records failure
   return 0
 }
 
+BUNDLE=${HMO_GPU_BUNDLE:-$ROOT/build-device-bundle/hmo-gpu-bundle.tar.xz}
+if [[ -f $BUNDLE ]]; then
+  ANCHOR=/work/main
+  if [[ ! -e $ANCHOR ]]; then
+    mkdir -p "$(dirname "$ANCHOR")"
+    ln -s "$ROOT" "$ANCHOR"
+  fi
+  echo "=== unpacking $BUNDLE at $ANCHOR"
+  tar -C "$ANCHOR" -xJf "$BUNDLE" || { echo "cannot unpack the bundle"; exit 1; }
+  cat "$ANCHOR/build/BUNDLE.txt" | head -3
+  BUILD=$ANCHOR/build
+  ROOT=$ANCHOR
+  HMO_GPU_SKIP_BUILD=1
+  export HMO_LIBDEVICE_PATH=$BUILD/share/libdevice.10.bc
+  # cuBLAS and NCCL: the toolkit's, else the NVIDIA Python wheels'.
+  WHEEL_LIBS=$(python3 - << 'PYEOF' 2> /dev/null
+import glob, importlib.util, os
+spec = importlib.util.find_spec("nvidia")
+for root in (spec.submodule_search_locations if spec else []):
+    for lib in sorted(glob.glob(os.path.join(root, "*", "lib")) + glob.glob(os.path.join(root, "*", "*", "lib"))):
+        if glob.glob(os.path.join(lib, "libcublas.so*")) or glob.glob(os.path.join(lib, "libnccl.so*")):
+            print(lib)
+PYEOF
+)
+  for lib in $WHEEL_LIBS; do LD_LIBRARY_PATH=${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$lib; done
+  export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}
+  echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
+fi
+
 echo "=== device"
 nvidia-smi --query-gpu=name,driver_version,memory.total,compute_cap --format=csv 2>&1 || echo "nvidia-smi unavailable"
 ls -l /usr/local/cuda/bin/ptxas /usr/local/cuda/nvvm/libdevice/libdevice.10.bc 2>&1
@@ -43,7 +81,7 @@ if [[ "${HMO_GPU_SKIP_BUILD:-0}" != 1 ]]; then
   step configure "$CMAKE" -S "$ROOT" -B "$BUILD" "${GENERATOR[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo
   step build "$CMAKE" --build "$BUILD" -j "$JOBS" --target \
     hmo hmo_gpu_backend hmo_gpu_runtime_tests hmo_gpu_codegen_tests hmo_gpu_compiler_tests \
-    hmo_gpu_nccl_tests hmo_gpu_host_memory_pool_bench hmo_cpu_backend
+    hmo_gpu_nccl_tests hmo_gpu_blas_tests hmo_gpu_host_memory_pool_bench hmo_cpu_backend
 fi
 
 HMO="$BUILD/bin/hmo"
@@ -56,7 +94,7 @@ find_binary() {
   echo "$BUILD/bin/$name"
 }
 
-for tests in hmo_gpu_runtime_tests hmo_gpu_codegen_tests hmo_gpu_compiler_tests hmo_gpu_nccl_tests; do
+for tests in hmo_gpu_runtime_tests hmo_gpu_codegen_tests hmo_gpu_compiler_tests hmo_gpu_nccl_tests hmo_gpu_blas_tests; do
   # --gtest_brief would hide which device tests ran; print them all.
   step "$tests" timeout 300 "$(find_binary "$tests")"
 done

@@ -2,9 +2,10 @@
 //
 // The 2-D f32 convolution in TensorFlow's layout (dim_labels b01f_01io->b01f,
 // every array row-major, batch_group_count 1, no window reversal) calls the
-// runtime __hmo_cpu_conv2d_f32 (runtime_functions.h). Everything else (other
-// dim_labels, ranks, layouts, element types, batch groups) is a loop nest
-// following XLA's evaluator:
+// runtime __hmo_cpu_conv2d_f32 (runtime_functions.h) when the target has the
+// runtime. Everything else (other dim_labels, ranks, layouts, element types,
+// batch groups; any convolution without the runtime) is a parallel loop over
+// the output with inner loops, following XLA's evaluator:
 //   out[b, o, s...] = sum over input features z of the group, kernel
 //                     positions k: lhs[b', g*Cg + z, x...] * rhs[z, o, k...]
 // with feature group g = o / (O / feature_group_count), Cg the kernel's input
@@ -146,7 +147,7 @@ absl::Status EmitConvolutionLoops(KernelEmitContext& context) {
     reduction_sizes.push_back(rhs_shape.dimensions()[dn.kernel_spatial_dimensions[s]]);
   }
 
-  return context.EmitLoopNest("conv", conv.shape(), [&](const IrArray::Index& out_index) -> absl::Status {
+  return context.EmitParallelLoop("conv", conv.shape(), [&](const IrArray::Index& out_index) -> absl::Status {
     llvm::Value* out_feature = out_index[dn.output_feature_dimension];
     llvm::Value* group = b.CreateSDiv(out_feature, I64(b, output_group_size));
     llvm::Value* batch = out_index[dn.output_batch_dimension];
@@ -207,7 +208,7 @@ absl::Status EmitConvolution(KernelEmitContext& context) {
     return absl::InvalidArgumentError("CPU convolution: " + conv.name() +
                                       " lacks dim_labels or a window");
   }
-  if (IsRuntimeConv2D(conv)) return EmitRuntimeConv2D(context);
+  if (context.runtime_calls_available() && IsRuntimeConv2D(conv)) return EmitRuntimeConv2D(context);
   return EmitConvolutionLoops(context);
 }
 

@@ -3,9 +3,9 @@
 // Output dimensions are [batch dims (in dot-dimension-number order), lhs free
 // dims (increasing), rhs free dims (increasing)], as in XLA. When every array
 // is f32 (or every one f64) and memory already holds row-major matrices in the
-// order a GEMM wants (see GemmPlanFor), the kernel is one call of the runtime
-// GEMM; otherwise it is a loop nest over the output with an inner loop nest
-// over the contracting dimensions.
+// order a GEMM wants (gemm_plan.h) and the target has the runtime, the kernel
+// is one call of the runtime GEMM; otherwise it is a parallel loop over the
+// output with an inner loop nest over the contracting dimensions.
 
 #include <algorithm>
 #include <cstdint>
@@ -16,93 +16,13 @@
 #include "absl/status/status.h"
 #include "codegen/elemental_ir_emitter.h"
 #include "codegen/element_types.h"
+#include "codegen/gemm_plan.h"
 #include "codegen/op_emitters.h"
 #include "hmo/base/status_macros.h"
 #include "hmo/ir/layout.h"
 
 namespace hmo::cpu {
 namespace {
-
-std::vector<int64_t> FreeDimensions(int64_t rank, const std::vector<int64_t>& batch,
-                                    const std::vector<int64_t>& contracting) {
-  std::vector<int64_t> free;
-  for (int64_t d = 0; d < rank; ++d) {
-    if (std::find(batch.begin(), batch.end(), d) == batch.end() &&
-        std::find(contracting.begin(), contracting.end(), d) == contracting.end()) {
-      free.push_back(d);
-    }
-  }
-  return free;
-}
-
-// Dimensions from most major to most minor in memory.
-std::vector<int64_t> MajorToMinor(const Shape& shape) {
-  std::vector<int64_t> order = ShapeUtil::LayoutOrDefault(shape).minor_to_major();
-  std::reverse(order.begin(), order.end());
-  return order;
-}
-
-std::vector<int64_t> Concat(std::vector<int64_t> a, const std::vector<int64_t>& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
-}
-
-int64_t Product(const Shape& shape, const std::vector<int64_t>& dims) {
-  int64_t product = 1;
-  for (int64_t d : dims) product *= shape.dimensions()[d];
-  return product;
-}
-
-struct GemmPlan {
-  int64_t batch = 1, m = 1, n = 1, k = 1;
-  bool transpose_lhs = false, transpose_rhs = false;
-};
-
-// The GEMM view of the dot, or nullopt when memory does not hold the operands
-// and output as batches of row-major matrices: each operand's physical
-// dimension order must be its batch dims, then its free dims and contracting
-// dims as two blocks (either block first; the block order picks the
-// transpose flag), and the output must be row-major.
-std::optional<GemmPlan> GemmPlanFor(const HloInstruction& dot) {
-  const DotDimensionNumbers& dnums = dot.dot_dimension_numbers();
-  const Shape& lhs = dot.operand(0)->shape();
-  const Shape& rhs = dot.operand(1)->shape();
-  const Shape& out = dot.shape();
-  const int64_t out_rank = static_cast<int64_t>(out.dimensions().size());
-  std::vector<int64_t> descending;
-  for (int64_t d = 0; d < out_rank; ++d) descending.push_back(d);
-  if (MajorToMinor(out) != descending) return std::nullopt;
-  const std::vector<int64_t> lhs_free =
-      FreeDimensions(lhs.dimensions().size(), dnums.lhs_batch_dimensions,
-                     dnums.lhs_contracting_dimensions);
-  const std::vector<int64_t> rhs_free =
-      FreeDimensions(rhs.dimensions().size(), dnums.rhs_batch_dimensions,
-                     dnums.rhs_contracting_dimensions);
-  GemmPlan plan;
-  const std::vector<int64_t> lhs_order = MajorToMinor(lhs);
-  if (lhs_order == Concat(Concat(dnums.lhs_batch_dimensions, lhs_free), dnums.lhs_contracting_dimensions)) {
-    plan.transpose_lhs = false;
-  } else if (lhs_order == Concat(Concat(dnums.lhs_batch_dimensions, dnums.lhs_contracting_dimensions),
-                                 lhs_free)) {
-    plan.transpose_lhs = true;
-  } else {
-    return std::nullopt;
-  }
-  const std::vector<int64_t> rhs_order = MajorToMinor(rhs);
-  if (rhs_order == Concat(Concat(dnums.rhs_batch_dimensions, dnums.rhs_contracting_dimensions), rhs_free)) {
-    plan.transpose_rhs = false;
-  } else if (rhs_order == Concat(Concat(dnums.rhs_batch_dimensions, rhs_free),
-                                 dnums.rhs_contracting_dimensions)) {
-    plan.transpose_rhs = true;
-  } else {
-    return std::nullopt;
-  }
-  plan.batch = Product(lhs, dnums.lhs_batch_dimensions);
-  plan.m = Product(lhs, lhs_free);
-  plan.k = Product(lhs, dnums.lhs_contracting_dimensions);
-  plan.n = Product(rhs, rhs_free);
-  return plan;
-}
 
 absl::Status EmitGemmCall(KernelEmitContext& context, const GemmPlan& plan) {
   llvm::IRBuilder<>& b = context.builder();
@@ -164,14 +84,14 @@ absl::Status EmitDotLoops(KernelEmitContext& context) {
   llvm::AllocaInst* acc = context.EmitEntryAlloca(acc_type, "dot.acc");
   ElementalIrEmitter elemental(b, context.module());
 
-  const std::vector<int64_t> lhs_free = FreeDimensions(
+  const std::vector<int64_t> lhs_free = DotFreeDimensions(
       lhs_shape.dimensions().size(), dnums.lhs_batch_dimensions, dnums.lhs_contracting_dimensions);
-  const std::vector<int64_t> rhs_free = FreeDimensions(
+  const std::vector<int64_t> rhs_free = DotFreeDimensions(
       rhs_shape.dimensions().size(), dnums.rhs_batch_dimensions, dnums.rhs_contracting_dimensions);
   std::vector<int64_t> contracting_sizes;
   for (int64_t d : dnums.lhs_contracting_dimensions) contracting_sizes.push_back(lhs_shape.dimensions()[d]);
 
-  return context.EmitLoopNest("dot", dot.shape(), [&](const IrArray::Index& out_index) -> absl::Status {
+  return context.EmitParallelLoop("dot", dot.shape(), [&](const IrArray::Index& out_index) -> absl::Status {
     IrArray::Index lhs_index(lhs_shape.dimensions().size());
     IrArray::Index rhs_index(rhs_shape.dimensions().size());
     size_t o = 0;
@@ -213,7 +133,7 @@ absl::Status EmitDot(KernelEmitContext& context) {
   const bool gemm_type = (type == PrimitiveType::F32 || type == PrimitiveType::F64) &&
                          dot.operand(0)->shape().element_type() == type &&
                          dot.operand(1)->shape().element_type() == type;
-  if (gemm_type) {
+  if (gemm_type && context.runtime_calls_available()) {
     if (std::optional<GemmPlan> plan = GemmPlanFor(dot)) return EmitGemmCall(context, *plan);
   }
   return EmitDotLoops(context);

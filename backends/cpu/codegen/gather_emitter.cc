@@ -66,7 +66,7 @@ absl::Status EmitGather(KernelEmitContext& context) {
   // Position in G of start-indices dimension d (d != index_vector_dim).
   auto batch_position = [&](int64_t d) { return d < dnums.index_vector_dim ? d : d - 1; };
 
-  return context.EmitLoopNest("gather", output.shape(), [&](const IrArray::Index& out_index) -> absl::Status {
+  return context.EmitParallelLoop("gather", output.shape(), [&](const IrArray::Index& out_index) -> absl::Status {
     IrArray::Index g;
     for (int64_t d : batch_dims) g.push_back(out_index[d]);
     std::vector<llvm::Value*> start(operand_rank, I64(b, 0));

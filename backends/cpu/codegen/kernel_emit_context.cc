@@ -13,13 +13,25 @@ namespace hmo::cpu {
 KernelEmitContext::KernelEmitContext(llvm::IRBuilder<>& builder, llvm::Module& module,
                                      llvm::Function& kernel, llvm::Value* buffer_table,
                                      const BufferAssignment& assignment,
-                                     const HloInstruction& instruction)
+                                     const HloInstruction& instruction, KernelTarget target)
     : builder_(builder),
       module_(module),
       kernel_(kernel),
       buffer_table_(buffer_table),
       assignment_(assignment),
-      instruction_(instruction) {}
+      instruction_(instruction),
+      target_(target) {
+  if (target_.parallel_loops == nullptr) target_.parallel_loops = &sequential_loops_;
+}
+
+absl::Status SequentialLoopEmitter::EmitLoop(llvm::IRBuilder<>& b, std::string_view name, const Shape& shape,
+                                             const Body& body) {
+  return cpu::EmitLoopNest(b, name, shape, body);
+}
+
+absl::Status SequentialLoopEmitter::EmitOnce(llvm::IRBuilder<>&, const std::function<absl::Status()>& body) {
+  return body();
+}
 
 absl::StatusOr<llvm::Value*> KernelEmitContext::SliceAddress(const HloInstruction& instruction,
                                                              const ShapeIndex& index) {
@@ -98,6 +110,37 @@ absl::Status KernelEmitContext::EmitForLoop(std::string_view name, llvm::Value* 
                                             int64_t step,
                                             const std::function<absl::Status(llvm::Value*)>& body) {
   return cpu::EmitForLoop(builder_, name, start, end, step, body);
+}
+
+absl::Status KernelEmitContext::EmitParallelLoop(
+    std::string_view name, const Shape& shape,
+    const std::function<absl::Status(const IrArray::Index&)>& body) {
+  return target_.parallel_loops->EmitLoop(builder_, name, shape, body);
+}
+
+absl::Status KernelEmitContext::EmitOnce(const std::function<absl::Status()>& body) {
+  return target_.parallel_loops->EmitOnce(builder_, body);
+}
+
+bool KernelEmitContext::parallel_iterations_run_concurrently() const {
+  return target_.parallel_loops->IterationsRunConcurrently();
+}
+
+absl::Status KernelEmitContext::InitializeOutputFromOperand(int64_t operand_number,
+                                                            const ShapeIndex& output_index,
+                                                            const std::function<absl::Status()>& emit_copy) {
+  if (!target_.launcher_initializes_outputs) return emit_copy();
+  const Shape& operand = instruction_.operand(operand_number)->shape();
+  const Shape& output = ShapeUtil::GetSubshape(instruction_.shape(), output_index);
+  if (!operand.IsArray() || !output.IsArray() || operand.dimensions() != output.dimensions() ||
+      operand.element_type() != output.element_type() ||
+      ShapeUtil::LayoutOrDefault(operand).minor_to_major() != ShapeUtil::LayoutOrDefault(output).minor_to_major()) {
+    return absl::UnimplementedError("codegen: output " + ShapeIndexToString(output_index) + " of " +
+                                    instruction_.name() + " cannot start as a byte copy of operand " +
+                                    std::to_string(operand_number) + " (different shape or layout)");
+  }
+  output_initializations_.push_back(OutputInitialization{operand_number, output_index});
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::vector<llvm::Value*>> KernelEmitContext::EmitScalarComputation(

@@ -10,6 +10,22 @@
 // (the caller emits the `ret`). Arrays are addressed through the buffer
 // table: the array of a value is buffer_table[slice.index] + slice.offset
 // with the value's shape (and layout).
+//
+// Targets. The same op emitters serve the CPU and the GPU backends; a
+// KernelTarget says how they differ:
+//  - the parallel loop (EmitParallelLoop): op emitters emit their outermost
+//    loop over the output (the iteration space whose iterations are
+//    independent) through it, and only that loop; inner loops (reductions,
+//    windows, rows) stay sequential (EmitLoopNest / EmitForLoop). The CPU's
+//    ParallelLoopEmitter is a plain loop nest; the GPU's is a grid-stride
+//    loop in which every thread runs some of the iterations, concurrently.
+//  - whether runtime calls (runtime_functions.h: GEMM, conv2d, sort) exist;
+//    without them dot and convolution use their loop nests and sort sorts
+//    each row in the kernel.
+//  - who initializes outputs that an op updates in place (scatter, sort: the
+//    output starts as a copy of an operand). Copying and then updating needs
+//    a grid-wide barrier on a GPU, so there the launcher copies before the
+//    kernel starts (InitializeOutputFromOperand records the copy).
 
 #include <cstdint>
 #include <functional>
@@ -29,12 +45,64 @@
 
 namespace hmo::cpu {
 
+// How a target runs the independent iterations of a kernel.
+class ParallelLoopEmitter {
+ public:
+  using Body = std::function<absl::Status(const IrArray::Index&)>;
+  virtual ~ParallelLoopEmitter() = default;
+
+  // Emits code that, over one execution of the kernel (all its threads
+  // together), calls body(index) exactly once for every index of `shape`
+  // (an array shape; its layout, or the default, orders the iterations).
+  // Iterations may run concurrently when IterationsRunConcurrently(): body
+  // must then not depend on other iterations' writes. The builder is left
+  // after the loop.
+  virtual absl::Status EmitLoop(llvm::IRBuilder<>& b, std::string_view name, const Shape& shape,
+                                const Body& body) = 0;
+  // Emits `body` so that it runs once per execution of the kernel (on a GPU:
+  // in one thread of the whole grid). The builder is left after it.
+  virtual absl::Status EmitOnce(llvm::IRBuilder<>& b, const std::function<absl::Status()>& body) = 0;
+  // Whether EmitLoop's iterations may run at the same time (so writes of
+  // different iterations to one element race).
+  virtual bool IterationsRunConcurrently() const = 0;
+};
+
+// The CPU's: EmitLoop is EmitLoopNest (loop_emitter.h), EmitOnce emits the
+// body as is; one thread runs the kernel.
+class SequentialLoopEmitter final : public ParallelLoopEmitter {
+ public:
+  absl::Status EmitLoop(llvm::IRBuilder<>& b, std::string_view name, const Shape& shape,
+                        const Body& body) override;
+  absl::Status EmitOnce(llvm::IRBuilder<>& b, const std::function<absl::Status()>& body) override;
+  bool IterationsRunConcurrently() const override { return false; }
+};
+
+// Where operand `operand_number` must be copied to before the kernel runs:
+// the output array at `output_index` (of context.instruction()).
+struct OutputInitialization {
+  int64_t operand_number = 0;
+  ShapeIndex output_index;
+};
+
+// What differs between targets (see the file comment). The defaults are
+// the CPU's.
+struct KernelTarget {
+  // Null: a SequentialLoopEmitter. Not owned; must outlive the context.
+  ParallelLoopEmitter* parallel_loops = nullptr;
+  // Whether the kernel may call the CPU runtime (runtime_functions.h).
+  bool runtime_calls_available = true;
+  // Whether the launcher copies operands into outputs before the kernel
+  // (InitializeOutputFromOperand records the copies instead of emitting
+  // them).
+  bool launcher_initializes_outputs = false;
+};
+
 class KernelEmitContext {
  public:
   // `buffer_table` is the kernel's char** argument.
   KernelEmitContext(llvm::IRBuilder<>& builder, llvm::Module& module, llvm::Function& kernel,
                     llvm::Value* buffer_table, const BufferAssignment& assignment,
-                    const HloInstruction& instruction);
+                    const HloInstruction& instruction, KernelTarget target = KernelTarget());
 
   llvm::IRBuilder<>& builder() { return builder_; }
   llvm::LLVMContext& llvm_context() { return module_.getContext(); }
@@ -68,6 +136,30 @@ class KernelEmitContext {
   absl::Status EmitForLoop(std::string_view name, llvm::Value* start, llvm::Value* end,
                            int64_t step, const std::function<absl::Status(llvm::Value*)>& body);
 
+  // The target's parallel loop over every index of `shape`
+  // (ParallelLoopEmitter::EmitLoop): for an op's outermost output loop only.
+  absl::Status EmitParallelLoop(std::string_view name, const Shape& shape,
+                                const std::function<absl::Status(const IrArray::Index&)>& body);
+  // `body` once per kernel execution (ParallelLoopEmitter::EmitOnce).
+  absl::Status EmitOnce(const std::function<absl::Status()>& body);
+  // Whether EmitParallelLoop's iterations may run concurrently.
+  bool parallel_iterations_run_concurrently() const;
+  // Whether the kernel may call the CPU runtime (runtime_functions.h).
+  bool runtime_calls_available() const { return target_.runtime_calls_available; }
+
+  // The output at `output_index` must start as a copy of operand
+  // `operand_number` (same dimensions). When the launcher initializes
+  // outputs, records that (see output_initializations(); the operand and
+  // output must then have the same layout, else Unimplemented, since the
+  // launcher copies bytes); otherwise calls `emit_copy`, which emits the copy
+  // into the kernel (skipping it when both are the same memory).
+  absl::Status InitializeOutputFromOperand(int64_t operand_number, const ShapeIndex& output_index,
+                                           const std::function<absl::Status()>& emit_copy);
+  // The copies recorded by InitializeOutputFromOperand, in call order.
+  const std::vector<OutputInitialization>& output_initializations() const {
+    return output_initializations_;
+  }
+
   // Emits `computation` (a scalar sub-computation: to_apply of reduce, map,
   // reduce-window, scatter, select-and-scatter, or a sort comparator) inline
   // at the insertion point on `args` (one compute-type value per parameter,
@@ -92,6 +184,9 @@ class KernelEmitContext {
   llvm::Value* buffer_table_;
   const BufferAssignment& assignment_;
   const HloInstruction& instruction_;
+  KernelTarget target_;
+  SequentialLoopEmitter sequential_loops_;
+  std::vector<OutputInitialization> output_initializations_;
 };
 
 }  // namespace hmo::cpu

@@ -8,6 +8,19 @@
 // context, and returns with the builder where the kernel returns.
 // Errors (e.g. an unsupported element type or configuration) are
 // UnimplementedError / InvalidArgumentError naming the instruction.
+//
+// Each emits its outermost loop over the output (for scatter: over the
+// updates; for sort: over the rows) with context.EmitParallelLoop and every
+// inner loop sequentially, so the same body serves a sequential target (CPU)
+// and a concurrent one (GPU: one grid-stride loop). Target differences
+// (KernelTarget in kernel_emit_context.h):
+//  - runtime calls unavailable: dot and convolution never call the runtime
+//    GEMM / conv2d; sort sorts each row with an inlined insertion sort;
+//  - launcher initializes outputs: scatter and sort record their
+//    operand -> output copies (context.output_initializations()) instead of
+//    emitting them, and update the outputs in place;
+//  - concurrent parallel iterations: scatter picks a parallel, atomic-add or
+//    single-thread update loop (scatter_emitter.cc).
 
 #include "absl/status/status.h"
 #include "codegen/kernel_emit_context.h"

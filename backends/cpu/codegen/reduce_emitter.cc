@@ -75,7 +75,7 @@ absl::Status EmitReduce(KernelEmitContext& context) {
     outputs.push_back(std::move(output));
   }
 
-  return context.EmitLoopNest("reduce", outputs[0].shape(), [&](const IrArray::Index& out_index) -> absl::Status {
+  return context.EmitParallelLoop("reduce", outputs[0].shape(), [&](const IrArray::Index& out_index) -> absl::Status {
     for (int64_t i = 0; i < n; ++i) b.CreateStore(inits[i].EmitReadElement({}, b), accumulators[i]);
     IrArray::Index input_index(rank);
     for (size_t k = 0; k < kept.size(); ++k) input_index[kept[k]] = out_index[k];

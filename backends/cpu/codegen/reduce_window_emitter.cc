@@ -52,7 +52,7 @@ absl::Status EmitReduceWindow(KernelEmitContext& context) {
   std::vector<int64_t> window_sizes;
   for (const WindowDimension& d : window.dimensions) window_sizes.push_back(d.size);
 
-  return context.EmitLoopNest(
+  return context.EmitParallelLoop(
       "reduce_window", outputs[0].shape(), [&](const IrArray::Index& out_index) -> absl::Status {
         for (int64_t i = 0; i < n; ++i) b.CreateStore(inits[i].EmitReadElement({}, b), accumulators[i]);
         HMO_RETURN_IF_ERROR(EmitLoopsOverSizes(

@@ -2,18 +2,27 @@
 //
 // scatter(operands[0..N), scatter_indices, updates[0..N)), to_apply=f:
 // the output starts as a copy of the operands (skipped when the output
-// already lives in operand i's memory: the update is then in place), then,
-// for every update index U in order: the update scatter dimensions (those
-// not in update_window_dims, increasing) give the batch index G; the
-// scatter indices are read at G with position k inserted at
-// index_vector_dim (none when it equals their rank) and start k addresses
-// operand dimension scatter_dims_to_operand_dims[k]; an input batching
-// dimension input_batching_dims[i] starts at G's coordinate of
+// already lives in operand i's memory: the update is then in place; done by
+// the launcher before the kernel when the target says so), then, for every
+// update index U (in order where the parallel loop is sequential): the
+// update scatter dimensions (those not in update_window_dims, increasing)
+// give the batch index G; the scatter indices are read at G with position
+// k inserted at index_vector_dim (none when it equals their rank) and start
+// k addresses operand dimension scatter_dims_to_operand_dims[k]; an input
+// batching dimension input_batching_dims[i] starts at G's coordinate of
 // scatter_indices_batching_dims[i]. The window dimensions of U
 // (update_window_dims, in order) index the operand dimensions that are
 // neither inserted nor batching, increasing. As in XLA's evaluator, an
 // update whose whole window does not fit in the operand at its start is
 // skipped; otherwise out[start + window] = f(out..., updates...).
+//
+// Where iterations of the parallel loop run concurrently (GPU), two updates
+// may hit one element. The update loop is parallel when that cannot change
+// the result beyond what XLA leaves unspecified: unique_indices=true, or a
+// combiner that returns the update (which duplicate wins is unspecified).
+// A combiner that is one add of the two parameters on f32/f64/s32/u32/s64/
+// u64 (one operand) is parallel with atomicrmw add. Any other combiner runs
+// the whole update loop in one thread (EmitOnce).
 
 #include <algorithm>
 #include <cstdint>
@@ -21,6 +30,7 @@
 
 #include "absl/status/status.h"
 #include "codegen/elemental_ir_emitter.h"
+#include "codegen/element_types.h"
 #include "codegen/op_emitters.h"
 #include "codegen/window_loops.h"
 #include "hmo/base/status_macros.h"
@@ -31,6 +41,32 @@ namespace {
 
 bool Contains(const std::vector<int64_t>& v, int64_t x) {
   return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+enum class UpdateLoop { kParallel, kAtomicAdd, kOneThread };
+
+bool IsParameter(const HloInstruction* instruction, int64_t number) {
+  return instruction->opcode() == HloOpcode::kParameter && instruction->parameter_number() == number;
+}
+
+UpdateLoop ChooseUpdateLoop(const KernelEmitContext& context, const HloInstruction& scatter, int64_t n) {
+  if (!context.parallel_iterations_run_concurrently() || scatter.unique_indices()) return UpdateLoop::kParallel;
+  const HloComputation& combiner = *scatter.to_apply();
+  const HloInstruction* root = combiner.root_instruction();
+  if (n != 1 || combiner.num_parameters() != 2 || root == nullptr) return UpdateLoop::kOneThread;
+  if (IsParameter(root, 1)) return UpdateLoop::kParallel;  // overwrite
+  const PrimitiveType type = ShapeUtil::GetSubshape(scatter.shape(), scatter.shape().IsTuple() ? ShapeIndex{0}
+                                                                                                : ShapeIndex{})
+                                 .element_type();
+  const bool atomic_type = type == PrimitiveType::F32 || type == PrimitiveType::F64 || type == PrimitiveType::S32 ||
+                           type == PrimitiveType::U32 || type == PrimitiveType::S64 || type == PrimitiveType::U64;
+  if (atomic_type && root->opcode() == HloOpcode::kAdd && root->shape().element_type() == type &&
+      root->operand_count() == 2 &&
+      ((IsParameter(root->operand(0), 0) && IsParameter(root->operand(1), 1)) ||
+       (IsParameter(root->operand(0), 1) && IsParameter(root->operand(1), 0)))) {
+    return UpdateLoop::kAtomicAdd;
+  }
+  return UpdateLoop::kOneThread;
 }
 
 // Copies `source` into `destination` unless both are the same memory.
@@ -80,7 +116,9 @@ absl::Status EmitScatter(KernelEmitContext& context) {
     HMO_ASSIGN_OR_RETURN(IrArray output,
                          scatter.shape().IsTuple() ? context.OutputArray({i}) : context.OutputArray());
     HMO_ASSIGN_OR_RETURN(IrArray update, context.OperandArray(n + 1 + i));
-    HMO_RETURN_IF_ERROR(EmitCopyUnlessSame(context, operand, output));
+    HMO_RETURN_IF_ERROR(context.InitializeOutputFromOperand(
+        i, scatter.shape().IsTuple() ? ShapeIndex{i} : ShapeIndex{},
+        [&]() { return EmitCopyUnlessSame(context, operand, output); }));
     outputs.push_back(std::move(output));
     updates.push_back(std::move(update));
   }
@@ -112,7 +150,8 @@ absl::Status EmitScatter(KernelEmitContext& context) {
       implicit_index_vector ? 1 : indices_shape.dimensions()[dnums.index_vector_dim];
   auto batch_position = [&](int64_t d) { return d < dnums.index_vector_dim ? d : d - 1; };
 
-  return context.EmitLoopNest("scatter", update_shape, [&](const IrArray::Index& update_index) -> absl::Status {
+  const UpdateLoop update_loop = ChooseUpdateLoop(context, scatter, n);
+  auto update_element = [&](const IrArray::Index& update_index) -> absl::Status {
     IrArray::Index g;
     for (int64_t d : scatter_dims) g.push_back(update_index[d]);
     std::vector<llvm::Value*> start(operand_rank, I64(b, 0));
@@ -142,6 +181,14 @@ absl::Status EmitScatter(KernelEmitContext& context) {
         const int64_t d = window_operand_dims[i];
         operand_index[d] = b.CreateAdd(start[d], update_index[dnums.update_window_dims[i]]);
       }
+      if (update_loop == UpdateLoop::kAtomicAdd) {
+        llvm::Value* update = updates[0].EmitReadElement(update_index, b);
+        const bool is_float = update->getType()->isFloatingPointTy();
+        b.CreateAtomicRMW(is_float ? llvm::AtomicRMWInst::FAdd : llvm::AtomicRMWInst::Add,
+                          outputs[0].EmitElementAddress(operand_index, b), update,
+                          llvm::MaybeAlign(ByteWidth(outputs[0].element_type())), llvm::AtomicOrdering::Monotonic);
+        return absl::OkStatus();
+      }
       std::vector<llvm::Value*> args;
       for (int64_t i = 0; i < n; ++i) args.push_back(outputs[i].EmitReadElement(operand_index, b));
       for (int64_t i = 0; i < n; ++i) args.push_back(updates[i].EmitReadElement(update_index, b));
@@ -154,7 +201,11 @@ absl::Status EmitScatter(KernelEmitContext& context) {
       for (int64_t i = 0; i < n; ++i) outputs[i].EmitWriteElement(operand_index, results[i], b);
       return absl::OkStatus();
     });
-  });
+  };
+  if (update_loop == UpdateLoop::kOneThread) {
+    return context.EmitOnce([&]() { return context.EmitLoopNest("scatter", update_shape, update_element); });
+  }
+  return context.EmitParallelLoop("scatter", update_shape, update_element);
 }
 
 }  // namespace hmo::cpu

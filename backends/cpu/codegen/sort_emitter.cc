@@ -1,12 +1,21 @@
 // Kernel body of sort (op_emitters.h).
 //
-// The operands are copied into the output arrays, which the runtime sort
-// (__hmo_cpu_sort, runtime_functions.h) then permutes in place. Whatever the
-// layout, memory holds each array as [outer, sort_size, inner] with outer the
-// dimensions physically more major than the sort dimension and inner those
-// more minor, which is the runtime's view. The comparator computation becomes
-// an LLVM function `void(i8* result, i8** elements)` that loads the 2N
-// compared elements, evaluates the computation and stores its pred as a byte.
+// The operands are copied into the output arrays (by the kernel, or by the
+// launcher when the target says so), which are then permuted in place.
+//
+// With the CPU runtime: the runtime sort (__hmo_cpu_sort,
+// runtime_functions.h) does it. Whatever the layout, memory holds each array
+// as [outer, sort_size, inner] with outer the dimensions physically more
+// major than the sort dimension and inner those more minor, which is the
+// runtime's view. The comparator computation becomes an LLVM function
+// `void(i8* result, i8** elements)` that loads the 2N compared elements,
+// evaluates the computation and stores its pred as a byte.
+//
+// Without it (GPU): a parallel loop over the rows (every index with the sort
+// dimension fixed at 0) in which each iteration sorts its row with a stable
+// insertion sort, the comparator inlined, all operands swapped together.
+// Rows are disjoint, so iterations may run concurrently. O(sort_size^2)
+// comparisons per row.
 
 #include <cstdint>
 #include <optional>
@@ -77,6 +86,65 @@ absl::StatusOr<llvm::Function*> EmitComparator(KernelEmitContext& context,
   return function;
 }
 
+// Each row of `outputs` (sorted along `sort_dimension`) in an iteration of
+// the parallel loop: for i in [1, size): j = i; while j > 0 and
+// less(x[j], x[j-1]): swap x[j], x[j-1] (every operand); --j.
+absl::Status EmitRowInsertionSorts(KernelEmitContext& context, const std::vector<IrArray>& outputs,
+                                   int64_t sort_dimension) {
+  const HloInstruction& sort = context.instruction();
+  llvm::IRBuilder<>& b = context.builder();
+  const Shape& shape = outputs[0].shape();
+  const int64_t size = shape.dimensions()[sort_dimension];
+  std::vector<int64_t> row_dims = shape.dimensions();
+  row_dims[sort_dimension] = 1;
+  const Shape rows(shape.element_type(), row_dims, Layout(outputs[0].minor_to_major()));
+  return context.EmitParallelLoop("sort.rows", rows, [&](const IrArray::Index& row) -> absl::Status {
+    return context.EmitForLoop("sort.i", I64(b, 1), I64(b, size), 1, [&](llvm::Value* i) -> absl::Status {
+      llvm::LLVMContext& ctx = context.llvm_context();
+      llvm::Function* function = b.GetInsertBlock()->getParent();
+      llvm::BasicBlock* preheader = b.GetInsertBlock();
+      auto* header = llvm::BasicBlock::Create(ctx, "sort.sift.header", function);
+      auto* compare = llvm::BasicBlock::Create(ctx, "sort.sift.compare", function);
+      auto* swap = llvm::BasicBlock::Create(ctx, "sort.sift.swap", function);
+      auto* exit = llvm::BasicBlock::Create(ctx, "sort.sift.exit", function);
+      b.CreateBr(header);
+      b.SetInsertPoint(header);
+      llvm::PHINode* j = b.CreatePHI(b.getInt64Ty(), 2, "sort.j");
+      j->addIncoming(i, preheader);
+      b.CreateCondBr(b.CreateICmpSGT(j, I64(b, 0)), compare, exit);
+
+      b.SetInsertPoint(compare);
+      llvm::Value* previous = b.CreateSub(j, I64(b, 1), "sort.j.prev");
+      IrArray::Index at_j = row, at_previous = row;
+      at_j[sort_dimension] = j;
+      at_previous[sort_dimension] = previous;
+      std::vector<llvm::Value*> current_values, previous_values, args;
+      for (const IrArray& output : outputs) {
+        current_values.push_back(output.EmitReadElement(at_j, b));
+        previous_values.push_back(output.EmitReadElement(at_previous, b));
+        args.push_back(current_values.back());
+        args.push_back(previous_values.back());
+      }
+      HMO_ASSIGN_OR_RETURN(std::vector<llvm::Value*> less,
+                           context.EmitScalarComputation(*sort.to_apply(), args));
+      if (less.size() != 1 || !less[0]->getType()->isIntegerTy(1)) {
+        return absl::InvalidArgumentError("sort: comparator of " + sort.name() + " does not return one pred");
+      }
+      b.CreateCondBr(less[0], swap, exit);
+
+      b.SetInsertPoint(swap);
+      for (size_t k = 0; k < outputs.size(); ++k) {
+        outputs[k].EmitWriteElement(at_previous, current_values[k], b);
+        outputs[k].EmitWriteElement(at_j, previous_values[k], b);
+      }
+      j->addIncoming(previous, b.GetInsertBlock());
+      b.CreateBr(header);
+      b.SetInsertPoint(exit);
+      return absl::OkStatus();
+    });
+  });
+}
+
 }  // namespace
 
 absl::Status EmitSort(KernelEmitContext& context) {
@@ -94,7 +162,9 @@ absl::Status EmitSort(KernelEmitContext& context) {
     HMO_ASSIGN_OR_RETURN(IrArray operand, context.OperandArray(i));
     HMO_ASSIGN_OR_RETURN(IrArray output,
                          sort.shape().IsTuple() ? context.OutputArray({i}) : context.OutputArray());
-    HMO_RETURN_IF_ERROR(EmitArrayCopy(context, operand, output));
+    HMO_RETURN_IF_ERROR(context.InitializeOutputFromOperand(
+        i, sort.shape().IsTuple() ? ShapeIndex{i} : ShapeIndex{},
+        [&]() { return EmitArrayCopy(context, operand, output); }));
     element_types.push_back(output.element_type());
     outputs.push_back(std::move(output));
   }
@@ -118,6 +188,7 @@ absl::Status EmitSort(KernelEmitContext& context) {
     }
   }
   if (outer * sort_size * inner == 0) return absl::OkStatus();
+  if (!context.runtime_calls_available()) return EmitRowInsertionSorts(context, outputs, sort_dimension);
 
   HMO_ASSIGN_OR_RETURN(llvm::Function * less_than,
                        EmitComparator(context, *sort.to_apply(), element_types));

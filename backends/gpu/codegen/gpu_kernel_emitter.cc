@@ -11,12 +11,12 @@
 #include "absl/status/status.h"
 #include "codegen/elemental_ir_emitter.h"
 #include "codegen/fused_generators.h"
+#include "codegen/gpu_parallel_loops.h"
 #include "codegen/ir_array.h"
 #include "codegen/kernel_emit_context.h"
 #include "codegen/kernel_emitter.h"
 #include "hmo/base/status_macros.h"
 #include "llvm/IR/Constants.h"
-#include "llvm/IR/IntrinsicsNVPTX.h"
 #include "llvm/IR/Metadata.h"
 
 namespace hmo::gpu {
@@ -46,43 +46,6 @@ std::string PtxName(std::string_view name) {
   return out;
 }
 
-
-llvm::Value* ReadSreg(llvm::IRBuilder<>& b, llvm::Intrinsic::ID id) {
-  llvm::Function* f = llvm::Intrinsic::getDeclaration(b.GetInsertBlock()->getModule(), id);
-  return b.CreateZExt(b.CreateCall(f, {}), b.getInt64Ty());
-}
-
-// for (i = blockIdx.x * blockDim.x + threadIdx.x; i < count;
-//      i += blockDim.x * gridDim.x) body(i)
-absl::Status EmitGridStrideLoop(llvm::IRBuilder<>& b, int64_t count,
-                                const std::function<absl::Status(llvm::Value*)>& body) {
-  llvm::Value* thread = ReadSreg(b, llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
-  llvm::Value* block = ReadSreg(b, llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x);
-  llvm::Value* block_size = ReadSreg(b, llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x);
-  llvm::Value* grid_size = ReadSreg(b, llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x);
-  llvm::Value* start = b.CreateAdd(b.CreateMul(block, block_size), thread, "linear");
-  llvm::Value* stride = b.CreateMul(block_size, grid_size, "stride");
-  llvm::Value* end = b.getInt64(count);
-
-  llvm::Function* function = b.GetInsertBlock()->getParent();
-  llvm::LLVMContext& context = function->getContext();
-  llvm::BasicBlock* preheader = b.GetInsertBlock();
-  auto* header = llvm::BasicBlock::Create(context, "grid.header", function);
-  auto* body_block = llvm::BasicBlock::Create(context, "grid.body", function);
-  auto* exit = llvm::BasicBlock::Create(context, "grid.exit", function);
-  b.CreateBr(header);
-  b.SetInsertPoint(header);
-  llvm::PHINode* i = b.CreatePHI(b.getInt64Ty(), 2, "i");
-  i->addIncoming(start, preheader);
-  b.CreateCondBr(b.CreateICmpSLT(i, end), body_block, exit);
-  b.SetInsertPoint(body_block);
-  HMO_RETURN_IF_ERROR(body(i));
-  llvm::Value* next = b.CreateAdd(i, stride, "i.next");
-  i->addIncoming(next, b.GetInsertBlock());
-  b.CreateBr(header);
-  b.SetInsertPoint(exit);
-  return absl::OkStatus();
-}
 
 llvm::Value* ClampStart(llvm::IRBuilderBase& b, llvm::Value* raw, PrimitiveType type, int64_t limit) {
   llvm::Value* wide = primitive_util::IsUnsignedIntegralType(type) ? b.CreateZExtOrTrunc(raw, b.getInt64Ty())
@@ -239,6 +202,35 @@ absl::StatusOr<int64_t> EmitElemental(KernelEmitContext& context) {
   return output.element_count();
 }
 
+// Opcodes whose kernel is the CPU backend's op emitter (op_emitters.h).
+bool HasOpEmitter(HloOpcode opcode) {
+  switch (opcode) {
+    case HloOpcode::kDot:
+    case HloOpcode::kConvolution:
+    case HloOpcode::kReduce:
+    case HloOpcode::kReduceWindow:
+    case HloOpcode::kGather:
+    case HloOpcode::kScatter:
+    case HloOpcode::kSort:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The CPU backend's op emitter, with a grid-stride parallel loop, no runtime
+// calls, and outputs that scatter/sort update in place initialized by the
+// launcher (prologue copies).
+absl::StatusOr<int64_t> EmitWithOpEmitter(KernelEmitContext& context, const GridStrideLoopEmitter& loops) {
+  // cpu::EmitKernelBody dispatches HasOpEmitter opcodes to op_emitters.h.
+  absl::Status status = cpu::EmitKernelBody(context);
+  if (status.code() == absl::StatusCode::kUnimplemented) {
+    return NotSupported(context.instruction(), std::string(status.message()));
+  }
+  HMO_RETURN_IF_ERROR(status);
+  return loops.iteration_count();
+}
+
 class KernelIrEmitter {
  public:
   KernelIrEmitter(const BufferAssignment& assignment, llvm::Module& module)
@@ -272,7 +264,7 @@ class KernelIrEmitter {
 
  private:
   absl::Status EmitKernel(const HloInstruction& instruction) {
-    if (instruction.opcode() != HloOpcode::kFusion &&
+    if (instruction.opcode() != HloOpcode::kFusion && !HasOpEmitter(instruction.opcode()) &&
         !ElementalIrEmitter::IsElementalOpcode(instruction.opcode())) {
       return NotSupported(instruction);
     }
@@ -291,9 +283,15 @@ class KernelIrEmitter {
     kernel->addParamAttr(0, llvm::Attribute::ReadOnly);
 
     llvm::IRBuilder<> b(llvm::BasicBlock::Create(context, "entry", kernel));
-    KernelEmitContext emit_context(b, module_, *kernel, kernel->getArg(0), assignment_, instruction);
+    GridStrideLoopEmitter loops;
+    cpu::KernelTarget target;
+    target.parallel_loops = &loops;
+    target.runtime_calls_available = false;
+    target.launcher_initializes_outputs = true;
+    KernelEmitContext emit_context(b, module_, *kernel, kernel->getArg(0), assignment_, instruction, target);
     absl::StatusOr<int64_t> count = instruction.opcode() == HloOpcode::kFusion ? EmitFusion(emit_context)
-                                                                                : EmitElemental(emit_context);
+                                    : HasOpEmitter(instruction.opcode())      ? EmitWithOpEmitter(emit_context, loops)
+                                                                              : EmitElemental(emit_context);
     if (!count.ok()) {
       kernel->eraseFromParent();
       return count.status();
@@ -304,7 +302,11 @@ class KernelIrEmitter {
     llvm::Metadata* annotation[] = {llvm::ValueAsMetadata::get(kernel), llvm::MDString::get(context, "kernel"),
                                     llvm::ValueAsMetadata::get(llvm::ConstantInt::get(b.getInt32Ty(), 1))};
     module_.getOrInsertNamedMetadata("nvvm.annotations")->addOperand(llvm::MDNode::get(context, annotation));
-    kernels_.push_back(KernelIr{name, &instruction, *count});
+    KernelIr entry{name, &instruction, *count, {}};
+    for (const cpu::OutputInitialization& copy : emit_context.output_initializations()) {
+      entry.prologue_copies.push_back(OutputInitialization{copy.operand_number, copy.output_index});
+    }
+    kernels_.push_back(std::move(entry));
     return absl::OkStatus();
   }
 

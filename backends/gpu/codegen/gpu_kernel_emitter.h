@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "codegen/gpu_kernel_module.h"
 #include "hmo/analysis/buffer_assignment.h"
 #include "hmo/ir/hlo_module.h"
 #include "llvm/IR/Module.h"
@@ -20,20 +21,30 @@ namespace hmo::gpu {
 struct KernelIr {
   std::string name;
   const HloInstruction* instruction = nullptr;
-  // Size of the iteration space (output elements, or the update of an
-  // in-place dynamic-update-slice).
+  // Parallel iterations of the kernel's grid-stride loop (output elements,
+  // the update of an in-place dynamic-update-slice, the updates of a
+  // parallel scatter, the rows of a sort; 1 for a kernel that runs in one
+  // thread).
   int64_t element_count = 0;
+  // See GpuKernel::prologue_copies.
+  std::vector<OutputInitialization> prologue_copies;
 };
 
 // Whether the executable needs a kernel for `instruction`: false for data
 // movement, control flow and collectives (all-reduce, all-gather,
 // reduce-scatter, collective-permute: the executable's collective thunks),
-// and for arrays without elements.
+// and for arrays without elements. True for everything that computes,
+// whether or not EmitKernelIr supports it (it reports what it does not).
 bool InstructionNeedsGpuKernel(const HloInstruction& instruction);
 
 // Appends the kernels of every instruction of the entry computation and of
 // the computations it reaches through while, conditional and call (in
-// schedule order) to `module`.
+// schedule order) to `module`: kLoop fusions and elemental instructions
+// (grid-stride loop over the output, composed element generators), and dot,
+// convolution, reduce, reduce-window, gather, scatter and sort through the
+// CPU backend's op emitters (cpu/codegen/op_emitters.h) with a
+// GridStrideLoopEmitter, no runtime calls and launcher-initialized outputs.
+// Errors: UnimplementedError naming the first instruction it cannot emit.
 absl::StatusOr<std::vector<KernelIr>> EmitKernelIr(const HloModule& hlo,
                                                    const BufferAssignment& assignment,
                                                    llvm::Module& module);

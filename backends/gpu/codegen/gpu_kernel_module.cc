@@ -61,6 +61,7 @@ absl::StatusOr<GpuKernelModule> EmitGpuKernels(const HloModule& module, const Bu
     entry.name = kernel.name;
     entry.instruction = kernel.instruction;
     entry.element_count = kernel.element_count;
+    entry.prologue_copies = kernel.prologue_copies;
     entry.launch = ChooseLaunch(kernel.element_count, options.threads_per_block);
     result.kernels.push_back(std::move(entry));
   }

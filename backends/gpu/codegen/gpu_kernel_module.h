@@ -22,15 +22,40 @@
 // over the update only (a fused one whose update also reads the buffer it
 // updates would race between threads: UnimplementedError).
 //
+// Non-elemental operations (dot, convolution, reduce, reduce-window,
+// gather, scatter, sort) use the CPU backend's op emitters
+// (backends/cpu/codegen/op_emitters.h) with a GPU target: their outermost
+// loop is the grid-stride loop (over the output; for scatter over the
+// updates; for sort over the rows, each thread insertion-sorting its row),
+// inner loops (contractions, windows, reductions) run sequentially in the
+// thread, and no runtime function is called (dot and convolution are
+// direct loop nests, not GEMM libraries). A scatter whose duplicate indices
+// could race runs in parallel only when that is harmless: unique_indices,
+// an overwriting combiner, or a single add on f32/f64/s32/u32/s64/u64 (then
+// with atomic adds); any other combiner runs the whole update loop in
+// global thread 0 (element_count 1). Kernels use no shared memory, no
+// barriers and no special register but %tid.x, %ctaid.x, %ntid.x,
+// %nctaid.x: each is correct for any launch dimensions.
+//
+// Prologue copies: scatter and sort update their outputs in place, starting
+// from copies of their operands; a copy followed by updates would need a
+// grid-wide barrier, so the kernel does not copy. GpuKernel::prologue_copies
+// lists them: before launching the kernel, the executable copies the bytes
+// of operand `operand_number`'s slice into the output slice at
+// `output_index` (same byte size and layout), skipping a copy whose two
+// slices are the same (the in-place case). The copies of one kernel are
+// independent of each other.
+//
 // Kernels exist for: kLoop fusions, the elemental instructions of
 // ElementalIrEmitter (elementwise ops, convert, broadcast, transpose, copy,
-// slice, concatenate, pad, iota, ...). Data movement (tuple,
+// slice, concatenate, pad, iota, ...), and dot, convolution, reduce,
+// reduce-window, gather, scatter and sort. Data movement (tuple,
 // get-tuple-element, bitcast, parameter, constant, MoveToHost/MoveToDevice)
 // control flow (while, conditional, call) and collectives (all-reduce,
 // all-gather, reduce-scatter, collective-permute) get no kernel: they are
-// the executable's business. Anything else (dot, reduce, convolution, sort,
-// collectives, non-loop fusions, ...) is an UnimplementedError naming the
-// instruction.
+// the executable's business. Anything else (non-loop fusions,
+// select-and-scatter, custom calls, an op configuration the op emitter
+// rejects, ...) is an UnimplementedError naming the instruction.
 //
 // Math: the CPU emitter calls LLVM intrinsics (llvm.exp.*) and libm names
 // (tanhf); they are renamed to libdevice functions (libdevice_math.h),
@@ -43,6 +68,7 @@
 #include "absl/status/statusor.h"
 #include "hmo/analysis/buffer_assignment.h"
 #include "hmo/ir/hlo_module.h"
+#include "hmo/ir/shape.h"
 
 namespace hmo::gpu {
 
@@ -68,7 +94,17 @@ struct LaunchDimensions {
   int64_t blocks = 1;
 };
 
+// Operand `operand_number` of the kernel's instruction is copied (bytes)
+// into the instruction's output at `output_index` before the kernel runs,
+// unless the two slices are the same. See "Prologue copies" above.
+struct OutputInitialization {
+  int64_t operand_number = 0;
+  ShapeIndex output_index;
+};
+
 struct GpuKernel {
+  using OutputInitialization = ::hmo::gpu::OutputInitialization;
+
   // The .entry name in the PTX (a sanitized, unique form of the
   // instruction's name).
   std::string name;
@@ -76,8 +112,15 @@ struct GpuKernel {
   // EmitGpuKernels).
   const HloInstruction* instruction = nullptr;
   LaunchDimensions launch;
-  // Elements (of the iteration space) the kernel covers.
+  // Parallel iterations of the kernel's grid-stride loop: output elements,
+  // the update of an in-place dynamic-update-slice, the updates of a
+  // parallel scatter, the rows of a sort; 1 for a kernel whose work runs in
+  // one thread (a serialized scatter); 0 when there is nothing to do (the
+  // prologue copies still apply). `launch` gives each iteration a thread.
   int64_t element_count = 0;
+  // Copies the executable makes, in this order, before launching the
+  // kernel (scatter and sort: one per operand); empty for other kernels.
+  std::vector<OutputInitialization> prologue_copies;
 };
 
 struct GpuKernelModule {

@@ -3,17 +3,13 @@
 // instruction, no .extern (every math function resolved from libdevice),
 // and ptxas must accept it for sm_90 when the toolkit is installed.
 
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <regex>
 #include <set>
 #include <string>
 
 #include "codegen/gpu_kernel_module.h"
-#include "compiler/gpu_module_preparation.h"
+#include "gpu_codegen_test_support.h"
 #include "gtest/gtest.h"
-#include "hmo/text/hlo_parser.h"
 
 namespace hmo::gpu {
 namespace {
@@ -103,20 +99,12 @@ TEST(ElementalCoverageTest, EveryElementalOpBecomesAcceptedPtx) {
   if (!std::filesystem::exists(DefaultLibdevicePath())) {
     GTEST_SKIP() << "libdevice not found at " << DefaultLibdevicePath() << " (math needs it)";
   }
-  auto module = ParseHloModule(kManyOps);
-  ASSERT_TRUE(module.ok()) << module.status();
-  auto prepared = PrepareGpuModule(**module);
-  ASSERT_TRUE(prepared.ok()) << prepared.status();
-  auto kernels = EmitGpuKernels(*prepared->module, *prepared->assignment, GpuCodegenOptions{});
-  ASSERT_TRUE(kernels.ok()) << kernels.status();
-  const std::string& ptx = kernels->ptx;
+  testing::Emitted e = testing::Emit(kManyOps);
+  ASSERT_TRUE(e.kernels.ok()) << e.kernels.status();
+  const std::string& ptx = e.kernels->ptx;
 
-  std::set<std::string> entries;
-  const std::regex entry(R"(\.entry\s+([A-Za-z_][A-Za-z0-9_$]*))");
-  for (auto it = std::sregex_iterator(ptx.begin(), ptx.end(), entry); it != std::sregex_iterator(); ++it) {
-    entries.insert((*it)[1].str());
-  }
-  EXPECT_EQ(entries.size(), kernels->kernels.size());
+  const std::set<std::string> entries = testing::EntryNames(ptx);
+  EXPECT_EQ(entries.size(), e.kernels->kernels.size());
   for (const char* name : {"exp_0", "tanh_0", "pow_0", "atan2_0", "dtanh_0", "f2i_0", "f2h_0", "bf2d_0", "iota_0",
                            "dus_0", "transpose_0", "erf_0"}) {
     EXPECT_TRUE(entries.contains(name)) << name;
@@ -124,18 +112,7 @@ TEST(ElementalCoverageTest, EveryElementalOpBecomesAcceptedPtx) {
   EXPECT_EQ(ptx.find(".extern"), std::string::npos) << "unresolved calls";
   EXPECT_EQ(ptx.find("__nvvm_reflect"), std::string::npos);
 
-  const std::string ptxas = HMO_GPU_PTXAS;
-  if (ptxas.empty() || !std::filesystem::exists(ptxas)) {
-    GTEST_SKIP() << "ptxas not found; the PTX was generated but not assembled";
-  }
-  const auto base = std::filesystem::temp_directory_path() / ("hmo_gpu_many_ops_" + std::to_string(::getpid()));
-  std::ofstream(base.string() + ".ptx") << ptx;
-  const std::string command = ptxas + " -arch=sm_90 " + base.string() + ".ptx -o " + base.string() + ".cubin > " +
-                              base.string() + ".log 2>&1";
-  const int status = std::system(command.c_str());
-  std::ifstream log(base.string() + ".log");
-  EXPECT_EQ(status, 0) << std::string((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
-  for (const char* ext : {".ptx", ".cubin", ".log"}) std::filesystem::remove(base.string() + ext);
+  testing::ExpectPtxasAccepts(ptx, "many_ops");
 }
 
 }  // namespace

@@ -7,71 +7,24 @@
 #include <iostream>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <memory>
-#include <regex>
 #include <set>
 #include <string>
 
 #include "support/test_data.h"
 #include "codegen/gpu_kernel_module.h"
+#include "gpu_codegen_test_support.h"
 #include "codegen/libdevice_math.h"
-#include "compiler/gpu_module_preparation.h"
 #include "gtest/gtest.h"
 #include "hmo/text/hlo_parser.h"
 
 namespace hmo::gpu {
 namespace {
 
-struct Emitted {
-  PreparedGpuModule prepared;
-  absl::StatusOr<GpuKernelModule> kernels = absl::UnknownError("not run");
-};
-
-Emitted Emit(std::string_view text, GpuCodegenOptions options = {}) {
-  Emitted e;
-  auto module = ParseHloModule(text);
-  EXPECT_TRUE(module.ok()) << module.status();
-  if (!module.ok()) return e;
-  auto prepared = PrepareGpuModule(**module);
-  EXPECT_TRUE(prepared.ok()) << prepared.status();
-  if (!prepared.ok()) return e;
-  e.prepared = std::move(*prepared);
-  e.kernels = EmitGpuKernels(*e.prepared.module, *e.prepared.assignment, options);
-  return e;
-}
-
-std::set<std::string> EntryNames(const std::string& ptx) {
-  std::set<std::string> names;
-  const std::regex entry(R"(\.entry\s+([A-Za-z_][A-Za-z0-9_$]*))");
-  for (auto it = std::sregex_iterator(ptx.begin(), ptx.end(), entry); it != std::sregex_iterator(); ++it) {
-    names.insert((*it)[1].str());
-  }
-  return names;
-}
-
-// Runs ptxas for sm_90 on `ptx`; skips the calling test without ptxas.
-void ExpectPtxasAccepts(const std::string& ptx, const std::string& tag) {
-  const std::string ptxas = HMO_GPU_PTXAS;
-  if (ptxas.empty() || !std::filesystem::exists(ptxas)) {
-    GTEST_SKIP() << "ptxas not found (looked for the CUDA toolkit's bin/ptxas at configure time); "
-                    "the PTX was generated but not assembled";
-  }
-  const auto dir = std::filesystem::temp_directory_path();
-  const std::string base = (dir / ("hmo_gpu_" + tag + "_" + std::to_string(::getpid()))).string();
-  {
-    std::ofstream out(base + ".ptx");
-    out << ptx;
-  }
-  const std::string command =
-      ptxas + " -arch=sm_90 " + base + ".ptx -o " + base + ".cubin > " + base + ".log 2>&1";
-  const int status = std::system(command.c_str());
-  std::ifstream log_in(base + ".log");
-  const std::string log((std::istreambuf_iterator<char>(log_in)), std::istreambuf_iterator<char>());
-  EXPECT_EQ(status, 0) << "ptxas failed:\n" << log << "\nPTX:\n" << ptx;
-  EXPECT_TRUE(std::filesystem::exists(base + ".cubin"));
-  for (const char* ext : {".ptx", ".cubin", ".log"}) std::filesystem::remove(base + ext);
-}
+using testing::Emit;
+using testing::Emitted;
+using testing::EntryNames;
+using testing::ExpectPtxasAccepts;
 
 constexpr char kElementwiseFusion[] = R"(
 HloModule elementwise, is_scheduled=true
@@ -254,18 +207,17 @@ TEST(GpuKernelModuleTest, KernelsOfConditionalBranchesAreEmitted) {
   ExpectPtxasAccepts(e.kernels->ptx, "conditional");
 }
 
-TEST(GpuKernelModuleTest, DotHasNoGpuKernel) {
+TEST(GpuKernelModuleTest, CustomCallHasNoGpuKernel) {
   Emitted e = Emit(R"(
-HloModule dot, is_scheduled=true
+HloModule custom, is_scheduled=true
 ENTRY main {
   a = f32[4,4] parameter(0)
-  b = f32[4,4] parameter(1)
-  ROOT d = f32[4,4] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT c = f32[4,4] custom-call(a), custom_call_target="my_library_op"
 }
 )");
   ASSERT_FALSE(e.kernels.ok());
   EXPECT_EQ(e.kernels.status().code(), absl::StatusCode::kUnimplemented);
-  EXPECT_NE(std::string(e.kernels.status().message()).find("dot instruction d"), std::string::npos)
+  EXPECT_NE(std::string(e.kernels.status().message()).find("custom-call instruction c"), std::string::npos)
       << e.kernels.status();
 }
 
@@ -312,6 +264,10 @@ TEST(LibdeviceMathTest, TableMapsIntrinsicsAndLibmNames) {
 namespace hmo::gpu {
 namespace {
 
+using testing::Emit;
+using testing::Emitted;
+using testing::ExpectPtxasAccepts;
+
 constexpr char kInPlaceUpdate[] = R"(
 HloModule dus, is_scheduled=true
 
@@ -355,6 +311,9 @@ TEST(GpuKernelModuleTest, InPlaceDynamicUpdateSliceFusionCoversOnlyTheUpdate) {
 
 namespace hmo::gpu {
 namespace {
+
+using testing::Emit;
+using testing::Emitted;
 
 TEST(GpuKernelModuleTest, InPlaceUpdateThatReadsItsOwnBufferIsRejected) {
   Emitted e = Emit(R"(
