@@ -126,9 +126,12 @@ bool NeedsKernel(const HloInstruction& instruction) {
     case HloOpcode::kCustomCall:
       // Memory-space moves and placement annotations are copies (or nothing
       // when the buffers coincide).
+      // AllocateBuffer (host offloading's uninitialized buffers) is only
+      // its allocation.
       return instruction.custom_call_target() != "MoveToHost" &&
              instruction.custom_call_target() != "MoveToDevice" &&
-             instruction.custom_call_target() != "annotate_device_placement";
+             instruction.custom_call_target() != "annotate_device_placement" &&
+             !(instruction.custom_call_target() == "AllocateBuffer" && instruction.operand_count() == 0);
     case HloOpcode::kCopy:
       // A tuple copy copies its leaves; an array copy may change the layout.
       return instruction.shape().IsArray();

@@ -1,5 +1,6 @@
 #include "codegen/gpu_kernel_emitter.h"
 
+#include <algorithm>
 #include <memory>
 #include <set>
 #include <string>
@@ -121,53 +122,99 @@ absl::StatusOr<int64_t> EmitFusion(KernelEmitContext& context) {
   }
   FusedGenerators generators(b, context.module(), parameters);
 
-  if (root->opcode() == HloOpcode::kDynamicUpdateSlice && root->operand(0)->opcode() == HloOpcode::kParameter &&
-      IsInPlaceDynamicUpdateSlice(*root, fusion, *fusion.operand(root->operand(0)->parameter_number()),
-                                  context.assignment())) {
-    // Threads write the update region while others read: the update must
-    // not read the buffer it updates (XLA:GPU's in-place condition too).
-    if (root->operand(0)->user_count() != 1) {
-      return NotSupported(fusion, "in-place dynamic-update-slice whose update reads the updated buffer");
-    }
-    HMO_ASSIGN_OR_RETURN(IrArray output, context.OutputArray());
-    const Shape& update_shape = root->operand(1)->shape();
-    std::vector<llvm::Value*> starts;
-    for (int64_t d = 0; d < update_shape.rank(); ++d) {
-      HMO_ASSIGN_OR_RETURN(ElementGenerator start, generators.Get(*root->operand(2 + d)));
-      HMO_ASSIGN_OR_RETURN(llvm::Value * raw, start(IrArray::Index{}));
-      starts.push_back(ClampStart(b, raw, root->operand(2 + d)->shape().element_type(),
-                                  root->shape().dimensions(static_cast<int>(d)) -
-                                      update_shape.dimensions(static_cast<int>(d))));
-    }
-    HMO_ASSIGN_OR_RETURN(ElementGenerator update, generators.Get(*root->operand(1)));
-    HMO_RETURN_IF_ERROR(EmitDynamicUpdateLoop(b, output, update_shape, starts, update));
-    return ShapeUtil::ElementsIn(update_shape);
+  // The outputs: the root, or each operand of a tuple root (index {i}).
+  std::vector<std::pair<const HloInstruction*, ShapeIndex>> results;
+  if (root->opcode() == HloOpcode::kTuple) {
+    for (int64_t i = 0; i < root->operand_count(); ++i) results.push_back({root->operand(i), ShapeIndex{i}});
+  } else {
+    results.push_back({root, ShapeIndex{}});
   }
 
-  std::vector<IrArray> outputs;
-  std::vector<const HloInstruction*> expressions;
-  if (root->opcode() == HloOpcode::kTuple) {
-    for (int64_t i = 0; i < root->operand_count(); ++i) {
-      HMO_ASSIGN_OR_RETURN(IrArray array, context.OutputArray({i}));
-      if (array.shape().dimensions() != ShapeUtil::GetSubshape(fusion.shape(), {0}).dimensions()) {
-        return NotSupported(fusion, "multi-output fusion with outputs of different dimensions");
+  // One grid-stride loop per group: an in-place dynamic-update-slice
+  // iterates over its update; the other outputs iterate over their own
+  // elements, those of equal dimensions together (computed before any is
+  // written). Loops of one kernel run concurrently across threads, so a
+  // group may not write a buffer another group reads: an in-place update's
+  // buffer must have no other reader (XLA:GPU's condition too), and with
+  // several groups no other output may share a fusion operand's buffer.
+  // An in-place update writes its buffer through the fused parameter's
+  // array (the same bytes as the output, also when a bitcast of the update
+  // is the output).
+  struct DynamicUpdate {
+    const HloInstruction* dus;
+    int64_t parameter;
+  };
+  std::vector<DynamicUpdate> updates;
+  std::vector<std::vector<std::pair<const HloInstruction*, ShapeIndex>>> groups;
+  for (const auto& [expression, index] : results) {
+    const HloInstruction* dus = expression;
+    while (dus->opcode() == HloOpcode::kBitcast) dus = dus->operand(0);
+    if (dus->opcode() == HloOpcode::kDynamicUpdateSlice && dus->operand(0)->opcode() == HloOpcode::kParameter) {
+      const auto out_slices = context.assignment().GetAllSlices(&fusion, index);
+      const int64_t parameter = dus->operand(0)->parameter_number();
+      if (dus->operand_count() == 2 + dus->shape().rank() && !out_slices.empty() &&
+          out_slices == context.assignment().GetAllSlices(fusion.operand(parameter), {})) {
+        if (dus->operand(0)->user_count() != 1) {
+          return NotSupported(fusion, "in-place dynamic-update-slice whose update reads the updated buffer");
+        }
+        updates.push_back({dus, parameter});
+        continue;
       }
-      outputs.push_back(std::move(array));
-      expressions.push_back(root->operand(i));
     }
-  } else {
-    HMO_ASSIGN_OR_RETURN(IrArray array, context.OutputArray());
-    outputs.push_back(std::move(array));
-    expressions.push_back(root);
+    const Shape& shape = ShapeUtil::GetSubshape(fusion.shape(), index);
+    auto group = std::find_if(groups.begin(), groups.end(), [&](const auto& g) {
+      return ShapeUtil::GetSubshape(fusion.shape(), g.front().second).dimensions() == shape.dimensions();
+    });
+    if (group == groups.end()) {
+      groups.push_back({{expression, index}});
+    } else {
+      group->push_back({expression, index});
+    }
   }
-  if (outputs.empty()) return 0;
-  std::vector<ElementGenerator> output_generators;
-  for (const HloInstruction* expression : expressions) {
-    HMO_ASSIGN_OR_RETURN(ElementGenerator g, generators.Get(*expression));
-    output_generators.push_back(std::move(g));
+  if (updates.size() + groups.size() > 1) {
+    for (const auto& group : groups) {
+      for (const auto& [expression, index] : group) {
+        const auto out_slices = context.assignment().GetAllSlices(&fusion, index);
+        for (int64_t i = 0; i < fusion.operand_count(); ++i) {
+          if (out_slices == context.assignment().GetAllSlices(fusion.operand(i), {})) {
+            return NotSupported(fusion, "multi-output fusion whose output " + ShapeIndexToString(index) +
+                                            " reuses an operand's buffer while other loops read");
+          }
+        }
+      }
+    }
   }
-  HMO_RETURN_IF_ERROR(EmitOutputLoop(b, outputs, output_generators));
-  return outputs[0].element_count();
+
+  int64_t iterations = 0;
+  for (const DynamicUpdate& update : updates) {
+    const HloInstruction& dus = *update.dus;
+    const IrArray& output = parameters[update.parameter];
+    const Shape& update_shape = dus.operand(1)->shape();
+    std::vector<llvm::Value*> starts;
+    for (int64_t d = 0; d < update_shape.rank(); ++d) {
+      HMO_ASSIGN_OR_RETURN(ElementGenerator start, generators.Get(*dus.operand(2 + d)));
+      HMO_ASSIGN_OR_RETURN(llvm::Value * raw, start(IrArray::Index{}));
+      starts.push_back(ClampStart(b, raw, dus.operand(2 + d)->shape().element_type(),
+                                  dus.shape().dimensions(static_cast<int>(d)) -
+                                      update_shape.dimensions(static_cast<int>(d))));
+    }
+    HMO_ASSIGN_OR_RETURN(ElementGenerator values, generators.Get(*dus.operand(1)));
+    HMO_RETURN_IF_ERROR(EmitDynamicUpdateLoop(b, output, update_shape, starts, values));
+    iterations = std::max(iterations, ShapeUtil::ElementsIn(update_shape));
+  }
+  for (const auto& group : groups) {
+    std::vector<IrArray> outputs;
+    std::vector<ElementGenerator> output_generators;
+    for (const auto& [expression, index] : group) {
+      HMO_ASSIGN_OR_RETURN(IrArray array, context.OutputArray(index));
+      HMO_ASSIGN_OR_RETURN(ElementGenerator g, generators.Get(*expression));
+      outputs.push_back(std::move(array));
+      output_generators.push_back(std::move(g));
+    }
+    HMO_RETURN_IF_ERROR(EmitOutputLoop(b, outputs, output_generators));
+    iterations = std::max(iterations, outputs[0].element_count());
+  }
+  return iterations;
 }
 
 absl::StatusOr<int64_t> EmitElemental(KernelEmitContext& context) {

@@ -144,6 +144,11 @@ class ThunkPlanBuilder {
         return CopyValue(*callee->root_instruction(), {}, instruction, {}, instruction, out);
       }
       case HloOpcode::kCustomCall:
+        // An uninitialized buffer (host offloading): nothing to run.
+        if (instruction.custom_call_target() == "AllocateBuffer" && instruction.operand_count() == 0) {
+          return absl::OkStatus();
+        }
+        [[fallthrough]];
       case HloOpcode::kCopy:
         if (IsPlainMemorySpaceCopy(instruction)) {
           return CopyValue(*instruction.operand(0), {}, instruction, {}, instruction, out, /*memory_space_copy=*/true);
@@ -161,6 +166,21 @@ class ThunkPlanBuilder {
     auto it = kernel_index_.find(&instruction);
     if (it == kernel_index_.end()) {
       return absl::InternalError("GPU executable: no kernel was generated for " + instruction.name());
+    }
+    // Scatter and sort start from copies of their operands (a kernel cannot
+    // copy and then update without a grid-wide barrier).
+    for (const OutputInitialization& init : kernels_.kernels[it->second].prologue_copies) {
+      HMO_ASSIGN_OR_RETURN(BufferAssignment::Slice src, UniqueSlice(*instruction.operand(init.operand_number), {}));
+      HMO_ASSIGN_OR_RETURN(BufferAssignment::Slice dst, UniqueSlice(instruction, init.output_index));
+      if (src == dst) continue;
+      Thunk copy;
+      copy.kind = Thunk::Kind::kCopy;
+      copy.instruction = &instruction;
+      copy.source = src;
+      copy.destination = dst;
+      copy.bytes = ShapeUtil::ByteSizeOf(instruction.operand(init.operand_number)->shape());
+      copy.accesses = {src, dst};
+      out.push_back(std::move(copy));
     }
     Thunk thunk;
     thunk.kind = Thunk::Kind::kKernel;

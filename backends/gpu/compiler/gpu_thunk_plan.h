@@ -5,7 +5,8 @@
 // computation the executable runs, in schedule order,
 //   - kKernel: launch one kernel of the GpuKernelModule (or, for a dot that
 //     is a plain GEMM, call the runtime's BLAS);
-//   - kCopy: make one array value's slice hold another's bytes (tuple,
+//   - kCopy: make one array value's slice hold another's bytes (a kernel's
+//     prologue copies (GpuKernel::prologue_copies), tuple,
 //     get-tuple-element, bitcast, the while state, branch parameters and
 //     results, ... when their slices differ), device-to-device on the
 //     compute stream;

@@ -217,6 +217,74 @@ ENTRY main {
   EXPECT_THAT(labels, ::testing::Contains("small"));
 }
 
+// Sort and scatter of parameters: their outputs start as copies of the
+// operands (prologue copies, thunks before the kernel), then the kernels
+// work in place.
+TEST(GpuEmulatedExecutionTest, SortAndScatterStartFromCopiesOfTheirOperands) {
+  if (!HaveLibdevice()) GTEST_SKIP() << "libdevice not found at " << DefaultLibdevicePath();
+  auto module = ParseHloModule(R"(
+HloModule sort_scatter, is_scheduled=true
+
+less {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  c = s32[] parameter(2)
+  d = s32[] parameter(3)
+  ROOT lt = pred[] compare(a, b), direction=LT
+}
+
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+
+ENTRY main {
+  keys = f32[4,16] parameter(0)
+  values = s32[4,16] parameter(1)
+  sorted = (f32[4,16], s32[4,16]) sort(keys, values), dimensions={1}, is_stable=true, to_apply=less
+  base = f32[10,3] parameter(2)
+  indices = s32[5,1] parameter(3)
+  updates = f32[5,3] parameter(4)
+  scattered = f32[10,3] scatter(base, indices, updates), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
+  ROOT r = ((f32[4,16], s32[4,16]), f32[10,3]) tuple(sorted, scattered)
+}
+)");
+  ASSERT_TRUE(module.ok()) << module.status();
+  auto executable = CompileForGpu(**module, Emulated());
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  const std::string plan = DescribeThunks((*executable)->plan().entry);
+  // keys, then values; the scatter may update its operand's buffer in place.
+  EXPECT_THAT(plan, HasSubstr("copy sorted 256 bytes [2+0] -> [0+0]\ncopy sorted 256 bytes [3+0] -> [1+0]\n"
+                              "kernel sorted\n"));
+  ExpectEmulatedMatchesEvaluator(**module);
+}
+
+// A loop fusion whose outputs have different dimensions: one grid-stride
+// loop per shape in one kernel.
+TEST(GpuEmulatedExecutionTest, MultiOutputFusionWithOutputsOfDifferentDimensions) {
+  auto module = ParseHloModule(R"(
+HloModule multi, is_scheduled=true
+
+fused {
+  p = f32[6,5] parameter(0)
+  q = f32[3] parameter(1)
+  n = f32[6,5] negate(p)
+  t = f32[5,6] transpose(p), dimensions={1,0}
+  e = f32[3] multiply(q, q)
+  ROOT r = (f32[6,5], f32[5,6], f32[3]) tuple(n, t, e)
+}
+
+ENTRY main {
+  a = f32[6,5] parameter(0)
+  b = f32[3] parameter(1)
+  ROOT f = (f32[6,5], f32[5,6], f32[3]) fusion(a, b), kind=kLoop, calls=fused
+}
+)");
+  ASSERT_TRUE(module.ok()) << module.status();
+  ExpectEmulatedMatchesEvaluator(**module);
+}
+
 TEST(GpuEmulatedBackendTest, IsNamedAndDescribed) {
   GpuBackend backend(GpuDeviceKind::kHostEmulation);
   EXPECT_EQ(backend.name(), "gpu-emulated");
@@ -237,6 +305,37 @@ TEST_P(GpuEmulatedCliTest, ChecksAgainstTheEvaluator) {
   EXPECT_THAT(run.out, HasSubstr("check: ok")) << run.out << run.err;
   EXPECT_THAT(run.out, HasSubstr("device memory: ")) << run.out;
   EXPECT_THAT(run.out, HasSubstr("streams: compute ")) << run.out;
+}
+
+// The host-offload pipeline moves loop state to S(5): the planned device
+// arena shrinks against the device-only pipeline and the pinned host arena
+// appears. (This module's offloaded state is written by dynamic-update-
+// slices into the host buffer, which kernels do through unified addressing,
+// so there are no copy-stream operations here; OffloadCopiesOverlap-
+// IndependentCompute covers MoveToHost / MoveToDevice.)
+TEST(GpuEmulatedCliTest, HostOffloadPipelineLowersTheDeviceArena) {
+  if (!HaveLibdevice()) GTEST_SKIP() << "libdevice not found at " << DefaultLibdevicePath();
+  auto planned_device = [](const std::string& out) -> int64_t {
+    const std::string key = "planned arenas: space 0 ";
+    const size_t at = out.find(key);
+    return at == std::string::npos ? -1 : std::stoll(out.substr(at + key.size()));
+  };
+  const std::string module = std::string(HMO_TEST_DATA_DIR) + "/hlo/host_offload_jit_f_while_loops.hlo";
+  const test_support::HmoCliRun device = test_support::RunHmoCli(
+      "run " + std::string(HMO_SOURCE_DIR) + "/pipelines/device-default.yaml --execute --backend gpu-emulated "
+      "--check --seed 2 " + module);
+  const test_support::HmoCliRun offload = test_support::RunHmoCli(
+      "run " + std::string(HMO_SOURCE_DIR) + "/pipelines/host-offload.yaml --execute --backend gpu-emulated "
+      "--check --seed 2 " + module);
+  ASSERT_EQ(device.exit_code, 0) << device.out << device.err;
+  ASSERT_EQ(offload.exit_code, 0) << offload.out << offload.err;
+  EXPECT_THAT(offload.out, HasSubstr("check: ok"));
+  EXPECT_THAT(offload.out, HasSubstr(", space 5 "));
+  const int64_t device_bytes = planned_device(device.out);
+  const int64_t offload_bytes = planned_device(offload.out);
+  ASSERT_GT(device_bytes, 0) << device.out;
+  ASSERT_GT(offload_bytes, 0) << offload.out;
+  EXPECT_LT(offload_bytes, device_bytes);
 }
 
 INSTANTIATE_TEST_SUITE_P(Modules, GpuEmulatedCliTest,
