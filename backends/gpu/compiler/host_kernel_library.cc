@@ -91,6 +91,7 @@ absl::StatusOr<std::unique_ptr<HostKernelLibrary>> HostKernelLibrary::Compile(co
     library->names_.push_back(kernel.name);
     library->functions_.push_back(reinterpret_cast<KernelFunction>(address));
   }
+  library->kernels_ = std::move(kernels);
   library->jit_ = std::move(jit);
   return library;
 }
@@ -104,6 +105,7 @@ absl::StatusOr<int64_t> HostKernelLibrary::Find(const std::string& name) const {
 void HostKernelLibrary::Run(int64_t index, const LaunchDimensions& launch, char** buffer_table) const {
   const int32_t blocks = static_cast<int32_t>(std::clamp<int64_t>(launch.blocks, 1, kMaxBlocks));
   const int32_t threads = static_cast<int32_t>(std::clamp<int64_t>(launch.threads_per_block, 1, kMaxThreads));
+  std::lock_guard<std::mutex> lock(run_mutex_);
   *registers_[2] = threads;
   *registers_[3] = blocks;
   for (int32_t block = 0; block < blocks; ++block) {

@@ -15,10 +15,12 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "codegen/gpu_kernel_emitter.h"
 #include "codegen/gpu_kernel_module.h"
 #include "hmo/analysis/buffer_assignment.h"
 #include "hmo/ir/hlo_module.h"
@@ -47,19 +49,28 @@ class HostKernelLibrary {
   // The kernel's index by its name, or NotFound.
   absl::StatusOr<int64_t> Find(const std::string& name) const;
   // Runs kernel `index` over the reduced grid of `launch` with
-  // `buffer_table`. Not thread-safe (the special registers are globals).
+  // `buffer_table`. Thread-safe: the special registers are globals of the
+  // JIT-compiled module, so concurrent calls (replicas sharing the library)
+  // run one after the other. Kernels never wait for each other, so that
+  // cannot deadlock.
   void Run(int64_t index, const LaunchDimensions& launch, char** buffer_table) const;
   int64_t kernel_count() const { return static_cast<int64_t>(functions_.size()); }
+  // The kernels as EmitKernelIr described them (same order as the indices;
+  // instructions of the module passed to Compile).
+  const std::vector<KernelIr>& kernels() const { return kernels_; }
 
  private:
   using KernelFunction = void (*)(char**);
   HostKernelLibrary() = default;
 
   std::unique_ptr<cpu::CpuJit> jit_;
+  std::vector<KernelIr> kernels_;
   std::vector<std::string> names_;
   std::vector<KernelFunction> functions_;
   // The special-register globals: tid, ctaid, ntid, nctaid (.x).
   int32_t* registers_[4] = {nullptr, nullptr, nullptr, nullptr};
+  // Held for each Run: the registers are shared by every caller.
+  mutable std::mutex run_mutex_;
 };
 
 }  // namespace hmo::gpu

@@ -2,13 +2,13 @@
 #define HMO_BACKENDS_GPU_CODEGEN_TESTS_HOST_KERNEL_EMULATION_H_
 
 // Test helper: runs the GPU kernels of a module on the host, to check what
-// they compute without a GPU. The kernel IR of EmitKernelIr is JIT-compiled
-// for the CPU with the four special-register reads (%tid.x, %ctaid.x,
-// %ntid.x, %nctaid.x) replaced by loads of globals; each kernel is then
-// called once per (block, thread) of a small launch, one after another,
-// after its prologue copies. Running threads one after another is one valid
-// schedule of a kernel without barriers, and launches smaller than the
-// iteration count exercise the grid-stride loops.
+// they compute without a GPU, with a chosen (small) launch. The kernels are
+// HostKernelLibrary's (the kernel IR of EmitKernelIr JIT-compiled for the
+// CPU); each is called once per (block, thread) of the launch, one after
+// another, after its prologue copies. Running threads one after another is
+// one valid schedule of a kernel without barriers, and launches smaller
+// than the iteration count exercise the grid-stride loops. (Whole modules,
+// control flow included, run on the emulated device through CompileForGpu.)
 //
 // Only for entry computations of plain instructions (no control flow), with
 // row-major parameters and outputs.
@@ -17,23 +17,16 @@
 #include <cstring>
 #include <memory>
 #include <set>
-#include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "codegen/gpu_kernel_emitter.h"
 #include "compiler/gpu_module_preparation.h"
+#include "compiler/host_kernel_library.h"
 #include "hmo/base/status_macros.h"
 #include "hmo/ir/literal.h"
 #include "hmo/text/hlo_parser.h"
-#include "jit/cpu_jit.h"
-#include "llvm/IR/Constants.h"
-#include "llvm/IR/GlobalVariable.h"
-#include "llvm/IR/Instructions.h"
-#include "llvm/IR/LLVMContext.h"
-#include "llvm/IR/Module.h"
 
 namespace hmo::gpu::testing {
 
@@ -42,41 +35,8 @@ struct HostLaunch {
   int threads_per_block = 3;
 };
 
-// Global i32 variables standing for the special registers.
-inline absl::Status ReplaceSpecialRegisterReads(llvm::Module& module) {
-  std::vector<llvm::Function*> reads;
-  for (llvm::Function& f : module) {
-    if (f.getName().startswith("llvm.nvvm.read.ptx.sreg.")) reads.push_back(&f);
-  }
-  for (llvm::Function* f : reads) {
-    std::string name = "hmo_emu_" + f->getName().drop_front(std::strlen("llvm.nvvm.read.ptx.sreg.")).str();
-    for (char& c : name) {
-      if (c == '.') c = '_';
-    }
-    auto* i32 = llvm::Type::getInt32Ty(module.getContext());
-    auto* global = new llvm::GlobalVariable(module, i32, /*isConstant=*/false, llvm::GlobalValue::ExternalLinkage,
-                                            llvm::ConstantInt::get(i32, 0), name);
-    std::vector<llvm::CallInst*> calls;
-    for (llvm::User* user : f->users()) {
-      auto* call = llvm::dyn_cast<llvm::CallInst>(user);
-      if (call == nullptr) return absl::InternalError("unexpected use of " + f->getName().str());
-      calls.push_back(call);
-    }
-    for (llvm::CallInst* call : calls) {
-      auto* load = new llvm::LoadInst(i32, global, name, call);
-      call->replaceAllUsesWith(load);
-      call->eraseFromParent();
-    }
-    f->eraseFromParent();
-  }
-  if (llvm::NamedMDNode* annotations = module.getNamedMetadata("nvvm.annotations")) {
-    module.eraseNamedMetadata(annotations);
-  }
-  return absl::OkStatus();
-}
-
-// Runs the kernels of `hlo_text` on `arguments` (row-major, one per entry
-// parameter) and returns the entry root's arrays at `outputs` (row-major).
+// Runs the kernels of `hlo_text`'s entry (in schedule order) on `arguments`
+// and returns the root's values at `outputs`.
 inline absl::StatusOr<std::vector<Literal>> RunKernelsOnHost(std::string_view hlo_text,
                                                              const std::vector<Literal>& arguments,
                                                              const std::vector<ShapeIndex>& outputs,
@@ -84,14 +44,8 @@ inline absl::StatusOr<std::vector<Literal>> RunKernelsOnHost(std::string_view hl
   HMO_ASSIGN_OR_RETURN(std::unique_ptr<HloModule> parsed, ParseHloModule(hlo_text));
   HMO_ASSIGN_OR_RETURN(PreparedGpuModule prepared, PrepareGpuModule(*parsed));
   const BufferAssignment& assignment = *prepared.assignment;
-  auto context = std::make_unique<llvm::LLVMContext>();
-  auto module = std::make_unique<llvm::Module>("emulated", *context);
-  HMO_ASSIGN_OR_RETURN(std::vector<KernelIr> kernels, EmitKernelIr(*prepared.module, assignment, *module));
-  HMO_RETURN_IF_ERROR(ReplaceSpecialRegisterReads(*module));
-  cpu::JitOptions options;
-  options.opt_level = 1;
-  HMO_ASSIGN_OR_RETURN(std::unique_ptr<cpu::CpuJit> jit,
-                       cpu::CpuJit::Compile(std::move(context), std::move(module), options));
+  HMO_ASSIGN_OR_RETURN(std::unique_ptr<HostKernelLibrary> library,
+                       HostKernelLibrary::Compile(*prepared.module, assignment, /*opt_level=*/1));
 
   // Allocations, 64-byte aligned; the buffer table.
   std::vector<std::vector<uint64_t>> memory;
@@ -113,28 +67,15 @@ inline absl::StatusOr<std::vector<Literal>> RunKernelsOnHost(std::string_view hl
     std::memcpy(table[slice.index] + slice.offset, bytes.data(), bytes.size());
   }
 
-  for (const KernelIr& kernel : kernels) {
+  for (const KernelIr& kernel : library->kernels()) {
     for (const OutputInitialization& copy : kernel.prologue_copies) {
       HMO_ASSIGN_OR_RETURN(BufferAssignment::Slice from,
                            slice_of(kernel.instruction->operand(copy.operand_number), {}));
       HMO_ASSIGN_OR_RETURN(BufferAssignment::Slice to, slice_of(kernel.instruction, copy.output_index));
       if (!(from == to)) std::memmove(table[to.index] + to.offset, table[from.index] + from.offset, to.size);
     }
-    HMO_ASSIGN_OR_RETURN(void* address, jit->Lookup(kernel.name));
-    auto* function = reinterpret_cast<void (*)(char**)>(address);
-    HMO_ASSIGN_OR_RETURN(void* tid, jit->Lookup("hmo_emu_tid_x"));
-    HMO_ASSIGN_OR_RETURN(void* ctaid, jit->Lookup("hmo_emu_ctaid_x"));
-    HMO_ASSIGN_OR_RETURN(void* ntid, jit->Lookup("hmo_emu_ntid_x"));
-    absl::StatusOr<void*> nctaid = jit->Lookup("hmo_emu_nctaid_x");  // absent when never read
-    *static_cast<int32_t*>(ntid) = launch.threads_per_block;
-    if (nctaid.ok()) *static_cast<int32_t*>(*nctaid) = launch.blocks;
-    for (int block = 0; block < launch.blocks; ++block) {
-      for (int thread = 0; thread < launch.threads_per_block; ++thread) {
-        *static_cast<int32_t*>(ctaid) = block;
-        *static_cast<int32_t*>(tid) = thread;
-        function(table.data());
-      }
-    }
+    HMO_ASSIGN_OR_RETURN(int64_t index, library->Find(kernel.name));
+    library->Run(index, LaunchDimensions{launch.threads_per_block, launch.blocks}, table.data());
   }
 
   std::vector<Literal> results;

@@ -113,34 +113,7 @@ TEST(GpuExecutableTest, ConditionalBecomesAHostSideBranchOverKernelSequences) {
 }
 
 TEST(GpuExecutableTest, WhileLoopRunsTheBodyUntilTheConditionFails) {
-  auto module = Parse(R"(
-HloModule loop, is_scheduled=true
-
-condition {
-  cp = (s32[], f32[8]) parameter(0)
-  ci = s32[] get-tuple-element(cp), index=0
-  limit = s32[] constant(5)
-  ROOT lt = pred[] compare(ci, limit), direction=LT
-}
-
-body {
-  bp = (s32[], f32[8]) parameter(0)
-  bi = s32[] get-tuple-element(bp), index=0
-  bv = f32[8] get-tuple-element(bp), index=1
-  one = s32[] constant(1)
-  next = s32[] add(bi, one)
-  doubled = f32[8] add(bv, bv)
-  ROOT bt = (s32[], f32[8]) tuple(next, doubled)
-}
-
-ENTRY main {
-  v = f32[8] parameter(0)
-  zero = s32[] constant(0)
-  init = (s32[], f32[8]) tuple(zero, v)
-  w = (s32[], f32[8]) while(init), condition=condition, body=body
-  ROOT r = f32[8] get-tuple-element(w), index=1
-}
-)");
+  auto module = Parse(test_support::ReadTestData("gpu/while_doubling.hlo"));
   ASSERT_NE(module, nullptr);
   auto executable = CompileForGpu(*module, GpuCompileOptions{});
   ASSERT_TRUE(executable.ok()) << executable.status();
