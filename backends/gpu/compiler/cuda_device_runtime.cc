@@ -10,6 +10,7 @@
 #include "hmo/gpu/host_memory_allocator.h"
 #include "hmo/gpu/pinned_host_memory_allocator.h"
 #include "nccl/cuda_collective_transport.h"
+#include "nccl/nccl_library.h"
 
 #if HMO_GPU_HAVE_CUDA_RUNTIME
 #include <cuda_runtime_api.h>
@@ -24,10 +25,30 @@ namespace {
 
 #define HMO_CUDA_RETURN_IF_ERROR(expr) HMO_RETURN_IF_ERROR(CudaStatus((expr), #expr))
 
+// The NCCL library and the communicator id every rank joins with.
+class NcclClique final : public CollectiveClique {
+ public:
+  NcclClique(NcclLibrary nccl, nccl_abi::UniqueId id, int num_ranks)
+      : nccl_(std::move(nccl)), id_(id), num_ranks_(num_ranks) {}
+  int num_ranks() const override { return num_ranks_; }
+  std::string_view runtime_name() const override { return "cuda"; }
+  const NcclLibrary& nccl() const { return nccl_; }
+  const nccl_abi::UniqueId& id() const { return id_; }
+
+ private:
+  NcclLibrary nccl_;
+  nccl_abi::UniqueId id_;
+  int num_ranks_;
+};
+
 class CudaDeviceRuntime final : public GpuDeviceRuntime {
  public:
+  explicit CudaDeviceRuntime(int device) : device_(device) {}
+
   ~CudaDeviceRuntime() override {
-    // Teardown cannot report errors; the process may also be exiting.
+    // Teardown cannot report errors; the process may also be exiting. The
+    // destroying thread may have another device current.
+    cudaSetDevice(device_);
     if (compute_ != nullptr) cudaStreamSynchronize(compute_);
     if (copy_ != nullptr) cudaStreamSynchronize(copy_);
     gemm_.reset();
@@ -40,7 +61,7 @@ class CudaDeviceRuntime final : public GpuDeviceRuntime {
   }
 
   absl::Status Initialize() {
-    HMO_CUDA_RETURN_IF_ERROR(cudaSetDevice(0));
+    HMO_CUDA_RETURN_IF_ERROR(cudaSetDevice(device_));
     HMO_CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&compute_, cudaStreamNonBlocking));
     HMO_CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&copy_, cudaStreamNonBlocking));
     baseline_used_ = UsedBytes();
@@ -152,9 +173,35 @@ class CudaDeviceRuntime final : public GpuDeviceRuntime {
     return absl::OkStatus();
   }
 
+  absl::Status BindToCallingThread() override {
+    HMO_CUDA_RETURN_IF_ERROR(cudaSetDevice(device_));
+    return absl::OkStatus();
+  }
+
   absl::StatusOr<std::unique_ptr<CollectiveTransport>> CreateSingleRankCollectives() override {
     HMO_ASSIGN_OR_RETURN(std::unique_ptr<CudaCollectiveTransport> transport,
                          CudaCollectiveTransport::CreateSingleRank(compute_));
+    return std::unique_ptr<CollectiveTransport>(std::move(transport));
+  }
+
+  absl::StatusOr<std::shared_ptr<CollectiveClique>> CreateClique(int num_ranks) override {
+    if (num_ranks < 1) return absl::InvalidArgumentError("CUDA runtime: a clique needs at least one rank");
+    HMO_ASSIGN_OR_RETURN(NcclLibrary nccl, NcclLibrary::Load());
+    nccl_abi::UniqueId id{};
+    HMO_RETURN_IF_ERROR(nccl.Check(nccl.functions().GetUniqueId(&id), "ncclGetUniqueId"));
+    return std::shared_ptr<CollectiveClique>(std::make_shared<NcclClique>(std::move(nccl), id, num_ranks));
+  }
+
+  absl::StatusOr<std::unique_ptr<CollectiveTransport>> JoinClique(CollectiveClique& clique, int rank) override {
+    if (clique.runtime_name() != name()) {
+      return absl::InvalidArgumentError("CUDA runtime: cannot join a clique of the " +
+                                        std::string(clique.runtime_name()) + " runtime");
+    }
+    const auto& nccl = static_cast<const NcclClique&>(clique);
+    // ncclCommInitRank binds the communicator to the current device.
+    HMO_RETURN_IF_ERROR(BindToCallingThread());
+    HMO_ASSIGN_OR_RETURN(std::unique_ptr<CudaCollectiveTransport> transport,
+                         CudaCollectiveTransport::Create(nccl.nccl(), nccl.num_ranks(), rank, nccl.id(), compute_));
     return std::unique_ptr<CollectiveTransport>(std::move(transport));
   }
 
@@ -174,6 +221,7 @@ class CudaDeviceRuntime final : public GpuDeviceRuntime {
     return static_cast<int64_t>(total_bytes - free_bytes);
   }
 
+  int device_;
   cudaLibrary_t library_ = nullptr;
   std::vector<cudaKernel_t> functions_;
   std::vector<std::string> names_;
@@ -190,17 +238,21 @@ class CudaDeviceRuntime final : public GpuDeviceRuntime {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<GpuDeviceRuntime>> CreateCudaDeviceRuntime() {
+absl::StatusOr<std::unique_ptr<GpuDeviceRuntime>> CreateCudaDeviceRuntime(int device) {
   absl::StatusOr<int> devices = CudaDeviceCount();
   if (!devices.ok()) return absl::UnavailableError("no CUDA device: " + std::string(devices.status().message()));
-  auto runtime = std::make_unique<CudaDeviceRuntime>();
+  if (device < 0 || device >= *devices) {
+    return absl::UnavailableError("no CUDA device " + std::to_string(device) + ": " + std::to_string(*devices) +
+                                  " device(s) present");
+  }
+  auto runtime = std::make_unique<CudaDeviceRuntime>(device);
   HMO_RETURN_IF_ERROR(runtime->Initialize());
   return std::unique_ptr<GpuDeviceRuntime>(std::move(runtime));
 }
 
 #else  // !HMO_GPU_HAVE_CUDA_RUNTIME
 
-absl::StatusOr<std::unique_ptr<GpuDeviceRuntime>> CreateCudaDeviceRuntime() {
+absl::StatusOr<std::unique_ptr<GpuDeviceRuntime>> CreateCudaDeviceRuntime(int /*device*/) {
   return absl::UnavailableError("no CUDA device: hmo was built without the CUDA runtime");
 }
 

@@ -1,7 +1,7 @@
 #ifndef HMO_BACKENDS_GPU_COMPILER_CUDA_DEVICE_RUNTIME_H_
 #define HMO_BACKENDS_GPU_COMPILER_CUDA_DEVICE_RUNTIME_H_
 
-// CudaDeviceRuntime: GpuDeviceRuntime on CUDA device 0 through the CUDA
+// CudaDeviceRuntime: GpuDeviceRuntime on one CUDA device through the CUDA
 // runtime API only (libcuda is never linked):
 //   - kernels: the module's PTX loaded with cudaLibraryLoadData, looked up
 //     with cudaLibraryGetKernel, launched with cudaLaunchKernel;
@@ -11,9 +11,14 @@
 //     unified addressing);
 //   - DeviceBytesInUse: cudaMemGetInfo's used bytes minus those used when
 //     the runtime was created (the whole device's view: other processes'
-//     allocations in between count too).
+//     allocations in between count too);
+//   - collectives: a clique of one is cudaMemcpyAsync / cudaMemsetAsync; a
+//     clique of several devices is NCCL (CreateClique loads libnccl and
+//     makes the communicator id; JoinClique runs ncclCommInitRank for the
+//     rank on this device's compute stream).
 // Create is UNAVAILABLE "no CUDA device: <reason>" without a device or in a
-// build without the CUDA runtime.
+// build without the CUDA runtime, and "no CUDA device <n>: <count> device(s)
+// present" for an ordinal beyond the devices.
 
 #include <memory>
 
@@ -22,7 +27,7 @@
 
 namespace hmo::gpu {
 
-absl::StatusOr<std::unique_ptr<GpuDeviceRuntime>> CreateCudaDeviceRuntime();
+absl::StatusOr<std::unique_ptr<GpuDeviceRuntime>> CreateCudaDeviceRuntime(int device = 0);
 
 }  // namespace hmo::gpu
 

@@ -5,6 +5,8 @@
 #include <string>
 
 #include "fmt/format.h"
+#include "fmt/ranges.h"
+#include "hmo/base/status_macros.h"
 #include "hmo/ir/hlo_computation.h"
 
 namespace hmo::gpu {
@@ -111,8 +113,151 @@ absl::StatusOr<std::vector<std::pair<int, int>>> ParseSourceTargetPairs(std::str
   return pairs;
 }
 
-absl::StatusOr<CollectiveOp> SingleDeviceCollectiveOp(const HloInstruction& instruction) {
+absl::StatusOr<std::vector<std::vector<int64_t>>> ParseReplicaGroups(std::string_view text) {
+  const size_t iota = text.find("<=");
+  if (iota != std::string_view::npos) {
+    // [groups, size]<=[reshape dims] with an optional T(permutation).
+    const std::vector<int64_t> tile = Integers(text.substr(0, iota));
+    const std::string_view rest = text.substr(iota + 2);
+    const size_t transpose = rest.find('T');
+    const std::vector<int64_t> dims = Integers(rest.substr(0, transpose));
+    std::vector<int64_t> permutation;
+    if (transpose != std::string_view::npos) permutation = Integers(rest.substr(transpose));
+    if (permutation.empty()) {
+      for (size_t i = 0; i < dims.size(); ++i) permutation.push_back(static_cast<int64_t>(i));
+    }
+    int64_t total = 1;
+    for (int64_t d : dims) total *= d;
+    std::vector<int64_t> sorted = permutation;
+    std::sort(sorted.begin(), sorted.end());
+    bool is_permutation = sorted.size() == dims.size();
+    for (size_t i = 0; is_permutation && i < sorted.size(); ++i) is_permutation = sorted[i] == static_cast<int64_t>(i);
+    if (tile.size() != 2 || dims.empty() || !is_permutation || tile[0] * tile[1] != total) {
+      return absl::InvalidArgumentError("cannot read replica_groups " + std::string(text));
+    }
+    // Element k of the transposed iota: its index in the transposed array,
+    // mapped back to the reshape dimensions, linearized row-major.
+    const size_t rank = dims.size();
+    std::vector<std::vector<int64_t>> groups(static_cast<size_t>(tile[0]));
+    for (int64_t k = 0; k < total; ++k) {
+      std::vector<int64_t> original(rank, 0);
+      int64_t remainder = k;
+      for (size_t i = rank; i-- > 0;) {
+        const int64_t extent = dims[static_cast<size_t>(permutation[i])];
+        original[static_cast<size_t>(permutation[i])] = remainder % extent;
+        remainder /= extent;
+      }
+      int64_t value = 0;
+      for (size_t i = 0; i < rank; ++i) value = value * dims[i] + original[i];
+      groups[static_cast<size_t>(k / tile[1])].push_back(value);
+    }
+    return groups;
+  }
+  std::vector<std::vector<int64_t>> groups;
+  int depth = 0;
+  int64_t value = 0;
+  bool in_number = false;
+  for (char c : text) {
+    if (std::isdigit(static_cast<unsigned char>(c))) {
+      if (depth != 2) return absl::InvalidArgumentError("cannot read replica_groups " + std::string(text));
+      value = value * 10 + (c - '0');
+      in_number = true;
+      continue;
+    }
+    if (in_number) groups.back().push_back(value);
+    in_number = false;
+    value = 0;
+    if (c == '{') {
+      if (++depth == 2) groups.emplace_back();
+      if (depth > 2) return absl::InvalidArgumentError("cannot read replica_groups " + std::string(text));
+    } else if (c == '}') {
+      if (--depth < 0) return absl::InvalidArgumentError("unbalanced replica_groups " + std::string(text));
+    } else if (c != ',' && !std::isspace(static_cast<unsigned char>(c))) {
+      return absl::InvalidArgumentError("cannot read replica_groups " + std::string(text));
+    }
+  }
+  if (depth != 0) return absl::InvalidArgumentError("unbalanced replica_groups " + std::string(text));
+  return groups;
+}
+
+namespace {
+
+std::string GroupString(const std::vector<int64_t>& group) {
+  return "{" + fmt::format("{}", fmt::join(group, ",")) + "}";
+}
+
+std::string ReplicasString(int num_replicas) {
+  return num_replicas == 1 ? "the GPU executable runs on one device" : fmt::format("compiled for {} replicas", num_replicas);
+}
+
+// The replica groups of a multi-replica all-reduce / all-gather /
+// reduce-scatter must be one group of all replicas in rank order.
+absl::Status CheckOneGroupOfAll(const HloInstruction& instruction, int num_replicas) {
+  const std::optional<std::string_view> text = instruction.GetRawAttribute("replica_groups");
+  if (!text.has_value()) return absl::OkStatus();
+  absl::StatusOr<std::vector<std::vector<int64_t>>> groups = ParseReplicaGroups(*text);
+  if (!groups.ok()) return Unsupported(instruction, std::string(groups.status().message()));
+  if (groups->empty()) return absl::OkStatus();
+  if (groups->size() > 1) {
+    return Unsupported(instruction, fmt::format("{} replica groups {}; only one group of all {} replicas is supported "
+                                                "(sub-communicators are not implemented)",
+                                                groups->size(), *text, num_replicas));
+  }
+  std::vector<int64_t> all(static_cast<size_t>(num_replicas));
+  for (int r = 0; r < num_replicas; ++r) all[static_cast<size_t>(r)] = r;
+  if (groups->front() != all) {
+    return Unsupported(instruction,
+                       fmt::format("the replica group {} is not replicas 0..{} in order ({}; a subset or another "
+                                   "rank order would need its own communicator)",
+                                   GroupString(groups->front()), num_replicas - 1, ReplicasString(num_replicas)));
+  }
+  return absl::OkStatus();
+}
+
+// Across replicas, all-gather concatenates and reduce-scatter splits the
+// flat buffers: only right when every dimension laid out outside the
+// gathered / scattered one has size 1.
+absl::Status CheckOutermostDimension(const HloInstruction& instruction, const Shape& smaller, const Shape& larger,
+                                     int num_replicas) {
+  if (instruction.dimensions().size() != 1) {
+    return Unsupported(instruction, "expected one dimension in dimensions={...}");
+  }
+  const int64_t dimension = instruction.dimensions(0);
+  if (dimension < 0 || dimension >= smaller.rank() || smaller.rank() != larger.rank() ||
+      larger.dimensions(dimension) != smaller.dimensions(dimension) * num_replicas) {
+    return absl::InvalidArgumentError(fmt::format(
+        "GPU executable: {} instruction {}: dimension {} of {} is not {} replicas x dimension {} of {}",
+        HloOpcodeString(instruction.opcode()), instruction.name(), dimension, larger.ToString(), num_replicas,
+        dimension, smaller.ToString()));
+  }
+  auto minor_to_major = [](const Shape& shape) {
+    if (shape.has_layout()) return shape.layout().minor_to_major();
+    std::vector<int64_t> order;
+    for (int64_t d = shape.rank() - 1; d >= 0; --d) order.push_back(d);
+    return order;
+  };
+  const std::vector<int64_t> order = minor_to_major(larger);
+  if (order != minor_to_major(smaller)) {
+    return Unsupported(instruction, "the operand and the result have different layouts");
+  }
+  const auto position = std::find(order.begin(), order.end(), dimension);
+  for (auto it = position + 1; it < order.end(); ++it) {
+    if (smaller.dimensions(*it) != 1) {
+      return Unsupported(instruction,
+                         fmt::format("dimension {} is not the outermost non-trivial one of the layout (dimension {} "
+                                     "of size {} is laid out outside it); across replicas only the outermost "
+                                     "dimension is supported",
+                                     dimension, *it, smaller.dimensions(*it)));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<CollectiveOp> CollectiveOpFor(const HloInstruction& instruction, int num_replicas) {
   if (!IsCollective(instruction)) return Unsupported(instruction, "not a collective");
+  if (num_replicas < 1) return absl::InvalidArgumentError(fmt::format("{} replicas", num_replicas));
   if (!instruction.shape().IsArray() || instruction.operand_count() != 1 ||
       !instruction.operand(0)->shape().IsArray()) {
     return Unsupported(instruction, "only the single-operand array form is supported");
@@ -129,11 +274,17 @@ absl::StatusOr<CollectiveOp> SingleDeviceCollectiveOp(const HloInstruction& inst
     if (pairs_text.has_value()) {
       absl::StatusOr<std::vector<std::pair<int, int>>> pairs = ParseSourceTargetPairs(*pairs_text);
       if (!pairs.ok()) return Unsupported(instruction, std::string(pairs.status().message()));
+      std::vector<int> as_source(static_cast<size_t>(num_replicas), 0), as_target(static_cast<size_t>(num_replicas), 0);
       for (const auto& [source, target] : *pairs) {
-        if (source != 0 || target != 0) {
-          return Unsupported(instruction, fmt::format("the pair {{{},{}}} needs {} devices; the GPU executable "
-                                                      "runs on one",
-                                                      source, target, std::max(source, target) + 1));
+        if (source >= num_replicas || target >= num_replicas) {
+          return Unsupported(instruction, fmt::format("the pair {{{},{}}} needs {} devices; {}", source, target,
+                                                      std::max(source, target) + 1, ReplicasString(num_replicas)));
+        }
+        if (as_source[static_cast<size_t>(source)]++ > 0 || as_target[static_cast<size_t>(target)]++ > 0) {
+          return absl::InvalidArgumentError(
+              fmt::format("GPU executable: collective-permute instruction {}: the pair {{{},{}}} repeats a source "
+                          "or a target",
+                          instruction.name(), source, target));
         }
       }
       op.source_target_pairs = std::move(*pairs);
@@ -141,14 +292,24 @@ absl::StatusOr<CollectiveOp> SingleDeviceCollectiveOp(const HloInstruction& inst
     return op;
   }
 
-  const std::optional<std::string_view> groups = instruction.GetRawAttribute("replica_groups");
-  if (groups.has_value()) {
-    absl::StatusOr<int64_t> size = ReplicaGroupSize(*groups);
-    if (!size.ok()) return Unsupported(instruction, std::string(size.status().message()));
-    if (*size > 1) {
-      return Unsupported(instruction, fmt::format("replica groups of {} devices; the GPU executable runs on one "
-                                                  "(a clique of one)",
-                                                  *size));
+  if (num_replicas == 1) {
+    const std::optional<std::string_view> groups = instruction.GetRawAttribute("replica_groups");
+    if (groups.has_value()) {
+      absl::StatusOr<int64_t> size = ReplicaGroupSize(*groups);
+      if (!size.ok()) return Unsupported(instruction, std::string(size.status().message()));
+      if (*size > 1) {
+        return Unsupported(instruction, fmt::format("replica groups of {} devices; the GPU executable runs on one "
+                                                    "(a clique of one; compile with num_replicas for more)",
+                                                    *size));
+      }
+    }
+  } else {
+    HMO_RETURN_IF_ERROR(CheckOneGroupOfAll(instruction, num_replicas));
+    const Shape& operand = instruction.operand(0)->shape();
+    if (instruction.opcode() == HloOpcode::kAllGather) {
+      HMO_RETURN_IF_ERROR(CheckOutermostDimension(instruction, operand, instruction.shape(), num_replicas));
+    } else if (instruction.opcode() == HloOpcode::kReduceScatter) {
+      HMO_RETURN_IF_ERROR(CheckOutermostDimension(instruction, instruction.shape(), operand, num_replicas));
     }
   }
   switch (instruction.opcode()) {

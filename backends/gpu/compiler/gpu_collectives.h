@@ -2,15 +2,29 @@
 #define HMO_BACKENDS_GPU_COMPILER_GPU_COLLECTIVES_H_
 
 // Collective instructions (all-reduce, all-gather, reduce-scatter,
-// collective-permute) in a GpuExecutable. The executable drives ONE device,
-// so it runs the collectives whose clique is that device alone: replica
-// groups absent or empty ("{}"), or groups of one ("{{0}}", "[1,1]<=[1]");
-// collective-permute pairs among device 0 only ("{{0,0}}" or none). Those
-// become thunks running RunCollective (nccl/collective_thunk.h) on a
-// single-rank CUDA transport: copies, or zero-fills for permute targets
-// without a source. Larger cliques need one executable per device and NCCL
-// communicators, which this executable does not set up: UNIMPLEMENTED
-// naming the instruction and the clique size.
+// collective-permute) in a GpuExecutable compiled for `num_replicas`
+// replicas (GpuCompileOptions::num_replicas; one device per replica, the
+// replica id is the rank). They become thunks running RunCollective
+// (nccl/collective_thunk.h) on each replica's transport.
+//
+// Supported cliques:
+//   - one replica: groups absent or empty ("{}"), or groups of one ("{{0}}",
+//     "[1,1]<=[1]"); collective-permute pairs among replica 0 only ("{{0,0}}"
+//     or none). The thunks are copies, or zero-fills for permute targets
+//     without a source;
+//   - N > 1 replicas: ONE group of all replicas, listed 0..N-1 in order
+//     (absent, "{}", "{{0,1,...,N-1}}", "[1,N]<=[N]"): the rank is the
+//     position in the group, so another order would be another rank
+//     assignment, which the executable does not set up;
+//     collective-permute: any pairs among 0..N-1 (each replica a source at
+//     most once and a target at most once; targets without a source get
+//     zeros). All-gather and reduce-scatter split or concatenate the flat
+//     buffers, so their dimension must be the physically outermost one
+//     that is not of size 1.
+// Several groups or a subset of the replicas would need sub-communicators:
+// UNIMPLEMENTED naming the instruction, as are tuple (variadic) forms,
+// element types without a host counterpart and reductions other than add /
+// multiply / minimum / maximum.
 
 #include <cstdint>
 #include <string_view>
@@ -32,11 +46,18 @@ absl::StatusOr<int64_t> ReplicaGroupSize(std::string_view replica_groups);
 // (source, target) pairs of a source_target_pairs attribute ("{{0,1},{1,0}}").
 absl::StatusOr<std::vector<std::pair<int, int>>> ParseSourceTargetPairs(std::string_view text);
 
-// The single-device CollectiveOp of `instruction` (an array-shaped
-// collective); UNIMPLEMENTED when it needs more than one device, a tuple
-// (variadic) form, an element type without a host counterpart, or a
-// reduction other than add / multiply / minimum / maximum.
-absl::StatusOr<CollectiveOp> SingleDeviceCollectiveOp(const HloInstruction& instruction);
+// The replica groups of a replica_groups attribute: the explicit form
+// ("{{0,1},{2,3}}"; "{}" is no group) or the iota form
+// ("[2,4]<=[8]", "[2,4]<=[4,2]T(1,0)": iota over the reshape dimensions,
+// transposed, read as groups x size). INVALID_ARGUMENT for text it cannot
+// read.
+absl::StatusOr<std::vector<std::vector<int64_t>>> ParseReplicaGroups(std::string_view replica_groups);
+
+// The CollectiveOp of `instruction` (an array-shaped collective) run by
+// each of `num_replicas` replicas (see the top of this file); UNIMPLEMENTED
+// naming the instruction for what is not supported, INVALID_ARGUMENT for
+// malformed attributes.
+absl::StatusOr<CollectiveOp> CollectiveOpFor(const HloInstruction& instruction, int num_replicas);
 
 }  // namespace hmo::gpu
 

@@ -1,6 +1,7 @@
 #include "compiler/gpu_compiler.h"
 
 #include <chrono>
+#include <string>
 #include <utility>
 
 #include "compiler/gpu_module_preparation.h"
@@ -14,10 +15,16 @@ namespace hmo::gpu {
 absl::StatusOr<std::unique_ptr<GpuExecutable>> CompileForGpu(const HloModule& module,
                                                              const GpuCompileOptions& options) {
   const auto start = std::chrono::steady_clock::now();
+  const int64_t replicas = options.num_replicas == 0 ? module.replica_count() : options.num_replicas;
+  if (replicas < 1 || replicas > 1 << 16) {
+    return absl::InvalidArgumentError("GPU compiler: num_replicas must be between 1 and 65536 (0: the module's "
+                                      "replica_count), got " + std::to_string(replicas));
+  }
   HMO_ASSIGN_OR_RETURN(PreparedGpuModule prepared, PrepareGpuModule(module));
   HMO_ASSIGN_OR_RETURN(GpuKernelModule kernels,
                        EmitGpuKernels(*prepared.module, *prepared.assignment, options.codegen));
-  HMO_ASSIGN_OR_RETURN(ThunkPlan plan, BuildThunkPlan(*prepared.module, *prepared.assignment, kernels));
+  HMO_ASSIGN_OR_RETURN(ThunkPlan plan, BuildThunkPlan(*prepared.module, *prepared.assignment, kernels,
+                                                      static_cast<int>(replicas)));
 
   ExecutableStats stats;
   stats.code_bytes = static_cast<int64_t>(kernels.ptx.size());  // PTX text; the driver compiles it at load
@@ -26,14 +33,19 @@ absl::StatusOr<std::unique_ptr<GpuExecutable>> CompileForGpu(const HloModule& mo
     stats.arena_bytes[allocation.color()] += RoundUpToAlignment(allocation.size());
   }
   std::unique_ptr<GpuDeviceRuntime> runtime;
+  GpuReplicaRuntimeFactory replica_runtimes;  // null: CUDA device r
   if (options.device == GpuDeviceKind::kHostEmulation) {
-    HMO_ASSIGN_OR_RETURN(std::unique_ptr<HostKernelLibrary> host_kernels,
+    HMO_ASSIGN_OR_RETURN(std::shared_ptr<const HostKernelLibrary> host_kernels,
                          HostKernelLibrary::Compile(*prepared.module, *prepared.assignment, options.codegen.opt_level));
-    HMO_ASSIGN_OR_RETURN(runtime, CreateHostEmulatedDeviceRuntime(std::move(host_kernels)));
+    if (replicas == 1) {
+      HMO_ASSIGN_OR_RETURN(runtime, CreateHostEmulatedDeviceRuntime(host_kernels));
+    }
+    // Every replica gets a fresh device; the compiled kernels are shared.
+    replica_runtimes = [host_kernels](int /*replica*/) { return CreateHostEmulatedDeviceRuntime(host_kernels); };
   }
   stats.compile_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return std::make_unique<GpuExecutable>(std::move(prepared), std::move(kernels), std::move(plan),
-                                         std::move(stats), std::move(runtime));
+                                         std::move(stats), std::move(runtime), std::move(replica_runtimes));
 }
 
 }  // namespace hmo::gpu

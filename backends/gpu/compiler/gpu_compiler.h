@@ -8,7 +8,13 @@
 //   3. BuildThunkPlan: the host program (launches, copies, control flow).
 // Needs no GPU: the result's Execute is where CUDA is first touched. With
 // GpuDeviceKind::kHostEmulation the kernels are also compiled for the host
-// and the executable runs on HostEmulatedDeviceRuntime instead.
+// and the executable runs on HostEmulatedDeviceRuntime instead (one per
+// replica, sharing the host kernels).
+//
+// With num_replicas = N > 1 the executable runs N replicas together
+// (GpuExecutable::ExecuteReplicated; CUDA: devices 0..N-1 and NCCL), and
+// its collectives may span them (gpu_collectives.h: one group of all
+// replicas, or any collective-permute pairs among them).
 
 #include <memory>
 
@@ -20,13 +26,17 @@
 namespace hmo::gpu {
 
 enum class GpuDeviceKind {
-  kCuda,           // CUDA device 0 (cuda_device_runtime.h)
+  kCuda,           // CUDA device 0, or devices 0..N-1 for N replicas (cuda_device_runtime.h)
   kHostEmulation,  // the host CPU (host_emulated_device_runtime.h)
 };
 
 struct GpuCompileOptions {
   GpuCodegenOptions codegen;
   GpuDeviceKind device = GpuDeviceKind::kCuda;
+  // Replicas that run the module together (one device each). 0: the
+  // module's replica_count (the HLO header's `replica_count=N`, 1 when
+  // absent). INVALID_ARGUMENT when negative.
+  int num_replicas = 1;
 };
 
 absl::StatusOr<std::unique_ptr<GpuExecutable>> CompileForGpu(const HloModule& module,

@@ -3,13 +3,15 @@
 
 // GpuDeviceRuntime: what GpuExecutable needs from a device, and nothing
 // more: memory, kernel launches, asynchronous copies on two streams
-// (compute and copy), events ordering one stream after the other, and a
-// transport for collectives of a single rank. GpuExecutable's thunk plan,
+// (compute and copy), events ordering one stream after the other, and
+// transports for collectives: of a single rank, or of one rank among the
+// replicas of GpuExecutable::ExecuteReplicated (one runtime per replica). GpuExecutable's thunk plan,
 // stream ordering and memory placement are written against it once.
 //
 // Implementations:
 //   - CudaDeviceRuntime (cuda_device_runtime.h): the CUDA runtime API on
-//     device 0; kernels are the module's PTX, GEMMs go to cuBLAS.
+//     one device (0 unless told); kernels are the module's PTX, GEMMs go to
+//     cuBLAS, multi-rank collectives to NCCL.
 //   - HostEmulatedDeviceRuntime (host_emulated_device_runtime.h): the same
 //     kernels compiled for the host CPU, device memory in host memory, and a
 //     copy stream that runs its copies as LATE as the events allow, so a
@@ -20,7 +22,9 @@
 // Streams execute their operations in the order they were enqueued; the two
 // streams are unordered with respect to each other except through events:
 // WaitEvent(s, e) makes everything enqueued on `s` afterwards run after the
-// work recorded by `e`. Every call is made from one host thread.
+// work recorded by `e`. A runtime is used by one host thread at a time,
+// which calls BindToCallingThread first; runtimes of different replicas are
+// used concurrently.
 
 #include <cstdint>
 #include <memory>
@@ -38,6 +42,19 @@ enum class GpuStream { kCompute, kCopy };
 
 // An event handle of one runtime (index into its events).
 using GpuEvent = int64_t;
+
+// What the ranks of one multi-device clique share (CUDA: the NCCL library
+// and communicator id; host emulation: the rendezvous of its threads). Made
+// once by CreateClique on one of the clique's runtimes, then joined by
+// every rank's runtime (of the same kind); it must outlive the transports
+// joined to it.
+class CollectiveClique {
+ public:
+  virtual ~CollectiveClique() = default;
+  virtual int num_ranks() const = 0;
+  // The name() of the runtimes that can join it.
+  virtual std::string_view runtime_name() const = 0;
+};
 
 class GpuDeviceRuntime {
  public:
@@ -84,8 +101,22 @@ class GpuDeviceRuntime {
   // Blocks until everything enqueued on `stream` has run.
   virtual absl::Status Synchronize(GpuStream stream) = 0;
 
+  // Makes the calling host thread the one that drives this runtime (CUDA:
+  // cudaSetDevice to its device, which is per thread). Called by every
+  // thread before it uses the runtime.
+  virtual absl::Status BindToCallingThread() = 0;
+
   // Collectives of a clique of one, on the compute stream.
   virtual absl::StatusOr<std::unique_ptr<CollectiveTransport>> CreateSingleRankCollectives() = 0;
+  // A clique of `num_ranks` (> 1) devices for runtimes of this kind
+  // (CUDA: loads NCCL and makes the communicator id; UNAVAILABLE without
+  // libnccl).
+  virtual absl::StatusOr<std::shared_ptr<CollectiveClique>> CreateClique(int num_ranks) = 0;
+  // Joins `clique` as `rank`, collectives on the compute stream. Collective:
+  // every rank's runtime calls it concurrently, each from its own thread
+  // (CUDA: ncclCommInitRank blocks until all ranks arrive). INVALID_ARGUMENT
+  // for a clique of another runtime kind or a rank out of range.
+  virtual absl::StatusOr<std::unique_ptr<CollectiveTransport>> JoinClique(CollectiveClique& clique, int rank) = 0;
 };
 
 }  // namespace hmo::gpu

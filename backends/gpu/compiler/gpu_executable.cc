@@ -4,12 +4,14 @@
 #include <chrono>
 #include <functional>
 #include <string>
+#include <thread>
 #include <utility>
 
 #include "compiler/cuda_device_runtime.h"
 #include "compiler/layout_copy.h"
 #include "fmt/format.h"
 #include "hmo/base/status_macros.h"
+#include "hmo/gpu/cuda_device_query.h"
 
 namespace hmo::gpu {
 
@@ -238,12 +240,14 @@ class ThunkRunner {
 }  // namespace
 
 GpuExecutable::GpuExecutable(PreparedGpuModule prepared, GpuKernelModule kernels, ThunkPlan plan,
-                             ExecutableStats stats, std::unique_ptr<GpuDeviceRuntime> runtime)
+                             ExecutableStats stats, std::unique_ptr<GpuDeviceRuntime> runtime,
+                             GpuReplicaRuntimeFactory replica_runtimes)
     : prepared_(std::move(prepared)),
       kernels_(std::move(kernels)),
       plan_(std::move(plan)),
       stats_(std::move(stats)),
-      runtime_(std::move(runtime)) {
+      runtime_(std::move(runtime)),
+      replica_runtime_factory_(std::move(replica_runtimes)) {
   // Two arenas: pinned host memory for S(5), device memory for every other
   // memory space (their allocations follow each other in it).
   int64_t next_device = 0, next_host = 0;
@@ -261,6 +265,15 @@ GpuExecutable::~GpuExecutable() {
   // The state's collectives may use the runtime's streams.
   device_.reset();
   runtime_.reset();
+  ReleaseReplicas();
+}
+
+void GpuExecutable::ReleaseReplicas() {
+  // Transports first (they use the runtimes' streams and the clique), then
+  // the runtimes, then the clique.
+  replicas_.clear();
+  replica_runtimes_.clear();
+  clique_.reset();
 }
 
 absl::Status GpuExecutable::CheckArguments(absl::Span<const Literal> arguments) const {
@@ -289,13 +302,20 @@ absl::Status GpuExecutable::InitializeDevice() {
   if (runtime_ == nullptr) {
     HMO_ASSIGN_OR_RETURN(runtime_, CreateCudaDeviceRuntime());
   }
-  GpuDeviceRuntime& runtime = *runtime_;
+  HMO_RETURN_IF_ERROR(runtime_->BindToCallingThread());
+  HMO_ASSIGN_OR_RETURN(std::unique_ptr<DeviceState> state, CreateDeviceState(*runtime_));
+  if (plan_.has_collectives) {
+    HMO_ASSIGN_OR_RETURN(state->collectives, runtime_->CreateSingleRankCollectives());
+  }
+  device_ = std::move(state);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<GpuExecutable::DeviceState>> GpuExecutable::CreateDeviceState(
+    GpuDeviceRuntime& runtime) const {
   auto state = std::make_unique<DeviceState>();
   state->runtime = &runtime;
   HMO_RETURN_IF_ERROR(runtime.LoadKernels(kernels_));
-  if (plan_.has_collectives) {
-    HMO_ASSIGN_OR_RETURN(state->collectives, runtime.CreateSingleRankCollectives());
-  }
 
   // Arenas: S(5) in pinned host memory, everything else on the device.
   int64_t device_bytes = 0, host_bytes = 0;
@@ -329,15 +349,27 @@ absl::Status GpuExecutable::InitializeDevice() {
                                           static_cast<int64_t>(staging.size())));
   }
   HMO_RETURN_IF_ERROR(runtime.Synchronize(GpuStream::kCompute));
-  device_ = std::move(state);
-  return absl::OkStatus();
+  return state;
 }
 
 absl::StatusOr<Literal> GpuExecutable::Execute(absl::Span<const Literal> arguments, ExecutionProfile* profile) {
+  if (plan_.num_replicas > 1) {
+    return absl::InvalidArgumentError(fmt::format(
+        "GPU executable: compiled for {} replicas; run it with ExecuteReplicated (one argument list per replica)",
+        plan_.num_replicas));
+  }
   HMO_RETURN_IF_ERROR(CheckArguments(arguments));
-  if (device_ == nullptr) HMO_RETURN_IF_ERROR(InitializeDevice());
+  if (device_ == nullptr) {
+    HMO_RETURN_IF_ERROR(InitializeDevice());
+  } else {
+    HMO_RETURN_IF_ERROR(device_->runtime->BindToCallingThread());
+  }
+  return RunOnDevice(*device_, arguments, profile);
+}
+
+absl::StatusOr<Literal> GpuExecutable::RunOnDevice(DeviceState& state, absl::Span<const Literal> arguments,
+                                                   ExecutionProfile* profile) const {
   const auto start = std::chrono::steady_clock::now();
-  DeviceState& state = *device_;
   GpuDeviceRuntime& runtime = *state.runtime;
   const BufferAssignment& assignment = *prepared_.assignment;
   const HloComputation* entry = prepared_.module->entry_computation();
@@ -390,6 +422,116 @@ absl::StatusOr<Literal> GpuExecutable::Execute(absl::Span<const Literal> argumen
     HMO_ASSIGN_OR_RETURN(profile->timeline, runner.Timeline());
   }
   return result;
+}
+
+namespace {
+
+absl::Status ForReplica(int replica, const absl::Status& status) {
+  return absl::Status(status.code(), fmt::format("replica {}: {}", replica, std::string(status.message())));
+}
+
+}  // namespace
+
+absl::Status GpuExecutable::InitializeReplicas() {
+  const int replicas = plan_.num_replicas;
+  GpuReplicaRuntimeFactory factory = replica_runtime_factory_;
+  if (factory == nullptr) {
+    absl::StatusOr<int> devices = CudaDeviceCount();
+    if (!devices.ok()) {
+      return absl::UnavailableError(fmt::format("{} replicas need {} CUDA devices; no CUDA device: {}", replicas,
+                                                replicas, std::string(devices.status().message())));
+    }
+    if (*devices < replicas) {
+      return absl::UnavailableError(
+          fmt::format("{} replicas need {} CUDA devices; {} present", replicas, replicas, *devices));
+    }
+    factory = [](int replica) { return CreateCudaDeviceRuntime(replica); };
+  }
+  for (int r = 0; r < replicas; ++r) {
+    absl::StatusOr<std::unique_ptr<GpuDeviceRuntime>> runtime = factory(r);
+    if (!runtime.ok()) return ForReplica(r, runtime.status());
+    replica_runtimes_.push_back(std::move(*runtime));
+    GpuDeviceRuntime& bound = *replica_runtimes_.back();
+    if (absl::Status bind = bound.BindToCallingThread(); !bind.ok()) return ForReplica(r, bind);
+    absl::StatusOr<std::unique_ptr<DeviceState>> state = CreateDeviceState(bound);
+    if (!state.ok()) return ForReplica(r, state.status());
+    replicas_.push_back(std::move(*state));
+  }
+  if (plan_.has_collectives) {
+    // Made once; every replica joins it from its own thread (NCCL's
+    // communicator creation is collective).
+    HMO_ASSIGN_OR_RETURN(clique_, replica_runtimes_.front()->CreateClique(replicas));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<Literal>> GpuExecutable::ExecuteReplicated(
+    const std::vector<std::vector<Literal>>& arguments_per_replica, std::vector<ExecutionProfile>* profiles) {
+  const int replicas = plan_.num_replicas;
+  if (static_cast<int>(arguments_per_replica.size()) != replicas) {
+    return absl::InvalidArgumentError(fmt::format("GPU executable: {} argument lists given for {} replicas",
+                                                  arguments_per_replica.size(), replicas));
+  }
+  for (int r = 0; r < replicas; ++r) {
+    if (absl::Status checked = CheckArguments(arguments_per_replica[r]); !checked.ok()) {
+      return ForReplica(r, checked);
+    }
+  }
+  if (profiles != nullptr) profiles->assign(static_cast<size_t>(replicas), ExecutionProfile{});
+  if (replicas == 1) {
+    HMO_ASSIGN_OR_RETURN(Literal result,
+                         Execute(arguments_per_replica[0], profiles != nullptr ? &profiles->front() : nullptr));
+    std::vector<Literal> results;
+    results.push_back(std::move(result));
+    return results;
+  }
+  if (replicas_.empty()) {
+    if (absl::Status initialized = InitializeReplicas(); !initialized.ok()) {
+      ReleaseReplicas();
+      return initialized;
+    }
+  }
+
+  std::vector<absl::StatusOr<Literal>> results;
+  results.reserve(static_cast<size_t>(replicas));
+  for (int r = 0; r < replicas; ++r) results.emplace_back(absl::UnknownError("not run"));
+  auto run_replica = [&](int r) -> absl::StatusOr<Literal> {
+    DeviceState& state = *replicas_[r];
+    HMO_RETURN_IF_ERROR(state.runtime->BindToCallingThread());
+    if (plan_.has_collectives && state.collectives == nullptr) {
+      HMO_ASSIGN_OR_RETURN(state.collectives, state.runtime->JoinClique(*clique_, r));
+    }
+    return RunOnDevice(state, arguments_per_replica[r], profiles != nullptr ? &(*profiles)[r] : nullptr);
+  };
+  {
+    std::vector<std::thread> threads;
+    threads.reserve(static_cast<size_t>(replicas));
+    for (int r = 0; r < replicas; ++r) {
+      threads.emplace_back([&results, &run_replica, r] { results[r] = run_replica(r); });
+    }
+    for (std::thread& thread : threads) thread.join();
+  }
+
+  // The failing replica's own error, not the timeouts of the peers that
+  // waited for it at a collective.
+  int failed = -1;
+  for (int r = 0; r < replicas; ++r) {
+    if (results[r].ok()) continue;
+    if (failed < 0 || (results[failed].status().code() == absl::StatusCode::kDeadlineExceeded &&
+                       results[r].status().code() != absl::StatusCode::kDeadlineExceeded)) {
+      failed = r;
+    }
+  }
+  if (failed >= 0) {
+    // The replicas may have stopped at different collectives: start over.
+    absl::Status status = ForReplica(failed, results[failed].status());
+    ReleaseReplicas();
+    return status;
+  }
+  std::vector<Literal> literals;
+  literals.reserve(static_cast<size_t>(replicas));
+  for (absl::StatusOr<Literal>& result : results) literals.push_back(std::move(*result));
+  return literals;
 }
 
 }  // namespace hmo::gpu

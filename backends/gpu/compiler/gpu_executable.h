@@ -22,8 +22,20 @@
 // bytes), and reads the root's slices back into a literal. With a profile it
 // also records a timeline of both streams (timing events around every
 // operation) and the device memory in use.
+//
+// Replicas: compiled with GpuCompileOptions::num_replicas = N > 1, the
+// module runs as N replicas together through ExecuteReplicated (Execute is
+// then INVALID_ARGUMENT). Replica r runs on its own runtime (CUDA: device
+// r; host emulation: a fresh HostEmulatedDeviceRuntime sharing the host
+// kernels), with its own arenas, buffer table and collective transport, on
+// its own host thread; all run the same thunk plan, and its collectives
+// meet across the replicas (CUDA: NCCL, one communicator of the N devices;
+// host emulation: HostCollectiveTransport over one rendezvous). The first
+// ExecuteReplicated creates the runtimes and arenas and joins the clique;
+// later calls reuse them, unless a call failed (the next one starts over).
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -40,14 +52,37 @@ namespace hmo::gpu {
 // `bytes` rounded up to kGpuBufferAlignment.
 int64_t RoundUpToAlignment(int64_t bytes);
 
+// Makes the runtime of replica `replica` (called on the thread of
+// ExecuteReplicated, once per replica).
+using GpuReplicaRuntimeFactory = std::function<absl::StatusOr<std::unique_ptr<GpuDeviceRuntime>>(int replica)>;
+
 class GpuExecutable : public Executable {
  public:
-  // `runtime` null: the CUDA runtime, created by the first Execute.
+  // `runtime` null: the CUDA runtime on device 0, created by the first
+  // Execute. `replica_runtimes` null: replica r runs on CUDA device r
+  // (CreateCudaDeviceRuntime(r)).
   GpuExecutable(PreparedGpuModule prepared, GpuKernelModule kernels, ThunkPlan plan, ExecutableStats stats,
-                std::unique_ptr<GpuDeviceRuntime> runtime = nullptr);
+                std::unique_ptr<GpuDeviceRuntime> runtime = nullptr,
+                GpuReplicaRuntimeFactory replica_runtimes = nullptr);
   ~GpuExecutable() override;
 
+  // One replica. INVALID_ARGUMENT when compiled for several (use
+  // ExecuteReplicated).
   absl::StatusOr<Literal> Execute(absl::Span<const Literal> arguments, ExecutionProfile* profile) override;
+
+  // Runs the num_replicas() replicas concurrently, replica r on
+  // arguments_per_replica[r]; returns each replica's result, in replica
+  // order. `profiles` (optional) gets one profile per replica. Errors:
+  // INVALID_ARGUMENT for a wrong number of argument lists or a wrong
+  // argument (naming the replica); UNAVAILABLE on CUDA with fewer devices
+  // than replicas (naming both counts) or without libnccl; otherwise the
+  // first replica's error, "replica <r>: ..." (a replica's own failure is
+  // preferred over the DEADLINE_EXCEEDED of the peers left waiting for it
+  // at a collective). With one replica it is Execute.
+  absl::StatusOr<std::vector<Literal>> ExecuteReplicated(
+      const std::vector<std::vector<Literal>>& arguments_per_replica, std::vector<ExecutionProfile>* profiles);
+  int num_replicas() const { return plan_.num_replicas; }
+
   const ExecutableStats& stats() const override { return stats_; }
 
   const HloModule& module() const { return *prepared_.module; }
@@ -70,6 +105,15 @@ class GpuExecutable : public Executable {
  private:
   absl::Status CheckArguments(absl::Span<const Literal> arguments) const;
   absl::Status InitializeDevice();
+  // Kernels, arenas, buffer table and constants on `runtime` (bound to the
+  // calling thread); no collective transport yet.
+  absl::StatusOr<std::unique_ptr<DeviceState>> CreateDeviceState(GpuDeviceRuntime& runtime) const;
+  // One run of the plan on `state` (its runtime bound to the calling
+  // thread). Reads only the executable, so replicas run it concurrently.
+  absl::StatusOr<Literal> RunOnDevice(DeviceState& state, absl::Span<const Literal> arguments,
+                                      ExecutionProfile* profile) const;
+  absl::Status InitializeReplicas();
+  void ReleaseReplicas();
 
   PreparedGpuModule prepared_;
   GpuKernelModule kernels_;
@@ -78,6 +122,13 @@ class GpuExecutable : public Executable {
   std::vector<Placement> placements_;
   std::unique_ptr<GpuDeviceRuntime> runtime_;
   std::unique_ptr<DeviceState> device_;
+  // ExecuteReplicated: how replica runtimes are made (null: CUDA device r),
+  // the clique they joined, and each replica's runtime and state. The
+  // states (their transports) go before the runtimes and the clique.
+  GpuReplicaRuntimeFactory replica_runtime_factory_;
+  std::shared_ptr<CollectiveClique> clique_;
+  std::vector<std::unique_ptr<GpuDeviceRuntime>> replica_runtimes_;
+  std::vector<std::unique_ptr<DeviceState>> replicas_;
 };
 
 }  // namespace hmo::gpu

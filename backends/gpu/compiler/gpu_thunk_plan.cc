@@ -14,8 +14,8 @@ namespace {
 
 class ThunkPlanBuilder {
  public:
-  ThunkPlanBuilder(const BufferAssignment& assignment, const GpuKernelModule& kernels)
-      : assignment_(assignment), kernels_(kernels) {
+  ThunkPlanBuilder(const BufferAssignment& assignment, const GpuKernelModule& kernels, int num_replicas)
+      : assignment_(assignment), kernels_(kernels), num_replicas_(num_replicas) {
     for (size_t i = 0; i < kernels.kernels.size(); ++i) {
       kernel_index_[kernels.kernels[i].instruction] = static_cast<int64_t>(i);
     }
@@ -216,7 +216,7 @@ class ThunkPlanBuilder {
     Thunk thunk;
     thunk.kind = Thunk::Kind::kCollective;
     thunk.instruction = &instruction;
-    HMO_ASSIGN_OR_RETURN(thunk.collective, SingleDeviceCollectiveOp(instruction));
+    HMO_ASSIGN_OR_RETURN(thunk.collective, CollectiveOpFor(instruction, num_replicas_));
     HMO_ASSIGN_OR_RETURN(thunk.source, UniqueSlice(*instruction.operand(0), {}));
     HMO_ASSIGN_OR_RETURN(thunk.destination, UniqueSlice(instruction, {}));
     thunk.bytes = ShapeUtil::ByteSizeOf(instruction.shape());
@@ -283,6 +283,7 @@ class ThunkPlanBuilder {
   absl::flat_hash_map<const HloInstruction*, int64_t> kernel_index_;
   std::vector<const HloInstruction*> constants_;
   bool has_collectives_ = false;
+  int num_replicas_ = 1;
 };
 
 std::string SliceString(const BufferAssignment::Slice& slice) {
@@ -292,11 +293,16 @@ std::string SliceString(const BufferAssignment::Slice& slice) {
 }  // namespace
 
 absl::StatusOr<ThunkPlan> BuildThunkPlan(const HloModule& module, const BufferAssignment& assignment,
-                                         const GpuKernelModule& kernels) {
+                                         const GpuKernelModule& kernels, int num_replicas) {
+  if (num_replicas < 1) {
+    return absl::InvalidArgumentError("GPU executable: num_replicas must be at least 1, got " +
+                                      std::to_string(num_replicas));
+  }
   const HloComputation* entry = module.entry_computation();
   if (entry == nullptr) return absl::InvalidArgumentError("GPU executable: the module has no entry computation");
-  ThunkPlanBuilder builder(assignment, kernels);
+  ThunkPlanBuilder builder(assignment, kernels, num_replicas);
   ThunkPlan plan;
+  plan.num_replicas = num_replicas;
   HMO_RETURN_IF_ERROR(builder.EmitComputation(*entry, plan.entry));
   plan.constants = builder.TakeConstants();
   plan.has_collectives = builder.has_collectives();

@@ -22,8 +22,9 @@
 //   - kWhile: run the condition sequence, read its pred back, run the body
 //     sequence while it is true;
 //   - kCollective: all-reduce / all-gather / reduce-scatter /
-//     collective-permute over a clique of this one device
-//     (compiler/gpu_collectives.h), on the compute stream.
+//     collective-permute among the plan's replicas (one device each; a
+//     clique of one when num_replicas is 1; compiler/gpu_collectives.h), on
+//     the compute stream.
 // Constants are not thunks: their slices are filled once, when the
 // executable first runs.
 //
@@ -99,13 +100,17 @@ struct ThunkPlan {
   ThunkSequence entry;
   // Every constant with a slice (in any computation), to upload once.
   std::vector<const HloInstruction*> constants;
-  // Whether any kCollective thunk exists (the executable then creates its
-  // single-rank collective transport).
+  // Whether any kCollective thunk exists (the executable then creates each
+  // replica's collective transport).
   bool has_collectives = false;
+  // Replicas every collective runs among (GpuCompileOptions::num_replicas).
+  int num_replicas = 1;
 };
 
+// `num_replicas`: how many replicas run the plan together (the cliques its
+// collectives may use; see gpu_collectives.h).
 absl::StatusOr<ThunkPlan> BuildThunkPlan(const HloModule& module, const BufferAssignment& assignment,
-                                         const GpuKernelModule& kernels);
+                                         const GpuKernelModule& kernels, int num_replicas = 1);
 
 // One line per thunk, indented by nesting: "kernel f", "copy 8 bytes a -> b",
 // "conditional c (2 branches)", ... (tests and --dump output).

@@ -13,6 +13,8 @@
 
 #include "blas/cublas_gemm_arguments.h"
 #include "hmo/base/status_macros.h"
+#include "hmo/gpu/rendezvous.h"
+#include "nccl/host_collective_transport.h"
 
 namespace hmo::gpu {
 namespace {
@@ -53,9 +55,23 @@ class SingleRankHostTransport final : public CollectiveTransport {
   }
 };
 
+// The replicas of an emulated clique are host threads meeting at one
+// rendezvous.
+class HostClique final : public CollectiveClique {
+ public:
+  explicit HostClique(int num_ranks) : num_ranks_(num_ranks) {}
+  int num_ranks() const override { return num_ranks_; }
+  std::string_view runtime_name() const override { return "host-emulation"; }
+  Rendezvous& rendezvous() { return rendezvous_; }
+
+ private:
+  int num_ranks_;
+  Rendezvous rendezvous_;
+};
+
 class HostEmulatedDeviceRuntime final : public GpuDeviceRuntime {
  public:
-  explicit HostEmulatedDeviceRuntime(std::unique_ptr<HostKernelLibrary> kernels)
+  explicit HostEmulatedDeviceRuntime(std::shared_ptr<const HostKernelLibrary> kernels)
       : library_(std::move(kernels)), start_(Clock::now()) {}
 
   std::string_view name() const override { return "host-emulation"; }
@@ -184,8 +200,32 @@ class HostEmulatedDeviceRuntime final : public GpuDeviceRuntime {
     return absl::OkStatus();
   }
 
+  absl::Status BindToCallingThread() override { return absl::OkStatus(); }
+
   absl::StatusOr<std::unique_ptr<CollectiveTransport>> CreateSingleRankCollectives() override {
     return std::unique_ptr<CollectiveTransport>(std::make_unique<SingleRankHostTransport>());
+  }
+
+  absl::StatusOr<std::shared_ptr<CollectiveClique>> CreateClique(int num_ranks) override {
+    if (num_ranks < 1) return absl::InvalidArgumentError("GPU host emulation: a clique needs at least one rank");
+    return std::shared_ptr<CollectiveClique>(std::make_shared<HostClique>(num_ranks));
+  }
+
+  // The compute stream is eager, so the transport's host-side collectives
+  // are in stream order. A peer that does not arrive within the deadline
+  // (another replica failed) fails the collective with DEADLINE_EXCEEDED.
+  absl::StatusOr<std::unique_ptr<CollectiveTransport>> JoinClique(CollectiveClique& clique, int rank) override {
+    if (clique.runtime_name() != name()) {
+      return absl::InvalidArgumentError("GPU host emulation: cannot join a clique of the " +
+                                        std::string(clique.runtime_name()) + " runtime");
+    }
+    if (rank < 0 || rank >= clique.num_ranks()) {
+      return absl::InvalidArgumentError("GPU host emulation: rank " + std::to_string(rank) + " of a clique of " +
+                                        std::to_string(clique.num_ranks()));
+    }
+    auto& host = static_cast<HostClique&>(clique);
+    return std::unique_ptr<CollectiveTransport>(
+        std::make_unique<HostCollectiveTransport>(host.rendezvous(), "replicas", rank, host.num_ranks()));
   }
 
  private:
@@ -233,7 +273,7 @@ class HostEmulatedDeviceRuntime final : public GpuDeviceRuntime {
     }
   }
 
-  std::unique_ptr<HostKernelLibrary> library_;
+  std::shared_ptr<const HostKernelLibrary> library_;
   std::vector<int64_t> host_index_;
   Clock::time_point start_;
   std::vector<AlignedBuffer> allocations_;
@@ -248,7 +288,7 @@ class HostEmulatedDeviceRuntime final : public GpuDeviceRuntime {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<GpuDeviceRuntime>> CreateHostEmulatedDeviceRuntime(
-    std::unique_ptr<HostKernelLibrary> kernels) {
+    std::shared_ptr<const HostKernelLibrary> kernels) {
   if (kernels == nullptr) return absl::InvalidArgumentError("GPU host emulation: no host kernels");
   return std::unique_ptr<GpuDeviceRuntime>(std::make_unique<HostEmulatedDeviceRuntime>(std::move(kernels)));
 }

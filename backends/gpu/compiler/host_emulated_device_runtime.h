@@ -7,7 +7,8 @@
 // machines without a GPU, CI included.
 //
 //   - Kernels: a HostKernelLibrary (the same kernel IR as the PTX, compiled
-//     for the host), run on the calling thread.
+//     for the host), run on the calling thread. The library may be shared by
+//     the runtimes of several replicas (its Run is serialized).
 //   - Memory: device and pinned memory are 256-byte aligned host memory;
 //     DeviceBytesInUse is what AllocateDevice handed out.
 //   - Compute stream: eager; every operation runs when it is enqueued.
@@ -19,6 +20,9 @@
 //     overwrites a copy's source before the copy has run changes what the
 //     copy moves, so a missing event is a wrong result, not a lucky race.
 //   - Timing events record the host clock when their stream reaches them.
+//   - Collectives: a clique of one is copies; a clique of several replicas
+//     (CreateClique / JoinClique) is a HostCollectiveTransport per replica
+//     over one shared rendezvous (the replicas are host threads).
 
 #include <memory>
 
@@ -29,7 +33,7 @@
 namespace hmo::gpu {
 
 absl::StatusOr<std::unique_ptr<GpuDeviceRuntime>> CreateHostEmulatedDeviceRuntime(
-    std::unique_ptr<HostKernelLibrary> kernels);
+    std::shared_ptr<const HostKernelLibrary> kernels);
 
 }  // namespace hmo::gpu
 

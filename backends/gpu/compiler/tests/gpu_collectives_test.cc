@@ -1,5 +1,7 @@
-// Collectives in the single-device GPU executable: attribute parsing, the
-// clique-of-one thunks, and the errors for cliques it cannot run.
+// Collectives in the GPU executable, compile side: attribute parsing, the
+// clique-of-one thunks of a single replica, CollectiveOpFor for several
+// replicas, and the errors for cliques it cannot run. Replicated runs are
+// in gpu_replicated_execution_test.cc.
 
 #include <memory>
 #include <string>
@@ -24,6 +26,21 @@ TEST(GpuCollectivesTest, ReplicaGroupSizes) {
   EXPECT_EQ(*ReplicaGroupSize("[2,4]<=[8]"), 4);
   EXPECT_EQ(*ReplicaGroupSize("[1,1]<=[1]"), 1);
   EXPECT_FALSE(ReplicaGroupSize("{{0,1}").ok());
+}
+
+TEST(GpuCollectivesTest, ReplicaGroupsExplicitAndIota) {
+  using Groups = std::vector<std::vector<int64_t>>;
+  EXPECT_EQ(*ParseReplicaGroups("{}"), Groups{});
+  EXPECT_EQ(*ParseReplicaGroups("{{0,1},{2,3}}"), (Groups{{0, 1}, {2, 3}}));
+  EXPECT_EQ(*ParseReplicaGroups("{{3, 1, 2}}"), (Groups{{3, 1, 2}}));
+  EXPECT_EQ(*ParseReplicaGroups("[1,4]<=[4]"), (Groups{{0, 1, 2, 3}}));
+  EXPECT_EQ(*ParseReplicaGroups("[2,4]<=[8]"), (Groups{{0, 1, 2, 3}, {4, 5, 6, 7}}));
+  // iota(4) as 2x2, transposed: {{0,2},{1,3}}.
+  EXPECT_EQ(*ParseReplicaGroups("[2,2]<=[2,2]T(1,0)"), (Groups{{0, 2}, {1, 3}}));
+  EXPECT_EQ(*ParseReplicaGroups("[4,2]<=[2,4]T(1,0)"), (Groups{{0, 4}, {1, 5}, {2, 6}, {3, 7}}));
+  EXPECT_FALSE(ParseReplicaGroups("{{0,1}").ok());
+  EXPECT_FALSE(ParseReplicaGroups("[3,2]<=[4]").ok());
+  EXPECT_FALSE(ParseReplicaGroups("{{{0}}}").ok());
 }
 
 TEST(GpuCollectivesTest, SourceTargetPairs) {
@@ -114,6 +131,85 @@ ENTRY main {
   auto permute_executable = CompileForGpu(**permute, GpuCompileOptions{});
   ASSERT_FALSE(permute_executable.ok());
   EXPECT_THAT(std::string(permute_executable.status().message()), HasSubstr("the pair {0,1} needs 2 devices"));
+}
+
+// CollectiveOpFor on the instructions of a parsed module, by name.
+class CollectiveOpForTest : public ::testing::Test {
+ protected:
+  void Parse(const std::string& text) {
+    auto module = ParseHloModule(text);
+    ASSERT_TRUE(module.ok()) << module.status();
+    module_ = std::move(*module);
+  }
+  const HloInstruction& Find(const std::string& name) const {
+    for (const HloInstruction* instruction : module_->entry_computation()->instructions()) {
+      if (instruction->name() == name) return *instruction;
+    }
+    ADD_FAILURE() << "no instruction " << name;
+    return *module_->entry_computation()->root_instruction();
+  }
+  std::unique_ptr<HloModule> module_;
+};
+
+TEST_F(CollectiveOpForTest, ReplicasChangeWhichCliquesAreSupported) {
+  Parse(R"(
+HloModule ops
+
+mx {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT m = s32[] maximum(a, b)
+}
+
+ENTRY main {
+  x = s32[4,2] parameter(0)
+  all = s32[4,2] all-reduce(x), replica_groups={{0,1,2,3}}, to_apply=mx
+  pairs = s32[4,2] all-reduce(x), replica_groups={{0,1},{2,3}}, to_apply=mx
+  ag = s32[16,2] all-gather(x), replica_groups={}, dimensions={0}
+  rs = s32[1,2] reduce-scatter(x), replica_groups={}, dimensions={0}, to_apply=mx
+  cp = s32[4,2] collective-permute(x), source_target_pairs={{3,0},{0,3}}
+  ROOT t = (s32[4,2], s32[4,2], s32[16,2], s32[1,2], s32[4,2]) tuple(all, pairs, ag, rs, cp)
+}
+)");
+  // One replica: only cliques of one.
+  EXPECT_EQ(CollectiveOpFor(Find("all"), 1).status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(std::string(CollectiveOpFor(Find("cp"), 1).status().message()),
+              HasSubstr("the pair {3,0} needs 4 devices; the GPU executable runs on one device"));
+  // Four replicas.
+  absl::StatusOr<CollectiveOp> all = CollectiveOpFor(Find("all"), 4);
+  ASSERT_TRUE(all.ok()) << all.status();
+  EXPECT_EQ(all->kind, CollectiveKind::kAllReduce);
+  EXPECT_EQ(all->reduction, ReductionKind::kMax);
+  EXPECT_EQ(all->element_type, HostElementType::kS32);
+  EXPECT_EQ(all->send_elements, 8);
+  EXPECT_THAT(std::string(CollectiveOpFor(Find("pairs"), 4).status().message()),
+              HasSubstr("2 replica groups {{0,1},{2,3}}; only one group of all 4 replicas"));
+  absl::StatusOr<CollectiveOp> ag = CollectiveOpFor(Find("ag"), 4);
+  ASSERT_TRUE(ag.ok()) << ag.status();
+  EXPECT_EQ(ag->kind, CollectiveKind::kAllGather);
+  absl::StatusOr<CollectiveOp> rs = CollectiveOpFor(Find("rs"), 4);
+  ASSERT_TRUE(rs.ok()) << rs.status();
+  EXPECT_EQ(rs->kind, CollectiveKind::kReduceScatter);
+  EXPECT_EQ(rs->send_elements, 8);
+  // The gathered dimension must be num_replicas times the operand's.
+  EXPECT_EQ(CollectiveOpFor(Find("ag"), 2).status().code(), absl::StatusCode::kInvalidArgument);
+  absl::StatusOr<CollectiveOp> cp = CollectiveOpFor(Find("cp"), 4);
+  ASSERT_TRUE(cp.ok()) << cp.status();
+  EXPECT_EQ(cp->source_target_pairs, (std::vector<std::pair<int, int>>{{3, 0}, {0, 3}}));
+  EXPECT_EQ(CollectiveOpFor(Find("cp"), 3).status().code(), absl::StatusCode::kUnimplemented);
+}
+
+TEST_F(CollectiveOpForTest, RepeatedPermuteTargetIsInvalid) {
+  Parse(R"(
+HloModule repeated
+ENTRY main {
+  x = f32[4] parameter(0)
+  ROOT cp = f32[4] collective-permute(x), source_target_pairs={{0,1},{2,1}}
+}
+)");
+  const absl::Status status = CollectiveOpFor(Find("cp"), 3).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(status.message()), HasSubstr("collective-permute instruction cp"));
 }
 
 }  // namespace
