@@ -115,13 +115,9 @@ for module in "$ROOT/tests/hlo/if_conditional.hlo" "$ROOT/tests/gpu/elementwise.
 done
 
 # Host offload: the device arena with and without the host-offload
-# pipeline, and the compute/copy stream timeline (copies overlapped).
-step "offload: device-default" timeout 300 "$HMO" run "$ROOT/pipelines/device-default.yaml" --execute \
-  --backend gpu --check --seed 1 --results-dir "$RESULTS/offload-device-default" \
-  "$ROOT/tests/hlo/host_offload_jit_f_while_loops.hlo"
-step "offload: host-offload" timeout 300 "$HMO" run "$ROOT/pipelines/host-offload.yaml" --execute \
-  --backend gpu --check --seed 1 --results-dir "$RESULTS/offload-host-offload" \
-  "$ROOT/tests/hlo/host_offload_jit_f_while_loops.hlo"
+# pipeline, and the compute/copy stream timelines (copies overlapped).
+step "offload benchmark" env OUT_DIR="$RESULTS/offload" timeout 300 "$ROOT/bench/gpu_offload/run_offload_bench.sh" \
+  "$BUILD" gpu
 
 # The same after the cpu-fusion pass (from the CPU backend plugin): fused
 # kLoop kernels inside while loops with host offloading.

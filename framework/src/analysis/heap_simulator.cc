@@ -8,11 +8,19 @@
 #include "hmo/base/status_macros.h"
 #include "hmo/ir/hlo_computation.h"
 #include "hmo/ir/hlo_module.h"
+#include "hmo/ir/layout.h"
 
 namespace hmo {
 
 BufferSizeFunction ByteSizeOfValue(int64_t pointer_size) {
   return [pointer_size](const HloValue& value) {
+    return ShapeUtil::ByteSizeOf(value.shape(), pointer_size);
+  };
+}
+
+BufferSizeFunction DeviceByteSizeOfValue(int64_t pointer_size) {
+  return [pointer_size](const HloValue& value) -> int64_t {
+    if (value.shape().memory_space() == Layout::kHostMemorySpace) return 0;
     return ShapeUtil::ByteSizeOf(value.shape(), pointer_size);
   };
 }

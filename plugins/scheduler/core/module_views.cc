@@ -18,11 +18,11 @@
 namespace hmo::scheduler {
 
 SchedulingInputs MakeSchedulingInputs(const HloAliasAnalysis& alias_analysis,
-                                      int64_t pointer_size) {
+                                      BufferSizeFunction size_fn) {
   SchedulingInputs inputs;
   inputs.values.dataflow = &alias_analysis.dataflow_analysis();
   inputs.values.alias_analysis = &alias_analysis;
-  inputs.values.size_fn = ByteSizeOfValue(pointer_size);
+  inputs.values.size_fn = std::move(size_fn);
   inputs.may_share = [&alias_analysis](const HloInstruction& user, int64_t operand_index) {
     const HloDataflowAnalysis& dataflow = alias_analysis.dataflow_analysis();
     const HloInstruction* operand = user.operand(operand_index);

@@ -11,6 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "core/scheduling_graph.h"
+#include "hmo/analysis/heap_simulator.h"
 #include "hmo/analysis/hlo_alias_analysis.h"
 #include "hmo/plugin/scheduling_view.h"
 #include "hmo/plugin/scheduling_view_values.h"
@@ -22,13 +23,13 @@ struct SchedulingInputs {
   MayShareOperandBufferFn may_share;
 };
 
-// Values sized with ShapeUtil::ByteSizeOf(shape, pointer_size); an
+// Values sized with `size_fn` (default: ShapeUtil::ByteSizeOf(shape, 8)); an
 // instruction may take over operand i's buffer when the heap simulator could
 // let it: both are arrays, the operand defines its own value, both values
 // are alone in their HloBuffer, and CanShareOperandBufferWithUser agrees.
 // `alias_analysis` must outlive the result.
 SchedulingInputs MakeSchedulingInputs(const HloAliasAnalysis& alias_analysis,
-                                      int64_t pointer_size = 8);
+                                      BufferSizeFunction size_fn = ByteSizeOfValue());
 
 struct ComputationView {
   const HloComputation* computation = nullptr;

@@ -40,6 +40,9 @@ PassOptionSchema MemorySchedulerPass::OptionSchema() {
   schema.StringList("strategy-options", {},
                     "options forwarded to strategies, each 'strategy.key=value'");
   schema.Int("pointer-size", 8, "bytes of a tuple element pointer in buffer sizes");
+  schema.String("memory-spaces", "device",
+                "whose bytes the peak counts: 'device' (every memory space but host memory S(5), so "
+                "offloaded values free device memory) or 'all'");
   return schema;
 }
 
@@ -49,6 +52,11 @@ absl::StatusOr<std::unique_ptr<MemorySchedulerPass>> MemorySchedulerPass::Create
   pass->strategy_ = options.GetString("strategy");
   pass->candidates_ = options.GetStringList("candidates");
   pass->pointer_size_ = options.GetInt("pointer-size");
+  pass->memory_spaces_ = options.GetString("memory-spaces");
+  if (pass->memory_spaces_ != "device" && pass->memory_spaces_ != "all") {
+    return absl::InvalidArgumentError("option 'memory-spaces' must be 'device' or 'all', not '" +
+                                      pass->memory_spaces_ + "'");
+  }
   if (pass->pointer_size_ <= 0) {
     return absl::InvalidArgumentError("option 'pointer-size' must be positive");
   }
@@ -97,9 +105,10 @@ bool SameSchedule(const HloSchedule& a, const HloSchedule& b) {
 absl::StatusOr<bool> MemorySchedulerPass::Run(HloModule& module, PassContext& context) {
   HMO_ASSIGN_OR_RETURN(const HloAliasAnalysis* alias_analysis,
                        context.analyses().Get<HloAliasAnalysis>());
-  const scheduler::SchedulingInputs inputs =
-      scheduler::MakeSchedulingInputs(*alias_analysis, pointer_size_);
-  const BufferSizeFunction size_fn = ByteSizeOfValue(pointer_size_);
+  // Host-memory (S(5)) values cost no device memory unless told otherwise.
+  const BufferSizeFunction size_fn = memory_spaces_ == "all" ? ByteSizeOfValue(pointer_size_)
+                                                             : DeviceByteSizeOfValue(pointer_size_);
+  const scheduler::SchedulingInputs inputs = scheduler::MakeSchedulingInputs(*alias_analysis, size_fn);
   const SchedulerStrategyRegistry& strategies = context.registries().strategies;
 
   metrics_ = MemorySchedulerMetrics();

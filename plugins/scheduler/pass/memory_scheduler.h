@@ -91,6 +91,7 @@ class MemorySchedulerPass : public HloPass {
   std::vector<std::string> candidates_;
   std::vector<ForwardedOption> strategy_options_;
   int64_t pointer_size_ = 8;
+  std::string memory_spaces_ = "device";
   MemorySchedulerMetrics metrics_;
 };
 

@@ -219,6 +219,52 @@ TEST(MemorySchedulerPass, ForwardsStrategyOptions) {
       << unknown.status();
 }
 
+// A value offloaded to host memory (S(5)) and brought back: under the
+// device-memory objective the move out comes right after its producer (the
+// device copy dies, the host copy is free) and the move back right before
+// its reader; counting every memory space, the host copy costs as much as
+// the device one and the device peak stays higher.
+constexpr char kOffloaded[] = R"(
+HloModule offloaded
+
+ENTRY entry {
+  p = f32[256] parameter(0)
+  a = f32[256] negate(p)
+  b = f32[256] exponential(a)
+  h = f32[256]{0:S(5)} copy(a)
+  c = f32[256] sine(b)
+  e = f32[256] add(c, b)
+  d = f32[256] copy(h)
+  ROOT r = f32[256] add(e, d)
+}
+)";
+
+TEST(MemorySchedulerPass, DeviceMemoryObjectiveMovesOffloadedValuesOutEarlyAndBackLate) {
+  PluginHost host;
+  LoadSchedulerPlugins(host);
+  auto module = Parse(kOffloaded);
+  absl::StatusOr<MemorySchedulerMetrics> device = RunPass(*module, host);
+  ASSERT_TRUE(device.ok()) << device.status();
+  std::vector<std::string> order;
+  for (const HloInstruction* instruction : module->schedule().sequence(module->entry_computation()).instructions()) {
+    order.push_back(instruction->name());
+  }
+  auto position = [&](const std::string& name) { return std::find(order.begin(), order.end(), name) - order.begin(); };
+  EXPECT_LT(position("h"), position("c")) << fmt::format("{}", fmt::join(order, " "));
+  EXPECT_GT(position("d"), position("e")) << fmt::format("{}", fmt::join(order, " "));
+  // p, a, b; then p, b, c; then p, e, d: 3 x 1 KiB of device memory.
+  EXPECT_EQ(device->candidates[device->selected].peak_memory, 3 * 1024);
+
+  auto again = Parse(kOffloaded);
+  absl::StatusOr<MemorySchedulerMetrics> all = RunPass(*again, host, {{"memory-spaces", std::string("all")}});
+  ASSERT_TRUE(all.ok()) << all.status();
+  EXPECT_GT(all->candidates[all->selected].peak_memory, 3 * 1024);
+
+  absl::StatusOr<MemorySchedulerMetrics> bad = RunPass(*Parse(kOffloaded), host, {{"memory-spaces", std::string("host")}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("'device' or 'all'"), std::string::npos) << bad.status();
+}
+
 TEST(MemorySchedulerPass, RejectsUnknownStrategiesAndMalformedOptions) {
   PluginHost host;
   LoadSchedulerPlugins(host);

@@ -71,6 +71,12 @@ using BufferSizeFunction = std::function<int64_t(const HloValue&)>;
 // element).
 BufferSizeFunction ByteSizeOfValue(int64_t pointer_size = 8);
 
+// ByteSizeOfValue, but 0 for a value in host memory (memory space
+// Layout::kHostMemorySpace, S(5)): the size function of the device-memory
+// objective, under which offloading a value to the host frees its device
+// bytes (a schedule that moves it out early and back late is better).
+BufferSizeFunction DeviceByteSizeOfValue(int64_t pointer_size = 8);
+
 struct HeapSimulatorOptions {
   // Let a value take over an operand's buffer that dies at its definition.
   bool may_reuse_operand_buffers = true;
