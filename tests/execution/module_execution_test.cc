@@ -37,6 +37,7 @@ class EvaluatingExecutable : public Executable {
     return result;
   }
   const ExecutableStats& stats() const override { return stats_; }
+  const HloModule& module() const { return module_; }
 
  private:
   const HloModule& module_;
@@ -175,6 +176,55 @@ TEST_F(ModuleExecutionTest, ArgumentsFromNpyFiles) {
   ASSERT_FALSE(shape.ok());
   EXPECT_THAT(shape.message(), HasSubstr(b + ": expected f32[3]"));
   EXPECT_THAT(shape.message(), HasSubstr("parameter 0 'a'"));
+}
+
+// Replicas: each gets the arguments of seed + r, its own result files and
+// its own comparison; a backend without ExecuteReplicated says it runs one.
+class ReplicatedEvaluatingExecutable : public EvaluatingExecutable {
+ public:
+  using EvaluatingExecutable::EvaluatingExecutable;
+  absl::StatusOr<std::vector<Literal>> ExecuteReplicated(const std::vector<std::vector<Literal>>& arguments,
+                                                         std::vector<ExecutionProfile>* profiles) override {
+    if (profiles != nullptr) profiles->assign(arguments.size(), ExecutionProfile{});
+    return HloEvaluator().EvaluateReplicated(module(), arguments);
+  }
+};
+
+class ReplicatedEvaluatingBackend : public EvaluatingBackend {
+ public:
+  absl::StatusOr<std::unique_ptr<Executable>> Compile(const HloModule& module,
+                                                      const CompileOptions&) const override {
+    return std::unique_ptr<Executable>(new ReplicatedEvaluatingExecutable(module, false));
+  }
+};
+
+TEST_F(ModuleExecutionTest, ReplicasGetTheirOwnSeedsResultsAndChecks) {
+  std::unique_ptr<HloModule> module = ParseFilled(5);
+  std::unique_ptr<HloModule> reference = ParseFilled(5);
+  ModuleExecutionOptions options;
+  options.seed = 5;
+  options.compile.num_replicas = 3;
+  options.results_dir = dir_ / "results";
+  options.reference = reference.get();
+  ModuleExecutionReport report;
+  const absl::Status status = ExecuteModule(ReplicatedEvaluatingBackend(), *module, options, &report);
+  ASSERT_TRUE(status.ok()) << status;
+  ASSERT_EQ(report.replica_results.size(), 3u);
+  EXPECT_EQ(report.result, report.replica_results[0]);
+  EXPECT_NE(report.replica_results[0], report.replica_results[1]);  // seeds 5 and 6
+  ASSERT_TRUE(report.comparison.has_value());
+  EXPECT_EQ(report.comparison->outputs, 6);
+  ASSERT_EQ(report.result_files.size(), 6u);
+  EXPECT_EQ(report.result_files[5], dir_ / "results" / "replica2" / "result.1.npy");
+
+  ModuleExecutionReport unsupported;
+  const absl::Status one = ExecuteModule(EvaluatingBackend(), *module, options, &unsupported);
+  EXPECT_EQ(one.code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(std::string(one.message()), HasSubstr("runs one replica, not 3"));
+
+  options.input_files = {"a.npy", "b.npy"};
+  const absl::Status files = ExecuteModule(ReplicatedEvaluatingBackend(), *module, options, &unsupported);
+  EXPECT_EQ(files.code(), absl::StatusCode::kInvalidArgument);
 }
 
 TEST_F(ModuleExecutionTest, ABackendThatCannotExecuteSaysSo) {

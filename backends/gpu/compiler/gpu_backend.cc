@@ -18,6 +18,7 @@ absl::StatusOr<std::unique_ptr<Executable>> GpuBackend::Compile(const HloModule&
   gpu_options.codegen.opt_level = options.opt_level;
   gpu_options.codegen.dump_ir_to = options.dump_ir_to;
   gpu_options.device = device_;
+  gpu_options.num_replicas = static_cast<int>(options.num_replicas);
   absl::StatusOr<std::unique_ptr<GpuExecutable>> executable = CompileForGpu(module, gpu_options);
   if (!executable.ok()) return executable.status();
   return std::unique_ptr<Executable>(std::move(*executable));

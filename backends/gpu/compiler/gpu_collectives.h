@@ -31,27 +31,13 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "hmo/ir/collective_attributes.h"  // ParseReplicaGroups, ReplicaGroupSize, ParseSourceTargetPairs
 #include "hmo/ir/hlo_instruction.h"
 #include "nccl/collective_thunk.h"
 
 namespace hmo::gpu {
 
 bool IsCollective(const HloInstruction& instruction);
-
-// The largest number of participants of one replica group in the
-// replica_groups attribute text ("{{0,1},{2,3}}" -> 2, "[2,4]<=[8]" -> 4,
-// "{}" -> 1). INVALID_ARGUMENT for text it cannot read.
-absl::StatusOr<int64_t> ReplicaGroupSize(std::string_view replica_groups);
-
-// (source, target) pairs of a source_target_pairs attribute ("{{0,1},{1,0}}").
-absl::StatusOr<std::vector<std::pair<int, int>>> ParseSourceTargetPairs(std::string_view text);
-
-// The replica groups of a replica_groups attribute: the explicit form
-// ("{{0,1},{2,3}}"; "{}" is no group) or the iota form
-// ("[2,4]<=[8]", "[2,4]<=[4,2]T(1,0)": iota over the reshape dimensions,
-// transposed, read as groups x size). INVALID_ARGUMENT for text it cannot
-// read.
-absl::StatusOr<std::vector<std::vector<int64_t>>> ParseReplicaGroups(std::string_view replica_groups);
 
 // The CollectiveOp of `instruction` (an array-shaped collective) run by
 // each of `num_replicas` replicas (see the top of this file); UNIMPLEMENTED

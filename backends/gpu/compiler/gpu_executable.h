@@ -80,7 +80,8 @@ class GpuExecutable : public Executable {
   // preferred over the DEADLINE_EXCEEDED of the peers left waiting for it
   // at a collective). With one replica it is Execute.
   absl::StatusOr<std::vector<Literal>> ExecuteReplicated(
-      const std::vector<std::vector<Literal>>& arguments_per_replica, std::vector<ExecutionProfile>* profiles);
+      const std::vector<std::vector<Literal>>& arguments_per_replica,
+      std::vector<ExecutionProfile>* profiles) override;
   int num_replicas() const { return plan_.num_replicas; }
 
   const ExecutableStats& stats() const override { return stats_; }

@@ -2,23 +2,28 @@
 // instruction's operand values to its opcode handler, and implements the
 // opcodes that evaluate other computations (call, fusion, while,
 // conditional) or only rearrange values (parameter, constant, tuple,
-// get-tuple-element, copies and annotations).
+// get-tuple-element, copies and annotations). EvaluateReplicated runs one
+// such walk per replica on its own thread.
 
 #include "hmo/eval/hlo_evaluator.h"
 
 #include <deque>
+#include <thread>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "hmo/ir/hlo_instruction.h"
+#include "collective_exchange.h"
 #include "hmo/ir/shape.h"
 #include "opcode_handlers.h"
 
 namespace hmo {
 namespace {
 
+using eval_internal::CollectiveExchange;
 using eval_internal::ComputationRunner;
 using eval_internal::Operands;
+using eval_internal::ReplicaContext;
 
 std::string Describe(const HloInstruction& instr) {
   return absl::StrCat(std::string(HloOpcodeString(instr.opcode())), " ", instr.name());
@@ -34,7 +39,8 @@ bool IsPlacementAnnotation(std::string_view target) {
 // evaluation order, since reducers and loop bodies run many times.
 class Interpreter {
  public:
-  explicit Interpreter(const HloEvaluator::Options& options) : options_(options) {
+  Interpreter(const HloEvaluator::Options& options, ReplicaContext* replica)
+      : options_(options), replica_(replica) {
     runner_ = [this](const HloComputation& computation, absl::Span<const Literal> args) {
       return Run(computation, args);
     };
@@ -55,6 +61,7 @@ class Interpreter {
   absl::StatusOr<Literal> EvaluateConditional(const HloInstruction& instr, Operands operands);
 
   HloEvaluator::Options options_;
+  ReplicaContext* replica_;  // this replica's number and exchange
   ComputationRunner runner_;
   absl::flat_hash_map<const HloComputation*, std::vector<const HloInstruction*>> orders_;
 };
@@ -132,6 +139,7 @@ absl::StatusOr<Literal> Interpreter::EvaluateInstruction(const HloInstruction& i
   const HloOpcode op = instr.opcode();
   if (IsElementwiseUnaryOpcode(op)) return HandleElementwiseUnary(instr, operands);
   if (IsElementwiseBinaryOpcode(op)) return HandleElementwiseBinary(instr, operands);
+  if (IsReplicaOpcode(op)) return HandleReplicaOpcode(instr, operands, *replica_, runner_);
   switch (op) {
     case HloOpcode::kParameter: {
       const int64_t number = instr.parameter_number();
@@ -264,6 +272,23 @@ absl::StatusOr<Literal> Interpreter::EvaluateConditional(const HloInstruction& i
   return Run(*instr.branch_computation(branch), branch_args);
 }
 
+absl::Status CheckArguments(const HloComputation& computation, absl::Span<const Literal> arguments) {
+  if (static_cast<int64_t>(arguments.size()) != computation.num_parameters()) {
+    return absl::InvalidArgumentError(absl::StrCat("evaluator: ", computation.name(), " takes ",
+                                                   computation.num_parameters(),
+                                                   " arguments, got ", arguments.size()));
+  }
+  for (int64_t i = 0; i < computation.num_parameters(); ++i) {
+    const Shape& expected = computation.parameter_instruction(i)->shape();
+    if (!ShapeUtil::EqualIgnoringLayout(expected, arguments[i].shape())) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "evaluator: argument ", i, " of ", computation.name(), " has shape ",
+          arguments[i].shape().ToString(false), ", expected ", expected.ToString(false)));
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<Literal> HloEvaluator::Evaluate(const HloModule& module,
@@ -278,21 +303,67 @@ absl::StatusOr<Literal> HloEvaluator::Evaluate(const HloModule& module,
 
 absl::StatusOr<Literal> HloEvaluator::Evaluate(const HloComputation& computation,
                                                absl::Span<const Literal> arguments) {
-  if (static_cast<int64_t>(arguments.size()) != computation.num_parameters()) {
-    return absl::InvalidArgumentError(absl::StrCat("evaluator: ", computation.name(), " takes ",
-                                                   computation.num_parameters(),
-                                                   " arguments, got ", arguments.size()));
+  absl::Status checked = CheckArguments(computation, arguments);
+  if (!checked.ok()) return checked;
+  // One replica: every collective is a group of one, met at once.
+  CollectiveExchange exchange(1, options_.collective_timeout);
+  ReplicaContext replica{0, &exchange, {}};
+  Interpreter interpreter(options_, &replica);
+  return interpreter.Run(computation, arguments);
+}
+
+absl::StatusOr<std::vector<Literal>> HloEvaluator::EvaluateReplicated(
+    const HloModule& module, const std::vector<std::vector<Literal>>& arguments_per_replica) {
+  const int64_t replicas = static_cast<int64_t>(arguments_per_replica.size());
+  if (replicas < 1) return absl::InvalidArgumentError("evaluator: EvaluateReplicated needs at least one replica");
+  const HloComputation* entry = module.entry_computation();
+  if (entry == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat("evaluator: module ", module.name(),
+                                                   " has no entry computation"));
   }
-  for (int64_t i = 0; i < computation.num_parameters(); ++i) {
-    const Shape& expected = computation.parameter_instruction(i)->shape();
-    if (!ShapeUtil::EqualIgnoringLayout(expected, arguments[i].shape())) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "evaluator: argument ", i, " of ", computation.name(), " has shape ",
-          arguments[i].shape().ToString(false), ", expected ", expected.ToString(false)));
+  for (int64_t r = 0; r < replicas; ++r) {
+    absl::Status checked = CheckArguments(*entry, arguments_per_replica[r]);
+    if (!checked.ok()) {
+      return absl::Status(checked.code(), absl::StrCat("replica ", r, ": ", std::string(checked.message())));
     }
   }
-  Interpreter interpreter(options_);
-  return interpreter.Run(computation, arguments);
+  CollectiveExchange exchange(replicas, options_.collective_timeout);
+  std::vector<absl::StatusOr<Literal>> results(static_cast<size_t>(replicas),
+                                               absl::InternalError("evaluator: replica did not run"));
+  std::vector<std::thread> threads;
+  threads.reserve(static_cast<size_t>(replicas));
+  for (int64_t r = 0; r < replicas; ++r) {
+    threads.emplace_back([&, r] {
+      ReplicaContext replica{r, &exchange, {}};
+      Interpreter interpreter(options_, &replica);
+      results[r] = interpreter.Run(*entry, arguments_per_replica[r]);
+      // The others may be waiting for this replica at a collective it will
+      // never reach now: release them rather than let them time out.
+      if (!results[r].ok()) {
+        exchange.Abort(absl::AbortedError(absl::StrCat("evaluator: replica ", r, " failed: ",
+                                                       std::string(results[r].status().message()))));
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  // The error to report is the first one a replica ran into by itself, not
+  // the ABORTED ones it caused in the others.
+  int64_t failed = -1;
+  for (int64_t r = 0; r < replicas; ++r) {
+    if (results[r].ok()) continue;
+    if (failed < 0 || (results[failed].status().code() == absl::StatusCode::kAborted &&
+                       results[r].status().code() != absl::StatusCode::kAborted)) {
+      failed = r;
+    }
+  }
+  if (failed >= 0) {
+    const absl::Status& status = results[failed].status();
+    return absl::Status(status.code(), absl::StrCat("replica ", failed, ": ", std::string(status.message())));
+  }
+  std::vector<Literal> values;
+  values.reserve(static_cast<size_t>(replicas));
+  for (absl::StatusOr<Literal>& result : results) values.push_back(*std::move(result));
+  return values;
 }
 
 }  // namespace hmo

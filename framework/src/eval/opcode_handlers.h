@@ -67,6 +67,14 @@ absl::StatusOr<Literal> HandleGather(const HloInstruction& instr, Operands opera
 absl::StatusOr<Literal> HandleScatter(const HloInstruction& instr, Operands operands,
                                       const ComputationRunner& run);
 
+// collective_handlers.cc: replica-id, all-reduce, all-gather,
+// reduce-scatter and collective-permute of the replica `context` describes
+// (collective_exchange.h); the semantics are in hmo/eval/hlo_evaluator.h.
+struct ReplicaContext;
+bool IsReplicaOpcode(HloOpcode opcode);
+absl::StatusOr<Literal> HandleReplicaOpcode(const HloInstruction& instr, Operands operands,
+                                            ReplicaContext& context, const ComputationRunner& run);
+
 // sort_handler.cc.
 absl::StatusOr<Literal> HandleSort(const HloInstruction& instr, Operands operands,
                                    const ComputationRunner& run);

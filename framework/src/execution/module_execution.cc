@@ -1,5 +1,6 @@
 #include "hmo/execution/module_execution.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "fmt/format.h"
@@ -24,9 +25,20 @@ absl::Status WithContext(const absl::Status& status, std::string_view what) {
 absl::Status ExecuteModule(const Backend& backend, const HloModule& module,
                            const ModuleExecutionOptions& options, ModuleExecutionReport* report) {
   *report = ModuleExecutionReport{};
-  absl::StatusOr<std::vector<Literal>> arguments =
-      MakeModuleArguments(module, options.input_files, options.seed);
-  if (!arguments.ok()) return arguments.status();
+  const int64_t replicas = options.compile.num_replicas;
+  if (replicas < 1) return absl::InvalidArgumentError("the number of replicas must be at least 1");
+  if (replicas > 1 && !options.input_files.empty()) {
+    return absl::InvalidArgumentError(
+        "input files give one replica's arguments; with several replicas the arguments come from the seed "
+        "(replica r: seed + r)");
+  }
+  std::vector<std::vector<Literal>> arguments;
+  for (int64_t r = 0; r < replicas; ++r) {
+    absl::StatusOr<std::vector<Literal>> replica_arguments =
+        MakeModuleArguments(module, options.input_files, options.seed + static_cast<uint64_t>(r));
+    if (!replica_arguments.ok()) return replica_arguments.status();
+    arguments.push_back(*std::move(replica_arguments));
+  }
 
   const Clock::time_point compile_start = Clock::now();
   absl::StatusOr<std::unique_ptr<Executable>> executable = backend.Compile(module, options.compile);
@@ -37,41 +49,78 @@ absl::Status ExecuteModule(const Backend& backend, const HloModule& module,
   report->compiled = true;
   report->stats = (*executable)->stats();
 
-  ExecutionProfile profile;
+  std::vector<ExecutionProfile> profiles(1);
   PeakResidentSetMeter meter;
   meter.Start();
   const Clock::time_point run_start = Clock::now();
-  absl::StatusOr<Literal> result = (*executable)->Execute(*arguments, &profile);
+  absl::StatusOr<std::vector<Literal>> results;
+  if (replicas == 1) {
+    absl::StatusOr<Literal> result = (*executable)->Execute(arguments[0], &profiles[0]);
+    if (result.ok()) {
+      results.emplace();
+      results->push_back(*std::move(result));
+    } else {
+      results = result.status();
+    }
+  } else {
+    results = (*executable)->ExecuteReplicated(arguments, &profiles);
+  }
   const double run_wall_seconds = SecondsSince(run_start);
   const int64_t measured_growth = meter.Stop();
-  if (!result.ok()) {
-    return WithContext(result.status(), fmt::format("backend {}: execute", backend.name()));
+  if (!results.ok()) {
+    return WithContext(results.status(), fmt::format("backend {}: execute", backend.name()));
   }
+  if (static_cast<int64_t>(results->size()) != replicas || profiles.empty()) {
+    return absl::InternalError(fmt::format("backend {}: {} results for {} replicas", backend.name(),
+                                           results->size(), replicas));
+  }
+  const ExecutionProfile& profile = profiles.front();
   report->executed = true;
   report->run_seconds = profile.run_seconds > 0 ? profile.run_seconds : run_wall_seconds;
   // Ours covers the whole Execute call; the backend's is the fallback.
   report->peak_rss_growth_bytes =
       measured_growth >= 0 ? measured_growth : profile.peak_rss_growth_bytes;
   report->device_peak_bytes = profile.device_peak_bytes;
-  report->timeline = std::move(profile.timeline);
-  report->result = *std::move(result);
+  report->timeline = profile.timeline;
+  report->result = results->front();
+  if (replicas > 1) report->replica_results = *std::move(results);
 
   if (!options.results_dir.empty()) {
-    absl::StatusOr<std::vector<std::filesystem::path>> written =
-        WriteResultFiles(options.results_dir, report->result);
-    if (!written.ok()) return written.status();
-    report->result_files = *std::move(written);
+    for (int64_t r = 0; r < replicas; ++r) {
+      const std::filesystem::path directory =
+          replicas == 1 ? options.results_dir : options.results_dir / fmt::format("replica{}", r);
+      absl::StatusOr<std::vector<std::filesystem::path>> written =
+          WriteResultFiles(directory, replicas == 1 ? report->result : report->replica_results[r]);
+      if (!written.ok()) return written.status();
+      report->result_files.insert(report->result_files.end(), written->begin(), written->end());
+    }
   }
 
   if (options.reference == nullptr) return absl::OkStatus();
   HloEvaluator evaluator;
-  absl::StatusOr<Literal> expected = evaluator.Evaluate(*options.reference, *arguments);
-  if (!expected.ok()) return WithContext(expected.status(), "reference evaluation");
+  std::vector<Literal> expected;
+  if (replicas == 1) {
+    absl::StatusOr<Literal> one = evaluator.Evaluate(*options.reference, arguments[0]);
+    if (!one.ok()) return WithContext(one.status(), "reference evaluation");
+    expected.push_back(*std::move(one));
+  } else {
+    absl::StatusOr<std::vector<Literal>> all = evaluator.EvaluateReplicated(*options.reference, arguments);
+    if (!all.ok()) return WithContext(all.status(), "reference evaluation");
+    expected = *std::move(all);
+  }
   report->comparison.emplace();
-  absl::Status compared =
-      CompareLiterals(*expected, report->result, options.comparison, &*report->comparison);
-  if (!compared.ok()) {
-    return WithContext(compared, "result differs from the reference evaluator's");
+  for (int64_t r = 0; r < replicas; ++r) {
+    LiteralComparisonSummary summary;
+    const Literal& actual = replicas == 1 ? report->result : report->replica_results[r];
+    absl::Status compared = CompareLiterals(expected[r], actual, options.comparison, &summary);
+    report->comparison->outputs += summary.outputs;
+    report->comparison->elements += summary.elements;
+    report->comparison->max_abs_diff = std::max(report->comparison->max_abs_diff, summary.max_abs_diff);
+    if (!compared.ok()) {
+      return WithContext(compared, replicas == 1 ? std::string("result differs from the reference evaluator's")
+                                                 : fmt::format("replica {}: result differs from the reference "
+                                                               "evaluator's", r));
+    }
   }
   return absl::OkStatus();
 }

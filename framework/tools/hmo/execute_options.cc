@@ -75,6 +75,9 @@ void ExecuteArguments::AddTo(ArgumentParser& parser) {
                    "--check: relative tolerance for every float type (default: per type)");
   parser.AddOption("--atol", "X", &atol,
                    "--check: absolute tolerance for every float type (default: per type)");
+  parser.AddOption("--replicas", "N", &replicas,
+                   "run N replicas together, collectives spanning them (default: 1); replica r's "
+                   "arguments come from seed + r, its results go to DIR/replica<r>/");
 }
 
 absl::StatusOr<ExecuteSettings> ResolveExecuteArguments(const ExecuteArguments& arguments,
@@ -133,6 +136,17 @@ absl::StatusOr<ExecuteSettings> ResolveExecuteArguments(const ExecuteArguments& 
       tolerance.absolute = *atol;
     }
     settings.comparison.float_tolerance = tolerance;
+  }
+  if (!arguments.replicas.empty()) {
+    absl::StatusOr<uint64_t> replicas = ParseUnsigned("--replicas", arguments.replicas);
+    if (!replicas.ok()) return replicas.status();
+    if (*replicas < 1 || *replicas > 1024) {
+      return absl::InvalidArgumentError(fmt::format("--replicas must be in [1, 1024], got {}", *replicas));
+    }
+    if (*replicas > 1 && !settings.input_files.empty()) {
+      return absl::InvalidArgumentError("--inputs gives one replica's arguments; use --seed with --replicas");
+    }
+    settings.compile.num_replicas = static_cast<int64_t>(*replicas);
   }
   settings.results_dir = arguments.results_dir;
   return settings;

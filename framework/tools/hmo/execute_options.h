@@ -2,7 +2,7 @@
 #define HMO_TOOLS_HMO_EXECUTE_OPTIONS_H_
 
 // `hmo run`'s execution options (--execute, --check, --backend, --inputs,
-// --seed, --results-dir, --opt-level, --rtol, --atol): declared on the
+// --seed, --results-dir, --opt-level, --rtol, --atol, --replicas): declared on the
 // argument parser, then checked against the loaded backends.
 
 #include <cstdint>
@@ -29,6 +29,7 @@ struct ExecuteArguments {
   std::string opt_level;
   std::string rtol;
   std::string atol;
+  std::string replicas;
 
   void AddTo(ArgumentParser& parser);
   // Whether any execution was asked for (--execute or --check).

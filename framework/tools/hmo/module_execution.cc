@@ -42,7 +42,14 @@ std::string DescribeReport(const Backend& backend, const ModuleExecutionReport& 
                         report.device_peak_bytes, planned_device, Layout::kHostMemorySpace);
   }
   text += DescribeTimeline(report.timeline);
-  text += DescribeResultLeaves(report.result, "  ");
+  if (report.replica_results.empty()) {
+    text += DescribeResultLeaves(report.result, "  ");
+  } else {
+    for (size_t r = 0; r < report.replica_results.size(); ++r) {
+      text += fmt::format("  replica {}:\n", r);
+      text += DescribeResultLeaves(report.replica_results[r], "    ");
+    }
+  }
   if (!report.result_files.empty()) {
     std::vector<std::string> names;
     for (const std::filesystem::path& path : report.result_files) names.push_back(path.string());

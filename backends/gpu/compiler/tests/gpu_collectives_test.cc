@@ -1,4 +1,5 @@
-// Collectives in the GPU executable, compile side: attribute parsing, the
+// Collectives in the GPU executable, compile side (the attribute parsing
+// is the framework's: tests/ir/collective_attributes_test.cc): the
 // clique-of-one thunks of a single replica, CollectiveOpFor for several
 // replicas, and the errors for cliques it cannot run. Replicated runs are
 // in gpu_replicated_execution_test.cc.
@@ -17,38 +18,6 @@ namespace hmo::gpu {
 namespace {
 
 using ::testing::HasSubstr;
-
-TEST(GpuCollectivesTest, ReplicaGroupSizes) {
-  EXPECT_EQ(*ReplicaGroupSize("{}"), 1);
-  EXPECT_EQ(*ReplicaGroupSize("{{0}}"), 1);
-  EXPECT_EQ(*ReplicaGroupSize("{{0,1},{2,3}}"), 2);
-  EXPECT_EQ(*ReplicaGroupSize("{{0,1,2,3}}"), 4);
-  EXPECT_EQ(*ReplicaGroupSize("[2,4]<=[8]"), 4);
-  EXPECT_EQ(*ReplicaGroupSize("[1,1]<=[1]"), 1);
-  EXPECT_FALSE(ReplicaGroupSize("{{0,1}").ok());
-}
-
-TEST(GpuCollectivesTest, ReplicaGroupsExplicitAndIota) {
-  using Groups = std::vector<std::vector<int64_t>>;
-  EXPECT_EQ(*ParseReplicaGroups("{}"), Groups{});
-  EXPECT_EQ(*ParseReplicaGroups("{{0,1},{2,3}}"), (Groups{{0, 1}, {2, 3}}));
-  EXPECT_EQ(*ParseReplicaGroups("{{3, 1, 2}}"), (Groups{{3, 1, 2}}));
-  EXPECT_EQ(*ParseReplicaGroups("[1,4]<=[4]"), (Groups{{0, 1, 2, 3}}));
-  EXPECT_EQ(*ParseReplicaGroups("[2,4]<=[8]"), (Groups{{0, 1, 2, 3}, {4, 5, 6, 7}}));
-  // iota(4) as 2x2, transposed: {{0,2},{1,3}}.
-  EXPECT_EQ(*ParseReplicaGroups("[2,2]<=[2,2]T(1,0)"), (Groups{{0, 2}, {1, 3}}));
-  EXPECT_EQ(*ParseReplicaGroups("[4,2]<=[2,4]T(1,0)"), (Groups{{0, 4}, {1, 5}, {2, 6}, {3, 7}}));
-  EXPECT_FALSE(ParseReplicaGroups("{{0,1}").ok());
-  EXPECT_FALSE(ParseReplicaGroups("[3,2]<=[4]").ok());
-  EXPECT_FALSE(ParseReplicaGroups("{{{0}}}").ok());
-}
-
-TEST(GpuCollectivesTest, SourceTargetPairs) {
-  auto pairs = ParseSourceTargetPairs("{{0,1},{1,2},{2,0}}");
-  ASSERT_TRUE(pairs.ok());
-  EXPECT_EQ(*pairs, (std::vector<std::pair<int, int>>{{0, 1}, {1, 2}, {2, 0}}));
-  EXPECT_FALSE(ParseSourceTargetPairs("{{0,1},{2}}").ok());
-}
 
 constexpr char kCliqueOfOne[] = R"(
 HloModule collectives, is_scheduled=true

@@ -314,6 +314,24 @@ TEST(GpuEmulatedCliTest, HostOffloadPipelineLowersTheDeviceArena) {
   EXPECT_LE(offload_bytes, device_bytes - 5 * 524288 + 2 * 256) << device.out << offload.out;
 }
 
+// `--replicas 4`: four replicas of a module with an all-reduce and an
+// all-gather, each checked against the evaluator's replica (seed + r).
+TEST(GpuEmulatedCliTest, ReplicasRunTogetherAndEachIsChecked) {
+  if (!HaveLibdevice()) GTEST_SKIP() << "libdevice not found at " << DefaultLibdevicePath();
+  const std::string module = std::string(HMO_TEST_DATA_DIR) + "/gpu/all_reduce_replicas.hlo";
+  const test_support::HmoCliRun run = test_support::RunHmoCli(
+      "run --passes=memory-report --execute --backend gpu-emulated --replicas 4 --check --seed 3 " + module);
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_THAT(run.out, HasSubstr("check: ok (8 outputs"));
+  EXPECT_THAT(run.out, HasSubstr("  replica 3:\n"));
+  // The CPU backend runs one replica and says so.
+  const test_support::HmoCliRun cpu = test_support::RunHmoCli(
+      "run --passes=memory-report --execute --backend cpu --replicas 2 " + std::string(HMO_TEST_DATA_DIR) +
+      "/gpu/elementwise.hlo");
+  EXPECT_NE(cpu.exit_code, 0);
+  EXPECT_THAT(cpu.err, HasSubstr("runs one replica, not 2")) << cpu.out << cpu.err;
+}
+
 INSTANTIATE_TEST_SUITE_P(Modules, GpuEmulatedCliTest,
                          ::testing::Values("if_conditional.hlo", "host_offload_jit_f_while_loops.hlo",
                                            "graphsage_tf.hlo"),

@@ -71,6 +71,15 @@ class Executable {
   virtual absl::StatusOr<Literal> Execute(absl::Span<const Literal> arguments,
                                           ExecutionProfile* profile) = 0;
 
+  // Runs the module as N = arguments_per_replica.size() replicas together
+  // (one argument list each; collectives exchange data across them) and
+  // returns each replica's result. `profiles`, when not null, gets one
+  // profile per replica. The default runs one replica through Execute and
+  // is UNIMPLEMENTED for more (the backend cannot run replicas).
+  virtual absl::StatusOr<std::vector<Literal>> ExecuteReplicated(
+      const std::vector<std::vector<Literal>>& arguments_per_replica,
+      std::vector<ExecutionProfile>* profiles);
+
   virtual const ExecutableStats& stats() const = 0;
 };
 

@@ -40,6 +40,11 @@ absl::StatusOr<std::vector<std::filesystem::path>> WriteResultFiles(
     const std::filesystem::path& directory, const Literal& result);
 
 struct ModuleExecutionOptions {
+  // compile.num_replicas > 1 runs that many replicas together
+  // (Executable::ExecuteReplicated): replica r gets the arguments of seed
+  // `seed + r` (input files are one replica's: INVALID_ARGUMENT), its
+  // results go to `results_dir/replica<r>/`, and each is compared with the
+  // evaluator's replica r (HloEvaluator::EvaluateReplicated).
   CompileOptions compile;
   // Arguments as for MakeModuleArguments.
   std::vector<std::string> input_files;
@@ -64,12 +69,17 @@ struct ModuleExecutionReport {
   // Peak resident set growth over the Execute call (PeakResidentSetMeter),
   // else the backend's ExecutionProfile figure; -1 when neither is known.
   int64_t peak_rss_growth_bytes = -1;
-  // The backend's ExecutionProfile::device_peak_bytes and timeline.
+  // The backend's ExecutionProfile::device_peak_bytes and timeline (of
+  // replica 0).
   int64_t device_peak_bytes = -1;
   std::vector<ExecutionProfile::StreamSpan> timeline;
+  // Replica 0's result; with several replicas every replica's in
+  // replica_results (replica_results[0] is a copy of `result`).
   Literal result;
+  std::vector<Literal> replica_results;
   std::vector<std::filesystem::path> result_files;
-  // Set when the comparison ran (also when it found a difference).
+  // Set when the comparison ran (also when it found a difference); over
+  // every replica (outputs and elements summed, the largest difference).
   std::optional<LiteralComparisonSummary> comparison;
 };
 

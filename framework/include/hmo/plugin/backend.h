@@ -27,6 +27,9 @@ struct CompileOptions {
   int opt_level = 2;
   // Print the generated LLVM IR to this file when not empty.
   std::string dump_ir_to;
+  // Replicas the executable runs together (Executable::ExecuteReplicated);
+  // collectives span them.
+  int64_t num_replicas = 1;
 };
 
 class Backend {
