@@ -46,7 +46,7 @@ absl::StatusOr<BufferAssignment::Slice> UniqueSlice(const BufferAssignment& assi
 
 // Runs a thunk plan on a runtime. Memory-space copies go to the copy stream
 // and stay pending until a compute-stream thunk touches their bytes; only
-// then does the compute stream wait for them (Thunk::accesses).
+// then does the compute stream wait for them (Thunk::reads / writes).
 class ThunkRunner {
  public:
   ThunkRunner(GpuExecutable::DeviceState& state, const GpuKernelModule& kernels, bool record_timeline)
@@ -111,19 +111,23 @@ class ThunkRunner {
     return a < b + b_bytes && b < a + a_bytes;
   }
 
-  // The compute stream waits for the pending copies whose bytes overlap
-  // any of `slices` (or `extra`).
-  absl::Status WaitForCopiesTouching(const std::vector<BufferAssignment::Slice>& slices) {
+  // The compute stream waits for the pending copies that a thunk reading
+  // `reads` and writing `writes` conflicts with: reading a copy's
+  // destination (not there yet), writing its source (the copy may not have
+  // read it yet) or its destination (the copy would overwrite it). Reading
+  // the source while it is copied is fine.
+  absl::Status WaitForConflictingCopies(const std::vector<BufferAssignment::Slice>& reads,
+                                        const std::vector<BufferAssignment::Slice>& writes) {
     std::vector<PendingCopy> still_pending;
     for (const PendingCopy& copy : pending_) {
       bool touches = false;
-      for (const BufferAssignment::Slice& slice : slices) {
+      for (const BufferAssignment::Slice& slice : reads) {
+        touches |= Overlaps(state_.Address(slice), slice.size, copy.destination, copy.bytes);
+      }
+      for (const BufferAssignment::Slice& slice : writes) {
         const char* address = state_.Address(slice);
-        if (Overlaps(address, slice.size, copy.source, copy.bytes) ||
-            Overlaps(address, slice.size, copy.destination, copy.bytes)) {
-          touches = true;
-          break;
-        }
+        touches |= Overlaps(address, slice.size, copy.source, copy.bytes) ||
+                   Overlaps(address, slice.size, copy.destination, copy.bytes);
       }
       if (touches) {
         HMO_RETURN_IF_ERROR(runtime_.WaitEvent(GpuStream::kCompute, copy.done));
@@ -152,7 +156,7 @@ class ThunkRunner {
 
   // Reads a pred (1 byte) or s32 selector written by the compute stream.
   absl::StatusOr<int32_t> ReadSelector(const BufferAssignment::Slice& slice, bool is_pred) {
-    HMO_RETURN_IF_ERROR(WaitForCopiesTouching({slice}));
+    HMO_RETURN_IF_ERROR(WaitForConflictingCopies({slice}, {}));
     int32_t value = 0;
     uint8_t pred = 0;
     void* destination = is_pred ? static_cast<void*>(&pred) : static_cast<void*>(&value);
@@ -165,7 +169,7 @@ class ThunkRunner {
   absl::Status RunThunk(const Thunk& thunk) {
     switch (thunk.kind) {
       case Thunk::Kind::kKernel: {
-        HMO_RETURN_IF_ERROR(WaitForCopiesTouching(thunk.accesses));
+        HMO_RETURN_IF_ERROR(WaitForConflictingCopies(thunk.reads, thunk.writes));
         if (thunk.gemm.has_value() && thunk.gemm->batch * thunk.gemm->m * thunk.gemm->n * thunk.gemm->k >= kMinGemmFlops &&
             runtime_.HasGemm()) {
           return Timed(GpuStream::kCompute, thunk.instruction, [&] {
@@ -178,7 +182,7 @@ class ThunkRunner {
                      [&] { return runtime_.Launch(thunk.kernel, kernel.launch, state_.device_table); });
       }
       case Thunk::Kind::kCopy:
-        HMO_RETURN_IF_ERROR(WaitForCopiesTouching(thunk.accesses));
+        HMO_RETURN_IF_ERROR(WaitForConflictingCopies(thunk.reads, thunk.writes));
         return Timed(GpuStream::kCompute, thunk.instruction, [&] {
           return runtime_.CopyAsync(GpuStream::kCompute, state_.Address(thunk.destination),
                                     state_.Address(thunk.source), thunk.bytes);
@@ -210,7 +214,7 @@ class ThunkRunner {
       }
       case Thunk::Kind::kCollective:
         if (state_.collectives == nullptr) return absl::InternalError("GPU executable: no collective transport");
-        HMO_RETURN_IF_ERROR(WaitForCopiesTouching(thunk.accesses));
+        HMO_RETURN_IF_ERROR(WaitForConflictingCopies(thunk.reads, thunk.writes));
         return Timed(GpuStream::kCompute, thunk.instruction, [&] {
           return RunCollective(thunk.collective, state_.Address(thunk.source), state_.Address(thunk.destination),
                                *state_.collectives);

@@ -97,7 +97,8 @@ class ThunkPlanBuilder {
           thunk.source = src;
           thunk.destination = dst;
           thunk.bytes = bytes;
-          thunk.accesses = {src, dst};
+          thunk.reads = {src};
+          thunk.writes = {dst};
           out.push_back(std::move(thunk));
           return absl::OkStatus();
         });
@@ -179,7 +180,8 @@ class ThunkPlanBuilder {
       copy.source = src;
       copy.destination = dst;
       copy.bytes = ShapeUtil::ByteSizeOf(instruction.operand(init.operand_number)->shape());
-      copy.accesses = {src, dst};
+      copy.reads = {src};
+      copy.writes = {dst};
       out.push_back(std::move(copy));
     }
     Thunk thunk;
@@ -187,9 +189,9 @@ class ThunkPlanBuilder {
     thunk.instruction = &instruction;
     thunk.kernel = it->second;
     HMO_RETURN_IF_ERROR(AttachGemm(instruction, thunk));
-    thunk.accesses = SlicesOf(instruction);
+    thunk.writes = SlicesOf(instruction);
     for (const HloInstruction* operand : instruction.operands()) {
-      for (const BufferAssignment::Slice& slice : SlicesOf(*operand)) thunk.accesses.push_back(slice);
+      for (const BufferAssignment::Slice& slice : SlicesOf(*operand)) thunk.reads.push_back(slice);
     }
     out.push_back(std::move(thunk));
     return absl::OkStatus();
@@ -220,7 +222,8 @@ class ThunkPlanBuilder {
     HMO_ASSIGN_OR_RETURN(thunk.source, UniqueSlice(*instruction.operand(0), {}));
     HMO_ASSIGN_OR_RETURN(thunk.destination, UniqueSlice(instruction, {}));
     thunk.bytes = ShapeUtil::ByteSizeOf(instruction.shape());
-    thunk.accesses = {thunk.source, thunk.destination};
+    thunk.reads = {thunk.source};
+    thunk.writes = {thunk.destination};
     out.push_back(std::move(thunk));
     has_collectives_ = true;
     return absl::OkStatus();

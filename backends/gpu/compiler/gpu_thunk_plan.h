@@ -15,7 +15,7 @@
 //     bytes copied on the separate copy stream: after the compute stream's
 //     earlier work (an event), and before the first later thunk that touches
 //     its source or destination (an event the compute stream waits for then,
-//     see Thunk::accesses), so the copy overlaps the compute in between;
+//     see Thunk::reads / writes), so the copy overlaps the compute in between;
 //   - kConditional: read the branch index (pred: true -> branch 0) back to
 //     the host and run that branch's sequence (an index out of range runs
 //     the last branch);
@@ -85,12 +85,14 @@ struct Thunk {
   // kCollective.
   CollectiveOp collective;
 
-  // kKernel / kCopy / kCollective: every slice the thunk reads or writes
-  // on the compute stream. The executable makes the compute stream wait for
-  // a pending memory-space copy only before the first thunk whose accesses
-  // overlap that copy's source or destination, which is what lets copies
-  // overlap compute.
-  std::vector<BufferAssignment::Slice> accesses;
+  // kKernel / kCopy / kCollective: the slices the thunk reads and those it
+  // writes on the compute stream. The executable makes the compute stream
+  // wait for a pending memory-space copy only before the first thunk that
+  // reads the copy's destination or writes its source or destination (a
+  // thunk that only reads the source, e.g. the next layer of an offloaded
+  // activation, runs alongside), which is what lets copies overlap compute.
+  std::vector<BufferAssignment::Slice> reads;
+  std::vector<BufferAssignment::Slice> writes;
 };
 
 // Smaller dots run as kernels: a library call's fixed cost outweighs them.

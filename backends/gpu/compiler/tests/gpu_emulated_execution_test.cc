@@ -159,6 +159,38 @@ ENTRY main {
 // Dots laid out as GEMMs go to the runtime's BLAS (cuBLAS on a device; the
 // same column-major call to OpenBLAS here), smaller or oddly laid out ones
 // run their kernels; all must agree with the evaluator.
+// Reading an offloaded value while it is copied is no conflict: the next
+// layer (m reads n) runs without waiting for the MoveToHost of n; only the
+// reader of the MoveToDevice's result waits (for both copies, in order).
+TEST(GpuEmulatedExecutionTest, ReadingTheSourceOfACopyDoesNotWaitForIt) {
+  auto module = ParseHloModule(R"(
+HloModule offload_read, is_scheduled=true
+ENTRY main {
+  x = f32[256] parameter(0)
+  n = f32[256] negate(x)
+  h = f32[256]{0:S(5)} custom-call(n), custom_call_target="MoveToHost"
+  m = f32[256] multiply(n, n)
+  e = f32[256] exponential(m)
+  d = f32[256] custom-call(h), custom_call_target="MoveToDevice"
+  s = f32[256] add(d, e)
+  ROOT a = f32[256] add(s, n)
+}
+)");
+  ASSERT_TRUE(module.ok()) << module.status();
+  if (!HaveLibdevice()) GTEST_SKIP() << "libdevice not found at " << DefaultLibdevicePath();
+  const ExecutionProfile profile = ExpectEmulatedMatchesEvaluator(**module);
+  auto span = [&](const std::string& label) {
+    auto it = std::find_if(profile.timeline.begin(), profile.timeline.end(),
+                           [&](const ExecutionProfile::StreamSpan& s) { return s.label == label; });
+    EXPECT_NE(it, profile.timeline.end()) << label;
+    return it == profile.timeline.end() ? ExecutionProfile::StreamSpan{} : *it;
+  };
+  // On the emulated device a copy runs when it is waited for: after m and e
+  // (n stays live to the end, so m cannot take over, i.e. write, its bytes).
+  EXPECT_GE(span("h").start_seconds, span("e").end_seconds);
+  EXPECT_GE(span("s").start_seconds, span("d").end_seconds);
+}
+
 TEST(GpuEmulatedExecutionTest, LargeDotsAreGemmsSmallOnesKernels) {
   auto module = ParseHloModule(R"(
 HloModule dots, is_scheduled=true
