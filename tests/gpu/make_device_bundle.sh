@@ -11,7 +11,8 @@
 # The bundle mirrors a build directory anchored at $HMO_DEVICE_ANCHOR/build
 # (default /work/main, where the tests' compiled-in paths point):
 #   build/bin/            hmo, the GPU test binaries, the pool benchmark
-#   build/lib/            libhmo_framework, lib/hmo/plugins/*.so
+#   build/lib/            libhmo_framework, lib/hmo/plugins/*.so, the blas
+#                         tests' stand-in cuBLAS libraries
 #   build/sysroot-lib/    every shared library they need, glibc and its
 #                         loader included, so the device's own libraries
 #                         (other versions, or none) do not matter
@@ -47,6 +48,8 @@ rm -rf "$STAGE"
 mkdir -p "$STAGE/build/bin" "$STAGE/build/lib/hmo/plugins" "$STAGE/build/sysroot-lib" "$STAGE/build/share"
 for binary in "${BINARIES[@]}"; do cp "$BUILD/bin/$binary" "$STAGE/build/bin/"; done
 cp -a "$BUILD"/lib/libhmo_framework.so* "$STAGE/build/lib/"
+# The stand-in cuBLAS libraries hmo_gpu_blas_tests loads by their build path.
+cp "$BUILD"/lib/libhmo_gpu_blas_fake_cublas_*.so "$STAGE/build/lib/"
 for plugin in "${PLUGINS[@]}"; do cp "$BUILD/lib/hmo/plugins/lib$plugin.so" "$STAGE/build/lib/hmo/plugins/"; done
 cp "${CUDAToolkit_ROOT:-/usr/local/cuda}/nvvm/libdevice/libdevice.10.bc" "$STAGE/build/share/"
 
@@ -65,7 +68,7 @@ chmod u+w "$STAGE"/build/sysroot-lib/*
 
 LOADER=$(cd "$STAGE/build/sysroot-lib" && ls ld-linux-*.so.* | head -1)
 RUNPATH="$ANCHOR/build/sysroot-lib:$ANCHOR/build/lib"
-for elf in "$STAGE"/build/bin/* "$STAGE"/build/lib/libhmo_framework.so.* "$STAGE"/build/lib/hmo/plugins/*.so \
+for elf in "$STAGE"/build/bin/* "$STAGE"/build/lib/libhmo_*.so* "$STAGE"/build/lib/hmo/plugins/*.so \
            "$STAGE"/build/sysroot-lib/*; do
   [[ -L $elf ]] && continue
   case $(basename "$elf") in ld-linux-*|libc.so.*|libm.so.*|libpthread.so.*|libdl.so.*|librt.so.*) continue ;; esac
