@@ -107,7 +107,6 @@ RESULTS=${OUT:-$BUILD/gpu-check-results}
 mkdir -p "$RESULTS"
 for module in "$ROOT/tests/hlo/if_conditional.hlo" "$ROOT/tests/gpu/elementwise.hlo" \
               "$ROOT/tests/hlo/host_offload_jit_f_while_loops.hlo" \
-              "$ROOT/tests/hlo/dynamic_update_slice_inplace_bf16.hlo" \
               "$ROOT/tests/hlo/graphsage_tf.hlo" "$ROOT/tests/hlo/ssd_mobilenet_tf.hlo"; do
   name=$(basename "$module" .hlo)
   step "check $name" timeout 300 "$HMO" run --passes=memory-report --execute --backend gpu --check \

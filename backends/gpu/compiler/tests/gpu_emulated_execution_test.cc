@@ -16,6 +16,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hmo/eval/hlo_evaluator.h"
+#include "hmo/gpu/cuda_device_query.h"
 #include "hmo/execution/literal_comparison.h"
 #include "hmo/execution/random_literals.h"
 #include "hmo/text/hlo_parser.h"
@@ -37,14 +38,15 @@ GpuCompileOptions Emulated() {
 
 bool HaveLibdevice() { return std::filesystem::exists(DefaultLibdevicePath()); }
 
-// Compiles `module` for the emulated device, runs it on seeded arguments and
-// compares with the evaluator. Returns the profile of the run.
-ExecutionProfile ExpectEmulatedMatchesEvaluator(HloModule& module) {
+// Compiles `module` for the emulated device (or as `options` say), runs it
+// on seeded arguments and compares with the evaluator. Returns the profile
+// of the run.
+ExecutionProfile ExpectEmulatedMatchesEvaluator(HloModule& module, const GpuCompileOptions& options = Emulated()) {
   SCOPED_TRACE(module.name());
   FillElidedConstants(module, kSeed);
   const std::vector<Literal> arguments = MakeRandomArguments(module, kSeed);
   ExecutionProfile profile;
-  auto executable = CompileForGpu(module, Emulated());
+  auto executable = CompileForGpu(module, options);
   EXPECT_TRUE(executable.ok()) << executable.status();
   if (!executable.ok()) return profile;
   absl::StatusOr<Literal> actual = (*executable)->Execute(arguments, &profile);
@@ -59,12 +61,12 @@ ExecutionProfile ExpectEmulatedMatchesEvaluator(HloModule& module) {
 }
 
 // Every module of the test data file (XLA dumps may hold several).
-void ExpectEmulatedMatchesEvaluator(const std::string& test_data) {
+void ExpectEmulatedMatchesEvaluator(const std::string& test_data, const GpuCompileOptions& options = Emulated()) {
   absl::StatusOr<std::vector<std::unique_ptr<HloModule>>> modules =
       ParseHloModules(test_support::ReadTestData(test_data));
   ASSERT_TRUE(modules.ok()) << modules.status();
   ASSERT_FALSE(modules->empty());
-  for (std::unique_ptr<HloModule>& module : *modules) ExpectEmulatedMatchesEvaluator(*module);
+  for (std::unique_ptr<HloModule>& module : *modules) ExpectEmulatedMatchesEvaluator(*module, options);
 }
 
 TEST(GpuEmulatedExecutionTest, FusionAndElementwiseKernels) {
@@ -94,6 +96,22 @@ std::string ParamName(const ::testing::TestParamInfo<std::string>& info) {
 }
 
 INSTANTIATE_TEST_SUITE_P(RealModules, GpuEmulatedModelTest,
+                         ::testing::Values("if_conditional.hlo", "host_offload_jit_f_while_loops.hlo",
+                                           "dynamic_update_slice_inplace_bf16.hlo", "graphsage_tf.hlo",
+                                           "ssd_mobilenet_tf.hlo"),
+                         ParamName);
+
+// The same modules on a CUDA device (tests/gpu/run_gpu_checks.sh runs them
+// there; they skip elsewhere).
+class GpuDeviceModelTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(GpuDeviceModelTest, MatchesTheEvaluator) {
+  if (!CudaDeviceCount().ok()) GTEST_SKIP() << "no CUDA device: " << CudaDeviceCount().status().message();
+  if (!HaveLibdevice()) GTEST_SKIP() << "libdevice not found at " << DefaultLibdevicePath();
+  ExpectEmulatedMatchesEvaluator("hlo/" + GetParam(), GpuCompileOptions{});
+}
+
+INSTANTIATE_TEST_SUITE_P(RealModules, GpuDeviceModelTest,
                          ::testing::Values("if_conditional.hlo", "host_offload_jit_f_while_loops.hlo",
                                            "dynamic_update_slice_inplace_bf16.hlo", "graphsage_tf.hlo",
                                            "ssd_mobilenet_tf.hlo"),
