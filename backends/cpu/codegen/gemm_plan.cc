@@ -28,17 +28,6 @@ int64_t Product(const Shape& shape, const std::vector<int64_t>& dims) {
 
 }  // namespace
 
-std::vector<int64_t> DotFreeDimensions(int64_t rank, const std::vector<int64_t>& batch,
-                                       const std::vector<int64_t>& contracting) {
-  std::vector<int64_t> free;
-  for (int64_t d = 0; d < rank; ++d) {
-    if (std::find(batch.begin(), batch.end(), d) == batch.end() &&
-        std::find(contracting.begin(), contracting.end(), d) == contracting.end()) {
-      free.push_back(d);
-    }
-  }
-  return free;
-}
 
 std::optional<GemmPlan> GemmPlanFor(const HloInstruction& dot) {
   const DotDimensionNumbers& dnums = dot.dot_dimension_numbers();

@@ -41,6 +41,7 @@
 #include <optional>
 #include <vector>
 
+#include "hmo/ir/dot_dimensions.h"
 #include "hmo/ir/hlo_instruction.h"
 
 namespace hmo::cpu {
@@ -57,11 +58,6 @@ struct GemmPlan {
 // The plan for `dot` (a kDot instruction with dot dimension numbers), or
 // nullopt when its layouts do not allow one (see above).
 std::optional<GemmPlan> GemmPlanFor(const HloInstruction& dot);
-
-// The free dimensions of a dot operand of rank `rank` (neither in `batch`
-// nor in `contracting`), increasing.
-std::vector<int64_t> DotFreeDimensions(int64_t rank, const std::vector<int64_t>& batch,
-                                       const std::vector<int64_t>& contracting);
 
 }  // namespace hmo::cpu
 

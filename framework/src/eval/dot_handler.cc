@@ -7,26 +7,13 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "hmo/ir/dot_dimensions.h"
 #include "accumulation.h"
 #include "opcode_handlers.h"
 #include "row_kernels.h"
 
 namespace hmo::eval_internal {
 namespace {
-
-// Dimensions of a rank-`rank` operand that are neither batch nor contracting,
-// in increasing order.
-std::vector<int64_t> FreeDimensions(int64_t rank, const std::vector<int64_t>& batch,
-                                    const std::vector<int64_t>& contracting) {
-  std::vector<int64_t> free;
-  for (int64_t d = 0; d < rank; ++d) {
-    if (std::find(batch.begin(), batch.end(), d) == batch.end() &&
-        std::find(contracting.begin(), contracting.end(), d) == contracting.end()) {
-      free.push_back(d);
-    }
-  }
-  return free;
-}
 
 int64_t ProductOfDims(const Shape& shape, const std::vector<int64_t>& dims) {
   int64_t product = 1;
@@ -50,9 +37,9 @@ absl::StatusOr<Literal> HandleDot(const HloInstruction& instr, Operands operands
     return absl::UnimplementedError(
         absl::StrCat("evaluator: dot ", instr.name(), " with sparsity operands"));
   }
-  const std::vector<int64_t> lhs_free = FreeDimensions(
+  const std::vector<int64_t> lhs_free = DotFreeDimensions(
       lhs.shape().rank(), dnums.lhs_batch_dimensions, dnums.lhs_contracting_dimensions);
-  const std::vector<int64_t> rhs_free = FreeDimensions(
+  const std::vector<int64_t> rhs_free = DotFreeDimensions(
       rhs.shape().rank(), dnums.rhs_batch_dimensions, dnums.rhs_contracting_dimensions);
   const int64_t batch = ProductOfDims(lhs.shape(), dnums.lhs_batch_dimensions);
   const int64_t m = ProductOfDims(lhs.shape(), lhs_free);
