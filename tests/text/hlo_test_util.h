@@ -48,6 +48,7 @@ inline void ExpectStructurallyEqual(const HloModule& a, const HloModule& b) {
   EXPECT_TRUE(a.entry_computation_layout() == b.entry_computation_layout());
   EXPECT_TRUE(a.input_output_alias_config() == b.input_output_alias_config());
   EXPECT_TRUE(a.buffer_donor_config() == b.buffer_donor_config());
+  EXPECT_TRUE(a.stack_frame_index() == b.stack_frame_index());
   EXPECT_EQ(a.alias_passthrough_params(), b.alias_passthrough_params());
   EXPECT_EQ(a.replica_count(), b.replica_count());
   EXPECT_EQ(a.num_partitions(), b.num_partitions());

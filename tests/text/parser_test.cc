@@ -100,7 +100,7 @@ ENTRY %main.1 (a: f32[4]) -> (s32[], f32[4]) {
   RoundTrip(PrintHloModule(*m));
   // The long form prints back with % names, operand shapes and signatures.
   std::string long_form = PrintHloModule(*m, HloPrintOptions::LongForm());
-  EXPECT_NE(long_form.find("ENTRY %main.1 (a: f32[4]{0}) -> (s32[], f32[4]{0}) {"), std::string::npos)
+  EXPECT_NE(long_form.find("ENTRY %main.1 (a: f32[4]) -> (s32[], f32[4]) {"), std::string::npos)
       << long_form;
   EXPECT_NE(long_form.find("%next = s32[] add(s32[] %i, s32[] %one)"), std::string::npos);
   auto reparsed = ParseHloModule(long_form);

@@ -1,10 +1,10 @@
 // ShapeInference used directly (as passes do), without instructions.
 
-#include "hmo/verifier/shape_inference.h"
+#include "hmo/ir/shape_inference.h"
 
 #include <gtest/gtest.h>
 
-#include "hmo/verifier/shape_equality.h"
+#include "hmo/ir/shape_equality.h"
 
 namespace hmo {
 namespace {

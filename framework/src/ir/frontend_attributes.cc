@@ -1,6 +1,8 @@
 #include "hmo/ir/frontend_attributes.h"
 #include "str_cat.h"
 
+#include <algorithm>
+
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 
@@ -48,17 +50,46 @@ bool IsIdentifier(std::string_view s) {
 }
 }  // namespace
 
+bool IsAttributeDictionaryText(std::string_view value) {
+  if (value.size() < 2 || value.front() != '{' || value.back() != '}') return false;
+  int depth = 0;
+  for (size_t i = 0; i < value.size(); ++i) {
+    const char c = value[i];
+    if (c == '"') {
+      for (++i; i < value.size() && value[i] != '"'; ++i) {
+        if (value[i] == '\\') ++i;
+      }
+      if (i >= value.size()) return false;
+    } else if (c == '{') {
+      ++depth;
+    } else if (c == '}') {
+      // The outer brace closes only at the very end.
+      if (--depth == 0 && i + 1 != value.size()) return false;
+    }
+  }
+  return depth == 0;
+}
+
 std::string FrontendAttributes::ToString() const {
+  // XLA keeps these in a map and prints them sorted by key.
+  std::vector<const Entry*> sorted;
+  for (const Entry& e : entries_) sorted.push_back(&e);
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const Entry* a, const Entry* b) { return a->first < b->first; });
   std::string out = "{";
-  for (size_t i = 0; i < entries_.size(); ++i) {
+  for (size_t i = 0; i < sorted.size(); ++i) {
     if (i > 0) out += ",";
-    const Entry& e = entries_[i];
+    const Entry& e = *sorted[i];
     if (IsIdentifier(e.first)) {
       out += e.first;
     } else {
       StrAppend(&out, "\"", absl::CEscape(absl::string_view(e.first.data(), e.first.size())), "\"");
     }
-    StrAppend(&out, "=\"", absl::CEscape(absl::string_view(e.second.data(), e.second.size())), "\"");
+    if (IsAttributeDictionaryText(e.second)) {
+      StrAppend(&out, "=", e.second);  // composite.attributes={n = 1 : i32}
+    } else {
+      StrAppend(&out, "=\"", absl::CEscape(absl::string_view(e.second.data(), e.second.size())), "\"");
+    }
   }
   out += "}";
   return out;

@@ -193,6 +193,7 @@ std::unique_ptr<HloModule> HloModule::Clone(std::string_view suffix) const {
   module->num_partitions_ = num_partitions_;
   module->frontend_attributes_ = frontend_attributes_;
   module->raw_attributes_ = raw_attributes_;
+  module->stack_frame_index_ = stack_frame_index_;
 
   absl::flat_hash_map<const HloComputation*, HloComputation*> comp_map;
   std::vector<std::unique_ptr<HloComputation>> new_comps;

@@ -440,6 +440,53 @@ void Literal::SetFromComplex(int64_t i, std::complex<double> v) {
   }
 }
 
+namespace {
+// Bit layout of the IEEE-style float types that carry NaN payloads.
+struct IeeeLayout {
+  int width;          // bits per element
+  int mantissa_bits;  // the payload field
+};
+std::optional<IeeeLayout> IeeeLayoutOf(PrimitiveType t) {
+  switch (t) {
+    case PrimitiveType::F64: return IeeeLayout{64, 52};
+    case PrimitiveType::F32: return IeeeLayout{32, 23};
+    case PrimitiveType::F16: return IeeeLayout{16, 10};
+    case PrimitiveType::BF16: return IeeeLayout{16, 7};
+    case PrimitiveType::F8E5M2: return IeeeLayout{8, 2};
+    case PrimitiveType::F8E4M3: return IeeeLayout{8, 3};
+    case PrimitiveType::F8E3M4: return IeeeLayout{8, 4};
+    default: return std::nullopt;
+  }
+}
+uint64_t LoadBits(const uint8_t* p, int width) {
+  uint64_t v = 0;
+  std::memcpy(&v, p, width / 8);  // little-endian host, as everywhere in hmo
+  return v;
+}
+}  // namespace
+
+bool Literal::SetNanWithPayload(int64_t i, bool negative, uint64_t payload) {
+  const std::optional<IeeeLayout> layout = IeeeLayoutOf(element_type());
+  if (!layout || payload == 0 || payload >= (uint64_t{1} << layout->mantissa_bits)) return false;
+  const int exponent_bits = layout->width - 1 - layout->mantissa_bits;
+  const uint64_t exponent = ((uint64_t{1} << exponent_bits) - 1) << layout->mantissa_bits;
+  const uint64_t sign = negative ? uint64_t{1} << (layout->width - 1) : 0;
+  const uint64_t bits = sign | exponent | payload;
+  std::memcpy(data_.data() + i * (layout->width / 8), &bits, layout->width / 8);
+  return true;
+}
+
+std::optional<uint64_t> Literal::NanPayload(int64_t i) const {
+  const std::optional<IeeeLayout> layout = IeeeLayoutOf(element_type());
+  if (!layout) return std::nullopt;
+  const uint64_t bits = LoadBits(data_.data() + i * (layout->width / 8), layout->width);
+  const uint64_t mantissa = bits & ((uint64_t{1} << layout->mantissa_bits) - 1);
+  const int exponent_bits = layout->width - 1 - layout->mantissa_bits;
+  const uint64_t exponent = (bits >> layout->mantissa_bits) & ((uint64_t{1} << exponent_bits) - 1);
+  if (exponent != (uint64_t{1} << exponent_bits) - 1 || mantissa == 0) return std::nullopt;
+  return mantissa;
+}
+
 std::string Literal::ElementToString(int64_t i) const {
   const PrimitiveType t = element_type();
   if (t == PrimitiveType::PRED) return GetAsInt64(i) ? "true" : "false";
@@ -448,7 +495,16 @@ std::string Literal::ElementToString(int64_t i) const {
     PrimitiveType ct = primitive_util::ComplexComponentType(t);
     return StrCat("(", FloatToString(ct, c.real()), ", ", FloatToString(ct, c.imag()), ")");
   }
-  if (IsFloatingPoint(t)) return FloatToString(t, GetAsDouble(i));
+  if (IsFloatingPoint(t)) {
+    if (std::optional<uint64_t> payload = NanPayload(i)) {
+      const std::optional<IeeeLayout> layout = IeeeLayoutOf(t);
+      const bool negative = std::signbit(GetAsDouble(i));
+      if (*payload != uint64_t{1} << (layout->mantissa_bits - 1)) {
+        return StrCat(negative ? "-" : "", "nan(0x", absl::Hex(*payload), ")");
+      }
+    }
+    return FloatToString(t, GetAsDouble(i));
+  }
   if (t == PrimitiveType::U64) return StrCat(GetAsUint64(i));
   return StrCat(GetAsInt64(i));
 }

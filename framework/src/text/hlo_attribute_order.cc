@@ -75,6 +75,7 @@ constexpr std::array kOrder = {
     "k",
     "largest",
     "rng_algorithm",
+    "delta",
     "literal",
     "operand_layout_constraints",
     "custom_call_has_side_effect",

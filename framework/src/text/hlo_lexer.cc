@@ -33,7 +33,7 @@ void HloLexer::Reset(size_t offset) {
 
 bool HloLexer::CurrentStartsNewLine() const {
   for (size_t i = prev_end_; i < cur_.offset && i < end_; ++i) {
-    if (source_[i] == '\n') return true;
+    if (source_[i] == '\n' || source_[i] == '\r') return true;
   }
   return false;
 }
@@ -91,7 +91,8 @@ void HloLexer::SkipSpaceAndComments() {
     if (IsSpace(c)) {
       ++pos_;
     } else if (c == '/' && pos_ + 1 < end_ && source_[pos_ + 1] == '/') {
-      while (pos_ < end_ && source_[pos_] != '\n') ++pos_;
+      // A line comment ends at any line ending: \n, \r\n or a lone \r.
+      while (pos_ < end_ && source_[pos_] != '\n' && source_[pos_] != '\r') ++pos_;
     } else if (c == '/' && pos_ + 1 < end_ && source_[pos_ + 1] == '*') {
       size_t close = source_.find("*/", pos_ + 2);
       if (close == std::string_view::npos || close + 2 > end_) return;  // reported by Lex

@@ -103,6 +103,8 @@ class Parser {
   absl::Status ParseLiteral(const Shape& shape, Literal* literal);
   absl::Status ParseArrayLevel(const Shape& shape, int64_t dim, Literal* literal, int64_t* linear);
   absl::Status ParseElement(Literal* literal, int64_t linear);
+  absl::Status ParseNanPayload(Literal* literal, int64_t linear, bool store);
+  absl::Status CheckFloatInRange(const Token& t, double value, PrimitiveType type) const;
   absl::Status ParseInt(int64_t* value);
   absl::Status ParseBool(bool* value);
   absl::Status ParseString(std::string* value);
@@ -119,6 +121,11 @@ class Parser {
   absl::Status ParseEntryComputationLayout();
   absl::Status ParseInputOutputAlias();
   absl::Status ParseBufferDonor();
+  absl::Status ParseStackFrameTables();
+  absl::Status ParseStackFrameTable(std::string_view table);
+  absl::Status ParseTableFields(
+      std::string_view table,
+      const std::vector<std::pair<std::string_view, int64_t*>>& fields);
 
   std::string_view src_;
   HloLexer lexer_;
@@ -137,24 +144,27 @@ class Parser {
   std::vector<std::pair<HloInstruction*, size_t>> async_sugar_starts_;
   absl::Status ExpandAsyncSugar();
   HloInstruction* last_added_ = nullptr;
+  // Byte offsets of FileLocations / StackFrames entries, for errors.
+  std::vector<size_t> file_location_offsets_;
+  std::vector<size_t> stack_frame_offsets_;
 };
 
 // ------------------------------------------------------------------ errors
 
 absl::Status Parser::Error(size_t offset, std::string_view message) const {
   if (offset > src_.size()) offset = src_.size();
+  // Lines end at \n, \r\n or a lone \r.
   size_t line = 1;
   size_t line_start = 0;
   for (size_t i = 0; i < offset; ++i) {
-    if (src_[i] == '\n') {
+    if (src_[i] == '\n' || (src_[i] == '\r' && (i + 1 >= src_.size() || src_[i + 1] != '\n'))) {
       ++line;
       line_start = i + 1;
     }
   }
-  size_t line_end = src_.find('\n', offset);
+  size_t line_end = src_.find_first_of("\r\n", offset);
   if (line_end == std::string_view::npos) line_end = src_.size();
   std::string_view line_text = src_.substr(line_start, line_end - line_start);
-  if (!line_text.empty() && line_text.back() == '\r') line_text.remove_suffix(1);
   size_t col = offset - line_start + 1;
   return absl::InvalidArgumentError(StrCat(
       AbslView(filename_), ":", line, ":", col, ": error: ", AbslView(message), "\n",
@@ -512,6 +522,10 @@ absl::Status Parser::ParseElement(Literal* literal, int64_t linear) {
         return Unexpected("a number");
       }
       parts[k] = std::strtod(std::string(p.text).c_str(), nullptr);
+      if (absl::Status st = CheckFloatInRange(p, parts[k], primitive_util::ComplexComponentType(type));
+          !st.ok()) {
+        return st;
+      }
       lexer_.Next();
     }
     if (absl::Status st = Expect(TokKind::kRparen, "')'"); !st.ok()) return st;
@@ -524,6 +538,9 @@ absl::Status Parser::ParseElement(Literal* literal, int64_t linear) {
       return Unexpected(StrCat("a ", AbslView(PrimitiveTypeName(type)), " value"));
     }
     double v = std::strtod(std::string(t.text).c_str(), nullptr);
+    const bool is_nan = t.text == "nan" || t.text == "-nan";
+    if (is_nan && lexer_.NextCharIs('(')) return ParseNanPayload(literal, linear, store);
+    if (absl::Status st = CheckFloatInRange(t, v, type); !st.ok()) return st;
     lexer_.Next();
     if (store) literal->SetFromDouble(linear, v);
     return absl::OkStatus();
@@ -558,6 +575,49 @@ absl::Status Parser::ParseElement(Literal* literal, int64_t linear) {
   }
   lexer_.Next();
   if (store) literal->SetFromInt64(linear, v);
+  return absl::OkStatus();
+}
+
+// A finite number written for a float element must stay finite in the
+// element type (XLA: "out of range"); inf and nan are written as such.
+absl::Status Parser::CheckFloatInRange(const Token& t, double value, PrimitiveType type) const {
+  if (t.kind == TokKind::kName || (t.kind == TokKind::kFloat && (t.text == "-inf" || t.text == "-nan"))) {
+    return absl::OkStatus();
+  }
+  bool out_of_range = !std::isfinite(value);  // e.g. 1e400 for f64
+  if (!out_of_range) {
+    Literal probe(ShapeUtil::MakeShape(type, {1}));
+    probe.SetFromDouble(0, value);
+    out_of_range = !std::isfinite(probe.GetAsDouble(0));
+  }
+  if (!out_of_range) return absl::OkStatus();
+  return Error(t.offset, StrCat("value ", AbslView(t.text), " is out of range for ",
+                                AbslView(PrimitiveTypeName(type)), " (it would become ",
+                                value < 0 ? "-inf" : "inf", ")"));
+}
+
+// `nan(0x<mantissa>)` / `-nan(0x<mantissa>)`: a NaN with an explicit payload.
+absl::Status Parser::ParseNanPayload(Literal* literal, int64_t linear, bool store) {
+  const Token nan_tok = lexer_.Next();
+  const bool negative = nan_tok.text.front() == '-';
+  std::string_view inside;
+  if (!lexer_.ScanBalanced(&inside)) return Error(nan_tok.offset, "unterminated nan( payload");
+  uint64_t payload = 0;
+  const bool hex = inside.size() > 2 && inside[0] == '0' && (inside[1] == 'x' || inside[1] == 'X');
+  auto [ptr, ec] = hex ? std::from_chars(inside.data() + 2, inside.data() + inside.size(), payload, 16)
+                       : std::from_chars(inside.data(), inside.data() + inside.size(), payload);
+  if (ec != std::errc() || ptr != inside.data() + inside.size()) {
+    return Error(nan_tok.end() + 1, StrCat("bad NaN payload '", AbslView(inside),
+                                           "': expected a hexadecimal number like 0x1"));
+  }
+  Literal probe(ShapeUtil::MakeShape(literal->element_type(), {1}));
+  if (!probe.SetNanWithPayload(0, negative, payload)) {
+    return Error(nan_tok.end() + 1,
+                 StrCat("NaN payload ", AbslView(inside), " does not fit the mantissa of ",
+                        AbslView(PrimitiveTypeName(literal->element_type())),
+                        " (it must be non-zero and fit the mantissa bits)"));
+  }
+  if (store) literal->SetNanWithPayload(linear, negative, payload);
   return absl::OkStatus();
 }
 
@@ -773,7 +833,15 @@ absl::Status Parser::ParseFrontendAttributes(FrontendAttributes* attrs) {
     }
     if (absl::Status st = Expect(TokKind::kEqual, "'='"); !st.ok()) return st;
     std::string value;
-    if (absl::Status st = ParseString(&value); !st.ok()) return st;
+    if (lexer_.kind() == TokKind::kLbrace) {
+      // A dictionary value (composite.attributes), kept verbatim.
+      const size_t open = lexer_.Peek().offset;
+      std::string_view inside;
+      if (!lexer_.ScanBalanced(&inside)) return Error(open, "unterminated '{' in frontend attribute value");
+      value = StrCat("{", AbslView(inside), "}");
+    } else if (absl::Status st = ParseString(&value); !st.ok()) {
+      return st;
+    }
     attrs->Set(key, value);
   }
   lexer_.Next();
@@ -991,6 +1059,18 @@ absl::Status Parser::ParseAttribute(HloInstruction* instr, CallRefs* refs,
   } else {
     std::string raw;
     if (absl::Status st = ParseRawValue(&raw); !st.ok()) return st;
+    if (name == "metadata") {
+      const int64_t frame = StackFrameIdFromMetadata(raw);
+      // XLA's own tests write stack_frame_id without tables; with tables,
+      // the id must name one of their frames.
+      const StackFrameIndex& index = module_->stack_frame_index();
+      if (frame != 0 && !index.empty() && !index.HasFrame(frame)) {
+        const size_t at = value_offset + raw.find("stack_frame_id=");
+        return Error(at, StrCat("stack_frame_id=", frame, " does not name a frame of the StackFrames "
+                                "table (", module_->stack_frame_index().stack_frames().size(),
+                                " frames)"));
+      }
+    }
     instr->SetRawAttribute(name, std::move(raw));
   }
   return absl::OkStatus();
@@ -1490,6 +1570,145 @@ absl::Status Parser::ParseBufferDonor() {
   return absl::OkStatus();
 }
 
+// `Name` followed by entries `id value`, ids counting from 1 (XLA's
+// stack-frame index, written after the HloModule line).
+absl::Status Parser::ParseStackFrameTable(std::string_view table) {
+  StackFrameIndex* index = module_->mutable_stack_frame_index();
+  const std::vector<std::string>* names = table == "FileNames"       ? &index->file_names()
+                                          : table == "FunctionNames" ? &index->function_names()
+                                                                     : nullptr;
+  const int64_t existing = names                         ? static_cast<int64_t>(names->size())
+                           : table == "FileLocations" ? static_cast<int64_t>(index->file_locations().size())
+                                                       : static_cast<int64_t>(index->stack_frames().size());
+  if (existing != 0) return ErrorHere(StrCat("a second ", AbslView(table), " table"));
+  lexer_.Next();
+  int64_t expected = 1;
+  while (lexer_.kind() == TokKind::kInt) {
+    const size_t entry_offset = lexer_.Peek().offset;
+    int64_t id;
+    if (absl::Status st = ParseInt(&id); !st.ok()) return st;
+    if (id != expected) {
+      return Error(entry_offset, StrCat(AbslView(table), " entry has id ", id, ", expected ", expected,
+                                        " (ids count from 1 in order)"));
+    }
+    ++expected;
+    if (table == "FileNames" || table == "FunctionNames") {
+      std::string value;
+      if (absl::Status st = ParseString(&value); !st.ok()) return st;
+      if (table == "FileNames") {
+        index->AddFileName(std::move(value));
+      } else {
+        index->AddFunctionName(std::move(value));
+      }
+    } else if (table == "FileLocations") {
+      FileLocation l;
+      if (absl::Status st = ParseTableFields(table, {{"file_name_id", &l.file_name_id},
+                                                     {"function_name_id", &l.function_name_id},
+                                                     {"line", &l.line},
+                                                     {"end_line", &l.end_line},
+                                                     {"column", &l.column},
+                                                     {"end_column", &l.end_column}});
+          !st.ok()) {
+        return st;
+      }
+      index->AddFileLocation(l);
+      file_location_offsets_.push_back(entry_offset);
+    } else {
+      StackFrame f;
+      int64_t written_parent = 1;
+      if (absl::Status st = ParseTableFields(
+              table, {{"file_location_id", &f.file_location_id}, {"parent_frame_id", &written_parent}});
+          !st.ok()) {
+        return st;
+      }
+      if (written_parent < 1) {
+        return Error(entry_offset, StrCat("parent_frame_id=", written_parent,
+                                          ": XLA writes the parent id plus one, so 1 means no parent"));
+      }
+      f.parent_frame_id = written_parent - 1;
+      index->AddStackFrame(f);
+      stack_frame_offsets_.push_back(entry_offset);
+    }
+  }
+  return absl::OkStatus();
+}
+
+// `{key=int key=int ...}`: each key at most once, missing keys stay 0.
+absl::Status Parser::ParseTableFields(
+    std::string_view table, const std::vector<std::pair<std::string_view, int64_t*>>& fields) {
+  if (absl::Status st = Expect(TokKind::kLbrace, StrCat("'{' of a ", AbslView(table), " entry"));
+      !st.ok()) {
+    return st;
+  }
+  std::vector<bool> seen(fields.size(), false);
+  while (lexer_.kind() != TokKind::kRbrace) {
+    if (lexer_.kind() != TokKind::kName) return Unexpected(StrCat("a ", AbslView(table), " field or '}'"));
+    const Token key = lexer_.Next();
+    size_t k = 0;
+    while (k < fields.size() && fields[k].first != key.text) ++k;
+    if (k == fields.size()) {
+      return Error(key.offset, StrCat("unknown ", AbslView(table), " field '", AbslView(key.text), "'"));
+    }
+    if (seen[k]) return Error(key.offset, StrCat("duplicate field '", AbslView(key.text), "'"));
+    seen[k] = true;
+    if (absl::Status st = Expect(TokKind::kEqual, StrCat("'=' after ", AbslView(key.text))); !st.ok()) {
+      return st;
+    }
+    if (absl::Status st = ParseInt(fields[k].second); !st.ok()) return st;
+    TryConsume(TokKind::kComma);
+  }
+  lexer_.Next();
+  return absl::OkStatus();
+}
+
+absl::Status Parser::ParseStackFrameTables() {
+  auto at_table = [&] {
+    return AtName("FileNames") || AtName("FunctionNames") || AtName("FileLocations") ||
+           AtName("StackFrames");
+  };
+  // A computation may be named like a table; a table name is followed by an
+  // entry id or ends the table list.
+  while (at_table()) {
+    HloLexer probe(src_, lexer_.Peek().end(), src_.size());
+    if (probe.kind() == TokKind::kLbrace || probe.kind() == TokKind::kLparen) break;
+    const std::string_view table = lexer_.Peek().text;
+    if (absl::Status st = ParseStackFrameTable(table); !st.ok()) return st;
+  }
+  const StackFrameIndex& index = module_->stack_frame_index();
+  if (index.empty()) return absl::OkStatus();
+  // Positioned reference checks; Validate() states the same rules.
+  for (size_t i = 0; i < index.file_locations().size(); ++i) {
+    const FileLocation& l = index.file_locations()[i];
+    if (l.file_name_id < 1 || l.file_name_id > static_cast<int64_t>(index.file_names().size())) {
+      return Error(file_location_offsets_[i],
+                   StrCat("file_name_id=", l.file_name_id, " does not name an entry of FileNames (",
+                          index.file_names().size(), " entries)"));
+    }
+    if (l.function_name_id < 1 || l.function_name_id > static_cast<int64_t>(index.function_names().size())) {
+      return Error(file_location_offsets_[i],
+                   StrCat("function_name_id=", l.function_name_id,
+                          " does not name an entry of FunctionNames (", index.function_names().size(),
+                          " entries)"));
+    }
+  }
+  for (size_t i = 0; i < index.stack_frames().size(); ++i) {
+    const StackFrame& f = index.stack_frames()[i];
+    if (f.file_location_id < 1 || f.file_location_id > static_cast<int64_t>(index.file_locations().size())) {
+      return Error(stack_frame_offsets_[i],
+                   StrCat("file_location_id=", f.file_location_id,
+                          " does not name an entry of FileLocations (", index.file_locations().size(),
+                          " entries)"));
+    }
+    if (f.parent_frame_id >= static_cast<int64_t>(i) + 1) {
+      return Error(stack_frame_offsets_[i],
+                   StrCat("parent_frame_id=", f.parent_frame_id + 1, " names frame ", f.parent_frame_id,
+                          ": a caller's frame must come before the frames it calls"));
+    }
+  }
+  if (absl::Status st = index.Validate(); !st.ok()) return Error(0, StdView(st.message()));
+  return absl::OkStatus();
+}
+
 absl::Status Parser::ParseModuleAttribute() {
   if (lexer_.kind() != TokKind::kName) return Unexpected("a module attribute name");
   const Token name_tok = lexer_.Next();
@@ -1533,6 +1752,7 @@ absl::StatusOr<std::unique_ptr<HloModule>> Parser::ParseModule() {
       lexer_.Next();
       if (absl::Status st = ParseModuleAttribute(); !st.ok()) return st;
     }
+    if (absl::Status st = ParseStackFrameTables(); !st.ok()) return st;
   } else {
     module_ = std::make_unique<HloModule>("");
   }
@@ -1666,6 +1886,11 @@ absl::StatusOr<std::vector<std::unique_ptr<HloModule>>> ParseHloModules(std::str
     line_begin = line_end + 1;
   }
   if (absl::Status st = parse_part(part_begin, text.size()); !st.ok()) return st;
+  if (modules.empty()) {
+    // XLA refuses an empty module text too; say so at the start of the file.
+    return absl::InvalidArgumentError(StrCat(AbslView(filename), ":1:1: error: the file holds no "
+                                             "HLO module (it is empty or only comments)\n\n^"));
+  }
   return modules;
 }
 

@@ -286,10 +286,11 @@ void AppendComputation(const HloComputation& c, const HloPrintOptions& o, std::s
     for (int64_t p = 0; p < c.num_parameters(); ++p) {
       if (p > 0) out->append(", ");
       const HloInstruction* param = c.parameter_instruction(p);
-      if (param) StrAppend(out, param->name(), ": ", param->shape().ToString(true));
+      // XLA's signatures carry no layouts.
+      if (param) StrAppend(out, param->name(), ": ", param->shape().ToString(false));
     }
     out->append(") -> ");
-    if (c.root_instruction()) out->append(c.root_instruction()->shape().ToString(true));
+    if (c.root_instruction()) out->append(c.root_instruction()->shape().ToString(false));
   }
   out->append(" {\n");
   for (const HloInstruction* i : PrintOrder(c)) {
@@ -344,11 +345,15 @@ std::string PrintHloModule(const HloModule& module, const HloPrintOptions& o) {
     if (!raw_is(a)) StrAppend(&out, ", ", a.name, "=", a.value);
   }
   out += "\n";
+  // The stack-frame tables sit between the header and the computations,
+  // set off by a blank line.
+  if (!module.stack_frame_index().empty()) StrAppend(&out, "\n", module.stack_frame_index().ToString());
   for (const HloComputation* c : module.MakeComputationPostOrder()) {
     out += "\n";
     AppendComputation(*c, o, &out);
     out += "\n";
   }
+  if (o.end_with_blank_line) out += "\n";
   return out;
 }
 

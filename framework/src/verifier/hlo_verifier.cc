@@ -6,7 +6,7 @@
 #include "hmo/ir/hlo_instruction.h"
 #include "hmo/verifier/alias_verifier.h"
 #include "hmo/verifier/schedule_verifier.h"
-#include "hmo/verifier/shape_equality.h"
+#include "hmo/ir/shape_equality.h"
 #include "instruction_shape_checks.h"
 #include "structure_checks.h"
 #include "str_util.h"

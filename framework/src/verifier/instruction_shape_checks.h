@@ -16,8 +16,8 @@
 
 #include "hmo/ir/hlo_instruction.h"
 #include "hmo/verifier/hlo_verifier.h"
-#include "hmo/verifier/shape_equality.h"
-#include "hmo/verifier/shape_inference.h"
+#include "hmo/ir/shape_equality.h"
+#include "hmo/ir/shape_inference.h"
 
 namespace hmo::verifier_internal {
 

@@ -9,9 +9,11 @@
 #include "exit_codes.h"
 #include "fmt/format.h"
 #include "hmo/text/hlo_parser.h"
+#include "hmo/text/hlo_printer.h"
 #include "logging_options.h"
 #include "spdlog/spdlog.h"
 #include "subcommand.h"
+#include "text_form_options.h"
 
 namespace hmo::cli {
 namespace {
@@ -20,11 +22,13 @@ int RunFmt(const std::vector<std::string>& args) {
   std::vector<std::string> files;
   std::string output;
   LoggingOptions logging;
-  ArgumentParser parser("hmo fmt FILE [-o OUT]",
+  TextFormOptions form;
+  ArgumentParser parser("hmo fmt FILE [-o OUT] [--long]",
                         "Parses the HLO modules in FILE (several are separated by '// -----' "
                         "lines) and prints them\nin canonical HLO text, to stdout or OUT.");
   parser.SetPositionals("FILE", &files, 1, "the HLO text file to format");
   parser.AddOption("-o,--output", "OUT", &output, "write the result to OUT (atomically)");
+  form.AddTo(parser);
   logging.AddTo(parser);
   if (auto exit = ParseArgumentsOrExit(parser, "fmt", args)) return *exit;
   logging.Apply();
@@ -41,7 +45,7 @@ int RunFmt(const std::vector<std::string>& args) {
   std::string text;
   for (size_t i = 0; i < modules->size(); ++i) {
     if (i > 0) text += "\n// -----\n\n";
-    text += (*modules)[i]->ToString();
+    text += PrintHloModule(*(*modules)[i], form.PrintOptions());
   }
   if (output.empty()) {
     fmt::print("{}", text);

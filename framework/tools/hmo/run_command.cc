@@ -23,6 +23,7 @@
 #include "hmo/pipeline/pipeline_yaml_printer.h"
 #include "hmo/pipeline/verify_after_pass.h"
 #include "hmo/text/hlo_parser.h"
+#include "hmo/text/hlo_printer.h"
 #include "hmo/verifier/hlo_verifier.h"
 #include "logging_options.h"
 #include "module_execution.h"
@@ -32,6 +33,7 @@
 #include "plugin_options.h"
 #include "spdlog/spdlog.h"
 #include "subcommand.h"
+#include "text_form_options.h"
 
 namespace hmo::cli {
 namespace {
@@ -46,6 +48,7 @@ struct RunArguments {
   bool report = false;
   bool check_changed = false;
   bool dump_pipeline = false;
+  TextFormOptions form;
   ExecuteArguments execute;
 };
 
@@ -65,6 +68,7 @@ struct RunSetup {
   PassTimingTable* timing;  // null unless --time-passes
   bool check_changed;
   bool keep_text;
+  HloPrintOptions print_options;  // the form of -o and stdout
   const ExecuteSettings* execute;  // null unless --execute / --check
   // --results-dir of this run, made per input when there are several.
   std::string results_dir;
@@ -107,9 +111,9 @@ ModuleResult RunOneModule(const RunSetup& setup, const fs::path& input,
   }
   result.summary = *std::move(summary);
   if (output.has_value()) {
-    result.status = WriteFileAtomically(*output, (*module)->ToString());
+    result.status = WriteFileAtomically(*output, PrintHloModule(**module, setup.print_options));
   } else if (setup.keep_text) {
-    result.text = (*module)->ToString();
+    result.text = PrintHloModule(**module, setup.print_options);
   }
   if (result.status.ok() && setup.execute != nullptr) {
     fs::path results_dir;
@@ -216,6 +220,7 @@ int RunRun(const std::vector<std::string>& args) {
                    "the pipeline as one line: a{k=v},fixed-point(max-iterations=4){b,c}");
   parser.AddOption("-o,--output", "OUT", &arguments.output,
                    "output file (one input) or directory (several)");
+  arguments.form.AddTo(parser);
   plugin_options.AddTo(parser);
   parser.AddOption("--verify", "MODE", &arguments.pipeline.verify,
                    "never | changed | always (overrides the pipeline's 'verify')");
@@ -307,6 +312,7 @@ int RunRun(const std::vector<std::string>& args) {
                        arguments.time_passes ? &timing : nullptr,
                        arguments.check_changed,
                        module_to_stdout,
+                       arguments.form.PrintOptions(),
                        execute.has_value() ? &*execute : nullptr,
                        execute.has_value() ? execute->results_dir : std::string(),
                        files->size() > 1};

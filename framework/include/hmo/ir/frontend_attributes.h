@@ -2,8 +2,10 @@
 #define HMO_IR_FRONTEND_ATTRIBUTES_H_
 
 // `frontend_attributes={key="value", ...}` of instructions and modules: a
-// small string map that keeps insertion (text) order, so printing reproduces
-// the input.
+// small string map. It keeps insertion order; it prints sorted by key, as XLA
+// does (XLA holds them in a proto map). A value written as a braced
+// dictionary (`composite.attributes={n = 1 : i32}`) is kept as that text and
+// printed without quotes.
 
 #include <optional>
 #include <string>
@@ -30,8 +32,8 @@ class FrontendAttributes {
   bool Erase(std::string_view key);
   void Clear() { entries_.clear(); }
 
-  // `{k="v",k2="v2"}` with values C-escaped; keys are printed bare when they
-  // are identifiers, else quoted.
+  // `{k="v",k2="v2"}` sorted by key, values C-escaped (dictionary values
+  // verbatim); keys are printed bare when they are identifiers, else quoted.
   std::string ToString() const;
 
   bool operator==(const FrontendAttributes&) const = default;
@@ -39,6 +41,10 @@ class FrontendAttributes {
  private:
   std::vector<Entry> entries_;
 };
+
+// Whether `value` is one balanced `{...}` (strings skipped): the form XLA
+// prints verbatim instead of quoting.
+bool IsAttributeDictionaryText(std::string_view value);
 
 }  // namespace hmo
 

@@ -21,6 +21,7 @@
 #include "hmo/ir/hlo_input_output_alias_config.h"
 #include "hmo/ir/hlo_instruction.h"
 #include "hmo/ir/hlo_schedule.h"
+#include "hmo/ir/stack_frame_index.h"
 
 namespace hmo {
 
@@ -146,6 +147,13 @@ class HloModule {
   std::vector<HloRawAttribute>* mutable_raw_attributes() { return &raw_attributes_; }
   std::optional<std::string_view> GetRawAttribute(std::string_view name) const;
 
+  // ------------------------------------------------ source locations
+  // The FileNames/FunctionNames/FileLocations/StackFrames tables that
+  // instruction metadata's `stack_frame_id` refers to (empty when the text
+  // had none). Printed after the header.
+  const StackFrameIndex& stack_frame_index() const { return stack_frame_index_; }
+  StackFrameIndex* mutable_stack_frame_index() { return &stack_frame_index_; }
+
   // ------------------------------------------------------------- names
   // A name not used by any computation or instruction of this module:
   // `prefix` itself if free, else `prefix.N` (a trailing `.N` of prefix is
@@ -181,6 +189,7 @@ class HloModule {
   int64_t num_partitions_ = 1;
   FrontendAttributes frontend_attributes_;
   std::vector<HloRawAttribute> raw_attributes_;
+  StackFrameIndex stack_frame_index_;
   absl::flat_hash_set<std::string> names_;
   absl::flat_hash_map<std::string, int64_t> name_counters_;
   int64_t next_instruction_id_ = 0;

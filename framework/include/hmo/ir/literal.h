@@ -8,6 +8,7 @@
 // in text): then it has a shape but no values.
 
 #include <complex>
+#include <optional>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -63,6 +64,15 @@ class Literal {
   void SetFromInt64(int64_t linear_index, int64_t value);
   void SetFromUint64(int64_t linear_index, uint64_t value);
   void SetFromComplex(int64_t linear_index, std::complex<double> value);
+  // A NaN whose mantissa bits are `payload` (XLA's `nan(0x...)`), for the
+  // IEEE-style float types (f16, bf16, f32, f64, f8e5m2, f8e4m3, f8e3m4).
+  // False, leaving the element unchanged, when the type has no such NaN or
+  // the payload is 0 or wider than the mantissa.
+  bool SetNanWithPayload(int64_t linear_index, bool negative, uint64_t payload);
+  // The mantissa bits of a NaN element of those types; nullopt for other
+  // elements. XLA's text writes `nan` for the quiet NaN without payload
+  // (only the top mantissa bit set) and `nan(0x<mantissa>)` otherwise.
+  std::optional<uint64_t> NanPayload(int64_t linear_index) const;
   // Row-major linear index of a multi-dimensional index.
   int64_t LinearIndex(const std::vector<int64_t>& multi_index) const;
 

@@ -33,14 +33,23 @@ struct HloPrintOptions {
   bool print_percent = false;
   // Print `(p: shape, ...) -> shape` after computation names.
   bool print_computation_signature = false;
+  // End the module with a blank line, as XLA's HloModule::ToString() does.
+  bool end_with_blank_line = false;
 
   static HloPrintOptions Canonical() { return HloPrintOptions(); }
   // XLA's long form: %names, operand shapes, signatures.
   static HloPrintOptions LongForm() {
-    HloPrintOptions o;
+    HloPrintOptions o = DumpForm();
     o.print_operand_shape = true;
+    return o;
+  }
+  // What XLA writes with --xla_dump_hlo_as_text: the long form without
+  // operand shapes.
+  static HloPrintOptions DumpForm() {
+    HloPrintOptions o;
     o.print_percent = true;
     o.print_computation_signature = true;
+    o.end_with_blank_line = true;
     return o;
   }
 };

@@ -1,4 +1,4 @@
-#include "hmo/verifier/shape_inference.h"
+#include "hmo/ir/shape_inference.h"
 
 #include <algorithm>
 #include <set>
@@ -8,13 +8,13 @@
 #include "hmo/base/status_macros.h"
 #include "hmo/ir/hlo_computation.h"
 #include "hmo/ir/hlo_instruction.h"
-#include "hmo/verifier/shape_equality.h"
-#include "str_util.h"
+#include "hmo/ir/shape_equality.h"
+#include "str_cat.h"
 
 namespace hmo {
 
-using verifier_internal::StrAppend;
-using verifier_internal::StrCat;
+using ir_internal::StrAppend;
+using ir_internal::StrCat;
 namespace {
 
 std::string Str(const Shape& s) { return s.ToString(/*print_layout=*/false); }

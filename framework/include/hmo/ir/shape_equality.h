@@ -1,7 +1,7 @@
-#ifndef HMO_VERIFIER_SHAPE_EQUALITY_H_
-#define HMO_VERIFIER_SHAPE_EQUALITY_H_
+#ifndef HMO_IR_SHAPE_EQUALITY_H_
+#define HMO_IR_SHAPE_EQUALITY_H_
 
-// The one shape comparison the verifier uses everywhere an instruction's
+// The one shape comparison used (by the verifier and shape inference) everywhere an instruction's
 // shape is compared with an expected shape (an inferred shape, an operand's
 // shape, a called computation's parameter or root). Layout, floating-point
 // precision and memory space can each be ignored.
@@ -37,4 +37,4 @@ bool LayoutsEqual(const Shape& a, const Shape& b, bool ignore_memory_space);
 
 }  // namespace hmo
 
-#endif  // HMO_VERIFIER_SHAPE_EQUALITY_H_
+#endif  // HMO_IR_SHAPE_EQUALITY_H_

@@ -1,5 +1,5 @@
-#ifndef HMO_VERIFIER_SHAPE_INFERENCE_H_
-#define HMO_VERIFIER_SHAPE_INFERENCE_H_
+#ifndef HMO_IR_SHAPE_INFERENCE_H_
+#define HMO_IR_SHAPE_INFERENCE_H_
 
 // Shape inference for HLO opcodes: given operand shapes and attributes,
 // either the result shape the instruction must have or an error saying which
@@ -235,4 +235,4 @@ class ShapeInference {
 
 }  // namespace hmo
 
-#endif  // HMO_VERIFIER_SHAPE_INFERENCE_H_
+#endif  // HMO_IR_SHAPE_INFERENCE_H_

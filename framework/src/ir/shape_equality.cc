@@ -1,4 +1,4 @@
-#include "hmo/verifier/shape_equality.h"
+#include "hmo/ir/shape_equality.h"
 
 namespace hmo {
 

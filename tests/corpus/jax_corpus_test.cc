@@ -1,0 +1,144 @@
+// The JAX corpus (tests/corpus/<program>/, made by bench/jax_corpus/generate.py
+// with the current jaxlib): XLA's own dumps, read exactly as XLA wrote them.
+//
+// For every program and both dumps (before and after XLA's optimizations):
+//  * the file parses, stack-frame tables included;
+//  * printing is a fixed point in the short and the long form, and the
+//    reparsed module is structurally equal to the first;
+//  * the module verifies.
+// For every optimized dump (scheduled by XLA): `hmo stats`'s argument,
+// output, alias and temp bytes equal XLA's compiled.memory_analysis().
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "hmo/analysis/memory_report.h"
+#include "hmo/text/hlo_parser.h"
+#include "hmo/text/hlo_printer.h"
+#include "hmo/verifier/hlo_verifier.h"
+#include "text/hlo_test_util.h"
+#include "yaml-cpp/yaml.h"
+
+namespace hmo {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path CorpusDir() { return fs::path(HMO_TEST_DATA_DIR) / "corpus"; }
+
+struct Program {
+  std::string name;
+  fs::path dir;
+  YAML::Node manifest;
+};
+
+// Every folder with a manifest.json (JSON is read as YAML).
+std::vector<std::string> ProgramNames() {
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(CorpusDir())) {
+    if (entry.is_directory() && fs::exists(entry.path() / "manifest.json")) {
+      names.push_back(entry.path().filename().string());
+    }
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+Program LoadProgram(const std::string& name) {
+  Program p{name, CorpusDir() / name, YAML::LoadFile((CorpusDir() / name / "manifest.json").string())};
+  return p;
+}
+
+// The manifest names its dumps; fall back to the file-name convention.
+fs::path DumpPath(const Program& p, std::string_view which) {
+  const std::string key = which == "before" ? "before_optimizations" : "after_optimizations";
+  for (const std::string& k : {key, key + "_file", key + "_dump"}) {
+    if (p.manifest[k] && p.manifest[k].IsScalar()) return p.dir / p.manifest[k].as<std::string>();
+  }
+  if (p.manifest["dumps"] && p.manifest["dumps"][key]) {
+    return p.dir / p.manifest["dumps"][key].as<std::string>();
+  }
+  const std::string suffix =
+      which == "before" ? ".before_optimizations.txt" : ".cpu_after_optimizations.txt";
+  for (const auto& entry : fs::directory_iterator(p.dir)) {
+    const std::string f = entry.path().filename().string();
+    if (f.size() > suffix.size() && f.compare(f.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      return entry.path();
+    }
+  }
+  return p.dir / ("<no " + std::string(which) + " dump>");
+}
+
+TEST(JaxCorpusTest, HoldsTheProgramsTheIssueAsksFor) {
+  const std::vector<std::string> names = ProgramNames();
+  EXPECT_GE(names.size(), 12u);
+  for (const char* required : {"mlp_sgd", "transformer_adam", "transformer_scan", "transformer_remat",
+                               "cnn_maxpool", "embedding", "kv_decode", "sort_topk", "cond"}) {
+    EXPECT_NE(std::find(names.begin(), names.end(), required), names.end()) << required;
+  }
+}
+
+class JaxCorpusDumpTest : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
+
+TEST_P(JaxCorpusDumpTest, ParsesRoundTripsAndVerifies) {
+  const auto& [name, which] = GetParam();
+  const Program program = LoadProgram(name);
+  const fs::path path = DumpPath(program, which);
+  const std::string text = testing::ReadTestFile(fs::relative(path, HMO_TEST_DATA_DIR).string());
+  ASSERT_FALSE(text.empty()) << path;
+  // Written by the current jaxlib: the stack-frame tables must be there.
+  EXPECT_NE(text.find("\nStackFrames\n"), std::string::npos) << path;
+
+  auto module = ParseHloModule(text, path.string());
+  ASSERT_TRUE(module.ok()) << module.status();
+  EXPECT_FALSE((*module)->stack_frame_index().empty());
+  EXPECT_TRUE((*module)->stack_frame_index().Validate().ok());
+
+  for (const HloPrintOptions& options : {HloPrintOptions::Canonical(), HloPrintOptions::LongForm()}) {
+    const std::string once = PrintHloModule(**module, options);
+    auto again = ParseHloModule(once, "printed");
+    ASSERT_TRUE(again.ok()) << again.status();
+    testing::ExpectStructurallyEqual(**module, **again);
+    EXPECT_EQ(PrintHloModule(**again, options), once) << "not a fixed point: " << path;
+  }
+  absl::Status verified = VerifyHloModule(**module);
+  EXPECT_TRUE(verified.ok()) << path << ": " << verified;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Corpus, JaxCorpusDumpTest,
+    ::testing::Combine(::testing::ValuesIn(ProgramNames()), ::testing::Values("before", "after")),
+    [](const auto& info) { return std::get<0>(info.param) + "_" + std::get<1>(info.param); });
+
+class JaxCorpusStatsTest : public ::testing::TestWithParam<std::string> {};
+
+// XLA's figures, next to hmo's, for the optimized module under XLA's own
+// schedule; a mismatch names the figure.
+TEST_P(JaxCorpusStatsTest, StatsEqualXlaMemoryAnalysis) {
+  const Program program = LoadProgram(GetParam());
+  const YAML::Node xla = YAML::LoadFile((program.dir / "memory_analysis.json").string());
+  auto module = ParseHloModuleFile(DumpPath(program, "after").string());
+  ASSERT_TRUE(module.ok()) << module.status();
+  ASSERT_TRUE((*module)->has_schedule()) << "XLA's optimized dump carries its schedule";
+  MemoryReportOptions options;
+  options.heap_algorithm = TempHeapAlgorithm::kXla;
+  // XLA:CPU aligns buffer offsets to 64 bytes (its buffer assignment dump
+  // shows temp offsets 0, 64, 128 ...).
+  options.alignment = 64;
+  auto report = BuildMemoryReport(**module, options);
+  ASSERT_TRUE(report.ok()) << report.status();
+  const CompiledMemoryStats& s = report->stats;
+  EXPECT_EQ(s.argument_size_in_bytes, xla["argument_size_in_bytes"].as<int64_t>()) << "argument bytes";
+  EXPECT_EQ(s.output_size_in_bytes, xla["output_size_in_bytes"].as<int64_t>()) << "output bytes";
+  EXPECT_EQ(s.alias_size_in_bytes, xla["alias_size_in_bytes"].as<int64_t>()) << "alias bytes";
+  EXPECT_EQ(s.temp_size_in_bytes, xla["temp_size_in_bytes"].as<int64_t>()) << "temp bytes";
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, JaxCorpusStatsTest, ::testing::ValuesIn(ProgramNames()),
+                         [](const auto& info) { return info.param; });
+
+}  // namespace
+}  // namespace hmo
