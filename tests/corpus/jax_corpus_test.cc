@@ -5,6 +5,7 @@
 //  * the file parses, stack-frame tables included;
 //  * printing is a fixed point in the short and the long form, and the
 //    reparsed module is structurally equal to the first;
+//  * printed in XLA's dump form it is the file XLA wrote, byte for byte;
 //  * the module verifies.
 // For every optimized dump (scheduled by XLA): `hmo stats`'s argument,
 // output, alias and temp bytes equal XLA's compiled.memory_analysis().
@@ -104,6 +105,8 @@ TEST_P(JaxCorpusDumpTest, ParsesRoundTripsAndVerifies) {
     testing::ExpectStructurallyEqual(**module, **again);
     EXPECT_EQ(PrintHloModule(**again, options), once) << "not a fixed point: " << path;
   }
+  // Printed in the form XLA dumps, the module is XLA's file byte for byte.
+  EXPECT_EQ(PrintHloModule(**module, HloPrintOptions::DumpForm()), text) << path;
   absl::Status verified = VerifyHloModule(**module);
   EXPECT_TRUE(verified.ok()) << path << ": " << verified;
 }

@@ -109,8 +109,9 @@ ENTRY %main.1 (a: f32[4]) -> (s32[], f32[4]) {
 }
 
 TEST(ParserTest, LayoutExtrasPrintBack) {
+  // A physical shape needs a sparse level (XLA refuses P(...) on dense arrays).
   const std::string layout =
-      "{1,0:T(8,128)(2,*)L(4)#(s32)*(s64)E(4)S(5)SC(0:1,2)SC(1:3)P(s4[8,128]{1,0})M(16)}";
+      "{1,0:D(D,C)T(8,128)(2,*)L(4)#(s32)*(s64)E(4)S(5)SC(0:1,2)SC(1:3)P(s4[8,128]{1,0})M(16)}";
   auto parsed = ParseLayout(layout);
   ASSERT_TRUE(parsed.ok()) << parsed.status();
   EXPECT_EQ(parsed->ToString(), layout);

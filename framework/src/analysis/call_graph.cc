@@ -26,6 +26,7 @@ CallContext GetInstructionCallContext(HloOpcode opcode) {
     case HloOpcode::kReduceWindow:
     case HloOpcode::kScatter:
     case HloOpcode::kSelectAndScatter:
+    case HloOpcode::kScan:
     case HloOpcode::kSort:
     case HloOpcode::kTopK:
     case HloOpcode::kFusion:

@@ -46,14 +46,42 @@ std::optional<int> HloOpcodeArity(HloOpcode opcode) {
   return a;
 }
 
+bool IsFloatingUnaryOpcode(HloOpcode opcode) {
+  switch (opcode) {
+    case HloOpcode::kExp:
+    case HloOpcode::kExpm1:
+    case HloOpcode::kLog:
+    case HloOpcode::kLog1p:
+    case HloOpcode::kLogistic:
+    case HloOpcode::kSqrt:
+    case HloOpcode::kRsqrt:
+    case HloOpcode::kCbrt:
+    case HloOpcode::kTanh:
+    case HloOpcode::kTan:
+    case HloOpcode::kSin:
+    case HloOpcode::kCos:
+    case HloOpcode::kAcos:
+    case HloOpcode::kAcosh:
+    case HloOpcode::kAsin:
+    case HloOpcode::kAsinh:
+    case HloOpcode::kAtan:
+    case HloOpcode::kAtanh:
+    case HloOpcode::kCosh:
+    case HloOpcode::kSinh:
+      return true;
+    default:
+      return false;
+  }
+}
+
 bool IsElementwiseOpcode(HloOpcode opcode) {
+  if (IsFloatingUnaryOpcode(opcode)) return true;
   switch (opcode) {
     case HloOpcode::kAbs:
     case HloOpcode::kAdd:
     case HloOpcode::kAnd:
     case HloOpcode::kAtan2:
     case HloOpcode::kBitcastConvert:
-    case HloOpcode::kCbrt:
     case HloOpcode::kCeil:
     case HloOpcode::kClamp:
     case HloOpcode::kClz:
@@ -61,17 +89,11 @@ bool IsElementwiseOpcode(HloOpcode opcode) {
     case HloOpcode::kComplex:
     case HloOpcode::kConvert:
     case HloOpcode::kCopy:
-    case HloOpcode::kCos:
     case HloOpcode::kDivide:
     case HloOpcode::kErf:
-    case HloOpcode::kExp:
-    case HloOpcode::kExpm1:
     case HloOpcode::kFloor:
     case HloOpcode::kImag:
     case HloOpcode::kIsFinite:
-    case HloOpcode::kLog:
-    case HloOpcode::kLog1p:
-    case HloOpcode::kLogistic:
     case HloOpcode::kMap:
     case HloOpcode::kMaximum:
     case HloOpcode::kMinimum:
@@ -86,18 +108,13 @@ bool IsElementwiseOpcode(HloOpcode opcode) {
     case HloOpcode::kRemainder:
     case HloOpcode::kRoundNearestAfz:
     case HloOpcode::kRoundNearestEven:
-    case HloOpcode::kRsqrt:
     case HloOpcode::kSelect:
     case HloOpcode::kShiftLeft:
     case HloOpcode::kShiftRightArithmetic:
     case HloOpcode::kShiftRightLogical:
     case HloOpcode::kSign:
-    case HloOpcode::kSin:
-    case HloOpcode::kSqrt:
     case HloOpcode::kStochasticConvert:
     case HloOpcode::kSubtract:
-    case HloOpcode::kTan:
-    case HloOpcode::kTanh:
     case HloOpcode::kXor:
       return true;
     default:

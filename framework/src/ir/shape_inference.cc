@@ -171,21 +171,11 @@ absl::StatusOr<Shape> ShapeInference::InferUnaryOpShape(HloOpcode opcode, const 
   auto type_error = [&](std::string_view expected) {
     return Invalid(StrCat(name, " expects ", expected, " operand, got ", Str(operand)));
   };
+  if (IsFloatingUnaryOpcode(opcode)) {
+    if (!IsFloatingPoint(t) && !IsComplex(t)) return type_error("a floating-point or complex");
+    return WithElementType(operand, t);
+  }
   switch (opcode) {
-    case HloOpcode::kExp:
-    case HloOpcode::kExpm1:
-    case HloOpcode::kLog:
-    case HloOpcode::kLog1p:
-    case HloOpcode::kLogistic:
-    case HloOpcode::kSqrt:
-    case HloOpcode::kRsqrt:
-    case HloOpcode::kCbrt:
-    case HloOpcode::kTanh:
-    case HloOpcode::kTan:
-    case HloOpcode::kSin:
-    case HloOpcode::kCos:
-      if (!IsFloatingPoint(t) && !IsComplex(t)) return type_error("a floating-point or complex");
-      return WithElementType(operand, t);
     case HloOpcode::kErf:
     case HloOpcode::kFloor:
     case HloOpcode::kCeil:

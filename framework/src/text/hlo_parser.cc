@@ -7,11 +7,14 @@
 #include <fstream>
 #include <sstream>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "hlo_attribute_order.h"
+#include "hlo_instruction_checks.h"
 #include "hlo_lexer.h"
+#include "parsed_shape_inference.h"
 
 namespace hmo {
 
@@ -85,10 +88,27 @@ class Parser {
   // --------------------------------------------------------- structure
   absl::Status ParseModuleAttribute();
   absl::Status ParseComputation();
-  absl::Status ParseSignature(int64_t* parameter_count);
+  absl::Status ParseComputationBody(std::string_view name, size_t name_offset, int64_t signature_params,
+                                    std::unique_ptr<HloComputation>* out);
+  absl::Status ParseSignature(int64_t* parameter_count, Shape* result);
   absl::Status ParseInstruction(HloComputation* computation, HloInstruction** root,
                                 size_t* root_offset);
-  absl::Status ParseOperands(HloInstruction* instr);
+  // `[shape] opcode(operands)[, attributes]`; `nested` for an operand written
+  // as an instruction (no attributes, no name: named `<opcode>.anon`).
+  absl::Status ParseInstructionRhs(HloComputation* computation, std::string_view name,
+                                   size_t name_offset, bool nested, HloInstruction** out);
+  absl::Status ParseOperands(HloComputation* computation, HloInstruction* instr);
+  absl::Status ParseOperand(HloComputation* computation, HloInstruction** operand);
+  absl::Status ParseCompactTupleIndices(HloComputation* computation, HloInstruction** value);
+  absl::Status AddImplicitParameter(HloComputation* computation, std::string_view name,
+                                    const Shape& shape, size_t offset, HloInstruction** out);
+  absl::StatusOr<Shape> InferParsedShape(const HloInstruction& instr, const CallRefs& refs) const;
+  std::string UniqueLocalName(std::string_view base);
+  bool AtShape() const;
+  // Every recursive production enters here; XLA's parser has the same limit.
+  absl::Status EnterNesting();
+  static constexpr int kMaxNestingDepth = 500;
+  absl::StatusOr<std::unique_ptr<HloModule>> ParseSingleInstructionModule();
   absl::Status ParseAttribute(HloInstruction* instr, CallRefs* refs,
                               std::vector<std::string_view>* seen);
   absl::Status CheckRequiredAttributes(const HloInstruction* instr, const CallRefs& refs,
@@ -118,6 +138,7 @@ class Parser {
   absl::Status ParseFrontendAttributes(FrontendAttributes* attrs);
   absl::Status ParseOutputOperandAliasing(std::vector<OutputOperandAlias>* aliases);
   absl::Status ParseComputationRefs(std::string_view attr, bool list, CallRefs* refs);
+  absl::Status ParseInlineComputation(std::string_view attribute, CallRefs::Ref* ref);
   absl::Status ParseEntryComputationLayout();
   absl::Status ParseInputOutputAlias();
   absl::Status ParseBufferDonor();
@@ -143,10 +164,26 @@ class Parser {
   // `<op>-start` instructions, parsed as <op> with the async shape.
   std::vector<std::pair<HloInstruction*, size_t>> async_sugar_starts_;
   absl::Status ExpandAsyncSugar();
+  absl::Status CheckAsyncChains();
+  // async-update / async-done, with the opcode their sugar form names
+  // (`add-done`: add), checked once the module is read.
+  struct AsyncContinuation {
+    HloInstruction* instruction;
+    std::optional<HloOpcode> sugar_opcode;
+    size_t offset;
+  };
+  std::vector<AsyncContinuation> async_continuations_;
   HloInstruction* last_added_ = nullptr;
   // Byte offsets of FileLocations / StackFrames entries, for errors.
   std::vector<size_t> file_location_offsets_;
   std::vector<size_t> stack_frame_offsets_;
+  int nesting_depth_ = 0;
+  // A text that is one instruction: unknown operands become parameters.
+  bool single_instruction_ = false;
+  int64_t next_implicit_parameter_ = 0;
+  absl::flat_hash_map<std::pair<const HloInstruction*, int64_t>, HloInstruction*> compact_tuple_elements_;
+  // Where each attribute value of the instruction being parsed starts.
+  std::vector<std::pair<std::string_view, size_t>> attribute_offsets_;
 };
 
 // ------------------------------------------------------------------ errors
@@ -289,6 +326,8 @@ absl::Status Parser::ParseRawValue(std::string* value) {
 // ------------------------------------------------------------------ shapes
 
 absl::Status Parser::ParseShape(Shape* shape) {
+  if (absl::Status st = EnterNesting(); !st.ok()) return st;
+  absl::Cleanup leave = [&] { --nesting_depth_; };
   if (lexer_.kind() == TokKind::kLparen) {
     lexer_.Next();
     std::vector<Shape> elements;
@@ -451,7 +490,9 @@ absl::Status Parser::ParseLayout(const Shape& shape, Layout* layout) {
         lexer_.Next();
         if (lexer_.kind() != TokKind::kLparen) return Unexpected("'(' after D");
         std::string_view inside;
+        const size_t at = lexer_.Peek().offset + 1;
         if (!lexer_.ScanBalanced(&inside)) return ErrorHere("unterminated D(...)");
+        if (std::string m = text_internal::CheckDimLevelTypes(inside); !m.empty()) return Error(at, m);
         layout->set_dim_level_types_text(std::string(inside));
       } else if (t.kind == TokKind::kOther && key == "#") {
         lexer_.Next();
@@ -472,6 +513,15 @@ absl::Status Parser::ParseLayout(const Shape& shape, Layout* layout) {
   }
   if (lexer_.kind() != TokKind::kRbrace) return Unexpected("',' ':' or '}' in layout");
   lexer_.Next();
+  if (layout->has_physical_shape()) {
+    // Only sparse arrays (a dimension level other than dense) keep their
+    // data in a separate physical shape.
+    const std::string_view levels = layout->dim_level_types_text();
+    if (levels.find_first_of("CSH") == std::string_view::npos) {
+      return Error(start, "layout has a physical shape P(...) but is not for a sparse array (D(...) "
+                          "needs a compressed, singleton or loose level)");
+    }
+  }
   const int64_t rank = shape.rank();
   if (static_cast<int64_t>(m2m.size()) != rank) {
     return Error(start, StrCat("layout ", layout->ToString(), " has ", m2m.size(),
@@ -549,6 +599,17 @@ absl::Status Parser::ParseElement(Literal* literal, int64_t linear) {
   if (t.kind != TokKind::kInt) {
     return Unexpected(StrCat("an integer ", AbslView(PrimitiveTypeName(type)), " value"));
   }
+  if (type == PrimitiveType::U64 && !t.text.empty() && t.text.front() == '-') {
+    // XLA reads u64 values through int64, so a negative value wraps.
+    int64_t v;
+    auto [ptr, ec] = std::from_chars(t.text.data(), t.text.data() + t.text.size(), v);
+    if (ec != std::errc() || ptr != t.text.data() + t.text.size()) {
+      return ErrorHere(StrCat("value ", AbslView(t.text), " does not fit u64"));
+    }
+    lexer_.Next();
+    if (store) literal->SetFromUint64(linear, static_cast<uint64_t>(v));
+    return absl::OkStatus();
+  }
   if (type == PrimitiveType::U64) {
     uint64_t v;
     auto [ptr, ec] = std::from_chars(t.text.data(), t.text.data() + t.text.size(), v);
@@ -623,6 +684,8 @@ absl::Status Parser::ParseNanPayload(Literal* literal, int64_t linear, bool stor
 
 absl::Status Parser::ParseArrayLevel(const Shape& shape, int64_t dim, Literal* literal,
                                      int64_t* linear) {
+  if (absl::Status st = EnterNesting(); !st.ok()) return st;
+  absl::Cleanup leave = [&] { --nesting_depth_; };
   const size_t brace = lexer_.Peek().offset;
   if (absl::Status st = Expect(TokKind::kLbrace, "'{' of an array literal"); !st.ok()) return st;
   int64_t count = 0;
@@ -647,6 +710,8 @@ absl::Status Parser::ParseArrayLevel(const Shape& shape, int64_t dim, Literal* l
 }
 
 absl::Status Parser::ParseLiteral(const Shape& shape, Literal* literal) {
+  if (absl::Status st = EnterNesting(); !st.ok()) return st;
+  absl::Cleanup leave = [&] { --nesting_depth_; };
   if (lexer_.CurrentStartsWith("{...}")) {
     *literal = Literal::CreateElided(shape);
     lexer_.Reset(lexer_.Peek().offset + 5);
@@ -871,11 +936,28 @@ absl::Status Parser::ParseOutputOperandAliasing(std::vector<OutputOperandAlias>*
 absl::Status Parser::ParseComputationRefs(std::string_view attr, bool list, CallRefs* refs) {
   std::vector<CallRefs::Ref> names;
   auto one = [&]() -> absl::Status {
+    if (lexer_.kind() == TokKind::kLbrace) {
+      CallRefs::Ref ref;
+      if (absl::Status st = ParseInlineComputation(attr, &ref); !st.ok()) return st;
+      names.push_back(ref);
+      return absl::OkStatus();
+    }
     if (lexer_.kind() != TokKind::kName) return Unexpected("a computation name");
     const Token t = lexer_.Next();
     names.push_back({StripPercent(t.text), t.offset});
     return absl::OkStatus();
   };
+  // `calls={ p = f32[] parameter(0) ... }` is one computation written inline,
+  // `calls={a, b}` a list of names.
+  if (list && lexer_.kind() == TokKind::kLbrace) {
+    HloLexer probe(src_, lexer_.Peek().end(), src_.size());
+    const bool inline_body = (probe.kind() == TokKind::kName && probe.Peek().text == "ROOT") ||
+                             (probe.kind() == TokKind::kName && [&] {
+                               probe.Next();
+                               return probe.kind() == TokKind::kEqual;
+                             }());
+    if (inline_body) list = false;
+  }
   if (list) {
     if (absl::Status st = Expect(TokKind::kLbrace, "'{'"); !st.ok()) return st;
     while (lexer_.kind() != TokKind::kRbrace) {
@@ -905,8 +987,22 @@ absl::Status Parser::ParseAttribute(HloInstruction* instr, CallRefs* refs,
   if (absl::Status st = Expect(TokKind::kEqual, StrCat("'=' after ", AbslView(name))); !st.ok()) return st;
   const HloOpcode op = instr->opcode();
   const size_t value_offset = lexer_.Peek().offset;
+  attribute_offsets_.emplace_back(name, value_offset);
 
-  if (name == "index" && op == HloOpcode::kGetTupleElement) {
+  if (name == "mode" && (op == HloOpcode::kAllReduce || op == HloOpcode::kAllReduceStart ||
+                         op == HloOpcode::kReduceScatter)) {
+    // XLA reads the collective group mode, checks it and drops it: it is
+    // implied by channel_id and use_global_device_ids, and never printed.
+    if (lexer_.kind() != TokKind::kName) return Unexpected("a collective op group mode");
+    const std::string_view mode = lexer_.Peek().text;
+    if (mode != "cross_replica" && mode != "cross_partition" && mode != "cross_replica_and_partition" &&
+        mode != "flattened_id") {
+      return ErrorHere(StrCat("invalid collective op group mode '", AbslView(mode),
+                              "' (cross_replica, cross_partition, cross_replica_and_partition or "
+                              "flattened_id)"));
+    }
+    lexer_.Next();
+  } else if (name == "index" && op == HloOpcode::kGetTupleElement) {
     int64_t v;
     if (absl::Status st = ParseInt(&v); !st.ok()) return st;
     instr->set_tuple_index(v);
@@ -1124,9 +1220,17 @@ absl::Status Parser::CheckRequiredAttributes(const HloInstruction* instr, const 
         if (absl::Status st = require({"dimensions"}); !st.ok()) return st;
       }
       if (instr->opcode() == HloOpcode::kReduceWindow) {
-        if (absl::Status st = require({"window"}); !st.ok()) return st;
+        // Over scalars the window has no dimensions and may be left out.
+        bool all_scalar = true;
+        for (const HloInstruction* operand : instr->operands()) {
+          all_scalar &= operand->shape().IsArray() && operand->shape().rank() == 0;
+        }
+        if (!all_scalar) {
+          if (absl::Status st = require({"window"}); !st.ok()) return st;
+        }
       }
       return require({"to_apply"});
+    case HloOpcode::kScan: return require({"dimensions", "num_carries", "to_apply"});
     case HloOpcode::kScatter:
       return require({"update_window_dims", "inserted_window_dims", "scatter_dims_to_operand_dims",
                       "index_vector_dim", "to_apply"});
@@ -1195,35 +1299,140 @@ absl::Status Parser::AssignCallSlots(HloInstruction* instr, const CallRefs& refs
 
 // ------------------------------------------------------------ instructions
 
-absl::Status Parser::ParseOperands(HloInstruction* instr) {
+// Whether the current token starts a shape: a tuple `(` or `type[`.
+// (A name followed by `[` is a shape; ParseShape refuses an unknown type.)
+bool Parser::AtShape() const {
+  if (lexer_.kind() == TokKind::kLparen) return true;
+  return lexer_.kind() == TokKind::kName && lexer_.NextCharIs('[');
+}
+
+absl::Status Parser::EnterNesting() {
+  if (++nesting_depth_ > kMaxNestingDepth) {
+    --nesting_depth_;
+    return ErrorHere(StrCat("maximum nesting depth (", kMaxNestingDepth,
+                            ") exceeded: shapes, literals and nested instructions may nest at most ",
+                            kMaxNestingDepth, " levels"));
+  }
+  return absl::OkStatus();
+}
+
+// `%t#1#0`: XLA's compact get-tuple-element form. Each step reuses the
+// get-tuple-element made for the same (tuple, index), named `t_1`, `t_1_0`.
+absl::Status Parser::ParseCompactTupleIndices(HloComputation* computation, HloInstruction** value) {
+  while (lexer_.kind() == TokKind::kOther && lexer_.Peek().text == "#" &&
+         lexer_.Peek().offset == lexer_.prev_end()) {
+    lexer_.Next();
+    const size_t index_offset = lexer_.Peek().offset;
+    int64_t index;
+    if (absl::Status st = ParseInt(&index); !st.ok()) return st;
+    const Shape& tuple = (*value)->shape();
+    if (!tuple.IsTuple()) {
+      return Error(index_offset, StrCat("'", (*value)->name(), "#", index, "': ", (*value)->name(),
+                                        " is not a tuple (", tuple.ToString(true), ")"));
+    }
+    if (index < 0 || index >= tuple.tuple_shapes_size()) {
+      return Error(index_offset, StrCat("'", (*value)->name(), "#", index, "': index out of range for ",
+                                        tuple.ToString(true)));
+    }
+    auto key = std::make_pair(*value, index);
+    auto it = compact_tuple_elements_.find(key);
+    if (it == compact_tuple_elements_.end()) {
+      auto gte = HloInstruction::Create(HloOpcode::kGetTupleElement, tuple.tuple_shapes(index), {*value});
+      gte->set_tuple_index(index);
+      gte->SetAndSanitizeName(UniqueLocalName(StrCat((*value)->name(), "_", index)));
+      HloInstruction* added = computation->AddInstruction(std::move(gte));
+      instructions_.emplace(AbslView(added->name()), added);
+      it = compact_tuple_elements_.emplace(key, added).first;
+    }
+    *value = it->second;
+  }
+  return absl::OkStatus();
+}
+
+// `base`, else `base.1`, `base.2`, ... : a name unused in this computation.
+std::string Parser::UniqueLocalName(std::string_view base) {
+  std::string name(base);
+  for (int n = 1; instructions_.contains(AbslView(name)); ++n) name = StrCat(AbslView(base), ".", n);
+  return name;
+}
+
+// An operand: `[shape] name[#i...]`, or a nested instruction
+// `[shape] opcode(...)` (added before its user, named `<opcode>.anon`). In a
+// single-instruction text, unknown names and bare shapes become parameters.
+absl::Status Parser::ParseOperand(HloComputation* computation, HloInstruction** operand) {
+  if (absl::Status st = EnterNesting(); !st.ok()) return st;
+  absl::Cleanup leave = [&] { --nesting_depth_; };
+  const size_t operand_offset = lexer_.Peek().offset;
+  std::optional<Shape> written;
+  if (AtShape()) {
+    Shape s;
+    if (absl::Status st = ParseShape(&s); !st.ok()) return st;
+    written = std::move(s);
+  }
+  if (lexer_.kind() == TokKind::kName && lexer_.NextCharIs('(')) {
+    lexer_.Reset(operand_offset);
+    return ParseInstructionRhs(computation, "", operand_offset, /*nested=*/true, operand);
+  }
+  if (lexer_.kind() != TokKind::kName) {
+    if (written && single_instruction_ &&
+        (lexer_.kind() == TokKind::kComma || lexer_.kind() == TokKind::kRparen)) {
+      return AddImplicitParameter(computation, StrCat("_", next_implicit_parameter_), *written,
+                                  operand_offset, operand);
+    }
+    return Unexpected(written ? "an operand name after the shape" : "an operand");
+  }
+  const Token t = lexer_.Next();
+  const std::string_view name = StripPercent(t.text);
+  auto it = instructions_.find(AbslView(name));
+  HloInstruction* value = nullptr;
+  if (it != instructions_.end()) {
+    value = it->second;
+  } else if (single_instruction_) {
+    if (!written) {
+      return Error(t.offset, StrCat("operand '", AbslView(name), "' has no shape: a single-instruction "
+                                    "text needs the shapes of its operands to make parameters"));
+    }
+    if (absl::Status st = AddImplicitParameter(computation, name, *written, operand_offset, &value); !st.ok()) {
+      return st;
+    }
+    written.reset();
+  } else {
+    return Error(t.offset, StrCat("undefined operand '", AbslView(name), "'"));
+  }
+  if (absl::Status st = ParseCompactTupleIndices(computation, &value); !st.ok()) return st;
+  if (written && !ShapeUtil::Compatible(*written, value->shape())) {
+    return Error(operand_offset,
+                 StrCat("operand '", value->name(), "' is written with shape ", written->ToString(true),
+                        " but is defined with shape ", value->shape().ToString(true)));
+  }
+  *operand = value;
+  return absl::OkStatus();
+}
+
+absl::Status Parser::AddImplicitParameter(HloComputation* computation, std::string_view name,
+                                          const Shape& shape, size_t offset, HloInstruction** out) {
+  if (instructions_.contains(AbslView(name))) {
+    return Error(offset, StrCat("duplicate instruction name '", AbslView(name), "'"));
+  }
+  auto param = HloInstruction::CreateParameter(next_implicit_parameter_++, shape, std::string(name));
+  HloInstruction* added = computation->AddInstruction(std::move(param));
+  instructions_.emplace(AbslView(added->name()), added);
+  *out = added;
+  return absl::OkStatus();
+}
+
+absl::Status Parser::ParseOperands(HloComputation* computation, HloInstruction* instr) {
+  if (absl::Status st = EnterNesting(); !st.ok()) return st;
+  absl::Cleanup leave = [&] { --nesting_depth_; };
   bool first = true;
   while (lexer_.kind() != TokKind::kRparen) {
     if (!first) {
       if (absl::Status st = Expect(TokKind::kComma, "',' or ')' in operand list"); !st.ok()) return st;
     }
     first = false;
-    const size_t operand_offset = lexer_.Peek().offset;
-    std::optional<Shape> written;
-    if (lexer_.kind() == TokKind::kLparen ||
-        (lexer_.kind() == TokKind::kName && lexer_.NextCharIs('['))) {
-      Shape s;
-      if (absl::Status st = ParseShape(&s); !st.ok()) return st;
-      written = std::move(s);
-    }
-    if (lexer_.kind() != TokKind::kName) return Unexpected("an operand name");
-    const Token t = lexer_.Next();
-    const std::string_view name = StripPercent(t.text);
-    auto it = instructions_.find(AbslView(name));
-    if (it == instructions_.end()) {
-      return Error(t.offset, StrCat("undefined operand '", AbslView(name), "'"));
-    }
-    if (written && !ShapeUtil::Compatible(*written, it->second->shape())) {
-      return Error(operand_offset,
-                   StrCat("operand '", AbslView(name), "' is written with shape ",
-                                written->ToString(true), " but is defined with shape ",
-                                it->second->shape().ToString(true)));
-    }
-    instr->AppendOperand(it->second);
+    HloInstruction* operand = nullptr;
+    if (absl::Status st = ParseOperand(computation, &operand); !st.ok()) return st;
+    instr->AppendOperand(operand);
   }
   lexer_.Next();
   return absl::OkStatus();
@@ -1245,83 +1454,10 @@ absl::Status Parser::ParseInstruction(HloComputation* computation, HloInstructio
                                                "' in computation '", computation->name(), "'"));
   }
   if (absl::Status st = Expect(TokKind::kEqual, "'=' after the instruction name"); !st.ok()) return st;
-  Shape shape;
-  if (absl::Status st = ParseShape(&shape); !st.ok()) return st;
-  if (lexer_.kind() != TokKind::kName) return Unexpected("an opcode");
-  const Token op_tok = lexer_.Next();
-  std::optional<HloOpcode> opcode = StringToHloOpcode(op_tok.text);
-  // Async sugar: `<op>-start` wraps <op> in an async computation (expanded
-  // once the module is read); `<op>-update` / `<op>-done` are async-update /
-  // async-done.
-  bool sugar_start = false;
-  if (!opcode) {
-    for (std::string_view suffix : {"-start", "-update", "-done"}) {
-      std::string_view t = op_tok.text;
-      if (t.size() <= suffix.size() || t.substr(t.size() - suffix.size()) != suffix) continue;
-      std::optional<HloOpcode> base = StringToHloOpcode(t.substr(0, t.size() - suffix.size()));
-      if (!base) continue;
-      if (suffix == "-start") {
-        opcode = base;
-        sugar_start = true;
-      } else {
-        opcode = suffix == "-update" ? HloOpcode::kAsyncUpdate : HloOpcode::kAsyncDone;
-      }
-    }
-  }
-  if (!opcode) return Error(op_tok.offset, StrCat("unknown opcode '", AbslView(op_tok.text), "'"));
-  if (absl::Status st = Expect(TokKind::kLparen, StrCat("'(' after ", AbslView(op_tok.text)));
+  HloInstruction* added = nullptr;
+  if (absl::Status st = ParseInstructionRhs(computation, name, name_tok.offset, /*nested=*/false, &added);
       !st.ok()) {
     return st;
-  }
-  std::unique_ptr<HloInstruction> instr = HloInstruction::Create(*opcode, shape, {});
-  instr->SetAndSanitizeName(name);
-  if (*opcode == HloOpcode::kParameter) {
-    int64_t n;
-    if (absl::Status st = ParseInt(&n); !st.ok()) return st;
-    if (n < 0) return Error(lexer_.prev_end() - 1, "parameter number must not be negative");
-    instr->set_parameter_number(n);
-    if (absl::Status st = Expect(TokKind::kRparen, "')'"); !st.ok()) return st;
-  } else if (*opcode == HloOpcode::kConstant) {
-    Literal literal;
-    if (absl::Status st = ParseLiteral(shape, &literal); !st.ok()) return st;
-    instr->set_literal(std::move(literal));
-    if (absl::Status st = Expect(TokKind::kRparen, "')' after the literal"); !st.ok()) return st;
-  } else {
-    if (absl::Status st = ParseOperands(instr.get()); !st.ok()) return st;
-  }
-  if (std::optional<int> arity = HloOpcodeArity(*opcode);
-      arity && *arity != instr->operand_count() && *opcode != HloOpcode::kParameter &&
-      *opcode != HloOpcode::kConstant) {
-    return Error(op_tok.offset, StrCat(AbslView(op_tok.text), " takes ", *arity, " operand",
-                                             *arity == 1 ? "" : "s", " but has ",
-                                             instr->operand_count()));
-  }
-  CallRefs refs;
-  std::vector<std::string_view> seen;
-  pending_control_predecessors_.clear();
-  while (lexer_.kind() == TokKind::kComma) {
-    lexer_.Next();
-    if (absl::Status st = ParseAttribute(instr.get(), &refs, &seen); !st.ok()) return st;
-  }
-  if (lexer_.kind() == TokKind::kError) return ErrorHere(lexer_.Peek().text);
-  if (absl::Status st = CheckRequiredAttributes(instr.get(), refs, seen, op_tok.offset); !st.ok()) return st;
-  if (absl::Status st = AssignCallSlots(instr.get(), refs); !st.ok()) return st;
-  if (*opcode == HloOpcode::kParameter) {
-    const int64_t n = instr->parameter_number();
-    if (n < computation->num_parameters() && computation->parameter_instruction(n) != nullptr) {
-      return Error(name_tok.offset, StrCat("parameter number ", n, " of computation '",
-                                                 computation->name(), "' is used twice (also by '",
-                                                 computation->parameter_instruction(n)->name(), "')"));
-    }
-  }
-  HloInstruction* added = computation->AddInstruction(std::move(instr));
-  instructions_.emplace(AbslView(name), added);
-  last_added_ = added;
-  if (sugar_start) async_sugar_starts_.push_back({added, op_tok.offset});
-  for (HloInstruction* pred : pending_control_predecessors_) {
-    if (absl::Status st = pred->AddControlDependencyTo(added); !st.ok()) {
-      return Error(name_tok.offset, StdView(st.message()));
-    }
   }
   if (is_root) {
     if (*root != nullptr) {
@@ -1334,7 +1470,144 @@ absl::Status Parser::ParseInstruction(HloComputation* computation, HloInstructio
   return absl::OkStatus();
 }
 
-absl::Status Parser::ParseSignature(int64_t* parameter_count) {
+absl::Status Parser::ParseInstructionRhs(HloComputation* computation, std::string_view name,
+                                         size_t name_offset, bool nested, HloInstruction** out) {
+  if (absl::Status st = EnterNesting(); !st.ok()) return st;
+  absl::Cleanup leave = [&] { --nesting_depth_; };
+  std::optional<Shape> written_shape;
+  if (AtShape()) {
+    Shape s;
+    if (absl::Status st = ParseShape(&s); !st.ok()) return st;
+    written_shape = std::move(s);
+  }
+  if (lexer_.kind() != TokKind::kName) return Unexpected(written_shape ? "an opcode" : "a shape or an opcode");
+  const Token op_tok = lexer_.Next();
+  std::optional<HloOpcode> opcode = StringToHloOpcode(op_tok.text);
+  // Async sugar: `<op>-start` wraps <op> in an async computation (expanded
+  // once the module is read); `<op>-update` / `<op>-done` are async-update /
+  // async-done.
+  bool sugar_start = false;
+  std::optional<HloOpcode> sugar_base;
+  if (!opcode) {
+    for (std::string_view suffix : {"-start", "-update", "-done"}) {
+      std::string_view t = op_tok.text;
+      if (t.size() <= suffix.size() || t.substr(t.size() - suffix.size()) != suffix) continue;
+      std::optional<HloOpcode> base = StringToHloOpcode(t.substr(0, t.size() - suffix.size()));
+      if (!base) continue;
+      if (suffix == "-start") {
+        opcode = base;
+        sugar_start = true;
+      } else {
+        opcode = suffix == "-update" ? HloOpcode::kAsyncUpdate : HloOpcode::kAsyncDone;
+        sugar_base = base;
+      }
+    }
+  }
+  if (!opcode) return Error(op_tok.offset, StrCat("unknown opcode '", AbslView(op_tok.text), "'"));
+  if (!written_shape && (*opcode == HloOpcode::kParameter || *opcode == HloOpcode::kConstant || sugar_start)) {
+    return Error(op_tok.offset, StrCat("cannot infer the shape of ", AbslView(op_tok.text),
+                                       ": write its result shape"));
+  }
+  if (absl::Status st = Expect(TokKind::kLparen, StrCat("'(' after ", AbslView(op_tok.text)));
+      !st.ok()) {
+    return st;
+  }
+  std::unique_ptr<HloInstruction> instr =
+      HloInstruction::Create(*opcode, written_shape.value_or(Shape()), {});
+  const Shape& shape = instr->shape();
+  if (*opcode == HloOpcode::kParameter) {
+    int64_t n;
+    if (absl::Status st = ParseInt(&n); !st.ok()) return st;
+    if (n < 0) return Error(lexer_.prev_end() - 1, "parameter number must not be negative");
+    instr->set_parameter_number(n);
+    if (absl::Status st = Expect(TokKind::kRparen, "')'"); !st.ok()) return st;
+  } else if (*opcode == HloOpcode::kConstant) {
+    Literal literal;
+    if (absl::Status st = ParseLiteral(shape, &literal); !st.ok()) return st;
+    instr->set_literal(std::move(literal));
+    if (absl::Status st = Expect(TokKind::kRparen, "')' after the literal"); !st.ok()) return st;
+  } else {
+    if (absl::Status st = ParseOperands(computation, instr.get()); !st.ok()) return st;
+  }
+  if (std::optional<int> arity = HloOpcodeArity(*opcode);
+      arity && *arity != instr->operand_count() && *opcode != HloOpcode::kParameter &&
+      *opcode != HloOpcode::kConstant) {
+    return Error(op_tok.offset, StrCat(AbslView(op_tok.text), " takes ", *arity, " operand",
+                                             *arity == 1 ? "" : "s", " but has ",
+                                             instr->operand_count()));
+  }
+  CallRefs refs;
+  std::vector<std::string_view> seen;
+  pending_control_predecessors_.clear();
+  attribute_offsets_.clear();
+  // A nested instruction has no attributes: its commas separate the
+  // operands of its user.
+  while (!nested && lexer_.kind() == TokKind::kComma) {
+    lexer_.Next();
+    if (absl::Status st = ParseAttribute(instr.get(), &refs, &seen); !st.ok()) return st;
+  }
+  // A scalar broadcast may leave out dimensions={} (XLA prints it back).
+  if (*opcode == HloOpcode::kBroadcast && !instr->has_dimensions() && instr->operand_count() == 1 &&
+      instr->operand(0)->shape().IsArray() && instr->operand(0)->shape().rank() == 0) {
+    instr->set_dimensions({});
+    instr->set_has_dimensions(true);
+    seen.push_back("dimensions");
+  }
+  if (lexer_.kind() == TokKind::kError) return ErrorHere(lexer_.Peek().text);
+  if (absl::Status st = CheckRequiredAttributes(instr.get(), refs, seen, op_tok.offset); !st.ok()) return st;
+  if (absl::Status st = AssignCallSlots(instr.get(), refs); !st.ok()) return st;
+  if (!written_shape) {
+    absl::StatusOr<Shape> inferred = InferParsedShape(*instr, refs);
+    if (!inferred.ok()) return Error(op_tok.offset, StdView(inferred.status().message()));
+    *instr->mutable_shape() = *std::move(inferred);
+  }
+  if (text_internal::InstructionCheckError e = text_internal::CheckParsedInstruction(*instr);
+      !e.message.empty()) {
+    size_t at = op_tok.offset;
+    for (const auto& [attr, offset] : attribute_offsets_) {
+      if (attr == e.attribute) at = offset;
+    }
+    return Error(at, e.message);
+  }
+  if (*opcode == HloOpcode::kParameter) {
+    const int64_t n = instr->parameter_number();
+    if (n < computation->num_parameters() && computation->parameter_instruction(n) != nullptr) {
+      return Error(name_offset, StrCat("parameter number ", n, " of computation '",
+                                                 computation->name(), "' is used twice (also by '",
+                                                 computation->parameter_instruction(n)->name(), "')"));
+    }
+  }
+  // Anonymous (nested) instructions are named after their opcode, as XLA does.
+  instr->SetAndSanitizeName(name.empty() ? UniqueLocalName(StrCat(HloOpcodeString(*opcode), ".anon"))
+                                         : std::string(name));
+  HloInstruction* added = computation->AddInstruction(std::move(instr));
+  instructions_.emplace(AbslView(added->name()), added);
+  last_added_ = added;
+  if (sugar_start) async_sugar_starts_.push_back({added, op_tok.offset});
+  if (*opcode == HloOpcode::kAsyncUpdate || *opcode == HloOpcode::kAsyncDone) {
+    async_continuations_.push_back(AsyncContinuation{added, sugar_base, op_tok.offset});
+  }
+  for (HloInstruction* pred : pending_control_predecessors_) {
+    if (absl::Status st = pred->AddControlDependencyTo(added); !st.ok()) {
+      return Error(name_offset, StdView(st.message()));
+    }
+  }
+  *out = added;
+  return absl::OkStatus();
+}
+
+
+absl::StatusOr<Shape> Parser::InferParsedShape(const HloInstruction& instr, const CallRefs& refs) const {
+  return text_internal::InferParsedInstructionShape(
+      instr, [&](std::string_view attr, size_t index) -> const HloComputation* {
+        const std::vector<CallRefs::Ref>* named = refs.Get(attr);
+        if (named == nullptr || index >= named->size()) return nullptr;
+        auto it = computations_.find(AbslView((*named)[index].name));
+        return it == computations_.end() ? nullptr : it->second.first;
+      });
+}
+
+absl::Status Parser::ParseSignature(int64_t* parameter_count, Shape* result) {
   lexer_.Next();  // '('
   *parameter_count = 0;
   while (lexer_.kind() != TokKind::kRparen) {
@@ -1350,8 +1623,7 @@ absl::Status Parser::ParseSignature(int64_t* parameter_count) {
   }
   lexer_.Next();
   if (absl::Status st = Expect(TokKind::kArrow, "'->' in the signature"); !st.ok()) return st;
-  Shape result;
-  return ParseShape(&result);
+  return ParseShape(result);
 }
 
 absl::Status Parser::ParseComputation() {
@@ -1372,9 +1644,45 @@ absl::Status Parser::ParseComputation() {
     return Error(name_tok.offset, StrCat("duplicate computation name '", AbslView(name), "'"));
   }
   int64_t signature_params = -1;
+  std::optional<Shape> signature_result;
   if (lexer_.kind() == TokKind::kLparen) {
-    if (absl::Status st = ParseSignature(&signature_params); !st.ok()) return st;
+    Shape result;
+    if (absl::Status st = ParseSignature(&signature_params, &result); !st.ok()) return st;
+    signature_result = std::move(result);
   }
+  std::unique_ptr<HloComputation> computation;
+  if (absl::Status st = ParseComputationBody(name, name_tok.offset, signature_params, &computation); !st.ok()) {
+    return st;
+  }
+  if (signature_result && !ShapeUtil::Compatible(*signature_result, computation->root_instruction()->shape())) {
+    return Error(name_tok.offset,
+                 StrCat("the signature of '", AbslView(name), "' returns ", signature_result->ToString(false),
+                        ", which is not compatible with its root instruction ",
+                        computation->root_instruction()->name(), ", ",
+                        computation->root_instruction()->shape().ToString(false)));
+  }
+  if (lexer_.kind() == TokKind::kComma) {
+    lexer_.Next();
+    if (!AtName("execution_thread")) return Unexpected("execution_thread after a computation");
+    lexer_.Next();
+    if (absl::Status st = Expect(TokKind::kEqual, "'='"); !st.ok()) return st;
+    std::string thread;
+    if (absl::Status st = ParseString(&thread); !st.ok()) return st;
+    computation->set_execution_thread(thread);
+  }
+  HloComputation* added = module_->AddComputation(std::move(computation), false, /*uniquify_names=*/false);
+  computations_.emplace(AbslView(name), std::make_pair(added, name_tok.offset));
+  if (is_entry) entry_ = added;
+  return absl::OkStatus();
+}
+
+
+// `{ instructions }` of a computation named `name` (instruction names are
+// local to it).
+absl::Status Parser::ParseComputationBody(std::string_view name, size_t name_offset, int64_t signature_params,
+                                          std::unique_ptr<HloComputation>* out) {
+  if (absl::Status st = EnterNesting(); !st.ok()) return st;
+  absl::Cleanup leave = [&] { --nesting_depth_; };
   const size_t lbrace = lexer_.Peek().offset;
   if (absl::Status st = Expect(TokKind::kLbrace, "'{' to start the computation body"); !st.ok()) return st;
   auto computation = std::make_unique<HloComputation>(std::string(name));
@@ -1392,34 +1700,51 @@ absl::Status Parser::ParseComputation() {
     last = last_added_;
   }
   lexer_.Next();
-  if (last == nullptr) return Error(name_tok.offset, StrCat("computation '", AbslView(name), "' is empty"));
+  if (last == nullptr) return Error(name_offset, StrCat("computation '", AbslView(name), "' is empty"));
   computation->set_root_instruction(root != nullptr ? root : last);
   // Parameters must be numbered 0..n-1.
   const auto& params = computation->parameter_instructions();
   for (size_t p = 0; p < params.size(); ++p) {
     if (params[p] == nullptr) {
-      return Error(name_tok.offset, StrCat("computation '", AbslView(name), "' has parameter(",
+      return Error(name_offset, StrCat("computation '", AbslView(name), "' has parameter(",
                                                  params.size() - 1, ") but no parameter(", p,
                                                  "); parameters must be numbered 0..n-1"));
     }
   }
   if (signature_params >= 0 && signature_params != static_cast<int64_t>(params.size())) {
-    return Error(name_tok.offset, StrCat("the signature of '", AbslView(name), "' declares ",
+    return Error(name_offset, StrCat("the signature of '", AbslView(name), "' declares ",
                                                signature_params, " parameter(s) but the body has ",
                                                params.size()));
   }
-  if (lexer_.kind() == TokKind::kComma) {
-    lexer_.Next();
-    if (!AtName("execution_thread")) return Unexpected("execution_thread after a computation");
-    lexer_.Next();
-    if (absl::Status st = Expect(TokKind::kEqual, "'='"); !st.ok()) return st;
-    std::string thread;
-    if (absl::Status st = ParseString(&thread); !st.ok()) return st;
-    computation->set_execution_thread(thread);
+  *out = std::move(computation);
+  return absl::OkStatus();
+}
+
+// A computation written inline as an attribute value (`to_apply={ ... }`),
+// named `<attribute>.anon`; the enclosing computation's names stay in scope
+// after it.
+absl::Status Parser::ParseInlineComputation(std::string_view attribute, CallRefs::Ref* ref) {
+  const size_t offset = lexer_.Peek().offset;
+  std::string name = StrCat(AbslView(attribute), ".anon");
+  for (int n = 1; computations_.contains(AbslView(name)) || module_->IsNameUsed(name); ++n) {
+    name = StrCat(AbslView(attribute), ".anon.", n);
   }
+  // The enclosing instruction is half-parsed: keep its per-instruction state.
+  auto saved_instructions = std::move(instructions_);
+  auto saved_predecessors = std::move(pending_control_predecessors_);
+  auto saved_offsets = std::move(attribute_offsets_);
+  instructions_.clear();
+  HloInstruction* saved_last = last_added_;
+  std::unique_ptr<HloComputation> computation;
+  absl::Status st = ParseComputationBody(name, offset, -1, &computation);
+  instructions_ = std::move(saved_instructions);
+  pending_control_predecessors_ = std::move(saved_predecessors);
+  attribute_offsets_ = std::move(saved_offsets);
+  last_added_ = saved_last;
+  if (!st.ok()) return st;
   HloComputation* added = module_->AddComputation(std::move(computation), false, /*uniquify_names=*/false);
-  computations_.emplace(AbslView(name), std::make_pair(added, name_tok.offset));
-  if (is_entry) entry_ = added;
+  computations_.emplace(AbslView(added->name()), std::make_pair(added, offset));
+  *ref = CallRefs::Ref{added->name(), offset};
   return absl::OkStatus();
 }
 
@@ -1484,6 +1809,60 @@ absl::Status Parser::ExpandAsyncSugar() {
   for (HloInstruction* done : async_done_without_calls_) {
     if (done->operand_count() == 1 && !done->operand(0)->called_computations().empty()) {
       done->set_called_computations({done->operand(0)->called_computations()[0]});
+    }
+  }
+  return CheckAsyncChains();
+}
+
+// XLA's rules for async-start / -update / -done: an update or done follows
+// an async op and agrees with it on the wrapped computation, its thread and
+// (sugar form) the wrapped opcode; a wrapped computation has one async-start.
+absl::Status Parser::CheckAsyncChains() {
+  auto thread_of = [](const HloInstruction* i) {
+    std::string_view t = i->GetRawAttribute("async_execution_thread").value_or("\"main\"");
+    if (t.size() >= 2 && t.front() == '"') t = t.substr(1, t.size() - 2);
+    return std::string(t);
+  };
+  for (const AsyncContinuation& c : async_continuations_) {
+    const HloInstruction* op = c.instruction;
+    if (op->operand_count() < 1 || (op->operand(0)->opcode() != HloOpcode::kAsyncStart &&
+                                    op->operand(0)->opcode() != HloOpcode::kAsyncUpdate)) {
+      return Error(c.offset, StrCat(HloOpcodeString(op->opcode()),
+                                    " expects an asynchronous operation (async-start or async-update) as its "
+                                    "first operand"));
+    }
+    const HloInstruction* previous = op->operand(0);
+    const HloComputation* wrapped =
+        previous->called_computations().empty() ? nullptr : previous->called_computations()[0];
+    const HloComputation* own = op->called_computations().empty() ? nullptr : op->called_computations()[0];
+    if (wrapped != nullptr && own != nullptr && wrapped != own) {
+      return Error(c.offset, StrCat("expected the async wrapped computation to be ", wrapped->name(),
+                                    " (that of ", previous->name(), "), but got ", own->name()));
+    }
+    // Written without a thread, an update or done runs on its start's.
+    if (op->GetRawAttribute("async_execution_thread") && thread_of(op) != thread_of(previous)) {
+      return Error(c.offset, StrCat("expected async_execution_thread to be ", thread_of(previous),
+                                    " (that of ", previous->name(), "), but got ", thread_of(op)));
+    }
+    if (c.sugar_opcode && wrapped != nullptr && wrapped->root_instruction() != nullptr &&
+        wrapped->root_instruction()->opcode() != *c.sugar_opcode) {
+      return Error(c.offset, StrCat("expected the async wrapped opcode to be ",
+                                    HloOpcodeString(wrapped->root_instruction()->opcode()), ", but got ",
+                                    HloOpcodeString(*c.sugar_opcode)));
+    }
+  }
+  absl::flat_hash_map<const HloComputation*, const HloInstruction*> starts;
+  for (const HloComputation* computation : module_->computations()) {
+    for (const HloInstruction* i : computation->instructions()) {
+      if (i->opcode() != HloOpcode::kAsyncStart || i->called_computations().empty()) continue;
+      const HloComputation* wrapped = i->called_computations()[0];
+      auto [it, inserted] = starts.emplace(wrapped, i);
+      if (!inserted) {
+        auto where = computations_.find(AbslView(wrapped->name()));
+        return Error(where != computations_.end() ? where->second.second : 0,
+                     StrCat("computation ", wrapped->name(), " is called by more than one async op (",
+                            it->second->name(), " and ", i->name(), ")"));
+      }
     }
   }
   return absl::OkStatus();
@@ -1741,13 +2120,63 @@ absl::Status Parser::ParseModuleAttribute() {
   return absl::OkStatus();
 }
 
+// A text that is one instruction (`[ROOT] name = shape op(...)` or
+// `shape op(...)`): XLA's parser makes it the root of an entry computation
+// named `_`, its unknown operands parameters in order of appearance, and
+// schedules the module.
+absl::StatusOr<std::unique_ptr<HloModule>> Parser::ParseSingleInstructionModule() {
+  module_ = std::make_unique<HloModule>("_");
+  auto computation = std::make_unique<HloComputation>("_");
+  single_instruction_ = true;
+  instructions_.clear();
+  HloInstruction* root = nullptr;
+  if (AtShape()) {
+    if (absl::Status st = ParseInstructionRhs(computation.get(), "_", lexer_.Peek().offset,
+                                              /*nested=*/false, &root);
+        !st.ok()) {
+      return st;
+    }
+  } else {
+    size_t root_offset = 0;
+    if (absl::Status st = ParseInstruction(computation.get(), &root, &root_offset); !st.ok()) return st;
+    if (root == nullptr) root = last_added_;
+  }
+  if (lexer_.kind() != TokKind::kEof) {
+    return Unexpected("the end of input after a single instruction (an HLO module starts with "
+                      "'HloModule' or a computation)");
+  }
+  computation->set_root_instruction(root);
+  HloComputation* entry = module_->AddComputation(std::move(computation), true, /*uniquify_names=*/false);
+  entry_ = entry;
+  if (absl::Status st = ResolveCalls(); !st.ok()) return st;
+  if (absl::Status st = ExpandAsyncSugar(); !st.ok()) return st;
+  HloSchedule schedule(module_.get());
+  for (HloComputation* c : module_->MakeNonfusionComputations()) {
+    schedule.set_sequence(c, c->MakeInstructionVector());
+  }
+  if (absl::Status st = module_->set_schedule(std::move(schedule)); !st.ok()) {
+    return Error(0, StdView(st.message()));
+  }
+  return std::move(module_);
+}
+
 absl::StatusOr<std::unique_ptr<HloModule>> Parser::ParseModule() {
   bool has_header = false;
+  // Not a module (no header, no `ENTRY`, no `name {` / `name (`): one
+  // instruction.
+  if (!AtName("HloModule") && !AtName("ENTRY") && lexer_.kind() != TokKind::kEof) {
+    HloLexer probe(src_, lexer_.Peek().end(), src_.size());
+    const bool computation_next = lexer_.kind() == TokKind::kName && !AtShape() &&
+                                  (probe.kind() == TokKind::kLbrace || probe.kind() == TokKind::kLparen);
+    if (!computation_next) return ParseSingleInstructionModule();
+  }
   if (AtName("HloModule")) {
     lexer_.Next();
     if (lexer_.kind() != TokKind::kName) return Unexpected("a module name");
     module_ = std::make_unique<HloModule>(std::string(StripPercent(lexer_.Next().text)));
     has_header = true;
+    // Older XLA wrote `HloModule name:`; XLA's parser still takes it.
+    TryConsume(TokKind::kColon);
     while (lexer_.kind() == TokKind::kComma) {
       lexer_.Next();
       if (absl::Status st = ParseModuleAttribute(); !st.ok()) return st;

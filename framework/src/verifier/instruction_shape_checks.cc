@@ -33,21 +33,15 @@ ShapeCheckResult FromStatus(const absl::Status& status, std::string_view rule) {
 }
 
 bool IsUnaryElementwise(HloOpcode op) {
+  if (IsFloatingUnaryOpcode(op)) return true;
   switch (op) {
     case HloOpcode::kAbs:
-    case HloOpcode::kCbrt:
     case HloOpcode::kCeil:
     case HloOpcode::kClz:
-    case HloOpcode::kCos:
     case HloOpcode::kErf:
-    case HloOpcode::kExp:
-    case HloOpcode::kExpm1:
     case HloOpcode::kFloor:
     case HloOpcode::kImag:
     case HloOpcode::kIsFinite:
-    case HloOpcode::kLog:
-    case HloOpcode::kLog1p:
-    case HloOpcode::kLogistic:
     case HloOpcode::kNegate:
     case HloOpcode::kNot:
     case HloOpcode::kPopulationCount:
@@ -55,12 +49,7 @@ bool IsUnaryElementwise(HloOpcode op) {
     case HloOpcode::kReducePrecision:
     case HloOpcode::kRoundNearestAfz:
     case HloOpcode::kRoundNearestEven:
-    case HloOpcode::kRsqrt:
     case HloOpcode::kSign:
-    case HloOpcode::kSin:
-    case HloOpcode::kSqrt:
-    case HloOpcode::kTan:
-    case HloOpcode::kTanh:
       return true;
     default:
       return false;

@@ -101,6 +101,7 @@ CalleeRange CalleeRangeFor(HloOpcode opcode) {
     case HloOpcode::kReduce:
     case HloOpcode::kReduceWindow:
     case HloOpcode::kScatter:
+    case HloOpcode::kScan:
     case HloOpcode::kSort:
     case HloOpcode::kAllReduce:
     case HloOpcode::kAllReduceStart:

@@ -100,3 +100,30 @@ TEST(HmoCommandLine, UnknownStrategyFails) {
 }
 
 }  // namespace
+
+// A JAX dump as the current jaxlib writes it (stack-frame tables, metadata
+// with stack_frame_id), rescheduled: the user's source locations survive and
+// the result, written in XLA's dump form, reads back.
+TEST(HmoCommandLine, RescheduledJaxDumpKeepsItsSourceLocations) {
+  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "hmo_sched_cli_jax";
+  std::filesystem::create_directories(dir);
+  const std::filesystem::path input = std::filesystem::path(HMO_TEST_DATA_DIR) / "corpus/mlp_sgd" /
+                                      "module_0000.jit_mlp_sgd_step.cpu_after_optimizations.txt";
+  const std::string original = ReadFile(input);
+  ASSERT_NE(original.find("\nStackFrames\n"), std::string::npos);
+  const int status = RunHmo(fmt::format("run --passes=memory-scheduler --dump-form '{}' -o '{}'",
+                                        input.string(), (dir / "out.hlo").string()),
+                            dir / "log.txt");
+  ASSERT_EQ(status, 0) << ReadFile(dir / "log.txt");
+  const std::string out = ReadFile(dir / "out.hlo");
+  // The tables are XLA's, verbatim, between the header and the computations.
+  const size_t tables = original.find("\n\nFileNames\n");
+  const size_t tables_end = original.find("\n\n\n", tables);
+  ASSERT_NE(tables_end, std::string::npos);
+  EXPECT_NE(out.find(original.substr(tables, tables_end - tables)), std::string::npos) << out.substr(0, 2000);
+  EXPECT_NE(out.find("stack_frame_id="), std::string::npos);
+  EXPECT_NE(out.find("ENTRY %main"), std::string::npos);  // dump form: % names
+  // It reads back as the same module.
+  const int again = RunHmo(fmt::format("verify '{}'", (dir / "out.hlo").string()), dir / "log2.txt");
+  EXPECT_EQ(again, 0) << ReadFile(dir / "log2.txt");
+}

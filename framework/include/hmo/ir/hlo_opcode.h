@@ -11,6 +11,8 @@ namespace hmo {
 // X(enumerator, "text-name", arity) where arity -1 means variadic.
 #define HMO_HLO_OPCODE_LIST(X)                                  \
   X(kAbs, "abs", 1)                                             \
+  X(kAcos, "acos", 1)                                           \
+  X(kAcosh, "acosh", 1)                                         \
   X(kAdd, "add", 2)                                             \
   X(kAddDependency, "add-dependency", 2)                        \
   X(kAfterAll, "after-all", -1)                                 \
@@ -22,10 +24,14 @@ namespace hmo {
   X(kAllReduceStart, "all-reduce-start", -1)                    \
   X(kAllToAll, "all-to-all", -1)                                \
   X(kAnd, "and", 2)                                             \
+  X(kAsin, "asin", 1)                                           \
+  X(kAsinh, "asinh", 1)                                         \
   X(kAsyncDone, "async-done", 1)                                \
   X(kAsyncStart, "async-start", -1)                             \
   X(kAsyncUpdate, "async-update", 1)                            \
+  X(kAtan, "atan", 1)                                           \
   X(kAtan2, "atan2", 2)                                         \
+  X(kAtanh, "atanh", 1)                                         \
   X(kBatchNormGrad, "batch-norm-grad", 5)                       \
   X(kBatchNormInference, "batch-norm-inference", 5)             \
   X(kBatchNormTraining, "batch-norm-training", 3)               \
@@ -53,6 +59,7 @@ namespace hmo {
   X(kCopyDone, "copy-done", 1)                                  \
   X(kCopyStart, "copy-start", 1)                                \
   X(kCos, "cosine", 1)                                          \
+  X(kCosh, "cosh", 1)                                           \
   X(kCustomCall, "custom-call", -1)                             \
   X(kDivide, "divide", 2)                                       \
   X(kDomain, "domain", 1)                                       \
@@ -120,7 +127,9 @@ namespace hmo {
   X(kShiftRightLogical, "shift-right-logical", 2)               \
   X(kSign, "sign", 1)                                           \
   X(kSin, "sine", 1)                                            \
+  X(kSinh, "sinh", 1)                                           \
   X(kSlice, "slice", 1)                                         \
+  X(kScan, "scan", -1)                                          \
   X(kSort, "sort", -1)                                          \
   X(kSqrt, "sqrt", 1)                                           \
   X(kStochasticConvert, "stochastic-convert", 2)                \
@@ -161,6 +170,12 @@ std::optional<int> HloOpcodeArity(HloOpcode opcode);
 // the same index (add, convert, select, clamp, compare, ...). Includes
 // bitcast-convert (same-width only, which the instruction checks) and map.
 bool IsElementwiseOpcode(HloOpcode opcode);
+
+// Unary elementwise opcodes over floating-point or complex values: exp, log,
+// sqrt, the trigonometric and hyperbolic functions and their inverses, ...
+// (the ones XLA gives result_accuracy=). One list, used by the elementwise
+// set, shape inference and the verifier.
+bool IsFloatingUnaryOpcode(HloOpcode opcode);
 
 // Opcodes that start or finish an asynchronous operation pair.
 bool IsAsyncStartOpcode(HloOpcode opcode);  // *-start, send, recv.
