@@ -91,7 +91,10 @@ uint16_t DoubleToNarrowFloatBits(PrimitiveType type, double value) {
       break;
   }
   if (std::isnan(value)) {
-    if (fmt.nan_style == NanStyle::kIeee && std::signbit(value)) return nan_bits | sign_bit;
+    // IEEE and "fn" formats keep the sign of NaN; the "fnuz" NaN is the
+    // sign bit itself, and kNone has no NaN.
+    const bool signed_nan = fmt.nan_style == NanStyle::kIeee || fmt.nan_style == NanStyle::kFn;
+    if (signed_nan && std::signbit(value)) return nan_bits | sign_bit;
     return nan_bits;
   }
   const bool negative = std::signbit(value);
@@ -158,18 +161,19 @@ double NarrowFloatBitsToDouble(PrimitiveType type, uint16_t bits) {
   const bool negative = (bits >> sign_shift) & 1;
   const uint32_t exp = (bits >> m) & exp_all_ones;
   const uint32_t mant = bits & ((1u << m) - 1);
-  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double nan = std::copysign(std::numeric_limits<double>::quiet_NaN(), negative ? -1.0 : 1.0);
   switch (fmt.nan_style) {
     case NanStyle::kIeee:
       if (exp == exp_all_ones) {
         if (mant == 0) return negative ? -INFINITY : INFINITY;
-        return negative ? -nan : nan;
+        return nan;
       }
       break;
     case NanStyle::kFn:
-      if (exp == exp_all_ones && mant == (1u << m) - 1) return negative ? -nan : nan;
+      if (exp == exp_all_ones && mant == (1u << m) - 1) return nan;
       break;
     case NanStyle::kFnuz:
+      // The one NaN has the sign bit set, and reads as -nan (as XLA prints it).
       if (negative && exp == 0 && mant == 0) return nan;
       break;
     case NanStyle::kNone:
@@ -510,7 +514,8 @@ std::string Literal::ElementToString(int64_t i) const {
 }
 
 namespace {
-// Rank >= 1 array text: rank 1 "{a, b}", higher ranks "{ { a, b }, { c, d } }".
+// hmo's rank >= 1 array text: rank 1 "{a, b}", higher ranks
+// "{ { a, b }, { c, d } }".
 void AppendArray(const Literal& lit, int64_t dim, int64_t* linear, std::string* out) {
   const Shape& shape = lit.shape();
   const int64_t n = shape.dimensions(dim);
@@ -531,23 +536,65 @@ void AppendArray(const Literal& lit, int64_t dim, int64_t* linear, std::string* 
   }
   out->append(spaced ? " }" : "}");
 }
+
+// XLA's array text (LiteralTextStyle::kXla). `index` is this level's
+// position in the enclosing level (unused at dim 0).
+void AppendXlaArray(const Literal& lit, int64_t dim, int64_t index, int64_t* linear, std::string* out) {
+  const Shape& shape = lit.shape();
+  const int64_t rank = shape.rank();
+  const int64_t n = shape.dimensions(dim);
+  if (dim == rank - 1) {
+    // A row: its elements, padded by spaces at rank >= 2 when there are
+    // several of them.
+    const bool padded = rank > 1 && n > 1;
+    out->append(padded ? "{ " : "{");
+    for (int64_t i = 0; i < n; ++i) {
+      if (i > 0) out->append(", ");
+      const int64_t at = (*linear)++;
+      if (lit.element_type() == PrimitiveType::PRED) {
+        out->append(lit.GetAsBool(at) ? "1" : "0");
+      } else {
+        out->append(lit.ElementToString(at));
+      }
+    }
+    out->append(padded ? " }" : "}");
+    return;
+  }
+  out->append("{");
+  if (rank > 3 && dim > 0) {
+    StrAppend(out, " /*i", dim - 1, "=", index, "*/");
+    if (n > 0) out->append(" ");
+  } else {
+    out->append(" ");
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    if (i > 0) out->append(", ");
+    AppendXlaArray(lit, dim + 1, i, linear, out);
+  }
+  out->append(" }");
+}
 }  // namespace
 
-std::string Literal::ToStringWithoutShape() const {
+std::string Literal::ToStringWithoutShape(LiteralTextStyle style) const {
   if (elided_) return "{...}";
+  const bool xla = style == LiteralTextStyle::kXla;
   if (shape_.IsTuple()) {
-    std::string out = "(";
+    std::string out = xla ? "( " : "(";
     for (size_t i = 0; i < tuple_elements_.size(); ++i) {
       if (i > 0) out += ", ";
-      out += tuple_elements_[i].ToStringWithoutShape();
+      out += tuple_elements_[i].ToStringWithoutShape(style);
     }
-    return out + ")";
+    return out + (xla ? " )" : ")");
   }
   if (!shape_.IsArray()) return "";
   if (shape_.rank() == 0) return ElementToString(0);
   std::string out;
   int64_t linear = 0;
-  AppendArray(*this, 0, &linear, &out);
+  if (xla) {
+    AppendXlaArray(*this, 0, 0, &linear, &out);
+  } else {
+    AppendArray(*this, 0, &linear, &out);
+  }
   return out;
 }
 

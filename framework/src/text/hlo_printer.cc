@@ -38,11 +38,17 @@ std::string OutputOperandAliasingToString(const std::vector<OutputOperandAlias>&
   return out + "}";
 }
 
-std::string SliceToString(const HloInstruction& i) {
+// `{[start:limit:stride], ...}`. hmo's own form leaves out strides of 1;
+// XLA's (`xla_strides`) writes every stride once any of them is not 1.
+std::string SliceToString(const HloInstruction& i, bool xla_strides) {
+  const std::vector<int64_t>& strides = i.slice_strides();
+  auto stride = [&](size_t d) { return d < strides.size() ? strides[d] : int64_t{1}; };
+  bool any_stride = false;
+  for (size_t d = 0; d < i.slice_starts().size(); ++d) any_stride |= stride(d) != 1;
   std::vector<std::string> parts;
   for (size_t d = 0; d < i.slice_starts().size(); ++d) {
     std::string p = StrCat("[", i.slice_starts()[d], ":", i.slice_limits()[d]);
-    if (d < i.slice_strides().size() && i.slice_strides()[d] != 1) StrAppend(&p, ":", i.slice_strides()[d]);
+    if (stride(d) != 1 || (xla_strides && any_stride)) StrAppend(&p, ":", stride(d));
     parts.push_back(p + "]");
   }
   return StrCat("{", absl::StrJoin(parts, ", "), "}");
@@ -85,7 +91,7 @@ void AddTypedAttributes(const HloInstruction& instr, const HloPrintOptions& o,
       if (instr.comparison_type()) add("type", std::string(ComparisonTypeToString(*instr.comparison_type())));
       break;
     case HloOpcode::kSlice:
-      add("slice", SliceToString(instr));
+      add("slice", SliceToString(instr, o.xla_value_text));
       break;
     case HloOpcode::kDynamicSlice:
       add("dynamic_slice_sizes", IntList(instr.dynamic_slice_sizes()));
@@ -201,7 +207,8 @@ void AppendInstruction(const HloInstruction& instr, const HloPrintOptions& o, st
         if (!o.print_large_constants && lit.shape().IsArray() && lit.element_count() > 10) {
           out->append("{...}");
         } else {
-          out->append(lit.ToStringWithoutShape());
+          out->append(lit.ToStringWithoutShape(o.xla_value_text ? LiteralTextStyle::kXla
+                                                                 : LiteralTextStyle::kHmo));
         }
       }
       break;
@@ -341,10 +348,16 @@ std::string PrintHloModule(const HloModule& module, const HloPrintOptions& o) {
   if (!module.frontend_attributes().empty()) {
     StrAppend(&out, ", frontend_attributes=", module.frontend_attributes().ToString());
   }
+  // XLA starts debug_attributes on a line of its own, and sets
+  // origin_recovery_table off from the computations by two blank lines.
+  bool recovery_table = false;
   for (const HloRawAttribute& a : module.raw_attributes()) {
-    if (!raw_is(a)) StrAppend(&out, ", ", a.name, "=", a.value);
+    if (raw_is(a)) continue;
+    StrAppend(&out, a.name == "debug_attributes" ? ",\n" : ", ", a.name, "=", a.value);
+    recovery_table |= a.name == "origin_recovery_table";
   }
   out += "\n";
+  if (recovery_table) out += "\n";
   // The stack-frame tables sit between the header and the computations,
   // set off by a blank line.
   if (!module.stack_frame_index().empty()) StrAppend(&out, "\n", module.stack_frame_index().ToString());

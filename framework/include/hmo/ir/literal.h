@@ -17,6 +17,22 @@
 
 namespace hmo {
 
+// Which spelling ToStringWithoutShape uses for arrays and tuples. Scalars
+// (other than inside tuples) read the same in both.
+enum class LiteralTextStyle {
+  // hmo's own text, the one its short form prints: pred elements
+  // "true"/"false", every row of a rank >= 2 array inside "{ " and " }",
+  // tuples "(a, b)".
+  kHmo,
+  // What XLA's HloModule::ToString() writes in `constant(...)`: pred array
+  // elements 0/1; at rank >= 2 a row of at most one element is "{x}" and a
+  // longer one "{ x, y }"; an array level that is not a row is "{ " ... " }",
+  // and at rank >= 4 every level but the outermost and the rows opens with
+  // "{ /*i<d>=<index>*/ " (d = the dimension of the enclosing level; nothing
+  // after the comment but " }" when the level is empty); tuples "( a, b )".
+  kXla,
+};
+
 class Literal {
  public:
   // An empty literal with an invalid shape.
@@ -83,8 +99,9 @@ class Literal {
   // XLA's text with the shape: "f32[3] {1, 2, 3}", "(f32[] 1, s32[] 2)".
   std::string ToString() const;
   // Value text only, one line, as in `constant(...)`: "1", "{1, 2, 3}",
-  // "{ { 1, 2 }, { 3, 4 } }", "(1, 2)", "{...}" when elided.
-  std::string ToStringWithoutShape() const;
+  // "{ { 1, 2 }, { 3, 4 } }", "(1, 2)", "{...}" when elided; see
+  // LiteralTextStyle for the two spellings.
+  std::string ToStringWithoutShape(LiteralTextStyle style = LiteralTextStyle::kHmo) const;
   // One element as text: floats in the shortest form that round-trips in the
   // element type ("1", "0.1", "1e-05", "-inf", "nan", "-0"), pred "true"/
   // "false", complex "(1, 2)".

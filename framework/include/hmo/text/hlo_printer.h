@@ -35,6 +35,12 @@ struct HloPrintOptions {
   bool print_computation_signature = false;
   // End the module with a blank line, as XLA's HloModule::ToString() does.
   bool end_with_blank_line = false;
+  // Spell values as XLA's HloModule::ToString() does: constants in XLA's
+  // literal text (LiteralTextStyle::kXla: pred arrays 0/1, "{x}" rows,
+  // `/*i0=1*/` index comments, "( a, b )" tuples), and slice strides on
+  // every dimension once any of them is not 1 (`[0:4:2], [0:3:1]`). Off,
+  // hmo's short form keeps its own spelling (`[0:4:2], [0:3]`).
+  bool xla_value_text = false;
 
   static HloPrintOptions Canonical() { return HloPrintOptions(); }
   // XLA's long form: %names, operand shapes, signatures.
@@ -50,6 +56,7 @@ struct HloPrintOptions {
     o.print_percent = true;
     o.print_computation_signature = true;
     o.end_with_blank_line = true;
+    o.xla_value_text = true;
     return o;
   }
 };
