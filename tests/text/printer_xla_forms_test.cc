@@ -198,5 +198,41 @@ TEST(PrinterXlaFormsTest, ShortFormKeepsItsLiteralText) {
   EXPECT_EQ(l.ToStringWithoutShape(LiteralTextStyle::kXla), "{ {1}, {0} }");
 }
 
+TEST(PrinterXlaFormsTest, TrivialAsyncOpsPrintWithSyntaxSugar) {
+  // XLA leaves out the wrapped computation of `<op>-start` and writes the
+  // start's attributes before the wrapped op's.
+  const std::string text =
+      "HloModule m, entry_computation_layout={(f32[10]{0})->f32[20]{0}}\n\n"
+      "ENTRY %e (p0: f32[10]) -> f32[20] {\n"
+      "  %p0 = f32[10]{0} parameter(0)\n"
+      "  %s = ((f32[10]{0}), f32[20]{0}, s32[]) custom-call-start(f32[10]{0} %p0), "
+      "async_execution_thread=\"parallel_thread\", custom_call_target=\"foo\"\n"
+      "  %u = ((f32[10]{0}), f32[20]{0}, s32[]) custom-call-update(((f32[10]{0}), f32[20]{0}, s32[]) %s)\n"
+      "  ROOT %d = f32[20]{0} custom-call-done(((f32[10]{0}), f32[20]{0}, s32[]) %u)\n"
+      "}\n\n";
+  EXPECT_EQ(Long(text), text);
+  // hmo's short form spells the async ops out.
+  EXPECT_NE(Short(text).find("async-start(p0), calls=wrapped_custom-call_computation, "
+                             "async_execution_thread=\"parallel_thread\""),
+            std::string::npos)
+      << Short(text);
+}
+
+TEST(PrinterXlaFormsTest, NonTrivialAsyncDoneNamesNoComputation) {
+  const std::string text =
+      "HloModule m, entry_computation_layout={(f32[4]{0})->f32[4]{0}}\n\n"
+      "%w (a: f32[4]) -> f32[4] {\n"
+      "  %a = f32[4]{0} parameter(0)\n"
+      "  %n = f32[4]{0} negate(f32[4]{0} %a)\n"
+      "  ROOT %x = f32[4]{0} exponential(f32[4]{0} %n)\n"
+      "}\n\n"
+      "ENTRY %e (p: f32[4]) -> f32[4] {\n"
+      "  %p = f32[4]{0} parameter(0)\n"
+      "  %s = ((f32[4]{0}), f32[4]{0}, s32[]) async-start(f32[4]{0} %p), calls=%w\n"
+      "  ROOT %d = f32[4]{0} async-done(((f32[4]{0}), f32[4]{0}, s32[]) %s)\n"
+      "}\n\n";
+  EXPECT_EQ(Long(text), text);
+}
+
 }  // namespace
 }  // namespace hmo

@@ -179,8 +179,12 @@ ENTRY main {
 }
 
 TEST(ControlFlowVerifierTest, ConditionalBranchIndexType) {
-  auto m = Parse(ConditionalModule("f32[]", "f32[4]"));
+  // The parser refuses such text as XLA's does; a pass could still build it.
+  EXPECT_FALSE(ParseHloModule(ConditionalModule("f32[]", "f32[4]"), "test.hlo").ok());
+  auto m = Parse(ConditionalModule("pred[]", "f32[4]"));
   ASSERT_NE(m, nullptr);
+  HloInstruction* index = m->entry_computation()->root_instruction()->mutable_operand(0);
+  *index->mutable_shape() = Shape(PrimitiveType::F32, {});
   EXPECT_TRUE(FirstViolationIs(*m, {"conditional", "cnd", "main",
                                     "conditional branch index must be pred[] or s32[], got f32[]"}));
 }

@@ -81,11 +81,13 @@ absl::StatusOr<Literal> HandleReduceWindow(const HloInstruction& instr, Operands
   std::vector<const Literal*> inputs(operands.begin(), operands.begin() + n);
   std::vector<const Literal*> inits(operands.begin() + n, operands.end());
   ReductionResult result = MakeReductionResult(instr.shape());
-  if (!instr.has_window()) {
+  // No window= is XLA's empty window (scalar operands, checked by the verifier).
+  static const Window kNoWindow;
+  const std::vector<WindowDimension>& window = (instr.has_window() ? instr.window() : kNoWindow).dimensions;
+  if (static_cast<int64_t>(window.size()) != inputs[0]->shape().rank()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("evaluator: reduce-window ", instr.name(), " has no window"));
+        absl::StrCat("evaluator: reduce-window ", instr.name(), " has a window of the wrong rank"));
   }
-  const std::vector<WindowDimension>& window = instr.window().dimensions;
   const std::vector<int64_t>& in_dims = inputs[0]->shape().dimensions();
   const std::vector<int64_t> in_strides = RowMajorStrides(in_dims);
   const int64_t rank = static_cast<int64_t>(in_dims.size());

@@ -194,9 +194,43 @@ void AddTypedAttributes(const HloInstruction& instr, const HloPrintOptions& o,
   }
 }
 
+// The instruction an async op wraps when XLA prints it with syntax sugar:
+// its async-start's computation is that one instruction applied to the
+// computation's parameters in order. Null otherwise.
+const HloInstruction* SugaredAsyncOp(const HloInstruction& instr) {
+  const HloInstruction* start = &instr;
+  while (start->opcode() == HloOpcode::kAsyncUpdate || start->opcode() == HloOpcode::kAsyncDone) {
+    if (start->operand_count() < 1) return nullptr;
+    start = start->operand(0);
+  }
+  if (start->opcode() != HloOpcode::kAsyncStart || start->called_computations().size() != 1) return nullptr;
+  const HloComputation* wrapped = start->called_computations()[0];
+  if (wrapped == nullptr) return nullptr;
+  const HloInstruction* root = wrapped->root_instruction();
+  if (root == nullptr || root->opcode() == HloOpcode::kParameter ||
+      wrapped->instruction_count() != wrapped->num_parameters() + 1 ||
+      root->operand_count() != wrapped->num_parameters()) {
+    return nullptr;
+  }
+  for (int64_t i = 0; i < root->operand_count(); ++i) {
+    if (root->operand(i) != wrapped->parameter_instruction(i)) return nullptr;
+  }
+  return root;
+}
+
+
 void AppendInstruction(const HloInstruction& instr, const HloPrintOptions& o, std::string* out) {
-  StrAppend(out, Name(instr.name(), o), " = ", instr.shape().ToString(true), " ",
-                  HloOpcodeString(instr.opcode()), "(");
+  const bool is_async = instr.opcode() == HloOpcode::kAsyncStart ||
+                        instr.opcode() == HloOpcode::kAsyncUpdate || instr.opcode() == HloOpcode::kAsyncDone;
+  const HloInstruction* sugar = is_async && o.async_syntax_sugar ? SugaredAsyncOp(instr) : nullptr;
+  std::string opcode(HloOpcodeString(instr.opcode()));
+  if (sugar != nullptr) {
+    opcode = StrCat(HloOpcodeString(sugar->opcode()),
+                    instr.opcode() == HloOpcode::kAsyncStart    ? "-start"
+                    : instr.opcode() == HloOpcode::kAsyncUpdate ? "-update"
+                                                                : "-done");
+  }
+  StrAppend(out, Name(instr.name(), o), " = ", instr.shape().ToString(true), " ", opcode, "(");
   switch (instr.opcode()) {
     case HloOpcode::kParameter:
       StrAppend(out, instr.parameter_number());
@@ -234,6 +268,33 @@ void AppendInstruction(const HloInstruction& instr, const HloPrintOptions& o, st
     attrs.push_back(Attr{AttributeRank(raw.name).value_or(1000), raw.name, raw.value});
   }
   std::stable_sort(attrs.begin(), attrs.end(), [](const Attr& a, const Attr& b) { return a.rank < b.rank; });
+  if (is_async && o.async_syntax_sugar) {
+    // XLA names the wrapped computation on the async-start only (and not at
+    // all with sugar).
+    std::erase_if(attrs, [&](const Attr& a) {
+      return a.name == "calls" && (sugar != nullptr || instr.opcode() != HloOpcode::kAsyncStart);
+    });
+  }
+  if (sugar != nullptr && instr.opcode() == HloOpcode::kAsyncStart) {
+    // The start's own attributes, then the wrapped op's, then metadata and
+    // backend_config.
+    auto trailing = [](const Attr& a) { return a.name == "metadata" || a.name == "backend_config"; };
+    for (const Attr& a : attrs) {
+      if (!trailing(a)) StrAppend(out, ", ", a.name, "=", a.value);
+    }
+    std::vector<Attr> wrapped;
+    AddTypedAttributes(*sugar, o, &wrapped);
+    for (const HloRawAttribute& raw : sugar->raw_attributes()) {
+      if (raw.name == "metadata" || raw.name == "backend_config") continue;
+      wrapped.push_back(Attr{AttributeRank(raw.name).value_or(1000), raw.name, raw.value});
+    }
+    std::stable_sort(wrapped.begin(), wrapped.end(), [](const Attr& a, const Attr& b) { return a.rank < b.rank; });
+    for (const Attr& a : wrapped) StrAppend(out, ", ", a.name, "=", a.value);
+    for (const Attr& a : attrs) {
+      if (trailing(a)) StrAppend(out, ", ", a.name, "=", a.value);
+    }
+    return;
+  }
   for (const Attr& a : attrs) StrAppend(out, ", ", a.name, "=", a.value);
 }
 
@@ -361,7 +422,19 @@ std::string PrintHloModule(const HloModule& module, const HloPrintOptions& o) {
   // The stack-frame tables sit between the header and the computations,
   // set off by a blank line.
   if (!module.stack_frame_index().empty()) StrAppend(&out, "\n", module.stack_frame_index().ToString());
+  // With async sugar the computations the sugared ops wrap are implied.
+  absl::flat_hash_set<const HloComputation*> implied;
+  if (o.async_syntax_sugar) {
+    for (const HloComputation* c : module.computations()) {
+      for (const HloInstruction* i : c->instructions()) {
+        if (i->opcode() == HloOpcode::kAsyncStart && SugaredAsyncOp(*i) != nullptr) {
+          implied.insert(i->called_computations()[0]);
+        }
+      }
+    }
+  }
   for (const HloComputation* c : module.MakeComputationPostOrder()) {
+    if (implied.contains(c)) continue;
     out += "\n";
     AppendComputation(*c, o, &out);
     out += "\n";

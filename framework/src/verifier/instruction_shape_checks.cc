@@ -420,20 +420,19 @@ ShapeCheckResult CheckInstructionShape(const HloInstruction& instr, const ShapeC
           instr, "reduce", ctx);
     }
     case HloOpcode::kReduceWindow: {
-      if (!instr.has_window()) return Violation("reduce-window", "reduce-window has no window");
+      // No window= is XLA's empty window: only scalars fit it.
       int64_t n = instr.operand_count() / 2;
       return FromInference(ShapeInference::InferReduceWindowShape(
                                OperandShapes(instr, 0, n), OperandShapes(instr, n, 2 * n),
-                               instr.window(), ProgramShape::Of(*instr.to_apply()), opts),
+                               instr.has_window() ? instr.window() : Window(),
+                               ProgramShape::Of(*instr.to_apply()), opts),
                            instr, "reduce-window", ctx);
     }
     case HloOpcode::kSelectAndScatter: {
-      if (!instr.has_window()) {
-        return Violation("select-and-scatter", "select-and-scatter has no window");
-      }
       return FromInference(ShapeInference::InferSelectAndScatterShape(
                                operand_shape(0), ProgramShape::Of(*instr.select()),
-                               instr.window(), operand_shape(1), operand_shape(2),
+                               instr.has_window() ? instr.window() : Window(), operand_shape(1),
+                               operand_shape(2),
                                ProgramShape::Of(*instr.scatter()), opts),
                            instr, "select-and-scatter", ctx);
     }

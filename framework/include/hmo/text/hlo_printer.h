@@ -41,6 +41,11 @@ struct HloPrintOptions {
   // every dimension once any of them is not 1 (`[0:4:2], [0:3:1]`). Off,
   // hmo's short form keeps its own spelling (`[0:4:2], [0:3]`).
   bool xla_value_text = false;
+  // XLA's async syntax sugar: an async op whose wrapped computation is one
+  // instruction applied to its parameters prints as `<op>-start/-update/
+  // -done` with that instruction's attributes, and the wrapped computation
+  // is left out; async-update/-done print no calls=.
+  bool async_syntax_sugar = false;
 
   static HloPrintOptions Canonical() { return HloPrintOptions(); }
   // XLA's long form: %names, operand shapes, signatures.
@@ -57,6 +62,7 @@ struct HloPrintOptions {
     o.print_computation_signature = true;
     o.end_with_blank_line = true;
     o.xla_value_text = true;
+    o.async_syntax_sugar = true;
     return o;
   }
 };
