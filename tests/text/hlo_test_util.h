@@ -10,9 +10,19 @@
 
 #include "gtest/gtest.h"
 #include "hmo/ir/hlo_module.h"
+#include "hmo/text/hlo_parser.h"
 #include "hmo/text/hlo_printer.h"
 
 namespace hmo::testing {
+
+// First line of the error parsing `text` as file t.hlo
+// ("t.hlo:line:col: error: message"), or "<parsed>".
+inline std::string ParseErrorLine(std::string_view text) {
+  auto m = ParseHloModule(text, "t.hlo");
+  if (m.ok()) return "<parsed>";
+  std::string msg(m.status().message());
+  return msg.substr(0, msg.find('\n'));
+}
 
 inline std::string ReadTestFile(const std::string& relative_path) {
   std::ifstream in(std::string(HMO_TEST_DATA_DIR) + "/" + relative_path, std::ios::binary);

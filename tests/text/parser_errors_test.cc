@@ -4,18 +4,14 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "hlo_test_util.h"
 #include "hmo/text/hlo_parser.h"
 
 namespace hmo {
 namespace {
 
 // First line of the error ("file:line:col: error: message").
-std::string ErrorLine(std::string_view text) {
-  auto m = ParseHloModule(text, "t.hlo");
-  if (m.ok()) return "<parsed>";
-  std::string msg(m.status().message());
-  return msg.substr(0, msg.find('\n'));
-}
+std::string ErrorLine(std::string_view text) { return testing::ParseErrorLine(text); }
 
 TEST(ParserErrorsTest, FullMessageHasSourceLineAndCaret) {
   auto m = ParseHloModule(R"(HloModule m

@@ -7,18 +7,14 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "hlo_test_util.h"
 #include "hmo/text/hlo_parser.h"
 #include "hmo/text/hlo_printer.h"
 
 namespace hmo {
 namespace {
 
-std::string ErrorLine(std::string_view text) {
-  auto m = ParseHloModule(text, "t.hlo");
-  if (m.ok()) return "<parsed>";
-  std::string msg(m.status().message());
-  return msg.substr(0, msg.find('\n'));
-}
+std::string ErrorLine(std::string_view text) { return testing::ParseErrorLine(text); }
 
 std::string Short(std::string_view text) {
   auto m = ParseHloModule(text, "t.hlo");

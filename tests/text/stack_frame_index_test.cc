@@ -5,6 +5,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "hlo_test_util.h"
 #include "hmo/ir/stack_frame_index.h"
 #include "hmo/text/hlo_parser.h"
 #include "hmo/text/hlo_printer.h"
@@ -38,12 +39,7 @@ ENTRY %main.2 (x.1: f32[4,4]) -> f32[4,4] {
 
 )";
 
-std::string ErrorLine(std::string_view text) {
-  auto m = ParseHloModule(text, "t.hlo");
-  if (m.ok()) return "<parsed>";
-  std::string msg(m.status().message());
-  return msg.substr(0, msg.find('\n'));
-}
+std::string ErrorLine(std::string_view text) { return testing::ParseErrorLine(text); }
 
 std::string Replace(std::string text, std::string_view from, std::string_view to) {
   const size_t at = text.find(from);
