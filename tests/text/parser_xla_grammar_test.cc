@@ -387,6 +387,29 @@ ENTRY e {
   EXPECT_EQ(call->operand(1)->name(), "p1");
 }
 
+TEST(ParserXlaGrammarTest, LateBoundAsyncOperandsJoinTheWrappedComputation) {
+  auto m = ParseHloModule(R"(HloModule m
+ENTRY e {
+  p0 = f32[] parameter(0)
+  p1 = f32[] parameter(1)
+  s = ((), (), s32[]) call-start(), to_apply={
+    a = f32[] parameter(0)
+    b = f32[] parameter(1)
+    ROOT r = f32[] add(a, b)
+  }
+  u = ((f32[], f32[]), f32[], s32[]) call-update(s, p0, p1)
+  ROOT d = f32[] call-done(u)
+})", "t.hlo");
+  ASSERT_TRUE(m.ok()) << m.status();
+  const HloInstruction* done = Root(**m);
+  ASSERT_EQ(done->called_computations().size(), 1u);
+  const HloComputation* wrapped = done->called_computations()[0];
+  EXPECT_EQ(wrapped->num_parameters(), 2);  // bound by the update
+  EXPECT_EQ(wrapped->root_instruction()->opcode(), HloOpcode::kCall);
+  EXPECT_EQ(wrapped->root_instruction()->shape().ToString(false), "f32[]");
+  EXPECT_EQ(done->operand(0)->operand_count(), 3);
+}
+
 TEST(ParserXlaGrammarTest, AsyncChainsMustAgree) {
   const std::string base = R"(HloModule m
 wrapped {

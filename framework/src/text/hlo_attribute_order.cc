@@ -57,6 +57,7 @@ constexpr std::array kOrder = {
     "rhs_group_dims",
     "feature_group_count",
     "batch_group_count",
+    "convolution_kind",
     "operand_precision",
     "algorithm",
     "sparsity",

@@ -1529,9 +1529,11 @@ absl::Status Parser::ParseInstructionRhs(HloComputation* computation, std::strin
   } else {
     if (absl::Status st = ParseOperands(computation, instr.get()); !st.ok()) return st;
   }
+  // async-update may bind further operands of its wrapped computation
+  // (XLA's late binding), so its operand count is not fixed in the text.
   if (std::optional<int> arity = HloOpcodeArity(*opcode);
       arity && *arity != instr->operand_count() && *opcode != HloOpcode::kParameter &&
-      *opcode != HloOpcode::kConstant) {
+      *opcode != HloOpcode::kConstant && *opcode != HloOpcode::kAsyncUpdate) {
     return Error(op_tok.offset, StrCat(AbslView(op_tok.text), " takes ", *arity, " operand",
                                              *arity == 1 ? "" : "s", " but has ",
                                              instr->operand_count()));
@@ -1775,12 +1777,31 @@ absl::Status Parser::ExpandAsyncSugar() {
       comp_name = StrCat(base, ".", n);
     }
     auto wrapped_comp = std::make_unique<HloComputation>(comp_name);
-    std::vector<HloInstruction*> params;
-    for (int64_t i = 0; i < instr->operand_count(); ++i) {
-      params.push_back(wrapped_comp->AddInstruction(HloInstruction::CreateParameter(
-          i, shape.tuple_shapes(0).tuple_shapes(i), StrCat("param_", i))));
+    // XLA's late binding: async-updates after the start may pass further
+    // operands of the wrapped op; the last one's shape has its result.
+    std::vector<Shape> operand_shapes(shape.tuple_shapes(0).tuple_shapes().begin(),
+                                      shape.tuple_shapes(0).tuple_shapes().end());
+    Shape result = shape.tuple_shapes(1);
+    const HloInstruction* link = instr;
+    for (bool more = true; more;) {
+      more = false;
+      for (const HloInstruction* user : link->users()) {
+        if (user->opcode() != HloOpcode::kAsyncUpdate || user->operand(0) != link) continue;
+        for (int64_t k = 1; k < user->operand_count(); ++k) operand_shapes.push_back(user->operand(k)->shape());
+        if (user->operand_count() > 1 && user->shape().IsTuple() && user->shape().tuple_shapes_size() > 1) {
+          result = user->shape().tuple_shapes(1);
+        }
+        link = user;
+        more = true;
+        break;
+      }
     }
-    std::unique_ptr<HloInstruction> wrapped = instr->CloneWithNewOperands(shape.tuple_shapes(1), params);
+    std::vector<HloInstruction*> params;
+    for (size_t i = 0; i < operand_shapes.size(); ++i) {
+      params.push_back(wrapped_comp->AddInstruction(HloInstruction::CreateParameter(
+          static_cast<int64_t>(i), operand_shapes[i], StrCat("param_", i))));
+    }
+    std::unique_ptr<HloInstruction> wrapped = instr->CloneWithNewOperands(result, params);
     wrapped->SetAndSanitizeName(HloOpcodeString(instr->opcode()));
     auto start = HloInstruction::Create(HloOpcode::kAsyncStart, shape, instr->operands());
     // Async-level attributes stay on the start; the rest describe the op.
@@ -1807,7 +1828,7 @@ absl::Status Parser::ExpandAsyncSugar() {
   // async-update/-done written without calls= take the wrapped computation
   // of the async op they complete.
   for (HloInstruction* done : async_done_without_calls_) {
-    if (done->operand_count() == 1 && !done->operand(0)->called_computations().empty()) {
+    if (done->operand_count() >= 1 && !done->operand(0)->called_computations().empty()) {
       done->set_called_computations({done->operand(0)->called_computations()[0]});
     }
   }
