@@ -410,6 +410,14 @@ ENTRY e {
   EXPECT_EQ(done->operand(0)->operand_count(), 3);
 }
 
+TEST(ParserXlaGrammarTest, UnknownDimLabelsOnCustomCalls) {
+  const std::string out = Short(
+      "ENTRY e {\n  a = f32[1,2,3,4] parameter(0)\n  b = f32[2,2,1,1] parameter(1)\n"
+      "  ROOT c = f32[1,2,3,4] custom-call(a, b), window={size=1x1}, dim_labels=?b01f_0?1io->b01?f, "
+      "custom_call_target=\"x\"\n}\n");
+  EXPECT_NE(out.find("dim_labels=?b01f_0?1io->b01?f"), std::string::npos) << out;
+}
+
 TEST(ParserXlaGrammarTest, AsyncChainsMustAgree) {
   const std::string base = R"(HloModule m
 wrapped {

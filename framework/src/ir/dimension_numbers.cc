@@ -30,6 +30,8 @@ absl::Status ParseLabels(std::string_view part, char a, char b, int64_t* a_dim, 
       *b_dim = static_cast<int64_t>(i);
     } else if (c >= '0' && c <= '9') {
       ++spatial_count;
+    } else if (c == '?') {
+      // A dimension whose role is unknown (custom calls); XLA takes it.
     } else {
       return absl::InvalidArgumentError(
           StrCat("unexpected character '", std::string(1, c), "' in ", which, " dim labels"));
