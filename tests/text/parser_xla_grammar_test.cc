@@ -418,6 +418,22 @@ TEST(ParserXlaGrammarTest, UnknownDimLabelsOnCustomCalls) {
   EXPECT_NE(out.find("dim_labels=?b01f_0?1io->b01?f"), std::string::npos) << out;
 }
 
+TEST(ParserXlaGrammarTest, MeshReplicaGroupsNameMeshAxes) {
+  auto all_reduce = [](std::string groups) {
+    return ErrorLine("HloModule m\nadd {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n"
+                     "  ROOT s = f32[] add(x, y)\n}\nENTRY e {\n  p = f32[8] parameter(0)\n"
+                     "  ROOT r = f32[8] all-reduce(p), replica_groups=" + groups + ", to_apply=add\n}");
+  };
+  EXPECT_EQ(all_reduce("mesh['axis_0'=2,'axis_1'=2] {'axis_1'}"), "<parsed>");
+  EXPECT_EQ(all_reduce("mesh['axis_0'=2,'axis_1'=2] {'1'}"), "<parsed>");
+  EXPECT_EQ(all_reduce("mesh['axis_0'=2,'axis_1'=2] {'bogus'}"),
+            "t.hlo:9:49: error: 'bogus' is not a valid axis name or index of the mesh");
+  EXPECT_EQ(all_reduce("mesh['axis_0'=2,'axis_1'=2] {'5'}"),
+            "t.hlo:9:49: error: mesh axis index 5 is out of bounds for mesh of 2 axes");
+  EXPECT_EQ(all_reduce("mesh['axis_0'=2,'axis_1'=2, device_ids=(0,1,2)] {'axis_0'}"),
+            "t.hlo:9:49: error: mesh device_ids lists 3 devices but the mesh has 4 positions");
+}
+
 TEST(ParserXlaGrammarTest, AsyncChainsMustAgree) {
   const std::string base = R"(HloModule m
 wrapped {

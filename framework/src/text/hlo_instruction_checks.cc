@@ -1,9 +1,11 @@
 #include "hlo_instruction_checks.h"
 
+#include <algorithm>
 #include <array>
 #include <vector>
 
 #include "../ir/str_cat.h"
+#include "absl/strings/numbers.h"
 #include "hmo/ir/shape_equality.h"
 #include "hmo/text/hlo_parser.h"
 
@@ -121,6 +123,60 @@ std::string CheckResultAccuracy(const HloInstruction& instr, std::string_view va
                 "' (expected mode or tolerance)");
 }
 
+// `mesh['a'=2,'b'=2, device_ids=(...)] {'b', ...}`: the axes named in the
+// braces must be axes of the mesh (by name or index), and device_ids, when
+// given, must list one device per mesh position. Other forms pass.
+std::string CheckMeshReplicaGroups(std::string_view value) {
+  value = Trim(value);
+  if (value.substr(0, 5) != "mesh[") return "";
+  const size_t close = value.find(']');
+  if (close == std::string_view::npos) return "";
+  std::vector<std::string_view> axes;
+  int64_t positions = 1;
+  int64_t device_ids = -1;
+  std::string_view inside = value.substr(5, close - 5);
+  const size_t ids = inside.find("device_ids=(");
+  if (ids != std::string_view::npos) {
+    const size_t end = inside.find(')', ids);
+    std::string_view list = inside.substr(ids + 12, end == std::string_view::npos ? 0 : end - ids - 12);
+    device_ids = list.empty() ? 0 : static_cast<int64_t>(std::count(list.begin(), list.end(), ',')) + 1;
+    inside = inside.substr(0, ids);
+  }
+  for (size_t start = 0; start < inside.size();) {
+    size_t end = inside.find(',', start);
+    if (end == std::string_view::npos) end = inside.size();
+    std::string_view item = Trim(inside.substr(start, end - start));
+    const size_t eq = item.find('=');
+    if (eq != std::string_view::npos && item.size() > 2 && item.front() == '\'') {
+      axes.push_back(Trim(item.substr(0, eq)));
+      int64_t size = 0;
+      if (absl::SimpleAtoi(ir_internal::AbslView(Trim(item.substr(eq + 1))), &size)) positions *= size;
+    }
+    start = end + 1;
+  }
+  if (device_ids >= 0 && device_ids != positions) {
+    return StrCat("mesh device_ids lists ", device_ids, " devices but the mesh has ", positions, " positions");
+  }
+  std::vector<std::string_view> groups;
+  if (!SplitBraced(value.substr(close + 1), &groups)) return "";
+  for (std::string_view group : groups) {
+    if (group.size() < 2 || group.front() != '\'' || group.back() != '\'') continue;  // sub-axis forms
+    const std::string_view name = group;
+    bool known = std::find(axes.begin(), axes.end(), name) != axes.end();
+    int64_t index = -1;
+    if (!known && absl::SimpleAtoi(ir_internal::AbslView(name.substr(1, name.size() - 2)), &index)) {
+      if (index < 0 || index >= static_cast<int64_t>(axes.size())) {
+        return StrCat("mesh axis index ", index, " is out of bounds for mesh of ", axes.size(), " axes");
+      }
+      known = true;
+    }
+    if (!known) {
+      return StrCat(ir_internal::AbslView(name), " is not a valid axis name or index of the mesh");
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 std::string CheckDimLevelTypes(std::string_view text) {
@@ -154,6 +210,9 @@ InstructionCheckError CheckParsedInstruction(const HloInstruction& instr) {
         return fail("operand_layout_constraints", m);
       }
     }
+  }
+  if (auto v = instr.GetRawAttribute("replica_groups")) {
+    if (std::string m = CheckMeshReplicaGroups(*v); !m.empty()) return fail("replica_groups", m);
   }
   if (auto v = instr.GetRawAttribute("result_accuracy")) {
     if (std::string m = CheckResultAccuracy(instr, *v); !m.empty()) return fail("result_accuracy", m);

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "../ir/str_cat.h"
+#include "absl/strings/numbers.h"
 #include "hmo/ir/shape_inference.h"
 
 namespace hmo::text_internal {
