@@ -251,4 +251,16 @@ ENTRY e {
 }
 
 }  // namespace
+TEST(ElementwiseTest, InverseAndHyperbolicFunctions) {
+  HMO_EVAL_OK(result, EvaluateText(R"(HloModule m
+ENTRY e {
+  x = f64[1] constant({0.5})
+  y = f64[1] constant({1.5})
+  ROOT t = (f64[1], f64[1], f64[1], f64[1], f64[1], /*index=5*/f64[1], f64[1], f64[1]) tuple(acos(x), acosh(y), asin(x), asinh(x), atan(x), atanh(x), cosh(x), sinh(x))
+})"));
+  const double expected[] = {std::acos(0.5), std::acosh(1.5), std::asin(0.5), std::asinh(0.5),
+                             std::atan(0.5), std::atanh(0.5), std::cosh(0.5), std::sinh(0.5)};
+  for (int i = 0; i < 8; ++i) EXPECT_DOUBLE_EQ(Doubles(result.tuple_elements()[i])[0], expected[i]) << i;
+}
+
 }  // namespace hmo::eval_test

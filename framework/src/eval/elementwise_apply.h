@@ -36,6 +36,14 @@ bool ApplyUnaryOp(HloOpcode op, T x, T* out) {
       case HloOpcode::kSin: *out = std::sin(x); return true;
       case HloOpcode::kCos: *out = std::cos(x); return true;
       case HloOpcode::kTan: *out = std::tan(x); return true;
+      case HloOpcode::kAcos: *out = std::acos(x); return true;
+      case HloOpcode::kAcosh: *out = std::acosh(x); return true;
+      case HloOpcode::kAsin: *out = std::asin(x); return true;
+      case HloOpcode::kAsinh: *out = std::asinh(x); return true;
+      case HloOpcode::kAtan: *out = std::atan(x); return true;
+      case HloOpcode::kAtanh: *out = std::atanh(x); return true;
+      case HloOpcode::kCosh: *out = std::cosh(x); return true;
+      case HloOpcode::kSinh: *out = std::sinh(x); return true;
       case HloOpcode::kErf: *out = std::erf(x); return true;
       case HloOpcode::kFloor: *out = std::floor(x); return true;
       case HloOpcode::kCeil: *out = std::ceil(x); return true;

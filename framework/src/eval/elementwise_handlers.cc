@@ -31,6 +31,7 @@ inline int64_t ScalarOrSame(const Literal& operand, int64_t i) {
 }  // namespace
 
 bool IsElementwiseUnaryOpcode(HloOpcode opcode) {
+  if (IsFloatingUnaryOpcode(opcode)) return true;
   switch (opcode) {
     case HloOpcode::kAbs: case HloOpcode::kNegate: case HloOpcode::kExp:
     case HloOpcode::kExpm1: case HloOpcode::kLog: case HloOpcode::kLog1p:
