@@ -63,9 +63,6 @@ constexpr KnownDisagreement kKnownDisagreements[] = {
     {"host_offload", "before", "custom-call xla.sdy.FuncResultSharding is not implemented"},
     {"sort_topk", "before", "topk is not implemented"},
     {"sort_topk", "after", "custom-call TopK is not implemented"},
-    {"transformer_adam", "after", "loss 4.4929 where XLA gives 4.6710: a forward-pass op of XLA's optimized module"},
-    {"transformer_remat", "after", "the same forward-pass disagreement as transformer_adam"},
-    {"transformer_scan", "after", "the same forward-pass disagreement as transformer_adam"},
 };
 
 const KnownDisagreement* FindKnownDisagreement(std::string_view program, std::string_view dump) {

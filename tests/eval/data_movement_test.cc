@@ -35,6 +35,24 @@ ENTRY e {
   EXPECT_EQ(Doubles(result), (std::vector<double>{0, 3, 1, 4, 2, 5}));
 }
 
+// The layouts are the HLO's: a fusion's value has the fusion's layout even
+// when its fused root is written with another (XLA's optimized dumps do
+// this), and a bitcast of it reads memory in the fusion's layout.
+TEST(DataMovementTest, BitcastUsesTheInstructionsLayouts) {
+  HMO_EVAL_OK(result, EvaluateText(R"(HloModule m
+fused {
+  p = f32[2,3]{1,0} parameter(0)
+  ROOT t = f32[3,2]{1,0} transpose(p), dimensions={1,0}
+}
+ENTRY e {
+  a = f32[2,3]{1,0} constant({{1,2,3},{4,5,6}})
+  f = f32[3,2]{0,1} fusion(a), kind=kLoop, calls=fused
+  ROOT b = f32[6]{0} bitcast(f)
+})"));
+  // f is {{1,4},{2,5},{3,6}} stored column-major: memory 1 2 3 4 5 6.
+  EXPECT_EQ(Doubles(result), (std::vector<double>{1, 2, 3, 4, 5, 6}));
+}
+
 TEST(DataMovementTest, SliceWithStride) {
   HMO_EVAL_OK(result, EvaluateText(R"(HloModule m
 ENTRY e {

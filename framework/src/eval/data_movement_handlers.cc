@@ -100,8 +100,10 @@ absl::StatusOr<Literal> HandleBitcast(const HloInstruction& instr, Operands oper
     return absl::InvalidArgumentError(absl::StrCat("evaluator: bitcast ", instr.name(),
                                                    " changes the byte size"));
   }
-  const std::vector<int64_t> in_physical = PhysicalStrides(in.shape());
-  const std::vector<int64_t> out_physical = PhysicalStrides(out.shape());
+  // The layouts are the instruction's: a literal a handler made may carry
+  // the default layout where the HLO gives its value another one.
+  const std::vector<int64_t> in_physical = PhysicalStrides(instr.operand(0)->shape());
+  const std::vector<int64_t> out_physical = PhysicalStrides(instr.shape());
   if (in_physical == RowMajorStrides(in.shape().dimensions()) &&
       out_physical == RowMajorStrides(out.shape().dimensions())) {
     *out.mutable_raw_data() = in.raw_data();
