@@ -17,34 +17,14 @@
 #include "hmo/execution/literal_comparison.h"
 #include "hmo/execution/npy.h"
 #include "hmo/text/hlo_parser.h"
+#include "jax_corpus.h"
 
 namespace hmo {
 namespace {
 
 namespace fs = std::filesystem;
 
-fs::path CorpusDir() { return fs::path(HMO_TEST_DATA_DIR) / "corpus"; }
-
-std::vector<std::string> ProgramNames() {
-  std::vector<std::string> names;
-  for (const auto& entry : fs::directory_iterator(CorpusDir())) {
-    if (entry.is_directory() && fs::exists(entry.path() / "manifest.json")) {
-      names.push_back(entry.path().filename().string());
-    }
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
-fs::path Dump(const fs::path& dir, std::string_view suffix) {
-  for (const auto& entry : fs::directory_iterator(dir)) {
-    const std::string f = entry.path().filename().string();
-    if (f.size() > suffix.size() && f.compare(f.size() - suffix.size(), suffix.size(), suffix) == 0) {
-      return entry.path();
-    }
-  }
-  return dir / "<missing dump>";
-}
+fs::path CorpusDir() { return testing::JaxCorpusDir(); }
 
 // Leaf `index` of `literal` (a tuple tree, or an array as its only leaf).
 const Literal& Leaf(const Literal& literal, const ShapeIndex& index) {
@@ -106,8 +86,7 @@ absl::Status EvaluateAgainstXla(const fs::path& dir, const fs::path& path) {
 TEST_P(JaxCorpusEvaluatorTest, MatchesXlaOutputs) {
   const auto& [name, which] = GetParam();
   const fs::path dir = CorpusDir() / name;
-  const fs::path path =
-      Dump(dir, which == "before" ? ".before_optimizations.txt" : ".cpu_after_optimizations.txt");
+  const fs::path path = testing::JaxCorpusDump(name, which);
   const absl::Status status = EvaluateAgainstXla(dir, path);
   if (const KnownDisagreement* known = FindKnownDisagreement(name, which)) {
     EXPECT_FALSE(status.ok()) << name << " (" << which << ") now agrees with XLA: take it off "
@@ -119,7 +98,7 @@ TEST_P(JaxCorpusEvaluatorTest, MatchesXlaOutputs) {
 
 INSTANTIATE_TEST_SUITE_P(
     Corpus, JaxCorpusEvaluatorTest,
-    ::testing::Combine(::testing::ValuesIn(ProgramNames()), ::testing::Values("before", "after")),
+    ::testing::Combine(::testing::ValuesIn(testing::JaxCorpusPrograms()), ::testing::Values("before", "after")),
     [](const auto& info) { return std::get<0>(info.param) + "_" + std::get<1>(info.param); });
 
 }  // namespace

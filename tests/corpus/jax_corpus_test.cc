@@ -20,6 +20,7 @@
 #include "hmo/text/hlo_parser.h"
 #include "hmo/text/hlo_printer.h"
 #include "hmo/verifier/hlo_verifier.h"
+#include "jax_corpus.h"
 #include "text/hlo_test_util.h"
 #include "yaml-cpp/yaml.h"
 
@@ -28,7 +29,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path CorpusDir() { return fs::path(HMO_TEST_DATA_DIR) / "corpus"; }
+fs::path CorpusDir() { return testing::JaxCorpusDir(); }
+std::vector<std::string> ProgramNames() { return testing::JaxCorpusPrograms(); }
 
 struct Program {
   std::string name;
@@ -36,42 +38,12 @@ struct Program {
   YAML::Node manifest;
 };
 
-// Every folder with a manifest.json (JSON is read as YAML).
-std::vector<std::string> ProgramNames() {
-  std::vector<std::string> names;
-  for (const auto& entry : fs::directory_iterator(CorpusDir())) {
-    if (entry.is_directory() && fs::exists(entry.path() / "manifest.json")) {
-      names.push_back(entry.path().filename().string());
-    }
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
 Program LoadProgram(const std::string& name) {
   Program p{name, CorpusDir() / name, YAML::LoadFile((CorpusDir() / name / "manifest.json").string())};
   return p;
 }
 
-// The manifest names its dumps; fall back to the file-name convention.
-fs::path DumpPath(const Program& p, std::string_view which) {
-  const std::string key = which == "before" ? "before_optimizations" : "after_optimizations";
-  for (const std::string& k : {key, key + "_file", key + "_dump"}) {
-    if (p.manifest[k] && p.manifest[k].IsScalar()) return p.dir / p.manifest[k].as<std::string>();
-  }
-  if (p.manifest["dumps"] && p.manifest["dumps"][key]) {
-    return p.dir / p.manifest["dumps"][key].as<std::string>();
-  }
-  const std::string suffix =
-      which == "before" ? ".before_optimizations.txt" : ".cpu_after_optimizations.txt";
-  for (const auto& entry : fs::directory_iterator(p.dir)) {
-    const std::string f = entry.path().filename().string();
-    if (f.size() > suffix.size() && f.compare(f.size() - suffix.size(), suffix.size(), suffix) == 0) {
-      return entry.path();
-    }
-  }
-  return p.dir / ("<no " + std::string(which) + " dump>");
-}
+fs::path DumpPath(const Program& p, std::string_view which) { return testing::JaxCorpusDump(p.name, which); }
 
 TEST(JaxCorpusTest, HoldsTheProgramsTheIssueAsksFor) {
   const std::vector<std::string> names = ProgramNames();
