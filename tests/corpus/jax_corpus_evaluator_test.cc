@@ -3,9 +3,7 @@
 // XLA's outputs (tests/corpus/<program>/input_<i>.npy, output_<i>.npy).
 // Every `--check` in hmo trusts this evaluator, so it is checked against
 // XLA rather than against itself.
-//
-// The dumps it does not yet get right are listed with the reason (issue 14);
-// each listed dump must still disagree, so a fix has to take it off the list.
+
 
 #include <filesystem>
 #include <string>
@@ -31,25 +29,6 @@ const Literal& Leaf(const Literal& literal, const ShapeIndex& index) {
   const Literal* at = &literal;
   for (int64_t i : index) at = &at->tuple_elements()[i];
   return *at;
-}
-
-struct KnownDisagreement {
-  const char* program;
-  const char* dump;
-  const char* reason;
-};
-constexpr KnownDisagreement kKnownDisagreements[] = {
-    {"cnn_maxpool", "before", "select-and-scatter is not implemented"},
-    {"host_offload", "before", "custom-call xla.sdy.FuncResultSharding is not implemented"},
-    {"sort_topk", "before", "topk is not implemented"},
-    {"sort_topk", "after", "custom-call TopK is not implemented"},
-};
-
-const KnownDisagreement* FindKnownDisagreement(std::string_view program, std::string_view dump) {
-  for (const KnownDisagreement& k : kKnownDisagreements) {
-    if (program == k.program && dump == k.dump) return &k;
-  }
-  return nullptr;
 }
 
 // Runs the dump on XLA's inputs; OK when every output matches XLA's.
@@ -88,11 +67,6 @@ TEST_P(JaxCorpusEvaluatorTest, MatchesXlaOutputs) {
   const fs::path dir = CorpusDir() / name;
   const fs::path path = testing::JaxCorpusDump(name, which);
   const absl::Status status = EvaluateAgainstXla(dir, path);
-  if (const KnownDisagreement* known = FindKnownDisagreement(name, which)) {
-    EXPECT_FALSE(status.ok()) << name << " (" << which << ") now agrees with XLA: take it off "
-                              << "kKnownDisagreements (" << known->reason << ")";
-    return;
-  }
   EXPECT_TRUE(status.ok()) << path << ": " << status;
 }
 

@@ -1,6 +1,6 @@
 // gather and scatter with XLA dimension numbers: row gathers, clamped start
 // indices, batching dimensions, scatter-add with repeated indices (applied in
-// order), out-of-bounds updates skipped, window scatters.
+// order), out-of-bounds updates skipped, window scatters; select-and-scatter.
 
 #include "evaluator_test_support.h"
 
@@ -115,4 +115,27 @@ ENTRY e {
 }
 
 }  // namespace
+TEST(GatherScatterTest, SelectAndScatterAddsSourceAtEachWindowsPick) {
+  HMO_EVAL_OK(result, EvaluateText(R"(HloModule m
+ge {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = pred[] compare(a, b), direction=GE
+}
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[5] constant({1, 3, 2, 5, 5})
+  s = f32[2] constant({10, 20})
+  z = f32[] constant(0)
+  ROOT r = f32[5] select-and-scatter(x, s, z), window={size=2 stride=2}, select=ge, scatter=add
+})"));
+  // Windows {1,3} and {2,5}: the later element replaces the pick when
+  // select(pick, later) is false; the last element is in no window.
+  EXPECT_EQ(Doubles(result), (std::vector<double>{0, 10, 0, 20, 0}));
+}
+
 }  // namespace hmo::eval_test

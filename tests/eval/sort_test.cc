@@ -1,5 +1,7 @@
 // sort: multi-operand, stable, along any dimension, with native and general
-// comparators.
+// comparators; topk.
+
+#include <cmath>
 
 #include "evaluator_test_support.h"
 
@@ -60,4 +62,19 @@ ENTRY e {
 }
 
 }  // namespace
+TEST(SortTest, TopKTakesTheLargestWithTheirIndices) {
+  HMO_EVAL_OK(result, EvaluateText(R"(HloModule m
+ENTRY e {
+  x = f32[2,4] constant({{1, 3, 2, 3}, {-1, nan, 0, 5}})
+  ROOT t = (f32[2,2], s32[2,2]) topk(x), k=2, largest=true
+})"));
+  // Ties keep index order; NaN ranks above every number, as in XLA's TopK.
+  std::vector<double> values = Doubles(result.tuple_elements()[0]);
+  EXPECT_EQ(values[0], 3);
+  EXPECT_EQ(values[1], 3);
+  EXPECT_TRUE(std::isnan(values[2]));
+  EXPECT_EQ(values[3], 5);
+  EXPECT_EQ(Ints(result.tuple_elements()[1]), (std::vector<int64_t>{1, 3, 1, 3}));
+}
+
 }  // namespace hmo::eval_test

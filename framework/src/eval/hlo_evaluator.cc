@@ -29,10 +29,12 @@ std::string Describe(const HloInstruction& instr) {
   return absl::StrCat(std::string(HloOpcodeString(instr.opcode())), " ", instr.name());
 }
 
-// Custom-call targets that only say where a value lives; they pass it on.
+// Custom-call targets that only say where a value lives or how it is
+// sharded; they pass it on.
 bool IsPlacementAnnotation(std::string_view target) {
   return target == "MoveToHost" || target == "MoveToDevice" ||
-         target == "annotate_device_placement";
+         target == "annotate_device_placement" || target == "Sharding" ||
+         target == "xla.sdy.FuncResultSharding";
 }
 
 // One evaluation (of a module or a computation). Caches each computation's
@@ -186,6 +188,10 @@ absl::StatusOr<Literal> Interpreter::EvaluateInstruction(const HloInstruction& i
       if (IsPlacementAnnotation(instr.custom_call_target()) && operands.size() == 1) {
         return *operands[0];
       }
+      if (instr.custom_call_target() == "TopK" && operands.size() == 1 &&
+          instr.called_computations().size() == 1) {
+        return HandleTopK(instr, operands, instr.called_computations()[0], runner_);
+      }
       return absl::UnimplementedError(absl::StrCat("evaluator: custom-call ", instr.name(),
                                                    " with target \"", instr.custom_call_target(),
                                                    "\" is not supported"));
@@ -213,6 +219,8 @@ absl::StatusOr<Literal> Interpreter::EvaluateInstruction(const HloInstruction& i
     case HloOpcode::kGather: return HandleGather(instr, operands);
     case HloOpcode::kScatter: return HandleScatter(instr, operands, runner_);
     case HloOpcode::kSort: return HandleSort(instr, operands, runner_);
+    case HloOpcode::kTopK: return HandleTopK(instr, operands, nullptr, runner_);
+    case HloOpcode::kSelectAndScatter: return HandleSelectAndScatter(instr, operands, runner_);
     case HloOpcode::kCall: {
       std::vector<Literal> call_args;
       for (const Literal* operand : operands) call_args.push_back(*operand);

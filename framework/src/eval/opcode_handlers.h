@@ -62,6 +62,13 @@ absl::StatusOr<Literal> HandleMap(const HloInstruction& instr, Operands operands
 absl::StatusOr<Literal> HandleDot(const HloInstruction& instr, Operands operands);
 absl::StatusOr<Literal> HandleConvolution(const HloInstruction& instr, Operands operands);
 
+// topk_handler.cc: topk, and the TopK custom call (its comparator given).
+absl::StatusOr<Literal> HandleTopK(const HloInstruction& instr, Operands operands,
+                                   const HloComputation* comparator, const ComputationRunner& run);
+// select_and_scatter_handler.cc.
+absl::StatusOr<Literal> HandleSelectAndScatter(const HloInstruction& instr, Operands operands,
+                                               const ComputationRunner& run);
+
 // gather_scatter_handlers.cc.
 absl::StatusOr<Literal> HandleGather(const HloInstruction& instr, Operands operands);
 absl::StatusOr<Literal> HandleScatter(const HloInstruction& instr, Operands operands,
