@@ -225,6 +225,9 @@ TEST(ParserXlaGrammarTest, FloatConstantsOutOfRange) {
   EXPECT_EQ(ErrorLine("ENTRY e {\n  ROOT c = c64[] constant((1e39, 0))\n}"),
             "t.hlo:2:28: error: value 1e39 is out of range for f32 (it would become inf)");
   EXPECT_EQ(ErrorLine("ENTRY e {\n  ROOT c = bf16[] constant(-65505)\n}"), "<parsed>");
+  EXPECT_EQ(ErrorLine("ENTRY e {\n  ROOT c = f32[] constant(3.4028235e38)\n}"), "<parsed>");
+  EXPECT_EQ(ErrorLine("ENTRY e {\n  ROOT c = f32[] constant(-3.5e38)\n}"),
+            "t.hlo:2:27: error: value -3.5e38 is out of range for f32 (it would become -inf)");
   EXPECT_EQ(ErrorLine("ENTRY e {\n  ROOT c = f16[2] constant({inf, -inf})\n}"), "<parsed>");
 }
 
