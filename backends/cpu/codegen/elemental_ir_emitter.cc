@@ -377,6 +377,13 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitIntegerBinary(HloOpcode opc
   }
 }
 
+llvm::Value* ElementalIrEmitter::EmitTotalOrderKey(llvm::Value* value) {
+  const unsigned bits = value->getType()->getPrimitiveSizeInBits();
+  llvm::Value* x = b_.CreateBitCast(value, b_.getIntNTy(bits));
+  llvm::Value* flip = b_.CreateLShr(b_.CreateAShr(x, bits - 1), 1);
+  return b_.CreateXor(x, flip);
+}
+
 llvm::Value* ElementalIrEmitter::EmitCompare(const HloInstruction& instruction, PrimitiveType type,
                                              llvm::Value* lhs, llvm::Value* rhs) {
   const ComparisonDirection direction = instruction.comparison_direction();
@@ -384,15 +391,8 @@ llvm::Value* ElementalIrEmitter::EmitCompare(const HloInstruction& instruction, 
     if (instruction.comparison_type() == ComparisonType::kFloatTotalOrder) {
       // Total order: map the bits to integers that compare like
       // -NaN < -inf < ... < -0 < +0 < ... < +inf < +NaN.
-      const unsigned bits = lhs->getType()->getPrimitiveSizeInBits();
-      llvm::Type* it = b_.getIntNTy(bits);
-      auto key = [&](llvm::Value* v) {
-        llvm::Value* x = b_.CreateBitCast(v, it);
-        llvm::Value* flip = b_.CreateLShr(b_.CreateAShr(x, bits - 1), 1);
-        return b_.CreateXor(x, flip);
-      };
-      lhs = key(lhs);
-      rhs = key(rhs);
+      lhs = EmitTotalOrderKey(lhs);
+      rhs = EmitTotalOrderKey(rhs);
       type = PrimitiveType::S64;  // signed integer comparison below
     } else {
       switch (direction) {
@@ -669,7 +669,11 @@ absl::StatusOr<ElementGenerator> ElementalIrEmitter::MakeGenerator(const HloInst
       });
     case HloOpcode::kReshape:
     case HloOpcode::kBitcast: {
-      if (inst->shape().element_type() != inst->operand(0)->shape().element_type()) {
+      const PrimitiveType in_type = inst->operand(0)->shape().element_type();
+      const PrimitiveType out_type = inst->shape().element_type();
+      // XLA's bitcast may reinterpret the element type at the same width
+      // (sort keys, top-k): the bits move as they are.
+      if (in_type != out_type && (opcode == HloOpcode::kReshape || BitWidth(in_type) != BitWidth(out_type))) {
         return Unsupported(instruction, "changes the element type");
       }
       // reshape keeps the row-major order; bitcast the physical one.
@@ -680,8 +684,13 @@ absl::StatusOr<ElementGenerator> ElementalIrEmitter::MakeGenerator(const HloInst
         in = ShapeUtil::MakeShapeWithDescendingLayout(in.element_type(), in.dimensions());
       }
       IrArray out_order(nullptr, out), in_order(nullptr, in);
-      return ElementGenerator([this, out_order, in_order, operands](const IrArray::Index& index) -> absl::StatusOr<llvm::Value*> {
-        return operands[0](in_order.EmitMultiIndex(out_order.EmitLinearIndex(index, b_), b_));
+      return ElementGenerator([this, out_order, in_order, operands, in_type,
+                               out_type](const IrArray::Index& index) -> absl::StatusOr<llvm::Value*> {
+        HMO_ASSIGN_OR_RETURN(llvm::Value * x,
+                             operands[0](in_order.EmitMultiIndex(out_order.EmitLinearIndex(index, b_), b_)));
+        if (in_type == out_type) return x;
+        HMO_ASSIGN_OR_RETURN(llvm::Type * to_storage, StorageType(out_type, b_.getContext()));
+        return EmitStorageToCompute(out_type, b_.CreateBitCast(EmitComputeToStorage(in_type, x, b_), to_storage), b_);
       });
     }
     case HloOpcode::kTranspose:

@@ -51,6 +51,9 @@ class ElementalIrEmitter {
   absl::StatusOr<llvm::Value*> EmitUnaryOp(const HloInstruction& instruction, llvm::Value* x);
   absl::StatusOr<llvm::Value*> EmitBinaryOp(const HloInstruction& instruction, llvm::Value* lhs,
                                             llvm::Value* rhs);
+  // The integer whose signed order is the total order of the float `value`
+  // (-NaN < -inf < ... < -0 < +0 < ... < +inf < +NaN).
+  llvm::Value* EmitTotalOrderKey(llvm::Value* value);
   // Converts `value` of type `from` to type `to` (HLO convert semantics).
   absl::StatusOr<llvm::Value*> EmitConvert(llvm::Value* value, PrimitiveType from,
                                            PrimitiveType to);

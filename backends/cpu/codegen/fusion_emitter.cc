@@ -113,6 +113,31 @@ absl::Status EmitInPlaceUpdate(KernelEmitContext& context, FusedGenerators& gene
 
 }  // namespace
 
+bool IsLoopFusionEmittable(const HloInstruction& fusion) {
+  const HloComputation* fused = fusion.fused_instructions_computation();
+  if (fused == nullptr) return false;
+  for (const HloInstruction* operand : fusion.operands()) {
+    if (!operand->shape().IsArray()) return false;
+  }
+  const HloInstruction* root = fused->root_instruction();
+  for (const HloInstruction* instruction : fused->instructions()) {
+    if (instruction->opcode() == HloOpcode::kParameter) continue;
+    if (instruction == root && instruction->opcode() == HloOpcode::kTuple) continue;
+    if (!instruction->shape().IsArray() || !ElementalIrEmitter::IsElementalOpcode(instruction->opcode())) {
+      return false;
+    }
+  }
+  if (root->opcode() == HloOpcode::kTuple) {
+    for (const HloInstruction* output : root->operands()) {
+      if (!output->shape().IsArray() ||
+          output->shape().dimensions() != root->operand(0)->shape().dimensions()) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
 absl::Status EmitFusionKernel(KernelEmitContext& context) {
   const HloInstruction& fusion = context.instruction();
   const HloComputation* fused = fusion.fused_instructions_computation();

@@ -10,6 +10,7 @@
 #include "codegen/loop_emitter.h"
 #include "codegen/op_emitters.h"
 #include "hmo/base/status_macros.h"
+#include "hmo/ir/custom_call_targets.h"
 
 namespace hmo::cpu {
 namespace {
@@ -128,9 +129,7 @@ bool NeedsKernel(const HloInstruction& instruction) {
       // when the buffers coincide).
       // AllocateBuffer (host offloading's uninitialized buffers) is only
       // its allocation.
-      return instruction.custom_call_target() != "MoveToHost" &&
-             instruction.custom_call_target() != "MoveToDevice" &&
-             instruction.custom_call_target() != "annotate_device_placement" &&
+      return !IsValuePassingCustomCallTarget(instruction.custom_call_target()) &&
              !(instruction.custom_call_target() == "AllocateBuffer" && instruction.operand_count() == 0);
     case HloOpcode::kCopy:
       // A tuple copy copies its leaves; an array copy may change the layout.
@@ -169,6 +168,11 @@ absl::Status EmitKernelBody(KernelEmitContext& context) {
     case HloOpcode::kGather: return EmitGather(context);
     case HloOpcode::kScatter: return EmitScatter(context);
     case HloOpcode::kSort: return EmitSort(context);
+    case HloOpcode::kSelectAndScatter: return EmitSelectAndScatter(context);
+    case HloOpcode::kTopK: return EmitTopK(context);
+    case HloOpcode::kCustomCall:
+      if (instruction.custom_call_target() == "TopK") return EmitTopK(context);
+      break;
     default:
       break;
   }

@@ -34,6 +34,9 @@ absl::Status EmitReduceWindow(KernelEmitContext& context);   // reduce_window_em
 absl::Status EmitGather(KernelEmitContext& context);         // gather_emitter.cc
 absl::Status EmitScatter(KernelEmitContext& context);        // scatter_emitter.cc
 absl::Status EmitSort(KernelEmitContext& context);           // sort_emitter.cc
+absl::Status EmitSelectAndScatter(KernelEmitContext& context);  // select_and_scatter_emitter.cc
+// topk, and the TopK custom call.
+absl::Status EmitTopK(KernelEmitContext& context);           // topk_emitter.cc
 
 }  // namespace hmo::cpu
 

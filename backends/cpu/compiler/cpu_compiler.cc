@@ -4,8 +4,10 @@
 #include <fstream>
 #include <utility>
 
+#include "codegen/fusion_emitter.h"
 #include "codegen/module_emitter.h"
 #include "fmt/format.h"
+#include "hmo/analysis/buffer_plan_checker.h"
 #include "hmo/analysis/heap_simulator.h"
 #include "hmo/base/status_macros.h"
 #include "hmo/transforms/execution_preparation.h"
@@ -56,7 +58,9 @@ absl::Status DumpIr(const llvm::Module& module, const std::string& path) {
 absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileForCpu(const HloModule& module,
                                                              const CpuCompileOptions& options) {
   const auto start = std::chrono::steady_clock::now();
-  HMO_ASSIGN_OR_RETURN(std::unique_ptr<HloModule> owned, CloneForExecution(module));
+  ExecutionPreparationOptions preparation;
+  preparation.expand_fusion = [](const HloInstruction& fusion) { return !IsLoopFusionEmittable(fusion); };
+  HMO_ASSIGN_OR_RETURN(std::unique_ptr<HloModule> owned, CloneForExecution(module, preparation));
   const HloModule& scheduled = *owned;
 
   BufferAssigner::Options assigner_options;
@@ -69,6 +73,9 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileForCpu(const HloModule& mo
       std::unique_ptr<BufferAssignment> assignment,
       BufferAssigner::Run(&scheduled, scheduled.schedule(), ByteSizeOfValue(/*pointer_size=*/8),
                           [](int64_t) { return kCpuBufferAlignment; }, assigner_options));
+  // A plan that overwrites a value before its last read would run and give
+  // wrong results: refuse it.
+  HMO_RETURN_IF_ERROR(CheckBufferPlan(*assignment));
 
   HMO_ASSIGN_OR_RETURN(EmittedModule emitted, EmitModule(scheduled, *assignment, CodegenOptions{}));
   if (!options.dump_ir_to.empty()) {

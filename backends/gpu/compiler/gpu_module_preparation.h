@@ -3,14 +3,16 @@
 
 // What the GPU compiler does before code generation, also used by tests
 // that look at the generated kernels:
-//   1. on a private clone: copy-insertion (interference-free while /
+//   1. on a private clone: fusions the loop-fusion emitter cannot emit
+//      expanded, the call graph flattened, copy-insertion (interference-free while /
 //      conditional buffers) and a complete schedule (the module's own where
 //      it has one, post order elsewhere);
 //   2. buffer assignment under that schedule: offsets aligned to 256 bytes
 //      (what cudaMalloc guarantees and vectorized accesses want), one color
 //      per memory space (0: device memory, 5: pinned host memory), every
 //      constant in a slice of its own (uploaded once when the executable is
-//      created).
+//      created);
+//   3. the plan checked (buffer_plan_checker.h).
 
 #include <cstdint>
 #include <memory>

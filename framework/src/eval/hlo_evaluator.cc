@@ -12,6 +12,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "hmo/ir/custom_call_targets.h"
 #include "hmo/ir/hlo_instruction.h"
 #include "collective_exchange.h"
 #include "hmo/ir/shape.h"
@@ -27,14 +28,6 @@ using eval_internal::ReplicaContext;
 
 std::string Describe(const HloInstruction& instr) {
   return absl::StrCat(std::string(HloOpcodeString(instr.opcode())), " ", instr.name());
-}
-
-// Custom-call targets that only say where a value lives or how it is
-// sharded; they pass it on.
-bool IsPlacementAnnotation(std::string_view target) {
-  return target == "MoveToHost" || target == "MoveToDevice" ||
-         target == "annotate_device_placement" || target == "Sharding" ||
-         target == "xla.sdy.FuncResultSharding";
 }
 
 // One evaluation (of a module or a computation). Caches each computation's
@@ -185,7 +178,7 @@ absl::StatusOr<Literal> Interpreter::EvaluateInstruction(const HloInstruction& i
     case HloOpcode::kAfterAll:
       return Literal(Shape::MakeToken());
     case HloOpcode::kCustomCall:
-      if (IsPlacementAnnotation(instr.custom_call_target()) && operands.size() == 1) {
+      if (IsValuePassingCustomCallTarget(instr.custom_call_target()) && operands.size() == 1) {
         return *operands[0];
       }
       if (instr.custom_call_target() == "TopK" && operands.size() == 1 &&

@@ -5,15 +5,21 @@
 #include "hmo/base/status_macros.h"
 #include "hmo/ir/hlo_computation.h"
 #include "hmo/ir/hlo_schedule.h"
+#include "hmo/transforms/aliased_output_copies.h"
 #include "hmo/transforms/copy_insertion.h"
+#include "hmo/transforms/flatten_call_graph.h"
+#include "hmo/transforms/fusion_expansion.h"
 
 namespace hmo {
 
-absl::StatusOr<std::unique_ptr<HloModule>> CloneForExecution(const HloModule& module) {
+absl::StatusOr<std::unique_ptr<HloModule>> CloneForExecution(const HloModule& module,
+                                                             const ExecutionPreparationOptions& options) {
   if (!module.has_entry_computation()) {
     return absl::InvalidArgumentError("module '" + module.name() + "' has no entry computation");
   }
   std::unique_ptr<HloModule> clone = module.Clone();
+  if (options.expand_fusion) HMO_RETURN_IF_ERROR(ExpandFusions(*clone, options.expand_fusion).status());
+  HMO_RETURN_IF_ERROR(FlattenCallGraph(*clone).status());
   HMO_RETURN_IF_ERROR(CopyInsertion::AddCopies(*clone).status());
   HloSchedule schedule(clone.get());
   for (HloComputation* computation : clone->MakeNonfusionComputations()) {
@@ -24,6 +30,8 @@ absl::StatusOr<std::unique_ptr<HloModule>> CloneForExecution(const HloModule& mo
     }
   }
   HMO_RETURN_IF_ERROR(clone->set_schedule(std::move(schedule)));
+  HMO_ASSIGN_OR_RETURN(bool copied, CopyAliasedOutputsWrittenTooEarly(*clone));
+  if (copied) HMO_RETURN_IF_ERROR(clone->schedule().Verify());
   return clone;
 }
 

@@ -3,12 +3,20 @@
 
 // What every executing backend does to a module before buffer assignment,
 // on a private clone (the caller's module is left as it is):
-//   1. copy-insertion (copy_insertion.h), so that while and conditional
+//   0. fusions the backend cannot emit expanded into their instructions
+//      (fusion_expansion.h), when it names them;
+//   1. the call graph flattened (flatten_call_graph.h), so every control-flow
+//      callee's parameters have one site's buffers;
+//   2. copy-insertion (copy_insertion.h), so that while and conditional
 //      buffers are interference-free;
-//   2. a complete schedule: the module's own sequences where it has them
+//   3. a complete schedule (the module's own sequences where it has them
 //      (updated with the copies), post order (which respects operands and
-//      control dependencies) for every other non-fusion computation.
+//      control dependencies) for every other non-fusion computation);
+//   4. donated outputs the schedule would write before the donated
+//      parameter's last read copied into place at the end
+//      (aliased_output_copies.h).
 
+#include <functional>
 #include <memory>
 
 #include "absl/status/statusor.h"
@@ -18,7 +26,13 @@ namespace hmo {
 
 // Errors: `module` has no entry computation, or copy-insertion or the
 // schedule fails to verify.
-absl::StatusOr<std::unique_ptr<HloModule>> CloneForExecution(const HloModule& module);
+struct ExecutionPreparationOptions {
+  // Fusions for which this returns true are expanded (null: none).
+  std::function<bool(const HloInstruction& fusion)> expand_fusion;
+};
+
+absl::StatusOr<std::unique_ptr<HloModule>> CloneForExecution(
+    const HloModule& module, const ExecutionPreparationOptions& options = {});
 
 }  // namespace hmo
 
