@@ -220,7 +220,17 @@ class PlanChecker {
                        const ShapeIndex& src_index, const HloInstruction& mover) {
     HMO_ASSIGN_OR_RETURN(Token token, FlowAt(src, src_index));
     state_.flow[Position(dst, dst_index)] = token;
-    if (!ShapeUtil::GetSubshape(dst->shape(), dst_index).IsArray()) return absl::OkStatus();
+    const Shape& dst_shape = ShapeUtil::GetSubshape(dst->shape(), dst_index);
+    if (!dst_shape.IsArray()) return absl::OkStatus();
+    // Moves copy bytes as they are: both sides must order them alike.
+    const Shape& src_shape = ShapeUtil::GetSubshape(src->shape(), src_index);
+    if (mover.opcode() != HloOpcode::kBitcast && src_shape.IsArray() && ShapeUtil::ElementsIn(dst_shape) > 1 &&
+        ShapeUtil::LayoutOrDefault(src_shape).minor_to_major() != ShapeUtil::LayoutOrDefault(dst_shape).minor_to_major()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "buffer plan: ", mover.name(), " moves ", Describe(token), " from ", src->name(), " ",
+          ShapeIndexToString(src_index), " (", src_shape.ToString(true), ") to ", dst->name(), " ",
+          ShapeIndexToString(dst_index), " (", dst_shape.ToString(true), "): the layouts differ"));
+    }
     HMO_ASSIGN_OR_RETURN(std::optional<Slice> from, SliceAt(src, src_index));
     HMO_ASSIGN_OR_RETURN(std::optional<Slice> to, SliceAt(dst, dst_index));
     if (!to || (from && *from == *to)) return absl::OkStatus();
@@ -442,7 +452,7 @@ class PlanChecker {
       state_ = before;
       return absl::OkStatus();
     }
-    state_ = MergeBranchStates(conditional, after);
+    std::vector<Token> results;
     for (const ShapeIndex& index : leaves) {
       Token merged = after[0].flow.at(Position(&conditional, index));
       for (const State& state : after) {
@@ -451,9 +461,13 @@ class PlanChecker {
           break;
         }
       }
-      state_.flow[Position(&conditional, index)] = merged;
-      HMO_ASSIGN_OR_RETURN(std::optional<Slice> slice, SliceAt(&conditional, index));
-      if (slice) Tag(*slice, merged, &conditional);
+      results.push_back(merged);
+    }
+    state_ = MergeBranchStates(conditional, after);
+    for (size_t i = 0; i < leaves.size(); ++i) {
+      state_.flow[Position(&conditional, leaves[i])] = results[i];
+      HMO_ASSIGN_OR_RETURN(std::optional<Slice> slice, SliceAt(&conditional, leaves[i]));
+      if (slice) Tag(*slice, results[i], &conditional);
     }
     return absl::OkStatus();
   }

@@ -6,6 +6,7 @@
 #include "hmo/ir/hlo_computation.h"
 #include "hmo/ir/hlo_schedule.h"
 #include "hmo/transforms/aliased_output_copies.h"
+#include "hmo/transforms/control_flow_layouts.h"
 #include "hmo/transforms/copy_insertion.h"
 #include "hmo/transforms/flatten_call_graph.h"
 #include "hmo/transforms/fusion_expansion.h"
@@ -20,6 +21,7 @@ absl::StatusOr<std::unique_ptr<HloModule>> CloneForExecution(const HloModule& mo
   std::unique_ptr<HloModule> clone = module.Clone();
   if (options.expand_fusion) HMO_RETURN_IF_ERROR(ExpandFusions(*clone, options.expand_fusion).status());
   HMO_RETURN_IF_ERROR(FlattenCallGraph(*clone).status());
+  HMO_RETURN_IF_ERROR(ConformControlFlowLayouts(*clone).status());
   HMO_RETURN_IF_ERROR(CopyInsertion::AddCopies(*clone).status());
   HloSchedule schedule(clone.get());
   for (HloComputation* computation : clone->MakeNonfusionComputations()) {

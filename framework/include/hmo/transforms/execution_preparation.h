@@ -6,7 +6,8 @@
 //   0. fusions the backend cannot emit expanded into their instructions
 //      (fusion_expansion.h), when it names them;
 //   1. the call graph flattened (flatten_call_graph.h), so every control-flow
-//      callee's parameters have one site's buffers;
+//      callee's parameters have one site's buffers, and the layouts at its
+//      boundaries made to agree (control_flow_layouts.h);
 //   2. copy-insertion (copy_insertion.h), so that while and conditional
 //      buffers are interference-free;
 //   3. a complete schedule (the module's own sequences where it has them
