@@ -157,24 +157,40 @@ absl::Status EmitElementLoop(KernelEmitContext& context, const IrArray& output,
   });
 }
 
+bool HasOpEmitter(const HloInstruction& instruction) {
+  switch (instruction.opcode()) {
+    case HloOpcode::kDot:
+    case HloOpcode::kConvolution:
+    case HloOpcode::kReduce:
+    case HloOpcode::kReduceWindow:
+    case HloOpcode::kGather:
+    case HloOpcode::kScatter:
+    case HloOpcode::kSort:
+    case HloOpcode::kSelectAndScatter:
+    case HloOpcode::kTopK:
+      return true;
+    case HloOpcode::kCustomCall:
+      return instruction.custom_call_target() == "TopK";
+    default:
+      return false;
+  }
+}
+
 absl::Status EmitKernelBody(KernelEmitContext& context) {
   const HloInstruction& instruction = context.instruction();
-  switch (instruction.opcode()) {
-    case HloOpcode::kFusion: return EmitFusionKernel(context);
-    case HloOpcode::kDot: return EmitDot(context);
-    case HloOpcode::kConvolution: return EmitConvolution(context);
-    case HloOpcode::kReduce: return EmitReduce(context);
-    case HloOpcode::kReduceWindow: return EmitReduceWindow(context);
-    case HloOpcode::kGather: return EmitGather(context);
-    case HloOpcode::kScatter: return EmitScatter(context);
-    case HloOpcode::kSort: return EmitSort(context);
-    case HloOpcode::kSelectAndScatter: return EmitSelectAndScatter(context);
-    case HloOpcode::kTopK: return EmitTopK(context);
-    case HloOpcode::kCustomCall:
-      if (instruction.custom_call_target() == "TopK") return EmitTopK(context);
-      break;
-    default:
-      break;
+  if (instruction.opcode() == HloOpcode::kFusion) return EmitFusionKernel(context);
+  if (HasOpEmitter(instruction)) {
+    switch (instruction.opcode()) {
+      case HloOpcode::kDot: return EmitDot(context);
+      case HloOpcode::kConvolution: return EmitConvolution(context);
+      case HloOpcode::kReduce: return EmitReduce(context);
+      case HloOpcode::kReduceWindow: return EmitReduceWindow(context);
+      case HloOpcode::kGather: return EmitGather(context);
+      case HloOpcode::kScatter: return EmitScatter(context);
+      case HloOpcode::kSort: return EmitSort(context);
+      case HloOpcode::kSelectAndScatter: return EmitSelectAndScatter(context);
+      default: return EmitTopK(context);  // topk, TopK custom call
+    }
   }
   if (ElementalIrEmitter::IsElementalOpcode(instruction.opcode())) return EmitElementalKernel(context);
   return NotSupported(instruction);

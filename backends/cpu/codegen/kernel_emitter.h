@@ -17,6 +17,10 @@ bool NeedsKernel(const HloInstruction& instruction);
 // Emits the kernel body for context.instruction().
 absl::Status EmitKernelBody(KernelEmitContext& context);
 
+// Whether EmitKernelBody emits `instruction` with an op emitter
+// (op_emitters.h) rather than element by element.
+bool HasOpEmitter(const HloInstruction& instruction);
+
 // One loop over `output`'s shape writing generator(index) at each index;
 // a single flat loop over the elements when `flat` (the generator then
 // receives a rank-1 index; the caller guarantees every array it reads has

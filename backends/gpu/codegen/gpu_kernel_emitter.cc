@@ -250,21 +250,6 @@ absl::StatusOr<int64_t> EmitElemental(KernelEmitContext& context) {
 }
 
 // Opcodes whose kernel is the CPU backend's op emitter (op_emitters.h).
-bool HasOpEmitter(HloOpcode opcode) {
-  switch (opcode) {
-    case HloOpcode::kDot:
-    case HloOpcode::kConvolution:
-    case HloOpcode::kReduce:
-    case HloOpcode::kReduceWindow:
-    case HloOpcode::kGather:
-    case HloOpcode::kScatter:
-    case HloOpcode::kSort:
-      return true;
-    default:
-      return false;
-  }
-}
-
 // The CPU backend's op emitter, with a grid-stride parallel loop, no runtime
 // calls, and outputs that scatter/sort update in place initialized by the
 // launcher (prologue copies).
@@ -311,7 +296,7 @@ class KernelIrEmitter {
 
  private:
   absl::Status EmitKernel(const HloInstruction& instruction) {
-    if (instruction.opcode() != HloOpcode::kFusion && !HasOpEmitter(instruction.opcode()) &&
+    if (instruction.opcode() != HloOpcode::kFusion && !cpu::HasOpEmitter(instruction) &&
         !ElementalIrEmitter::IsElementalOpcode(instruction.opcode())) {
       return NotSupported(instruction);
     }
@@ -337,7 +322,7 @@ class KernelIrEmitter {
     target.launcher_initializes_outputs = true;
     KernelEmitContext emit_context(b, module_, *kernel, kernel->getArg(0), assignment_, instruction, target);
     absl::StatusOr<int64_t> count = instruction.opcode() == HloOpcode::kFusion ? EmitFusion(emit_context)
-                                    : HasOpEmitter(instruction.opcode())      ? EmitWithOpEmitter(emit_context, loops)
+                                    : cpu::HasOpEmitter(instruction)      ? EmitWithOpEmitter(emit_context, loops)
                                                                               : EmitElemental(emit_context);
     if (!count.ok()) {
       kernel->eraseFromParent();
