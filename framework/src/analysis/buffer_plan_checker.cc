@@ -394,6 +394,13 @@ class PlanChecker {
   bool InPlaceAllowed(const HloInstruction& user, int64_t operand_number, const ShapeIndex& operand_index,
                       const ShapeIndex& output_index) const {
     if (IsIdentityMove(user)) return true;
+    // Pairs that must share (dynamic-update-slice, scatter, fusions rooted
+    // in them, output_to_operand_aliasing): the emitters update in place.
+    for (const auto& [input, output] : HloDataflowAnalysis::GetInPlaceInputOutputPairs(&user)) {
+      if (input.operand_number == operand_number && input.operand_index == operand_index && output == output_index) {
+        return true;
+      }
+    }
     return dataflow_.CanShareOperandBufferWithUser(const_cast<HloInstruction*>(user.operand(operand_number)),
                                                    operand_index, const_cast<HloInstruction*>(&user), output_index);
   }

@@ -1,6 +1,10 @@
 #include "hmo/plugin/scheduling_view.h"
 
 #include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
 
 #include "hmo/ir/hlo_computation.h"
 #include "hmo/ir/hlo_instruction.h"
@@ -18,6 +22,58 @@ void MarkLiveOut(const HloInstruction* instruction,
   if (instruction->opcode() == HloOpcode::kTuple) {
     for (const HloInstruction* operand : instruction->operands()) MarkLiveOut(operand, live_out);
   }
+}
+
+// Whether `target` is `from` or one of its transitive users (data or
+// control) in the computation.
+bool Reaches(const HloInstruction* from, const HloInstruction* target) {
+  std::vector<const HloInstruction*> stack = {from};
+  absl::flat_hash_set<const HloInstruction*> seen = {from};
+  while (!stack.empty()) {
+    const HloInstruction* at = stack.back();
+    stack.pop_back();
+    if (at == target) return true;
+    for (const HloInstruction* next : at->users()) {
+      if (seen.insert(next).second) stack.push_back(next);
+    }
+    for (const HloInstruction* next : at->control_successors()) {
+      if (seen.insert(next).second) stack.push_back(next);
+    }
+  }
+  return false;
+}
+
+// Orderings that donation imposes on an entry computation: an output that
+// input_output_alias places in a donated parameter's buffer overwrites the
+// parameter, so every other reader of the parameter must run before the
+// output's producer. (Without them a strategy may pick an order that only
+// runs correctly with an extra copy of the output.) Readers that depend on
+// the producer are left out: there the copy is unavoidable.
+std::vector<std::pair<const HloInstruction*, const HloInstruction*>> DonationOrderings(
+    const HloComputation& computation) {
+  std::vector<std::pair<const HloInstruction*, const HloInstruction*>> orderings;
+  const HloModule* module = computation.parent();
+  if (module == nullptr || module->entry_computation() != &computation) return orderings;
+  const HloInstruction* root = computation.root_instruction();
+  if (root == nullptr) return orderings;
+  module->input_output_alias_config().ForEachAlias(
+      [&](const ShapeIndex& output_index, const HloInputOutputAliasConfig::Alias& alias) {
+        if (!alias.parameter_index.empty() || alias.parameter_number >= computation.num_parameters()) return;
+        const HloInstruction* producer = nullptr;
+        if (output_index.empty()) {
+          producer = root;
+        } else if (output_index.size() == 1 && root->opcode() == HloOpcode::kTuple &&
+                   output_index[0] < root->operand_count()) {
+          producer = root->operand(output_index[0]);
+        }
+        const HloInstruction* parameter = computation.parameter_instruction(alias.parameter_number);
+        if (producer == nullptr || producer == parameter || producer->opcode() == HloOpcode::kParameter) return;
+        for (const HloInstruction* reader : parameter->users()) {
+          if (reader == producer || reader == root || Reaches(producer, reader)) continue;
+          orderings.emplace_back(reader, producer);
+        }
+      });
+  return orderings;
 }
 
 }  // namespace
@@ -49,6 +105,18 @@ std::unique_ptr<SchedulingView> BuildSchedulingView(const HloComputation& comput
   };
 
   view.storage_.resize(view.instructions_.size());
+  absl::flat_hash_map<const HloInstruction*, std::vector<HloInstruction*>> donation_predecessors;
+  absl::flat_hash_map<const HloInstruction*, std::vector<HloInstruction*>> donation_successors;
+  for (const auto& [before, after] : DonationOrderings(computation)) {
+    donation_predecessors[after].push_back(const_cast<HloInstruction*>(before));
+    donation_successors[before].push_back(const_cast<HloInstruction*>(after));
+  }
+  // Appends ids of `extra` not already in `ids`.
+  auto add_ids = [&](std::vector<HmoInstructionId>& ids, const std::vector<HloInstruction*>& extra) {
+    for (HmoInstructionId id : ids_of(extra)) {
+      if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
+    }
+  };
   for (size_t id = 0; id < view.instructions_.size(); ++id) {
     const HloInstruction& instruction = *view.instructions_[id];
     SchedulingView::Storage& storage = view.storage_[id];
@@ -61,6 +129,12 @@ std::unique_ptr<SchedulingView> BuildSchedulingView(const HloComputation& comput
                         storage.users.end());
     storage.control_predecessors = ids_of(instruction.control_predecessors());
     storage.control_successors = ids_of(instruction.control_successors());
+    if (auto it = donation_predecessors.find(&instruction); it != donation_predecessors.end()) {
+      add_ids(storage.control_predecessors, it->second);
+    }
+    if (auto it = donation_successors.find(&instruction); it != donation_successors.end()) {
+      add_ids(storage.control_successors, it->second);
+    }
     if (may_share) {
       for (int64_t i = 0; i < instruction.operand_count(); ++i) {
         const HmoInstructionId operand = storage.operands[i];

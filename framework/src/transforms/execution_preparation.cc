@@ -10,6 +10,7 @@
 #include "hmo/transforms/copy_insertion.h"
 #include "hmo/transforms/flatten_call_graph.h"
 #include "hmo/transforms/fusion_expansion.h"
+#include "hmo/transforms/in_place_operand_copies.h"
 
 namespace hmo {
 
@@ -23,6 +24,7 @@ absl::StatusOr<std::unique_ptr<HloModule>> CloneForExecution(const HloModule& mo
   HMO_RETURN_IF_ERROR(FlattenCallGraph(*clone).status());
   HMO_RETURN_IF_ERROR(ConformControlFlowLayouts(*clone).status());
   HMO_RETURN_IF_ERROR(CopyInsertion::AddCopies(*clone).status());
+  HMO_RETURN_IF_ERROR(CopyInPlaceOperandsThatMustSurvive(*clone).status());
   HloSchedule schedule(clone.get());
   for (HloComputation* computation : clone->MakeNonfusionComputations()) {
     if (clone->has_schedule() && clone->schedule().is_computation_scheduled(computation)) {

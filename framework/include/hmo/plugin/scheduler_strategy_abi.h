@@ -98,7 +98,10 @@ typedef struct HmoSchedulingInstruction {
   const HmoInstructionId* user_ids;
   size_t user_count;
   /* Control edges: this instruction must come after every control predecessor
-   * and before every control successor. */
+   * and before every control successor. Besides the IR's control
+   * dependencies they hold the orderings donation imposes in an entry
+   * computation: every other reader of a donated parameter comes before the
+   * producer of the output placed in its buffer. */
   const HmoInstructionId* control_predecessor_ids;
   size_t control_predecessor_count;
   const HmoInstructionId* control_successor_ids;

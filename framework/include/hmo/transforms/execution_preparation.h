@@ -9,7 +9,8 @@
 //      callee's parameters have one site's buffers, and the layouts at its
 //      boundaries made to agree (control_flow_layouts.h);
 //   2. copy-insertion (copy_insertion.h), so that while and conditional
-//      buffers are interference-free;
+//      buffers are interference-free, and copies of in-place operands that
+//      must survive their update (in_place_operand_copies.h);
 //   3. a complete schedule (the module's own sequences where it has them
 //      (updated with the copies), post order (which respects operands and
 //      control dependencies) for every other non-fusion computation);
