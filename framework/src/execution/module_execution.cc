@@ -84,6 +84,21 @@ absl::Status ExecuteModule(const Backend& backend, const HloModule& module,
   report->timeline = profile.timeline;
   report->result = results->front();
   if (replicas > 1) report->replica_results = *std::move(results);
+  if (replicas == 1 && options.repeat > 1) {
+    std::vector<double> warm;
+    for (int64_t k = 1; k < options.repeat; ++k) {
+      ExecutionProfile again;
+      const Clock::time_point start = Clock::now();
+      absl::StatusOr<Literal> result = (*executable)->Execute(arguments[0], &again);
+      const double wall = SecondsSince(start);
+      if (!result.ok()) return WithContext(result.status(), fmt::format("backend {}: execute", backend.name()));
+      warm.push_back(again.run_seconds > 0 ? again.run_seconds : wall);
+    }
+    std::sort(warm.begin(), warm.end());
+    const size_t n = warm.size();
+    report->warm_median_seconds = n % 2 == 1 ? warm[n / 2] : (warm[n / 2 - 1] + warm[n / 2]) / 2;
+    report->warm_runs = static_cast<int64_t>(n);
+  }
 
   if (!options.results_dir.empty()) {
     for (int64_t r = 0; r < replicas; ++r) {

@@ -75,6 +75,9 @@ void ExecuteArguments::AddTo(ArgumentParser& parser) {
                    "--check: relative tolerance for every float type (default: per type)");
   parser.AddOption("--atol", "X", &atol,
                    "--check: absolute tolerance for every float type (default: per type)");
+  parser.AddOption("--repeat", "N", &repeat,
+                   "run the compiled module N times (default: 1): the first run is the cold one whose "
+                   "result is written and checked, the summary adds the warm runs' median time");
   parser.AddOption("--replicas", "N", &replicas,
                    "run N replicas together, collectives spanning them (default: 1); replica r's "
                    "arguments come from seed + r, its results go to DIR/replica<r>/");
@@ -147,6 +150,17 @@ absl::StatusOr<ExecuteSettings> ResolveExecuteArguments(const ExecuteArguments& 
       return absl::InvalidArgumentError("--inputs gives one replica's arguments; use --seed with --replicas");
     }
     settings.compile.num_replicas = static_cast<int64_t>(*replicas);
+  }
+  if (!arguments.repeat.empty()) {
+    absl::StatusOr<uint64_t> repeat = ParseUnsigned("--repeat", arguments.repeat);
+    if (!repeat.ok()) return repeat.status();
+    if (*repeat < 1 || *repeat > 100000) {
+      return absl::InvalidArgumentError(fmt::format("--repeat must be in [1, 100000], got {}", *repeat));
+    }
+    if (*repeat > 1 && settings.compile.num_replicas > 1) {
+      return absl::InvalidArgumentError("--repeat times one replica; it cannot be used with --replicas");
+    }
+    settings.repeat = static_cast<int64_t>(*repeat);
   }
   settings.results_dir = arguments.results_dir;
   return settings;

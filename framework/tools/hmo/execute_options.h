@@ -2,7 +2,7 @@
 #define HMO_TOOLS_HMO_EXECUTE_OPTIONS_H_
 
 // `hmo run`'s execution options (--execute, --check, --backend, --inputs,
-// --seed, --results-dir, --opt-level, --rtol, --atol, --replicas): declared on the
+// --seed, --results-dir, --opt-level, --rtol, --atol, --replicas, --repeat): declared on the
 // argument parser, then checked against the loaded backends.
 
 #include <cstdint>
@@ -30,6 +30,7 @@ struct ExecuteArguments {
   std::string rtol;
   std::string atol;
   std::string replicas;
+  std::string repeat;
 
   void AddTo(ArgumentParser& parser);
   // Whether any execution was asked for (--execute or --check).
@@ -43,6 +44,7 @@ struct ExecuteSettings {
   std::vector<std::string> input_files;  // empty: random arguments from the seed
   uint64_t seed = 0;
   std::string results_dir;  // empty: results are not written
+  int64_t repeat = 1;       // Execute calls: one cold, the rest warm
   CompileOptions compile;
   LiteralComparisonOptions comparison;
 };

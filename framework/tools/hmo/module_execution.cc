@@ -29,6 +29,10 @@ std::string DescribeReport(const Backend& backend, const ModuleExecutionReport& 
   text += fmt::format("  planned arenas: {}\n",
                       arenas.empty() ? std::string("none") : fmt::format("{}", fmt::join(arenas, ", ")));
   if (!report.executed) return text;
+  if (report.warm_runs > 0) {
+    text += fmt::format("  runs: cold {:.6f} s, warm median {:.6f} s over {} run{}\n", report.run_seconds,
+                        report.warm_median_seconds, report.warm_runs, report.warm_runs == 1 ? "" : "s");
+  }
   text += fmt::format("  run: {:.6f} s, peak RSS growth {}\n", report.run_seconds,
                       report.peak_rss_growth_bytes >= 0
                           ? fmt::format("{} B", report.peak_rss_growth_bytes)
@@ -70,6 +74,7 @@ ModuleExecution ExecuteModule(const ExecuteSettings& settings, const HloModule& 
   options.seed = settings.seed;
   options.results_dir = results_dir;
   options.comparison = settings.comparison;
+  options.repeat = settings.repeat;
   std::unique_ptr<HloModule> reference;
   if (settings.check) {
     // The reference is the module as written, not as the pipeline left it.

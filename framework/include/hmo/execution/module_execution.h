@@ -55,6 +55,9 @@ struct ModuleExecutionOptions {
   // evaluate with HloEvaluator and compare against; null: no check.
   const HloModule* reference = nullptr;
   LiteralComparisonOptions comparison;
+  // Execute calls (one replica only): the first is the cold run whose result
+  // is kept and checked; the others measure the warm run time.
+  int64_t repeat = 1;
 };
 
 // What ExecuteModule did; filled as far as it got.
@@ -66,6 +69,10 @@ struct ModuleExecutionReport {
   // The backend's ExecutionProfile::run_seconds, or the wall time of
   // Execute when the backend reports none.
   double run_seconds = 0;
+  // With repeat > 1: the median of the warm runs' times (as run_seconds is
+  // measured) and how many there were; -1 / 0 otherwise.
+  double warm_median_seconds = -1;
+  int64_t warm_runs = 0;
   // Peak resident set growth over the Execute call (PeakResidentSetMeter),
   // else the backend's ExecutionProfile figure; -1 when neither is known.
   int64_t peak_rss_growth_bytes = -1;
