@@ -70,7 +70,9 @@ def hmo_times(name, which, pipeline, backend, runs):
         runs_line = re.search(r"runs: cold ([0-9.]+) s, warm median ([0-9.]+) s", text)
         cold, warm = float(runs_line.group(1)), float(runs_line.group(2))
         error = worst_relative_error(directory, Path(out))
-    return dict(compile=compile_s, cold=cold, warm=warm, error=error)
+        arenas = re.search(r"planned arenas: (.*)", text).group(1)
+        rss = re.search(r"peak RSS growth (\d+|unknown)", text).group(1)
+    return dict(compile=compile_s, cold=cold, warm=warm, error=error, arenas=arenas, rss=rss)
 
 
 def worst_relative_error(directory, results):
@@ -102,8 +104,9 @@ def main():
     import generate
     names = args.only or sorted(generate.PROGRAMS)
     rows = []
-    print("| program | dump | hmo compile / XLA | hmo warm / XLA | hmo cold (s) | XLA warm (s) | worst rel. error vs XLA |")
-    print("|---|---|---|---|---|---|---|")
+    print(f"backend {args.backend}")
+    print("| program | dump | hmo compile / XLA (s) | hmo warm / XLA warm | hmo cold (s) | worst rel. error vs XLA | planned arenas | peak RSS growth (B) |")
+    print("|---|---|---|---|---|---|---|---|")
     for name in names:
         # A fresh process per program, so XLA compiles nothing twice.
         child = subprocess.run([sys.executable, __file__, "--child", name, "--runs", str(args.runs)],
@@ -113,11 +116,11 @@ def main():
             hmo = hmo_times(name, which, pipeline, args.backend, args.runs)
             rows.append(dict(program=name, dump=which, xla=xla, hmo=hmo))
             if "error" in hmo and isinstance(hmo["error"], str):
-                print(f"| {name} | {which} | failed: {hmo['error']} | | | | |")
+                print(f"| {name} | {which} | failed: {hmo['error']} | | | | | |")
                 continue
             print(f"| {name} | {which} | {hmo['compile']:.2f} / {xla['compile']:.2f} = {hmo['compile'] / xla['compile']:.1f}x"
                   f" | {hmo['warm'] * 1e3:.3f} / {xla['warm'] * 1e3:.3f} ms = {hmo['warm'] / xla['warm']:.2f}x"
-                  f" | {hmo['cold']:.4f} | {xla['warm']:.5f} | {hmo['error']:.1e} |", flush=True)
+                  f" | {hmo['cold']:.4f} | {hmo['error']:.1e} | {hmo['arenas']} | {hmo['rss']} |", flush=True)
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1))
 

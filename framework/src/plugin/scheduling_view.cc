@@ -4,12 +4,12 @@
 #include <utility>
 #include <vector>
 
-#include "absl/container/flat_hash_set.h"
 
 #include "hmo/ir/hlo_computation.h"
 #include "hmo/ir/hlo_instruction.h"
 #include "hmo/ir/hlo_module.h"
 #include "hmo/ir/hlo_opcode.h"
+#include "hmo/ir/instruction_reachability.h"
 #include "hmo/ir/shape.h"
 
 namespace hmo {
@@ -22,25 +22,6 @@ void MarkLiveOut(const HloInstruction* instruction,
   if (instruction->opcode() == HloOpcode::kTuple) {
     for (const HloInstruction* operand : instruction->operands()) MarkLiveOut(operand, live_out);
   }
-}
-
-// Whether `target` is `from` or one of its transitive users (data or
-// control) in the computation.
-bool Reaches(const HloInstruction* from, const HloInstruction* target) {
-  std::vector<const HloInstruction*> stack = {from};
-  absl::flat_hash_set<const HloInstruction*> seen = {from};
-  while (!stack.empty()) {
-    const HloInstruction* at = stack.back();
-    stack.pop_back();
-    if (at == target) return true;
-    for (const HloInstruction* next : at->users()) {
-      if (seen.insert(next).second) stack.push_back(next);
-    }
-    for (const HloInstruction* next : at->control_successors()) {
-      if (seen.insert(next).second) stack.push_back(next);
-    }
-  }
-  return false;
 }
 
 // Orderings that donation imposes on an entry computation: an output that
@@ -69,7 +50,7 @@ std::vector<std::pair<const HloInstruction*, const HloInstruction*>> DonationOrd
         const HloInstruction* parameter = computation.parameter_instruction(alias.parameter_number);
         if (producer == nullptr || producer == parameter || producer->opcode() == HloOpcode::kParameter) return;
         for (const HloInstruction* reader : parameter->users()) {
-          if (reader == producer || reader == root || Reaches(producer, reader)) continue;
+          if (reader == producer || reader == root || DependsOn(*reader, *producer)) continue;
           orderings.emplace_back(reader, producer);
         }
       });

@@ -8,28 +8,11 @@
 #include "hmo/analysis/hlo_dataflow_analysis.h"
 #include "hmo/base/status_macros.h"
 #include "hmo/ir/hlo_computation.h"
+#include "hmo/ir/instruction_reachability.h"
 #include "hmo/ir/hlo_schedule.h"
 
 namespace hmo {
 namespace {
-
-// Whether `target` is `from` or depends on it (data or control).
-bool DependsOn(const HloInstruction* target, const HloInstruction* from) {
-  std::vector<const HloInstruction*> stack = {from};
-  absl::flat_hash_set<const HloInstruction*> seen = {from};
-  while (!stack.empty()) {
-    const HloInstruction* at = stack.back();
-    stack.pop_back();
-    if (at == target) return true;
-    for (const HloInstruction* next : at->users()) {
-      if (seen.insert(next).second) stack.push_back(next);
-    }
-    for (const HloInstruction* next : at->control_successors()) {
-      if (seen.insert(next).second) stack.push_back(next);
-    }
-  }
-  return false;
-}
 
 // Whether a value in `values` is memory the module may not write.
 bool HoldsReadOnlyValue(const HloModule& module, const std::vector<const HloValue*>& values) {
@@ -74,7 +57,7 @@ absl::StatusOr<bool> CopyInPlaceOperandsThatMustSurvive(HloModule& module) {
           if (reader == update) continue;
           if (scheduled) {
             copy = position.contains(reader) && position.contains(update) && position.at(reader) > position.at(update);
-          } else if (DependsOn(reader, update)) {
+          } else if (DependsOn(*reader, *update)) {
             copy = true;
           } else {
             HMO_RETURN_IF_ERROR(reader->AddControlDependencyTo(update));

@@ -3,6 +3,7 @@
 // padding) and the evaluator.
 
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -62,8 +63,8 @@ ENTRY e {
 )");
 }
 
-constexpr char kMaxPoolGradient[] = R"(
-HloModule m
+// A max-pool gradient's select (first of equal maxima) and scatter (sum).
+constexpr char kPoolComputations[] = R"(
 ge {
   a = f32[] parameter(0)
   b = f32[] parameter(1)
@@ -74,6 +75,11 @@ add {
   r = f32[] parameter(1)
   ROOT s = f32[] add(l, r)
 }
+)";
+
+const std::string kMaxPoolGradient = R"(
+HloModule m
+)" + std::string(kPoolComputations) + R"(
 ENTRY e {
   x = f32[5] constant({1, 5, 5, 2, 8})
   src = f32[4] constant({10, 20, 30, 40})
@@ -95,16 +101,7 @@ TEST(SelectAndScatterEmitterTest, OverlappingWindowsAddIntoTheFirstMaximum) {
 TEST(SelectAndScatterEmitterTest, PaddedTwoDimensionalPoolMatchesEvaluator) {
   ExpectMatchesEvaluator(R"(
 HloModule m
-ge {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT c = pred[] compare(a, b), direction=GE
-}
-add {
-  l = f32[] parameter(0)
-  r = f32[] parameter(1)
-  ROOT s = f32[] add(l, r)
-}
+)" + std::string(kPoolComputations) + R"(
 ENTRY e {
   x = f32[2,7,7,3] parameter(0)
   src = f32[2,4,4,3] parameter(1)
