@@ -221,3 +221,27 @@ TEST(CpuCliTest, ExecutePrintsPlanAndMeasuredMemory) {
 
 }  // namespace
 }  // namespace hmo::cpu
+
+namespace hmo::cpu {
+namespace {
+
+TEST(CpuCliTest, RepeatReportsColdAndWarmMedianRuns) {
+  test_support::HmoCliRun run = test_support::RunHmoCli(
+      "run --passes=memory-report " + Data("hlo/graphsage_tf.hlo") + " --execute --seed 1 --repeat 5");
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  std::smatch runs;
+  ASSERT_TRUE(std::regex_search(run.out, runs,
+                                std::regex("runs: cold ([0-9.]+) s, warm median ([0-9.]+) s over 4 runs\n")))
+      << run.out;
+  EXPECT_GT(std::stod(runs[2].str()), 0);
+}
+
+TEST(CpuCliTest, RepeatMustBePositive) {
+  test_support::HmoCliRun run = test_support::RunHmoCli(
+      "run --passes=memory-report " + Data("hlo/graphsage_tf.hlo") + " --execute --repeat 0");
+  EXPECT_EQ(run.exit_code, 2) << run.out << run.err;
+  EXPECT_THAT(run.err, ::testing::HasSubstr("--repeat must be in [1, 100000], got 0"));
+}
+
+}  // namespace
+}  // namespace hmo::cpu
