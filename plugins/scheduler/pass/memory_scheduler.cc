@@ -124,6 +124,14 @@ absl::StatusOr<bool> MemorySchedulerPass::Run(HloModule& module, PassContext& co
   // read it).
   const std::vector<scheduler::ComputationView> views =
       scheduler::BuildModuleViews(module, inputs);
+  // The order the module arrived with competes too (last: it wins only
+  // when strictly better).
+  constexpr std::string_view kInputCandidate = "input";
+  bool arrived_scheduled = strategy_ == "default" && module.has_schedule();
+  for (const auto& [computation, view] : views) {
+    arrived_scheduled = arrived_scheduled && module.schedule().is_computation_scheduled(computation);
+  }
+  if (arrived_scheduled) names.emplace_back(kInputCandidate);
   std::vector<HloSchedule> schedules;
   for (const std::string& name : names) {
     MemorySchedulerMetrics::Candidate candidate;
@@ -132,6 +140,10 @@ absl::StatusOr<bool> MemorySchedulerPass::Run(HloModule& module, PassContext& co
     HloSchedule schedule(&module);
     absl::Status status;
     for (const auto& [computation, view] : views) {
+      if (arrived_scheduled && name == kInputCandidate) {
+        schedule.set_sequence(computation, module.schedule().sequence(computation));
+        continue;
+      }
       absl::StatusOr<std::vector<HloInstruction*>> sequence = ScheduleViewWithStrategy(
           *strategies.Find(name), *view, *computation, OptionsFor(name));
       if (!sequence.ok()) {

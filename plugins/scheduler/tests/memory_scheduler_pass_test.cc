@@ -89,6 +89,33 @@ TEST(MemorySchedulerPass, DefaultWithXlaCandidatesIsXlasDefaultScheduler) {
   EXPECT_LT(text.find("ab = "), text.find("negate = "));
 }
 
+TEST(MemorySchedulerPass, AScheduledModuleKeepsItsOrderUnlessACandidateBeatsIt) {
+  PluginHost host;
+  LoadSchedulerPlugins(host);
+  auto module = Parse(kLastUse);
+  // dfs's order (504 bytes) becomes the module's own.
+  ASSERT_TRUE(RunPass(*module, host, {{"strategy", std::string("dfs")}}).ok());
+  const std::string dfs_order = scheduler::testing::Names(module->schedule(), *module->entry_computation());
+
+  // list alone reaches 672: the input order wins, and is kept.
+  absl::StatusOr<MemorySchedulerMetrics> metrics =
+      RunPass(*module, host, {{"candidates", std::vector<std::string>{"list"}}});
+  ASSERT_TRUE(metrics.ok()) << metrics.status();
+  ASSERT_EQ(metrics->candidates.size(), 2u);
+  EXPECT_EQ(metrics->candidates[0].peak_memory, 672);
+  EXPECT_EQ(metrics->candidates[1].strategy, "input");
+  EXPECT_EQ(metrics->candidates[1].peak_memory, 504);
+  EXPECT_EQ(metrics->selected, 1);
+  EXPECT_EQ(scheduler::testing::Names(module->schedule(), *module->entry_computation()), dfs_order);
+
+  // A candidate that ties it is preferred (the input is the last candidate).
+  absl::StatusOr<MemorySchedulerMetrics> tie =
+      RunPass(*module, host, {{"candidates", std::vector<std::string>{"list", "post-order"}}});
+  ASSERT_TRUE(tie.ok()) << tie.status();
+  ASSERT_EQ(tie->candidates.size(), 3u);
+  EXPECT_EQ(tie->selected, 1);
+}
+
 TEST(MemorySchedulerPass, DefaultKeepsOurStrategyWhenItIsBetter) {
   PluginHost host;
   LoadSchedulerPlugins(host);
