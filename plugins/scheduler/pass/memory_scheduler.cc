@@ -5,6 +5,8 @@
 
 #include "core/module_views.h"
 #include "fmt/format.h"
+#include "hmo/analysis/buffer_assignment.h"
+#include "hmo/analysis/compiled_memory_stats.h"
 #include "hmo/analysis/heap_simulator.h"
 #include "hmo/analysis/hlo_alias_analysis.h"
 #include "hmo/base/status_macros.h"
@@ -20,12 +22,17 @@ std::string MemorySchedulerMetrics::ToString() const {
   std::string out;
   for (const Candidate& c : candidates) {
     if (c.valid_schedule) {
-      out += fmt::format("{}: {} bytes ({:.3f} s)\n", c.strategy, c.peak_memory, c.seconds);
+      if (c.device_bytes >= 0) {
+        out += fmt::format("{}: {} bytes, device {} B ({:.3f} s)\n", c.strategy, c.peak_memory, c.device_bytes,
+                           c.seconds);
+      } else {
+        out += fmt::format("{}: {} bytes ({:.3f} s)\n", c.strategy, c.peak_memory, c.seconds);
+      }
     } else {
       out += fmt::format("{}: failed: {}\n", c.strategy, c.error);
     }
   }
-  if (selected >= 0) out += fmt::format("selected: {}\n", candidates[selected].strategy);
+  if (selected >= 0) out += fmt::format("selected: {} (by {})\n", candidates[selected].strategy, objective);
   return out;
 }
 
@@ -33,12 +40,16 @@ PassOptionSchema MemorySchedulerPass::OptionSchema() {
   PassOptionSchema schema;
   schema.String("strategy", "default",
                 "scheduler strategy for every computation, or 'default': the candidate "
-                "with the lowest heap-simulated module peak");
+                "best on 'objective'");
   schema.StringList("candidates", {"list", "dfs", "post-order", "local-search", "exact"},
                     "strategies 'default' tries, in tie-break order ([list, dfs, post-order] "
                     "is XLA's default scheduler)");
   schema.StringList("strategy-options", {},
                     "options forwarded to strategies, each 'strategy.key=value'");
+  schema.String("objective", "device-bytes",
+                "what 'default' compares: 'device-bytes' (argument + output - alias + temp after buffer "
+                "assignment of each candidate) or 'heap-peak' (the heap-simulated module peak, cheaper)");
+  schema.Int("alignment", 64, "offset alignment of the buffer assignment behind 'device-bytes'");
   schema.Int("pointer-size", 8, "bytes of a tuple element pointer in buffer sizes");
   schema.String("memory-spaces", "device",
                 "whose bytes the peak counts: 'device' (every memory space but host memory S(5), so "
@@ -53,6 +64,13 @@ absl::StatusOr<std::unique_ptr<MemorySchedulerPass>> MemorySchedulerPass::Create
   pass->candidates_ = options.GetStringList("candidates");
   pass->pointer_size_ = options.GetInt("pointer-size");
   pass->memory_spaces_ = options.GetString("memory-spaces");
+  pass->objective_ = options.GetString("objective");
+  pass->alignment_ = options.GetInt("alignment");
+  if (pass->objective_ != "device-bytes" && pass->objective_ != "heap-peak") {
+    return absl::InvalidArgumentError("option 'objective' must be 'device-bytes' or 'heap-peak', not '" +
+                                      pass->objective_ + "'");
+  }
+  if (pass->alignment_ <= 0) return absl::InvalidArgumentError("option 'alignment' must be positive");
   if (pass->memory_spaces_ != "device" && pass->memory_spaces_ != "all") {
     return absl::InvalidArgumentError("option 'memory-spaces' must be 'device' or 'all', not '" +
                                       pass->memory_spaces_ + "'");
@@ -102,6 +120,18 @@ bool SameSchedule(const HloSchedule& a, const HloSchedule& b) {
 
 }  // namespace
 
+absl::StatusOr<int64_t> MemorySchedulerPass::DeviceBytes(const HloModule& module,
+                                                         const HloSchedule& schedule) const {
+  BufferAssigner::Options options;
+  HMO_ASSIGN_OR_RETURN(std::unique_ptr<BufferAssignment> assignment,
+                       BufferAssigner::Run(&module, schedule, ByteSizeOfValue(pointer_size_),
+                                           [alignment = alignment_](int64_t) { return alignment; }, options));
+  HMO_ASSIGN_OR_RETURN(CompiledMemoryStats stats, ComputeCompiledMemoryStats(*assignment));
+  const int64_t device = stats.PeakEstimateBytes() - stats.generated_code_size_in_bytes;
+  if (memory_spaces_ == "device") return device;
+  return device + stats.HostPeakEstimateBytes() - stats.host_generated_code_size_in_bytes;
+}
+
 absl::StatusOr<bool> MemorySchedulerPass::Run(HloModule& module, PassContext& context) {
   HMO_ASSIGN_OR_RETURN(const HloAliasAnalysis* alias_analysis,
                        context.analyses().Get<HloAliasAnalysis>());
@@ -112,6 +142,8 @@ absl::StatusOr<bool> MemorySchedulerPass::Run(HloModule& module, PassContext& co
   const SchedulerStrategyRegistry& strategies = context.registries().strategies;
 
   metrics_ = MemorySchedulerMetrics();
+  const bool by_device_bytes = objective_ == "device-bytes" && strategy_ == "default";
+  metrics_.objective = by_device_bytes ? "device-bytes" : "heap-peak";
   std::vector<std::string> names =
       strategy_ == "default" ? candidates_ : std::vector<std::string>{strategy_};
   for (const std::string& name : names) {
@@ -156,9 +188,11 @@ absl::StatusOr<bool> MemorySchedulerPass::Run(HloModule& module, PassContext& co
       // Candidates often agree (e.g. ours on computations they cannot
       // improve); the peak of a schedule already measured is known.
       std::optional<int64_t> known;
+      std::optional<int64_t> known_device_bytes;
       for (size_t i = 0; i < schedules.size() && !known; ++i) {
         if (metrics_.candidates[i].valid_schedule && SameSchedule(schedules[i], schedule)) {
           known = metrics_.candidates[i].peak_memory;
+          known_device_bytes = metrics_.candidates[i].device_bytes;
         }
       }
       if (!known) {
@@ -167,6 +201,11 @@ absl::StatusOr<bool> MemorySchedulerPass::Run(HloModule& module, PassContext& co
       }
       candidate.peak_memory = *known;
       candidate.valid_schedule = true;
+      if (by_device_bytes && known_device_bytes) {
+        candidate.device_bytes = *known_device_bytes;
+      } else if (by_device_bytes) {
+        HMO_ASSIGN_OR_RETURN(candidate.device_bytes, DeviceBytes(module, schedule));
+      }
     } else if (strategy_ != "default") {
       return status;
     } else {
@@ -177,9 +216,11 @@ absl::StatusOr<bool> MemorySchedulerPass::Run(HloModule& module, PassContext& co
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     metrics_.candidates.push_back(candidate);
     schedules.push_back(std::move(schedule));
+    auto objective = [&](const MemorySchedulerMetrics::Candidate& c) {
+      return by_device_bytes ? c.device_bytes : c.peak_memory;
+    };
     if (candidate.valid_schedule &&
-        (metrics_.selected < 0 ||
-         candidate.peak_memory < metrics_.candidates[metrics_.selected].peak_memory)) {
+        (metrics_.selected < 0 || objective(candidate) < objective(metrics_.candidates[metrics_.selected]))) {
       metrics_.selected = static_cast<int>(metrics_.candidates.size()) - 1;
     }
   }
