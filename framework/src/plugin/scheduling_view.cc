@@ -146,7 +146,8 @@ std::unique_ptr<SchedulingView> BuildSchedulingView(const HloComputation& comput
   for (const SchedulingView::Storage& storage : view.storage_) view.pointers_.push_back(&storage.c);
   if (values != nullptr && values->dataflow != nullptr) {
     view.values_ = SchedulingViewValues::Build(computation, view.instructions_, *values->dataflow,
-                                               values->size_fn, values->alias_analysis);
+                                               values->size_fn, values->alias_analysis,
+                                               values->mark_outside_temp_arena);
   }
 
   view.computation_name_ = computation.name();

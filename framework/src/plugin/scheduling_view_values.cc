@@ -42,7 +42,7 @@ uint32_t SchedulingInstructionFlags(const HloInstruction& instruction) {
 std::unique_ptr<SchedulingViewValues> SchedulingViewValues::Build(
     const HloComputation& computation, absl::Span<HloInstruction* const> instructions,
     const HloDataflowAnalysis& dataflow, const SizeFunction& size_fn,
-    const HloAliasAnalysis* alias_analysis) {
+    const HloAliasAnalysis* alias_analysis, bool mark_outside_temp_arena) {
   std::unique_ptr<SchedulingViewValues> table(new SchedulingViewValues());
   absl::flat_hash_map<const HloInstruction*, HmoInstructionId> ids;
   for (size_t id = 0; id < instructions.size(); ++id) {
@@ -59,6 +59,27 @@ std::unique_ptr<SchedulingViewValues> SchedulingViewValues::Build(
         [&](const ShapeIndex&, const HloInputOutputAliasConfig::Alias& alias) {
           donated.insert({alias.parameter_number, alias.parameter_index});
         });
+  }
+  // Buffers that buffer assignment gives allocations of their own: those
+  // holding an entry parameter's value or an entry output's.
+  absl::flat_hash_set<int64_t> outside_arena_buffers;
+  const bool is_entry = computation.parent() != nullptr &&
+                        computation.parent()->entry_computation() == &computation;
+  if (mark_outside_temp_arena && alias_analysis != nullptr && is_entry) {
+    for (const HloInstruction* instruction : computation.instructions()) {
+      if (instruction->opcode() != HloOpcode::kParameter) continue;
+      for (const auto& [index, set] : dataflow.GetInstructionValueSet(instruction)) {
+        for (const HloValue* value : set.values()) {
+          outside_arena_buffers.insert(alias_analysis->GetBufferContainingValue(*value).id());
+        }
+      }
+    }
+    if (const HloInstruction* root = computation.root_instruction(); root != nullptr) {
+      const HloValueSet outputs = dataflow.GetFlattenedValueSet(root);
+      for (const HloValue* value : outputs.values()) {
+        outside_arena_buffers.insert(alias_analysis->GetBufferContainingValue(*value).id());
+      }
+    }
   }
   absl::flat_hash_map<const HloValue*, HmoValueId> value_ids;
   auto id_of = [&](const HloValue* value) -> HmoValueId {
@@ -79,6 +100,10 @@ std::unique_ptr<SchedulingViewValues> SchedulingViewValues::Build(
           (alias_analysis == nullptr ||
            alias_analysis->GetBufferContainingValue(*value).values().size() <= 2)) {
         flags |= HMO_VALUE_FREED_AFTER_LAST_USE;
+      }
+      if (!outside_arena_buffers.empty() &&
+          outside_arena_buffers.contains(alias_analysis->GetBufferContainingValue(*value).id())) {
+        flags |= HMO_VALUE_OUTSIDE_TEMP_ARENA;
       }
       table->flags_.push_back(flags);
     }

@@ -15,7 +15,9 @@ MemoryModel::MemoryModel(const SchedulingGraph& graph) : graph_(graph) {
     const bool inside = value.defining_instruction != kNoInstruction;
     const bool is_constant =
         inside && graph.instruction(value.defining_instruction).opcode == "constant";
-    if (is_constant) continue;
+    // Constants are not allocated; values outside the temporary arena (when
+    // the host asks for the arena) cost the same in every order.
+    if (is_constant || value.outside_temp_arena) continue;
     if (!inside || graph.instruction(value.defining_instruction).opcode == "parameter") {
       if (value.freed_after_last_use && inside) {
         tracked_[v] = true;

@@ -24,6 +24,11 @@
 //   add that buffer again at its own step: the first such operand, in operand
 //   order, whose value dies at that step, as the simulator picks it.
 //
+// - A value the host marks as outside the temporary arena (an entry
+//   parameter's or an entry output's buffer, HMO_VALUE_OUTSIDE_TEMP_ARENA, set
+//   when the memory-scheduler minimises device bytes) is not counted at all:
+//   the model's peak is then the temp arena's lower bound (its most bytes
+//   live at once), which buffer assignment's packing can only exceed.
 // - An instruction that calls computations (a while, call or conditional)
 //   also holds, during its step, its transient bytes: the host's estimate of
 //   what those computations keep live at their peak.

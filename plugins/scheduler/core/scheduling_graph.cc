@@ -78,6 +78,7 @@ absl::StatusOr<SchedulingGraph> SchedulingGraph::FromView(const HmoSchedulingVie
       value.defined_by_parameter_or_constant =
           (view.value_flags[v] & HMO_VALUE_DEFINED_BY_PARAMETER_OR_CONSTANT) != 0;
       value.freed_after_last_use = (view.value_flags[v] & HMO_VALUE_FREED_AFTER_LAST_USE) != 0;
+      value.outside_temp_arena = (view.value_flags[v] & HMO_VALUE_OUTSIDE_TEMP_ARENA) != 0;
     }
   } else {
     // ABI 1.0 view: one value per instruction, read by its users.

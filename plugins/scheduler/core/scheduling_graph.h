@@ -36,6 +36,10 @@ struct SchedulingValue {
   // A parameter's value freed after its last use (a donated entry parameter)
   // rather than kept for the whole program.
   bool freed_after_last_use = false;
+  // In an allocation of its own, outside the temporary arena the host
+  // minimises (HMO_VALUE_OUTSIDE_TEMP_ARENA): its bytes are paid whatever the
+  // order.
+  bool outside_temp_arena = false;
 };
 
 struct SchedulingInstruction {

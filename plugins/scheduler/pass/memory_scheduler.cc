@@ -22,14 +22,32 @@ std::string MemorySchedulerMetrics::ToString() const {
   std::string out;
   for (const Candidate& c : candidates) {
     if (c.valid_schedule) {
-      if (c.device_bytes >= 0) {
-        out += fmt::format("{}: {} bytes, device {} B ({:.3f} s)\n", c.strategy, c.peak_memory, c.device_bytes,
-                           c.seconds);
+      if (objective == "device-bytes" && c.device_bytes < 0) {
+        out += fmt::format("{}: {} bytes, device not assigned: peak above the best device bytes by more "
+                           "than the slack ({:.3f} s)\n",
+                           c.strategy, c.peak_memory, c.seconds);
+      } else if (c.device_bytes >= 0) {
+        out += fmt::format("{}: {} bytes, device {} B ({:.3f} s, measuring {:.3f} s)\n", c.strategy,
+                           c.peak_memory, c.device_bytes, c.seconds, c.measure_seconds);
       } else {
         out += fmt::format("{}: {} bytes ({:.3f} s)\n", c.strategy, c.peak_memory, c.seconds);
       }
     } else {
       out += fmt::format("{}: failed: {}\n", c.strategy, c.error);
+    }
+  }
+  // What the built-in searches minimise is not what the pass compares them
+  // on; say so instead of calling their result optimal.
+  for (const Candidate& c : candidates) {
+    if (c.strategy == "local-search" || c.strategy == "exact") {
+      out += fmt::format(
+          "note: local-search and exact minimise the live-byte model ({}), not {}; exact's optimum "
+          "is the model's, on computations of at most its max-instructions\n",
+          objective == "device-bytes" ? "the temp arena's bytes live at once, a lower bound of its "
+                                        "packed size"
+                                      : "each computation's live bytes",
+          objective == "device-bytes" ? "device bytes" : "the module-scoped heap peak");
+      break;
     }
   }
   if (selected >= 0) out += fmt::format("selected: {} (by {})\n", candidates[selected].strategy, objective);
@@ -49,6 +67,10 @@ PassOptionSchema MemorySchedulerPass::OptionSchema() {
   schema.String("objective", "device-bytes",
                 "what 'default' compares: 'device-bytes' (argument + output - alias + temp after buffer "
                 "assignment of each candidate) or 'heap-peak' (the heap-simulated module peak, cheaper)");
+  schema.Double("device-bytes-slack", 0.5,
+                "device-bytes: candidates are assigned in increasing heap peak, and one whose peak is "
+                "above the best device bytes so far by more than this fraction is not assigned (it "
+                "cannot plausibly win; an assignment costs far more than the peak)");
   schema.Int("alignment", 64, "offset alignment of the buffer assignment behind 'device-bytes'");
   schema.Int("pointer-size", 8, "bytes of a tuple element pointer in buffer sizes");
   schema.String("memory-spaces", "device",
@@ -66,6 +88,10 @@ absl::StatusOr<std::unique_ptr<MemorySchedulerPass>> MemorySchedulerPass::Create
   pass->memory_spaces_ = options.GetString("memory-spaces");
   pass->objective_ = options.GetString("objective");
   pass->alignment_ = options.GetInt("alignment");
+  pass->device_bytes_slack_ = options.GetDouble("device-bytes-slack");
+  if (!(pass->device_bytes_slack_ >= 0)) {
+    return absl::InvalidArgumentError("option 'device-bytes-slack' must be >= 0");
+  }
   if (pass->objective_ != "device-bytes" && pass->objective_ != "heap-peak") {
     return absl::InvalidArgumentError("option 'objective' must be 'device-bytes' or 'heap-peak', not '" +
                                       pass->objective_ + "'");
@@ -138,11 +164,15 @@ absl::StatusOr<bool> MemorySchedulerPass::Run(HloModule& module, PassContext& co
   // Host-memory (S(5)) values cost no device memory unless told otherwise.
   const BufferSizeFunction size_fn = memory_spaces_ == "all" ? ByteSizeOfValue(pointer_size_)
                                                              : DeviceByteSizeOfValue(pointer_size_);
-  const scheduler::SchedulingInputs inputs = scheduler::MakeSchedulingInputs(*alias_analysis, size_fn);
+  const bool by_device_bytes = objective_ == "device-bytes" && strategy_ == "default";
+  scheduler::SchedulingInputs inputs = scheduler::MakeSchedulingInputs(*alias_analysis, size_fn);
+  // Device bytes are argument + output - alias + temp; only the temp arena
+  // depends on the order, so strategies that count live bytes are told which
+  // values live outside it.
+  inputs.values.mark_outside_temp_arena = by_device_bytes;
   const SchedulerStrategyRegistry& strategies = context.registries().strategies;
 
   metrics_ = MemorySchedulerMetrics();
-  const bool by_device_bytes = objective_ == "device-bytes" && strategy_ == "default";
   metrics_.objective = by_device_bytes ? "device-bytes" : "heap-peak";
   std::vector<std::string> names =
       strategy_ == "default" ? candidates_ : std::vector<std::string>{strategy_};
@@ -164,7 +194,9 @@ absl::StatusOr<bool> MemorySchedulerPass::Run(HloModule& module, PassContext& co
     arrived_scheduled = arrived_scheduled && module.schedule().is_computation_scheduled(computation);
   }
   if (arrived_scheduled) names.emplace_back(kInputCandidate);
+  // Phase 1: every candidate's schedule and heap-simulated peak (cheap).
   std::vector<HloSchedule> schedules;
+  std::vector<int> same_as;  // an earlier candidate with the same schedule, or -1
   for (const std::string& name : names) {
     MemorySchedulerMetrics::Candidate candidate;
     candidate.strategy = name;
@@ -184,44 +216,77 @@ absl::StatusOr<bool> MemorySchedulerPass::Run(HloModule& module, PassContext& co
       }
       schedule.set_sequence(computation, *sequence);
     }
+    const auto measure_start = std::chrono::steady_clock::now();
+    int same = -1;
     if (status.ok()) {
       // Candidates often agree (e.g. ours on computations they cannot
-      // improve); the peak of a schedule already measured is known.
-      std::optional<int64_t> known;
-      std::optional<int64_t> known_device_bytes;
-      for (size_t i = 0; i < schedules.size() && !known; ++i) {
+      // improve); a schedule already measured is not measured again.
+      for (size_t i = 0; i < schedules.size() && same < 0; ++i) {
         if (metrics_.candidates[i].valid_schedule && SameSchedule(schedules[i], schedule)) {
-          known = metrics_.candidates[i].peak_memory;
-          known_device_bytes = metrics_.candidates[i].device_bytes;
+          same = static_cast<int>(i);
         }
       }
-      if (!known) {
-        HMO_ASSIGN_OR_RETURN(known, HeapSimulator::MinimumMemoryForModule(
-                                        schedule, *alias_analysis, size_fn));
+      if (same >= 0) {
+        candidate.peak_memory = metrics_.candidates[same].peak_memory;
+      } else {
+        HMO_ASSIGN_OR_RETURN(candidate.peak_memory, HeapSimulator::MinimumMemoryForModule(
+                                                        schedule, *alias_analysis, size_fn));
       }
-      candidate.peak_memory = *known;
       candidate.valid_schedule = true;
-      if (by_device_bytes && known_device_bytes) {
-        candidate.device_bytes = *known_device_bytes;
-      } else if (by_device_bytes) {
-        HMO_ASSIGN_OR_RETURN(candidate.device_bytes, DeviceBytes(module, schedule));
-      }
     } else if (strategy_ != "default") {
       return status;
     } else {
       candidate.error = std::string(status.message());
       spdlog::warn("memory-scheduler: module '{}': {}", module.name(), candidate.error);
     }
-    candidate.seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const auto end = std::chrono::steady_clock::now();
+    candidate.seconds = std::chrono::duration<double>(end - start).count();
+    candidate.measure_seconds = std::chrono::duration<double>(end - measure_start).count();
     metrics_.candidates.push_back(candidate);
     schedules.push_back(std::move(schedule));
-    auto objective = [&](const MemorySchedulerMetrics::Candidate& c) {
-      return by_device_bytes ? c.device_bytes : c.peak_memory;
-    };
-    if (candidate.valid_schedule &&
-        (metrics_.selected < 0 || objective(candidate) < objective(metrics_.candidates[metrics_.selected]))) {
-      metrics_.selected = static_cast<int>(metrics_.candidates.size()) - 1;
+    same_as.push_back(same);
+  }
+  // Phase 2, for device-bytes: buffer assignment of the candidates in
+  // increasing heap peak, skipping one whose peak is so far above the best
+  // device bytes found that it cannot plausibly win (device-bytes-slack).
+  std::vector<int> by_peak;
+  for (int i = 0; i < static_cast<int>(metrics_.candidates.size()); ++i) {
+    if (metrics_.candidates[i].valid_schedule) by_peak.push_back(i);
+  }
+  std::stable_sort(by_peak.begin(), by_peak.end(), [&](int a, int b) {
+    return metrics_.candidates[a].peak_memory < metrics_.candidates[b].peak_memory;
+  });
+  auto objective = [&](const MemorySchedulerMetrics::Candidate& c) {
+    return by_device_bytes ? c.device_bytes : c.peak_memory;
+  };
+  int64_t best_device_bytes = -1;
+  for (int i : by_peak) {
+    MemorySchedulerMetrics::Candidate& candidate = metrics_.candidates[i];
+    if (by_device_bytes) {
+      const auto measure_start = std::chrono::steady_clock::now();
+      if (same_as[i] >= 0) {
+        candidate.device_bytes = metrics_.candidates[same_as[i]].device_bytes;
+      } else if (best_device_bytes >= 0 &&
+                 static_cast<double>(candidate.peak_memory) >
+                     static_cast<double>(best_device_bytes) * (1.0 + device_bytes_slack_)) {
+        candidate.device_bytes = -1;  // not assigned
+      } else {
+        HMO_ASSIGN_OR_RETURN(candidate.device_bytes, DeviceBytes(module, schedules[i]));
+      }
+      const double measured =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - measure_start).count();
+      candidate.seconds += measured;
+      candidate.measure_seconds += measured;
+      if (candidate.device_bytes < 0) continue;
+      if (best_device_bytes < 0 || candidate.device_bytes < best_device_bytes) {
+        best_device_bytes = candidate.device_bytes;
+      }
+    }
+    // Lowest objective; the earlier candidate on a tie.
+    if (metrics_.selected < 0 || objective(candidate) < objective(metrics_.candidates[metrics_.selected]) ||
+        (objective(candidate) == objective(metrics_.candidates[metrics_.selected]) &&
+         i < metrics_.selected)) {
+      metrics_.selected = i;
     }
   }
   if (metrics_.selected < 0) {

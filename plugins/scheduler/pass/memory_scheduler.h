@@ -57,8 +57,10 @@ struct MemorySchedulerMetrics {
     // False when the strategy failed; `error` says why.
     bool valid_schedule = false;
     std::string error;
-    // Time to schedule and measure, in seconds.
+    // Time to schedule and measure, in seconds, and the part of it spent
+    // measuring (heap simulation and buffer assignment).
     double seconds = 0;
+    double measure_seconds = 0;
   };
   std::vector<Candidate> candidates;
   // Index of the chosen candidate in `candidates`.
@@ -76,7 +78,8 @@ class MemorySchedulerPass : public HloPass {
   static constexpr std::string_view kName = "memory-scheduler";
   static constexpr std::string_view kDescription =
       "orders every non-fusion computation for a low memory peak (XLA's memory scheduler; "
-      "strategy=default keeps the candidate with the lowest heap-simulated peak)";
+      "strategy=default keeps the candidate with the fewest device bytes after buffer "
+      "assignment, or the lowest heap-simulated peak with objective=heap-peak)";
 
   static PassOptionSchema OptionSchema();
   // Rejects a strategy-options entry that is not `strategy.key=value`.
@@ -114,6 +117,7 @@ class MemorySchedulerPass : public HloPass {
   std::string memory_spaces_ = "device";
   std::string objective_ = "device-bytes";
   int64_t alignment_ = 64;
+  double device_bytes_slack_ = 0.5;
   MemorySchedulerMetrics metrics_;
 };
 

@@ -142,6 +142,66 @@ TEST(MemorySchedulerPass, DefaultComparesDeviceBytesAfterBufferAssignment) {
   EXPECT_FALSE(RunPass(*module, host, {{"objective", std::string("bytes")}}).ok());
 }
 
+// Buffer assignment costs far more than a heap simulation, so device bytes
+// are measured in increasing heap peak, and a candidate whose peak is above
+// the best device bytes by more than device-bytes-slack is not assigned. The
+// module arrives in an order that keeps all four 4 KiB temporaries live at
+// once; list's order keeps one.
+constexpr std::string_view kFanOutArrivedScheduled = R"(
+HloModule fan_out, is_scheduled=true
+
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+
+ENTRY entry {
+  p = f32[1024] parameter(0)
+  zero = f32[] constant(0)
+  a1 = f32[1024] negate(p)
+  a2 = f32[1024] exponential(p)
+  a3 = f32[1024] sine(p)
+  a4 = f32[1024] cosine(p)
+  r1 = f32[] reduce(a1, zero), dimensions={0}, to_apply=add
+  r2 = f32[] reduce(a2, zero), dimensions={0}, to_apply=add
+  r3 = f32[] reduce(a3, zero), dimensions={0}, to_apply=add
+  r4 = f32[] reduce(a4, zero), dimensions={0}, to_apply=add
+  ROOT t = (f32[], f32[], f32[], f32[]) tuple(r1, r2, r3, r4)
+}
+)";
+
+TEST(MemorySchedulerPass, CandidatesFarAboveTheBestDeviceBytesAreNotAssigned) {
+  PluginHost host;
+  LoadSchedulerPlugins(host);
+  auto module = Parse(kFanOutArrivedScheduled);
+  absl::StatusOr<MemorySchedulerMetrics> metrics =
+      RunPass(*module, host, {{"candidates", std::vector<std::string>{"list"}}});
+  ASSERT_TRUE(metrics.ok()) << metrics.status();
+  ASSERT_EQ(metrics->candidates.size(), 2u);
+  ASSERT_EQ(metrics->candidates[1].strategy, "input");
+  const MemorySchedulerMetrics::Candidate& list = metrics->candidates[0];
+  const MemorySchedulerMetrics::Candidate& input = metrics->candidates[1];
+  EXPECT_GT(list.device_bytes, 0);
+  EXPECT_GT(static_cast<double>(input.peak_memory), 1.5 * static_cast<double>(list.device_bytes));
+  EXPECT_EQ(input.device_bytes, -1);
+  EXPECT_EQ(metrics->selected, 0);
+  EXPECT_NE(metrics->ToString().find("input: " + std::to_string(input.peak_memory) +
+                                     " bytes, device not assigned"),
+            std::string::npos)
+      << metrics->ToString();
+
+  // With a slack wide enough every candidate is assigned, and list still wins.
+  auto again = Parse(kFanOutArrivedScheduled);
+  absl::StatusOr<MemorySchedulerMetrics> all = RunPass(
+      *again, host,
+      {{"candidates", std::vector<std::string>{"list"}}, {"device-bytes-slack", std::string("100")}});
+  ASSERT_TRUE(all.ok()) << all.status();
+  EXPECT_GT(all->candidates[1].device_bytes, all->candidates[0].device_bytes);
+  EXPECT_EQ(all->selected, 0);
+  EXPECT_FALSE(RunPass(*again, host, {{"device-bytes-slack", std::string("-1")}}).ok());
+}
+
 TEST(MemorySchedulerPass, DefaultKeepsOurStrategyWhenItIsBetter) {
   PluginHost host;
   LoadSchedulerPlugins(host);

@@ -84,6 +84,39 @@ TEST(SchedulingViewValues, CountValuesTheWayXlasSchedulersDo) {
   }
 }
 
+// For the device-bytes objective the view marks what lives outside the temp
+// arena: values whose buffer holds an entry parameter or an entry output. The
+// live-byte model then counts only the arena, so its peak drops by exactly
+// those bytes here (at the peak step every one of them is live).
+TEST(SchedulingViewValues, MarksValuesOutsideTheTempArenaWhenAsked) {
+  absl::StatusOr<std::unique_ptr<testing::AnalyzedModule>> m =
+      testing::AnalyzedModule::Parse(kTuples);
+  ASSERT_TRUE(m.ok()) << m.status();
+  SchedulingInputs arena = (*m)->inputs();
+  arena.values.mark_outside_temp_arena = true;
+  absl::StatusOr<SchedulingGraph> marked = GraphOfComputation((*m)->computation(), arena);
+  ASSERT_TRUE(marked.ok()) << marked.status();
+  const SchedulingGraph unmarked = (*m)->Graph();
+  ASSERT_EQ(marked->value_count(), unmarked.value_count());
+  for (int v = 0; v < marked->value_count(); ++v) {
+    const std::string& name = marked->instruction(marked->value(v).defining_instruction).name;
+    // p, donated: parameters; a reaches the root through c; d and out's table
+    // are outputs. b and t's table are temporaries.
+    const bool outside = name == "p" || name == "donated" || name == "a" || name == "d" || name == "out";
+    EXPECT_EQ(marked->value(v).outside_temp_arena, outside) << name;
+    EXPECT_FALSE(unmarked.value(v).outside_temp_arena) << name;
+  }
+  MemoryModel with_outputs(unmarked), arena_only(*marked);
+  std::vector<int> order;
+  for (std::string_view name : {"p", "donated", "one", "a", "b", "t", "g", "c", "d", "out"}) {
+    order.push_back(Find(unmarked, name));
+  }
+  // Temporaries only: at b's step, b (4) and nothing else; at t's step, t's
+  // table (16) while b is still read by t.
+  EXPECT_EQ(arena_only.Peak(order), 16 + 4);
+  EXPECT_GT(with_outputs.Peak(order), arena_only.Peak(order));
+}
+
 constexpr std::string_view kLoop = R"(
 HloModule loop
 

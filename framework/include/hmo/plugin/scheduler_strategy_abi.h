@@ -81,6 +81,14 @@ typedef uint32_t HmoValueId;
  * keeping it for the whole program: an entry parameter whose buffer is
  * donated to an output (input_output_alias). */
 #define HMO_VALUE_FREED_AFTER_LAST_USE 0x4u
+/* The value's buffer is an allocation of its own, outside the temporary arena
+ * buffer assignment packs: its HloBuffer holds an entry parameter's value or
+ * a value live out of the entry computation. Set only when the host asks for
+ * orders that minimise the temporary arena (memory-scheduler
+ * objective=device-bytes); a strategy counting live bytes may then leave such
+ * a value out, since its bytes are paid whatever the order. Older strategies
+ * ignore the bit. ABI 1.1 (a new bit, no new field). */
+#define HMO_VALUE_OUTSIDE_TEMP_ARENA 0x8u
 
 /* One instruction of the computation being scheduled. */
 typedef struct HmoSchedulingInstruction {

@@ -42,10 +42,13 @@ class SchedulingViewValues {
   // HMO_VALUE_FREED_AFTER_LAST_USE only when its buffer holds just it and the
   // output it is donated to (a buffer that other values, e.g. a loop's
   // carried state, keep occupied in between stays occupied throughout).
+  // With `mark_outside_temp_arena` (needs `alias_analysis`), the values of an
+  // entry computation whose HloBuffer holds an entry parameter or an entry
+  // output are marked HMO_VALUE_OUTSIDE_TEMP_ARENA.
   static std::unique_ptr<SchedulingViewValues> Build(
       const HloComputation& computation, absl::Span<HloInstruction* const> instructions,
       const HloDataflowAnalysis& dataflow, const SizeFunction& size_fn,
-      const HloAliasAnalysis* alias_analysis = nullptr);
+      const HloAliasAnalysis* alias_analysis = nullptr, bool mark_outside_temp_arena = false);
 
   // Points the value fields of `view` and of `instructions[id]` (the view's
   // C structs, in id order) into this table, which must outlive them.
@@ -73,6 +76,9 @@ struct SchedulingValueSource {
   const HloAliasAnalysis* alias_analysis = nullptr;
   // Null: ShapeUtil::ByteSizeOf of the value's shape with 8-byte pointers.
   SchedulingViewValues::SizeFunction size_fn;
+  // Mark values outside the temporary arena (HMO_VALUE_OUTSIDE_TEMP_ARENA);
+  // needs `alias_analysis`.
+  bool mark_outside_temp_arena = false;
 };
 
 }  // namespace hmo
