@@ -30,8 +30,11 @@ import time
 REPO = pathlib.Path(__file__).resolve().parents[2]
 
 
-def stats(hmo, path):
-    out = subprocess.run([hmo, "stats", str(path), "--format", "json"], check=True,
+def stats(hmo, path, heap):
+    # XLA:CPU's buffer assignment: 64-byte offsets; --heap xla reproduces
+    # memory_analysis() on XLA's own order (tests/corpus StatsEqualXlaMemoryAnalysis).
+    out = subprocess.run([hmo, "stats", str(path), "--format", "json", "--alignment", "64",
+                          "--heap", heap], check=True,
                          capture_output=True, text=True).stdout
     return json.loads(out)["stats"]["temp_size_in_bytes"]
 
@@ -53,6 +56,8 @@ def main():
     parser.add_argument("--hmo", default=str(REPO / "build/bin/hmo"))
     parser.add_argument("--corpus", default=str(REPO / "tests/corpus"))
     parser.add_argument("--pipeline", default=str(REPO / "pipelines/memory-scheduler.yaml"))
+    parser.add_argument("--heap", default="xla", choices=["xla", "search", "best"],
+                        help="temp packing for hmo's figure (xla: XLA's own, as the baseline)")
     args = parser.parse_args()
     xla_pipeline = REPO / "pipelines/memory-scheduler-xla.yaml"
 
@@ -71,16 +76,16 @@ def main():
             ours = pathlib.Path(tmp) / f"{program_dir.name}.after.hlo"
             seconds = schedule(args.hmo, args.pipeline, after, ours)
             rows.append(dict(program=program_dir.name, dump="after", training=training,
-                             xla=xla_temp, xla_order_hmo_stats=stats(args.hmo, after),
-                             hmo=stats(args.hmo, ours), seconds=seconds))
+                             xla=xla_temp, xla_order_hmo_stats=stats(args.hmo, after, "xla"),
+                             hmo=stats(args.hmo, ours, args.heap), seconds=seconds))
             xla_sched = pathlib.Path(tmp) / f"{program_dir.name}.before.xla.hlo"
             ours = pathlib.Path(tmp) / f"{program_dir.name}.before.hlo"
             schedule(args.hmo, xla_pipeline, before, xla_sched)
             seconds = schedule(args.hmo, args.pipeline, before, ours)
-            xla_before = stats(args.hmo, xla_sched)
+            xla_before = stats(args.hmo, xla_sched, "xla")
             rows.append(dict(program=program_dir.name, dump="before", training=training,
                              xla=xla_before, xla_order_hmo_stats=xla_before,
-                             hmo=stats(args.hmo, ours), seconds=seconds))
+                             hmo=stats(args.hmo, ours, args.heap), seconds=seconds))
 
     print(f"{'program':<18} {'dump':<7} {'XLA temp':>10} {'(hmo stats)':>11} {'hmo temp':>10} "
           f"{'hmo/XLA':>8} {'time s':>7}")
