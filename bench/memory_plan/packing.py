@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""hmo's buffer packer against XLA's best-fit on the public packing instances.
+
+For every instance (MiniMalloc's challenging A-K and example in
+bench/minimalloc/data, and the large real-world ones in
+../shared/bench/minimalloc/realworld when present): the lower bound (most
+bytes live at once), XLA's best-fit height and time (`hmo pack --algorithm
+best-fit`), and hmo's default (`hmo pack`), its ratio to best-fit and to the
+lower bound, and its time. Each `hmo pack` validates its plan before it
+writes it. A summary line gives geometric means. Usage:
+
+    bench/memory_plan/packing.py [--hmo build/bin/hmo] [--only SUBSTR] [-- extra hmo pack flags]
+"""
+
+import argparse
+import math
+import pathlib
+import re
+import subprocess
+import sys
+import tempfile
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+LINE = re.compile(r"height (\d+), lower bound (\d+) .*?([\d.]+) s")
+
+
+def pack(hmo, path, flags):
+    with tempfile.NamedTemporaryFile(suffix=".csv") as out:
+        run = subprocess.run([hmo, "pack", str(path), "-o", out.name, *flags], capture_output=True,
+                             text=True)
+    if run.returncode != 0:
+        return None, None, None, run.stderr.strip().splitlines()[-1] if run.stderr else "failed"
+    match = LINE.search(run.stderr)
+    if not match:
+        return None, None, None, "unparsed: " + run.stderr.strip()
+    return int(match.group(1)), int(match.group(2)), float(match.group(3)), None
+
+
+def instances():
+    data = REPO / "bench/minimalloc/data"
+    found = sorted((data / "challenging").glob("*.csv")) + sorted((data / "examples").glob("*.csv"))
+    found += sorted((data / "realworld").glob("*.csv"))
+    shared = REPO.parent / "shared/bench/minimalloc/realworld"
+    have = {p.name for p in found}
+    found += [p for p in sorted(shared.glob("*.csv")) if p.name not in have]
+    return found
+
+
+def geomean(values):
+    values = [v for v in values if v and v > 0]
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
+
+
+def main():
+    argv = sys.argv[1:]
+    extra = []
+    if "--" in argv:
+        extra = argv[argv.index("--") + 1:]
+        argv = argv[:argv.index("--")]
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hmo", default=str(REPO / "build/bin/hmo"))
+    parser.add_argument("--only", default="")
+    args = parser.parse_args(argv)
+    print(f"{'instance':<22} {'buffers':>7} {'lower bound':>15} {'XLA best-fit':>15} {'time s':>7} "
+          f"{'hmo':>15} {'/best-fit':>9} {'/bound':>8} {'time s':>7}")
+    ratios_bf, ratios_lb = [], []
+    for path in instances():
+        if args.only not in str(path):
+            continue
+        buffers = sum(1 for _ in open(path)) - 1
+        bf, bound, bf_s, error = pack(args.hmo, path, ["--algorithm", "best-fit"])
+        ours, _, ours_s, ours_error = pack(args.hmo, path, extra)
+        name = f"{path.parent.name}/{path.stem}"
+        if error or ours_error:
+            print(f"{name:<22} {buffers:>7} error: {error or ours_error}")
+            continue
+        ratios_bf.append(ours / bf)
+        ratios_lb.append(ours / bound)
+        print(f"{name:<22} {buffers:>7} {bound:>15} {bf:>15} {bf_s:>7.3f} {ours:>15} {ours / bf:>9.4f} "
+              f"{ours / bound:>8.4f} {ours_s:>7.3f}")
+    print(f"SUMMARY geomean hmo/best-fit {geomean(ratios_bf):.4f}, hmo/lower bound {geomean(ratios_lb):.4f} "
+          f"over {len(ratios_bf)} instances")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
