@@ -18,7 +18,8 @@ absl::Status Check(const ModuleVerifier& verifier, const HloModule& module,
 }  // namespace
 
 absl::Status VerifyAfterPassInstrumentation::BeforePipeline(const HloModule& module) {
-  if (mode_ == VerifyMode::kNever) return absl::OkStatus();
+  // Always: analyses and passes assume a well-formed module, so input that
+  // is not one must be refused here, whatever the mode.
   return Check(verifier_, module, "before any pass");
 }
 

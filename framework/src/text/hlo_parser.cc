@@ -150,6 +150,19 @@ class Parser {
       const std::vector<std::pair<std::string_view, int64_t*>>& fields);
 
   std::string_view src_;
+  // How many "parameter(" the input holds: no parameter number can reach it.
+  int64_t MaxParameterCount() {
+    if (max_parameter_count_ < 0) {
+      max_parameter_count_ = 0;
+      for (size_t at = src_.find("parameter("); at != std::string_view::npos;
+           at = src_.find("parameter(", at + 1)) {
+        ++max_parameter_count_;
+      }
+    }
+    return max_parameter_count_;
+  }
+  int64_t max_parameter_count_ = -1;
+  static constexpr int64_t kSmallParameterNumber = 4096;
   HloLexer lexer_;
   std::string_view filename_;
 
@@ -379,6 +392,19 @@ absl::Status Parser::ParseShape(Shape* shape) {
     s.add_dimensions(size, dynamic);
   }
   lexer_.Next();
+  // Byte sizes are computed in int64 everywhere downstream; refuse a shape
+  // whose size does not fit rather than let it wrap.
+  {
+    int64_t bytes = std::max(1, primitive_util::ByteWidth(*type));
+    for (int64_t d = 0; d < s.rank(); ++d) {
+      const int64_t size = s.dimensions(d);
+      if (size == Shape::kUnboundedSize) continue;
+      if (__builtin_mul_overflow(bytes, size, &bytes)) {
+        return Error(type_tok.offset, StrCat("shape has more than 2^63-1 bytes: its dimensions "
+                                             "overflow a 64-bit byte size"));
+      }
+    }
+  }
   if ((*type == PrimitiveType::TOKEN || *type == PrimitiveType::OPAQUE_TYPE) && s.rank() != 0) {
     return Error(type_tok.offset, StrCat(AbslView(type_tok.text), " shapes have no dimensions"));
   }
@@ -745,6 +771,23 @@ absl::Status Parser::ParseLiteral(const Shape& shape, Literal* literal) {
     return absl::OkStatus();
   }
   if (!shape.IsArray()) return ErrorHere("constants must have an array or tuple shape");
+  // Every element is written out (at least one character each), so a shape
+  // with more elements than the rest of the input has characters cannot be
+  // this literal; checked before the literal's storage is sized from it.
+  {
+    const int64_t remaining = static_cast<int64_t>(src_.size() - std::min(src_.size(), lexer_.Peek().offset));
+    int64_t elements = 1;
+    bool too_many = false;
+    bool empty = false;
+    for (int64_t d = 0; d < shape.rank(); ++d) empty = empty || shape.dimensions(d) == 0;
+    for (int64_t d = 0; d < shape.rank() && !too_many && !empty; ++d) {
+      too_many = __builtin_mul_overflow(elements, shape.dimensions(d), &elements) || elements > remaining;
+    }
+    if (!empty && (too_many || elements > remaining)) {
+      return ErrorHere(StrCat("a literal of shape ", shape.ToString(), " needs more elements than the ",
+                              remaining, " characters left in the input can hold"));
+    }
+  }
   Literal lit(shape);
   if (shape.rank() == 0) {
     if (absl::Status st = ParseElement(&lit, 0); !st.ok()) return st;
@@ -1524,6 +1567,14 @@ absl::Status Parser::ParseInstructionRhs(HloComputation* computation, std::strin
     int64_t n;
     if (absl::Status st = ParseInt(&n); !st.ok()) return st;
     if (n < 0) return Error(lexer_.prev_end() - 1, "parameter number must not be negative");
+    // Parameters are numbered 0..n-1, so parameter(n) needs n+1 parameter
+    // instructions; checked before anything is sized from n (a small gap is
+    // reported with the computation, which names the missing number).
+    if (n >= MaxParameterCount() && n >= kSmallParameterNumber) {
+      return Error(lexer_.prev_end() - 1,
+                   StrCat("parameter(", n, ") cannot be numbered: the input has at most ", MaxParameterCount(),
+                          " parameter instruction(s), and parameters are numbered 0..n-1"));
+    }
     instr->set_parameter_number(n);
     if (absl::Status st = Expect(TokKind::kRparen, "')'"); !st.ok()) return st;
   } else if (*opcode == HloOpcode::kConstant) {

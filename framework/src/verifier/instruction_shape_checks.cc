@@ -193,6 +193,42 @@ ShapeCheckResult CheckTokenOps(const HloInstruction& instr, const ShapeCheckCont
       }
       if (!shape.IsToken()) return Violation("token", "outfeed must produce a token");
       return std::nullopt;
+    // XLA's shapes: send (data, u32[] context, token[]) and send-done token[];
+    // recv (data, u32[], token[]) and recv-done (data, token[]). Analyses
+    // index these tuples, so other shapes are refused.
+    case HloOpcode::kSend:
+      if (!instr.operand(1)->shape().IsToken()) {
+        return Violation("send-recv", "send operand 1 must be a token");
+      }
+      return ctx.Expect(shape,
+                        ShapeUtil::MakeTupleShape({instr.operand(0)->shape(), ShapeUtil::MakeShape(PrimitiveType::U32, {}),
+                                               Shape::MakeToken()}),
+                        "send-recv", false, "shape", "the send shape");
+    case HloOpcode::kRecv:
+      if (!instr.operand(0)->shape().IsToken()) {
+        return Violation("send-recv", "recv operand must be a token");
+      }
+      if (!shape.IsTuple() || shape.tuple_shapes_size() != 3) {
+        return Violation("send-recv", StrCat("recv must produce (data, u32[], token[]), got ", Str(shape)));
+      }
+      return ctx.Expect(shape,
+                        ShapeUtil::MakeTupleShape({shape.tuple_shapes(0), ShapeUtil::MakeShape(PrimitiveType::U32, {}),
+                                               Shape::MakeToken()}),
+                        "send-recv", false, "shape", "the recv shape");
+    case HloOpcode::kSendDone:
+      if (instr.operand(0)->opcode() != HloOpcode::kSend) {
+        return Violation("send-recv", "send-done operand must be a send");
+      }
+      if (!shape.IsToken()) return Violation("send-recv", StrCat("send-done must produce token[], got ", Str(shape)));
+      return std::nullopt;
+    case HloOpcode::kRecvDone: {
+      const HloInstruction& recv = *instr.operand(0);
+      if (recv.opcode() != HloOpcode::kRecv || !recv.shape().IsTuple() || recv.shape().tuple_shapes_size() < 1) {
+        return Violation("send-recv", "recv-done operand must be a recv");
+      }
+      return ctx.Expect(shape, ShapeUtil::MakeTupleShape({recv.shape().tuple_shapes(0), Shape::MakeToken()}),
+                        "send-recv", false, "shape", "the recv-done shape");
+    }
     default:
       return std::nullopt;
   }
@@ -504,6 +540,10 @@ ShapeCheckResult CheckInstructionShape(const HloInstruction& instr, const ShapeC
     case HloOpcode::kAddDependency:
     case HloOpcode::kInfeed:
     case HloOpcode::kOutfeed:
+    case HloOpcode::kSend:
+    case HloOpcode::kSendDone:
+    case HloOpcode::kRecv:
+    case HloOpcode::kRecvDone:
       return CheckTokenOps(instr, ctx);
     case HloOpcode::kRng: {
       if (!shape.IsArray()) return Violation("rng", "rng must produce an array");

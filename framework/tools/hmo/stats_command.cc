@@ -14,6 +14,7 @@
 #include "fmt/format.h"
 #include "hmo/analysis/memory_report.h"
 #include "hmo/text/hlo_parser.h"
+#include "hmo/verifier/hlo_verifier.h"
 #include "logging_options.h"
 #include "spdlog/spdlog.h"
 #include "subcommand.h"
@@ -93,6 +94,14 @@ int RunStats(const std::vector<std::string>& args) {
   if (selected.empty()) {
     spdlog::error("{}: no module matches --module {}", files.front(), module_selector);
     return kExitUsage;
+  }
+  // Buffer assignment assumes a well-formed module: refuse one that is not.
+  for (const HloModule* module : selected) {
+    if (absl::Status status = VerifyHloModule(*module); !status.ok()) {
+      fmt::print(stderr, "{}: module '{}' failed verification: {}\n", files.front(), module->name(),
+                 std::string(status.message()));
+      return kExitFailure;
+    }
   }
   if (*format == MemoryReportFormat::kHtml && selected.size() > 1) {
     spdlog::error("{} holds {} modules; --format html needs one (use --module N)", files.front(),

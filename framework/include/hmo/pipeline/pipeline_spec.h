@@ -20,7 +20,7 @@ inline constexpr int kPipelineSchemaVersion = 1;
 
 // When the pass manager runs the verifier.
 enum class VerifyMode {
-  kNever,    // never
+  kNever,    // on the input only (malformed input is always refused)
   kChanged,  // on the input, and after each pass that changed the module
   kAlways,   // on the input, and after every pass
 };

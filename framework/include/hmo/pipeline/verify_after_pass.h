@@ -18,9 +18,10 @@ using ModuleVerifier = std::function<absl::Status(const HloModule&)>;
 
 class VerifyAfterPassInstrumentation : public PassInstrumentation {
  public:
-  // With kNever nothing is checked; with kChanged the input and every module a
-  // pass reported changed; with kAlways the input and the module after every
-  // pass.
+  // The input is always checked (passes and analyses assume a well-formed
+  // module; malformed input is an error, never a crash). After passes: with
+  // kNever nothing; with kChanged every module a pass reported changed; with
+  // kAlways the module after every pass.
   VerifyAfterPassInstrumentation(VerifyMode mode, ModuleVerifier verifier)
       : mode_(mode), verifier_(std::move(verifier)) {}
 
