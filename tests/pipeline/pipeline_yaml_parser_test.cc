@@ -82,6 +82,31 @@ TEST(PipelineYamlParserTest, UnknownTopLevelKeyWithSuggestionAndCaret) {
             "^");
 }
 
+// yaml-cpp keeps the first of two equal keys; a pipeline must not silently
+// lose the second.
+TEST(PipelineYamlParserTest, DuplicateKeysAreErrors) {
+  EXPECT_EQ(ErrorOf("version: 1\npasses: [a]\npasses: [b]\n"),
+            "p.yaml:3:1: error: duplicate key 'passes' at the top level\n"
+            "passes: [b]\n"
+            "^");
+  EXPECT_THAT(ErrorOf("version: 1\npasses:\n  - pass: a\n    options:\n      k: 1\n      k: 2\n"),
+              HasSubstr("p.yaml:6:7: error: duplicate key 'k' in 'options'"));
+}
+
+// yaml-cpp reads an unclosed quote to the end of the document.
+TEST(PipelineYamlParserTest, UnclosedQuotesAreErrors) {
+  EXPECT_EQ(ErrorOf("version: 1\npasses:\n  - \"memory-scheduler\n"),
+            "p.yaml:3:5: error: a pass name starts a quoted string that is not closed on its line\n"
+            "  - \"memory-scheduler\n"
+            "    ^");
+  EXPECT_THAT(ErrorOf("version: 1\npasses:\n  - pass: a\n    options:\n      k: 'v\n"),
+              HasSubstr("option 'k' starts a quoted string that is not closed on its line"));
+  auto quoted = ParsePipelineYaml("version: 1\npasses:\n  - 'it''s'\n  - \"a\\\"b\"\n", "p.yaml");
+  ASSERT_TRUE(quoted.ok()) << quoted.status();
+  EXPECT_EQ(quoted->steps[0].pass_name, "it's");
+  EXPECT_EQ(quoted->steps[1].pass_name, "a\"b");
+}
+
 TEST(PipelineYamlParserTest, UnknownKeyInAPassEntry) {
   EXPECT_EQ(ErrorOf("version: 1\npasses:\n  - pass: a\n    option:\n      k: v\n"),
             "p.yaml:4:5: error: unknown key 'option' in a pass entry (did you mean 'options'?); "

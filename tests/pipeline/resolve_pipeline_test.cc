@@ -96,6 +96,27 @@ TEST_F(ResolvePipelineTest, BadOptionValuePointsAtTheValue) {
             "                 ^");
 }
 
+// A value the schema types but the pass refuses (its factory fails) is
+// reported when the pipeline is resolved, at the option the message names.
+TEST_F(ResolvePipelineTest, ValueThePassRefusesPointsAtTheValue) {
+  PassRegistration picky;
+  picky.name = "picky";
+  picky.description = "refuses alignment 0";
+  picky.options = PassOptionSchema().Int("alignment", 64, "offsets").Int("other", 1, "unused");
+  picky.create = [](const PassOptions& options) -> absl::StatusOr<std::unique_ptr<HloPass>> {
+    if (options.GetInt("alignment") <= 0) {
+      return absl::InvalidArgumentError("option 'alignment' must be positive");
+    }
+    return std::make_unique<NoOpPass>("picky");
+  };
+  ASSERT_TRUE(passes_.Register(std::move(picky), "test").ok());
+  EXPECT_EQ(ErrorOf("version: 1\npasses:\n  - pass: picky\n    options:\n      other: 2\n"
+                    "      alignment: 0\n"),
+            "p.yaml:6:18: error: pass 'picky': option 'alignment' must be positive\n"
+            "      alignment: 0\n"
+            "                 ^");
+}
+
 TEST_F(ResolvePipelineTest, MissingRequiredOptionPointsAtThePass) {
   EXPECT_THAT(ErrorOf("version: 1\npasses:\n  - fixed-point:\n      passes:\n"
                       "        - memory-scheduler\n"),

@@ -130,9 +130,24 @@ class YamlPipelineReader {
     return Error(node, {}, fmt::format("{} must be {}, got {}", what, expected, NodeKindName(node)));
   }
 
-  // Reports the first key of `map` not in `allowed`.
+  // Reports a key that appears twice in `map` (yaml-cpp keeps the first and
+  // drops the second silently).
+  absl::Status CheckNoDuplicateKeys(const YAML::Node& map, std::string_view where) {
+    std::vector<std::string> seen;
+    for (auto it = map.begin(); it != map.end(); ++it) {
+      const std::string name = it->first.IsScalar() ? it->first.Scalar() : std::string("?");
+      if (std::find(seen.begin(), seen.end(), name) != seen.end()) {
+        return Error(it->first, {}, fmt::format("duplicate key '{}' {}", name, where));
+      }
+      seen.push_back(name);
+    }
+    return absl::OkStatus();
+  }
+
+  // Reports a repeated key, then the first key of `map` not in `allowed`.
   absl::Status CheckKeys(const YAML::Node& map, const std::vector<std::string>& allowed,
                          std::string_view where) {
+    HMO_RETURN_IF_ERROR(CheckNoDuplicateKeys(map, where));
     for (auto it = map.begin(); it != map.end(); ++it) {
       const YAML::Node& key = it->first;
       const std::string name = key.IsScalar() ? key.Scalar() : std::string("?");
@@ -146,7 +161,36 @@ class YamlPipelineReader {
 
   absl::StatusOr<std::string> ReadScalar(const YAML::Node& node, std::string_view what) {
     HMO_RETURN_IF_ERROR(ExpectKind(node, YAML::NodeType::Scalar, what));
+    HMO_RETURN_IF_ERROR(CheckQuotesClosed(node, what));
     return node.Scalar();
+  }
+
+  // yaml-cpp reads a quoted scalar left open (`- "memory-scheduler`) up to
+  // the end of the document; a pipeline never needs a quoted scalar that
+  // spans lines, so one whose line holds no closing quote is refused.
+  absl::Status CheckQuotesClosed(const YAML::Node& node, std::string_view what) {
+    const YAML::Mark mark = node.Mark();
+    if (mark.is_null() || mark.pos < 0 || static_cast<size_t>(mark.pos) >= source_.text.size()) {
+      return absl::OkStatus();
+    }
+    const char quote = source_.text[mark.pos];
+    if (quote != '"' && quote != '\'') return absl::OkStatus();
+    const size_t line_end = std::min(source_.text.find('\n', mark.pos), source_.text.size());
+    for (size_t at = mark.pos + 1; at < line_end; ++at) {
+      if (quote == '"' && source_.text[at] == '\\') {
+        ++at;
+        continue;
+      }
+      if (source_.text[at] == quote) {
+        // '' inside a single-quoted scalar is an escaped quote.
+        if (quote == '\'' && at + 1 < line_end && source_.text[at + 1] == '\'') {
+          ++at;
+          continue;
+        }
+        return absl::OkStatus();
+      }
+    }
+    return Error(node, {}, fmt::format("{} starts a quoted string that is not closed on its line", what));
   }
 
   absl::StatusOr<int64_t> ReadInt(const YAML::Node& node, std::string_view what) {
@@ -181,6 +225,7 @@ class YamlPipelineReader {
   absl::StatusOr<PipelineStepSpec> ReadStep(const YAML::Node& item) {
     PipelineStepSpec step;
     if (item.IsScalar()) {
+      HMO_RETURN_IF_ERROR(CheckQuotesClosed(item, "a pass name"));
       step.pass_name = item.Scalar();
       step.position = Position(item, {});
       return step;
@@ -205,6 +250,7 @@ class YamlPipelineReader {
     const YAML::Node options = item["options"];
     if (!options || options.IsNull()) return step;
     HMO_RETURN_IF_ERROR(ExpectKind(options, YAML::NodeType::Map, "'options'"));
+    HMO_RETURN_IF_ERROR(CheckNoDuplicateKeys(options, "in 'options'"));
     for (auto it = options.begin(); it != options.end(); ++it) {
       PipelineOptionSpec option;
       HMO_ASSIGN_OR_RETURN(option.assignment.key, ReadScalar(it->first, "an option name"));
@@ -221,6 +267,7 @@ class YamlPipelineReader {
         }
         option.assignment.value = std::move(elements);
       } else if (value.IsScalar()) {
+        HMO_RETURN_IF_ERROR(CheckQuotesClosed(value, fmt::format("option '{}'", option.assignment.key)));
         option.assignment.value = value.Scalar();
       } else {
         return SourceError(source_, option.value_position,

@@ -4,6 +4,7 @@
 
 #include "fmt/format.h"
 #include "hmo/base/status_macros.h"
+#include "hmo/pass/hlo_pass.h"
 #include "hmo/pass/spelling_suggestion.h"
 
 namespace hmo {
@@ -48,6 +49,21 @@ absl::StatusOr<ResolvedStep> ResolveStep(const PipelineStepSpec& spec, const Sou
                                    std::string(options.status().message())));
   }
   step.options = *std::move(options);
+  // A pass refuses values its schema cannot express (alignment: 0) when it
+  // is created: create it once now, so the error points into the pipeline
+  // (at the option it names, else at the pass) rather than at a module.
+  absl::StatusOr<std::unique_ptr<HloPass>> created = step.pass->registration.create(step.options);
+  if (!created.ok()) {
+    const std::string message(created.status().message());
+    SourcePosition position = spec.position;
+    for (const PipelineOptionSpec& option : spec.options) {
+      if (message.find(fmt::format("'{}'", option.assignment.key)) != std::string::npos) {
+        position = option.value_position;
+        break;
+      }
+    }
+    return SourceError(source, position, fmt::format("pass '{}': {}", spec.pass_name, message));
+  }
   return step;
 }
 
