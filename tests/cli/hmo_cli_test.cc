@@ -143,7 +143,12 @@ TEST_F(HmoCliTest, VerifyReportsOkOrEveryError) {
             "HloModule bad\nENTRY e {\n  p = f32[2] parameter(0)\n  ROOT n = f32[3] negate(p)\n}\n");
   CommandResult bad = Hmo("verify bad.hlo");
   EXPECT_EQ(bad.exit_code, 1);
-  EXPECT_THAT(bad.err, HasSubstr("bad.hlo: module 'bad': "));
+  // Placed where the instruction was written, with the line and a caret.
+  EXPECT_EQ(bad.err,
+            "bad.hlo:4:8: error: module 'bad': instruction n in computation e: shape f32[3] does not "
+            "match the inferred shape f32[2] (rule: elementwise-shapes)\n"
+            "  ROOT n = f32[3] negate(p)\n"
+            "       ^\n");
 }
 
 TEST_F(HmoCliTest, PluginsListsFilesVersionsAndRegistrations) {

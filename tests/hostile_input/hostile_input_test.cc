@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -88,6 +89,11 @@ TEST_P(HostileInputTest, EveryCommandRefusesItCleanly) {
     EXPECT_NE(run.err.find(expected.text), std::string::npos) << command.name << ": " << run.err;
     EXPECT_NE(run.err.find(input.filename().string()), std::string::npos)
         << command.name << " names the file: " << run.err;
+    // An instruction's error is placed where it was written.
+    if (expected.parses && run.err.find("instruction ") != std::string::npos) {
+      EXPECT_TRUE(std::regex_search(run.err, std::regex(input.filename().string() + ":[0-9]+:[0-9]+: ")))
+          << command.name << " gives the line and column: " << run.err;
+    }
     EXPECT_FALSE(fs::exists(out)) << command.name << " left " << out;
     fs::remove(out);
   }

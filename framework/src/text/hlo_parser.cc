@@ -162,6 +162,27 @@ class Parser {
     return max_parameter_count_;
   }
   int64_t max_parameter_count_ = -1;
+  // The line and column of `offset`, counting lines as Error does. Offsets
+  // mostly grow, so a cursor makes the whole parse linear.
+  HloInstruction::SourceLocation LocationOf(size_t offset) {
+    if (offset > src_.size()) offset = src_.size();
+    if (offset < location_cursor_) {
+      location_cursor_ = 0;
+      location_line_ = 1;
+      location_line_start_ = 0;
+    }
+    for (size_t i = location_cursor_; i < offset; ++i) {
+      if (src_[i] == '\n' || (src_[i] == '\r' && (i + 1 >= src_.size() || src_[i + 1] != '\n'))) {
+        ++location_line_;
+        location_line_start_ = i + 1;
+      }
+    }
+    location_cursor_ = offset;
+    return {location_line_, static_cast<int64_t>(offset - location_line_start_ + 1)};
+  }
+  size_t location_cursor_ = 0;
+  int64_t location_line_ = 1;
+  size_t location_line_start_ = 0;
   static constexpr int64_t kSmallParameterNumber = 4096;
   HloLexer lexer_;
   std::string_view filename_;
@@ -1638,6 +1659,7 @@ absl::Status Parser::ParseInstructionRhs(HloComputation* computation, std::strin
   // Anonymous (nested) instructions are named after their opcode, as XLA does.
   instr->SetAndSanitizeName(name.empty() ? UniqueLocalName(StrCat(HloOpcodeString(*opcode), ".anon"))
                                          : std::string(name));
+  instr->set_source_location(LocationOf(name_offset));
   HloInstruction* added = computation->AddInstruction(std::move(instr));
   instructions_.emplace(AbslView(added->name()), added);
   last_added_ = added;

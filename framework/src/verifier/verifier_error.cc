@@ -50,14 +50,16 @@ void VerifierErrorSink::AddInstructionError(const HloInstruction& instruction,
                                             std::string_view rule, std::string message) {
   std::string computation = instruction.parent() ? instruction.parent()->name() : "<none>";
   Add(HloVerifierError{"", std::move(computation), InstructionName(instruction), std::string(rule),
-                       std::move(message)});
+                       std::move(message), instruction.source_location().line,
+                       instruction.source_location().column});
 }
 
 void VerifierErrorSink::AddInstructionError(const HloComputation& computation,
                                             const HloInstruction& instruction,
                                             std::string_view rule, std::string message) {
   Add(HloVerifierError{"", computation.name(), InstructionName(instruction), std::string(rule),
-                       std::move(message)});
+                       std::move(message), instruction.source_location().line,
+                       instruction.source_location().column});
 }
 
 }  // namespace hmo

@@ -22,6 +22,7 @@
 #include "hmo/pipeline/pass_timing.h"
 #include "hmo/pipeline/pipeline_yaml_printer.h"
 #include "hmo/pipeline/verify_after_pass.h"
+#include "verifier_diagnostics.h"
 #include "hmo/text/hlo_parser.h"
 #include "hmo/text/hlo_printer.h"
 #include "hmo/verifier/hlo_verifier.h"
@@ -88,8 +89,14 @@ ModuleResult RunOneModule(const RunSetup& setup, const fs::path& input,
   // reference run of --check will.
   if (setup.execute != nullptr) FillElidedConstants(**module, setup.execute->seed);
   PassManager manager(*setup.pipeline, *setup.registries);
-  VerifyAfterPassInstrumentation verify(setup.pipeline->verify, [](const HloModule& m) {
-    return VerifyHloModule(m);
+  // The first error, placed in the input file where its instruction was
+  // written (instructions a pass made have no place).
+  const std::string input_name = input.string();
+  VerifyAfterPassInstrumentation verify(setup.pipeline->verify, [&input_name](const HloModule& m) {
+    const std::vector<HloVerifierError> errors = CollectVerifierErrors(m, {});
+    if (errors.empty()) return absl::OkStatus();
+    return absl::InvalidArgumentError(VerifierErrorPrefix(input_name, errors.front()) +
+                                      errors.front().ToString());
   });
   manager.AddInstrumentation(&verify);
   std::optional<ChangedCheckInstrumentation> changed_check;

@@ -18,6 +18,7 @@
 #include "logging_options.h"
 #include "spdlog/spdlog.h"
 #include "subcommand.h"
+#include "verifier_diagnostics.h"
 
 namespace hmo::cli {
 namespace {
@@ -97,9 +98,9 @@ int RunStats(const std::vector<std::string>& args) {
   }
   // Buffer assignment assumes a well-formed module: refuse one that is not.
   for (const HloModule* module : selected) {
-    if (absl::Status status = VerifyHloModule(*module); !status.ok()) {
-      fmt::print(stderr, "{}: module '{}' failed verification: {}\n", files.front(), module->name(),
-                 std::string(status.message()));
+    const std::vector<HloVerifierError> errors = CollectVerifierErrors(*module, {});
+    if (!errors.empty()) {
+      fmt::print(stderr, "{}\n", FormatVerifierError(files.front(), *module, errors.front()));
       return kExitFailure;
     }
   }

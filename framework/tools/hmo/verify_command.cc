@@ -11,6 +11,7 @@
 #include "hmo/verifier/hlo_verifier.h"
 #include "logging_options.h"
 #include "subcommand.h"
+#include "verifier_diagnostics.h"
 
 namespace hmo::cli {
 namespace {
@@ -43,7 +44,7 @@ int RunVerify(const std::vector<std::string>& args) {
     bool file_ok = true;
     for (const auto& module : *modules) {
       for (const HloVerifierError& error : CollectVerifierErrors(*module, options)) {
-        fmt::print(stderr, "{}: module '{}': {}\n", file, module->name(), error.ToString());
+        fmt::print(stderr, "{}\n", FormatVerifierError(file, *module, error));
         file_ok = false;
       }
     }

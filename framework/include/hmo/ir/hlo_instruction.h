@@ -120,6 +120,17 @@ class HloInstruction {
 
   // ---------------------------------------------------------------- identity
   const std::string& name() const { return name_; }
+
+  // Where the instruction was written (1-based line and column of its name
+  // in the text it was parsed from); {0, 0} when it was not parsed (made by
+  // a pass). Diagnostics use it; it is no part of the instruction's meaning.
+  struct SourceLocation {
+    int64_t line = 0;
+    int64_t column = 0;
+    bool known() const { return line > 0; }
+  };
+  const SourceLocation& source_location() const { return source_location_; }
+  void set_source_location(SourceLocation location) { source_location_ = location; }
   // Sets the name, replacing characters not allowed in HLO names
   // ([A-Za-z0-9_.-]) with '_'. Does not uniquify.
   void SetAndSanitizeName(std::string_view name);
@@ -397,6 +408,7 @@ class HloInstruction {
   HloOpcode opcode_;
   Shape shape_;
   std::string name_;
+  SourceLocation source_location_;
   int64_t unique_id_ = -1;
   HloComputation* parent_ = nullptr;
   int64_t index_in_parent_ = -1;

@@ -33,6 +33,9 @@ struct HloVerifierError {
   std::string rule;
   // What is wrong, one sentence without trailing period.
   std::string message;
+  // Where the instruction was written, when it was parsed ({0, 0} otherwise).
+  int64_t line = 0;
+  int64_t column = 0;
 
   std::string ToString() const;
 };
