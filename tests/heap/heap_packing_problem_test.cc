@@ -122,10 +122,26 @@ TEST(HeapPackingCsvTest, ParsesAndTurnsIntoEvents) {
 TEST(HeapPackingCsvTest, ErrorsNameTheLine) {
   auto bad = ParseHeapCsv("id,lower,upper,size\nb1,0,x,4\n", "bad.csv");
   ASSERT_FALSE(bad.ok());
-  EXPECT_NE(std::string(bad.status().message()).find("bad.csv:2: error:"), std::string::npos);
+  EXPECT_NE(std::string(bad.status().message()).find("bad.csv:2:6: error: upper must be"), std::string::npos);
   EXPECT_FALSE(ParseHeapCsv("id,lower,upper,size\nb1,5,5,4\n").ok());  // empty range
   EXPECT_FALSE(ParseHeapCsv("a,b\n1,2\n").ok());                        // no header
   EXPECT_FALSE(ReadHeapCsvFile("/nonexistent/file.csv").ok());
+}
+
+// Sizes whose sum overflows int64 would make every packer's offsets wrap; the
+// reader refuses them at the size that crosses the bound.
+TEST(HeapPackingCsvTest, RefusesSizesWhoseSumNoPackingCouldAddress) {
+  auto huge = ParseHeapCsv(
+      "id,lower,upper,size\nb1,0,3,2000000000000000000\nb2,1,4,2000000000000000000\n", "huge.csv");
+  ASSERT_FALSE(huge.ok());
+  EXPECT_NE(std::string(huge.status().message()).find("huge.csv:3:8: error: the sizes"),
+            std::string::npos)
+      << huge.status();
+  auto overflow = ParseHeapCsv("id,lower,upper,size\nb1,0,3,9223372036854775808\n", "o.csv");
+  ASSERT_FALSE(overflow.ok());
+  EXPECT_NE(std::string(overflow.status().message()).find("o.csv:2:8: error: size must be"),
+            std::string::npos)
+      << overflow.status();
 }
 
 TEST(HeapResultValidatorTest, RejectsBrokenResults) {

@@ -68,4 +68,40 @@ TEST(HmoPackCommandTest, PacksValidatesAndReports) {
   std::filesystem::remove(csv);
 }
 
+TEST(HmoStatsCommandTest, JobsGiveTheSameReportsInTheSameOrder) {
+  const std::string file = Data("hlo/dynamic_update_slice_inplace_bf16.hlo");
+  CommandRun one = RunHmo("stats --format json -j1 " + file);
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  CommandRun three = RunHmo("stats --format json --jobs=3 " + file);
+  ASSERT_EQ(three.exit_code, 0) << three.err;
+  EXPECT_EQ(one.out, three.out);
+  EXPECT_EQ(RunHmo("stats -j0 " + file).exit_code, 2);
+  EXPECT_EQ(RunHmo("stats -j 2x " + file).exit_code, 2);
+}
+
+TEST(HmoStatsCommandTest, AnEmptyFileIsAPositionedError) {
+  const std::filesystem::path empty = std::filesystem::temp_directory_path() / "hmo_cli_empty.hlo";
+  { std::ofstream out(empty); }
+  CommandRun run = RunHmo("stats " + empty.string());
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.err.find(empty.string() + ":1:1: error: the file holds no HLO module"),
+            std::string::npos)
+      << run.err;
+  EXPECT_TRUE(run.out.empty());
+  std::filesystem::remove(empty);
+}
+
+TEST(HmoPackCommandTest, SizesThatOverflowAreRefusedWithTheirPosition) {
+  const std::filesystem::path csv = std::filesystem::temp_directory_path() / "hmo_cli_pack_big.csv";
+  {
+    std::ofstream out(csv);
+    out << "id,lower,upper,size\nb1,0,3,9223372036854775807\nb2,0,3,1\n";
+  }
+  CommandRun run = RunHmo("pack " + csv.string());
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.err.find(csv.string() + ":2:8: error: the sizes"), std::string::npos) << run.err;
+  EXPECT_TRUE(run.out.empty());
+  std::filesystem::remove(csv);
+}
+
 }  // namespace

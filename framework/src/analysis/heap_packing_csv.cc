@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <tuple>
 
@@ -34,6 +35,11 @@ bool ParseInt(std::string_view text, int64_t& value) {
   return ec == std::errc() && ptr == end;
 }
 
+// Every packing is at most the sum of the sizes (plus alignment padding), so
+// bounding the sum keeps offsets and heights representable in int64 for any
+// algorithm and alignment a caller can ask for.
+constexpr int64_t kMaxTotalSize = std::numeric_limits<int64_t>::max() / 4;
+
 }  // namespace
 
 absl::StatusOr<std::vector<HeapCsvBuffer>> ParseHeapCsv(std::string_view text,
@@ -43,6 +49,7 @@ absl::StatusOr<std::vector<HeapCsvBuffer>> ParseHeapCsv(std::string_view text,
   int column_id = -1, column_lower = -1, column_upper = -1, column_size = -1;
   size_t line_number = 0;
   size_t position = 0;
+  int64_t total_size = 0;
   while (position <= text.size()) {
     const size_t newline = text.find('\n', position);
     std::string_view line = text.substr(
@@ -52,10 +59,15 @@ absl::StatusOr<std::vector<HeapCsvBuffer>> ParseHeapCsv(std::string_view text,
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.empty()) continue;
     const std::vector<std::string_view> fields = SplitCsvLine(line);
-    auto error = [&](const std::string& message) {
+    // FILE:LINE:COL, the column of `field` (1-based) or of the line's start.
+    auto error_at = [&](std::string_view field, const std::string& message) {
+      const size_t column = field.data() >= line.data() && field.data() <= line.data() + line.size()
+                                ? static_cast<size_t>(field.data() - line.data()) + 1
+                                : 1;
       return absl::InvalidArgumentError(
-          absl::StrCat(file, ":", line_number, ": error: ", message));
+          absl::StrCat(file, ":", line_number, ":", column, ": error: ", message));
     };
+    auto error = [&](const std::string& message) { return error_at(line, message); };
     if (column_size < 0) {
       for (int i = 0; i < static_cast<int>(fields.size()); ++i) {
         if (fields[i] == "id") column_id = i;
@@ -75,13 +87,25 @@ absl::StatusOr<std::vector<HeapCsvBuffer>> ParseHeapCsv(std::string_view text,
     HeapCsvBuffer buffer;
     buffer.id = column_id >= 0 ? std::string(fields[column_id])
                                : absl::StrCat(buffers.size());
-    if (!ParseInt(fields[column_lower], buffer.lower) ||
-        !ParseInt(fields[column_upper], buffer.upper) ||
-        !ParseInt(fields[column_size], buffer.size)) {
-      return error("lower, upper and size must be integers");
+    if (!ParseInt(fields[column_lower], buffer.lower)) {
+      return error_at(fields[column_lower], "lower must be an integer (int64)");
     }
-    if (buffer.upper <= buffer.lower) return error("upper must be greater than lower");
-    if (buffer.size < 0) return error("size must not be negative");
+    if (!ParseInt(fields[column_upper], buffer.upper)) {
+      return error_at(fields[column_upper], "upper must be an integer (int64)");
+    }
+    if (!ParseInt(fields[column_size], buffer.size)) {
+      return error_at(fields[column_size], "size must be an integer (int64)");
+    }
+    if (buffer.upper <= buffer.lower) {
+      return error_at(fields[column_upper], "upper must be greater than lower");
+    }
+    if (buffer.size < 0) return error_at(fields[column_size], "size must not be negative");
+    if (buffer.size > kMaxTotalSize - total_size) {
+      return error_at(fields[column_size],
+                      absl::StrCat("the sizes up to this buffer sum to more than ", kMaxTotalSize,
+                                   " bytes, which no packing could address"));
+    }
+    total_size += buffer.size;
     buffers.push_back(std::move(buffer));
   }
   if (column_size < 0) {

@@ -84,6 +84,13 @@ absl::Status ArgumentParser::Parse(const std::vector<std::string>& args) {
     if (const size_t equals = arg.find('='); arg.starts_with("--") && equals != std::string::npos) {
       name = arg.substr(0, equals);
       inline_value = arg.substr(equals + 1);
+    } else if (!arg.starts_with("--") && arg.size() > 2 && Find(arg) == nullptr) {
+      // A short option with its value attached, as getopt reads it: -j1, -oOUT.
+      const Option* short_option = Find(arg.substr(0, 2));
+      if (short_option != nullptr && short_option->flag == nullptr) {
+        name = arg.substr(0, 2);
+        inline_value = arg.substr(2);
+      }
     }
     const Option* option = Find(name);
     if (option == nullptr) {

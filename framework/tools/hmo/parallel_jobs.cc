@@ -7,9 +7,21 @@
 #include <thread>
 #include <vector>
 
+#include "absl/status/status.h"
+#include "absl/strings/numbers.h"
 #include "fmt/format.h"
 
 namespace hmo::cli {
+
+absl::StatusOr<size_t> ParseJobCount(std::string_view text) {
+  if (text.empty()) return std::max(1u, std::thread::hardware_concurrency());
+  int jobs = 0;
+  if (!absl::SimpleAtoi(absl::string_view(text.data(), text.size()), &jobs) || jobs < 1) {
+    return absl::InvalidArgumentError(
+        fmt::format("-j needs a positive number, got '{}'", std::string(text)));
+  }
+  return static_cast<size_t>(jobs);
+}
 
 void RunJobsInParallel(size_t count, size_t threads, const std::function<void(size_t)>& job,
                        bool show_progress) {

@@ -5,6 +5,9 @@
 
 #include <cstddef>
 #include <functional>
+#include <string_view>
+
+#include "absl/status/statusor.h"
 
 namespace hmo::cli {
 
@@ -12,6 +15,10 @@ namespace hmo::cli {
 // least one; the calling thread works too) and returns when all are done.
 // Jobs must not throw. When `show_progress` is set, keeps a
 // "[done/count] modules" line updated on stderr and erases it at the end.
+// The value of a -j/--jobs option: a positive integer, or every core when
+// `text` is empty. InvalidArgument otherwise.
+absl::StatusOr<size_t> ParseJobCount(std::string_view text);
+
 void RunJobsInParallel(size_t count, size_t threads, const std::function<void(size_t)>& job,
                        bool show_progress);
 

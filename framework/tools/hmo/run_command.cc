@@ -260,15 +260,12 @@ int RunRun(const std::vector<std::string>& args) {
     arguments.pipeline.yaml_file = inputs.front();
     inputs.erase(inputs.begin());
   }
-  size_t threads = std::max(1u, std::thread::hardware_concurrency());
-  if (!arguments.jobs.empty()) {
-    const int jobs = std::atoi(arguments.jobs.c_str());
-    if (jobs < 1) {
-      fmt::print(stderr, "hmo run: error: -j needs a positive number, got '{}'\n", arguments.jobs);
-      return kExitUsage;
-    }
-    threads = static_cast<size_t>(jobs);
+  absl::StatusOr<size_t> job_count = ParseJobCount(arguments.jobs);
+  if (!job_count.ok()) {
+    fmt::print(stderr, "hmo run: error: {}\n", std::string(job_count.status().message()));
+    return kExitUsage;
   }
+  size_t threads = *job_count;
 
   const PluginSearchPath search_path = plugin_options.SearchPath();
   PluginHost host;

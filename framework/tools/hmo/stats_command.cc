@@ -16,6 +16,7 @@
 #include "hmo/text/hlo_parser.h"
 #include "hmo/verifier/hlo_verifier.h"
 #include "logging_options.h"
+#include "parallel_jobs.h"
 #include "spdlog/spdlog.h"
 #include "subcommand.h"
 #include "verifier_diagnostics.h"
@@ -32,6 +33,7 @@ int RunStats(const std::vector<std::string>& args) {
   std::string alignment = "1";
   std::string heap = "best";
   bool allocate_constants = false;
+  std::string jobs;
   LoggingOptions logging;
   ArgumentParser parser(
       "hmo stats FILE [--format table|json|html] [-o OUT]",
@@ -53,6 +55,8 @@ int RunStats(const std::vector<std::string>& args) {
                    "(default: also hmo's tight packer; never worse than xla)");
   parser.AddFlag("--allocate-constants", &allocate_constants,
                  "give constants allocations (XLA's allocate_buffers_for_constants)");
+  parser.AddOption("-j,--jobs", "N", &jobs,
+                   "assign buffers for at most N modules at once (default: all cores)");
   logging.AddTo(parser);
   if (auto exit = ParseArgumentsOrExit(parser, "stats", args)) return *exit;
   logging.Apply();
@@ -63,6 +67,11 @@ int RunStats(const std::vector<std::string>& args) {
   auto format = ParseMemoryReportFormat(format_name);
   if (!format.ok()) {
     spdlog::error("{}", std::string(format.status().message()));
+    return kExitUsage;
+  }
+  absl::StatusOr<size_t> threads = ParseJobCount(jobs);
+  if (!threads.ok()) {
+    spdlog::error("{}", std::string(threads.status().message()));
     return kExitUsage;
   }
   MemoryReportOptions options;
@@ -82,6 +91,11 @@ int RunStats(const std::vector<std::string>& args) {
   auto modules = ParseHloModulesFile(files.front());
   if (!modules.ok()) {
     fmt::print(stderr, "{}\n", std::string(modules.status().message()));
+    return kExitFailure;
+  }
+  if (modules->empty()) {
+    fmt::print(stderr, "{}:1:1: error: the file holds no HLO module (expected 'HloModule NAME')\n",
+               files.front());
     return kExitFailure;
   }
   std::vector<const HloModule*> selected;
@@ -110,15 +124,27 @@ int RunStats(const std::vector<std::string>& args) {
     return kExitUsage;
   }
 
+  // Modules are independent: assign their buffers in parallel, print in order.
+  std::vector<absl::StatusOr<std::string>> formatted(selected.size(), std::string());
+  RunJobsInParallel(
+      selected.size(), *threads,
+      [&](size_t i) {
+        auto report = BuildMemoryReport(*selected[i], options);
+        if (!report.ok()) {
+          formatted[i] = report.status();
+          return;
+        }
+        formatted[i] = FormatMemoryReport(*report, *format);
+      },
+      /*show_progress=*/false);
   std::string text;
   for (size_t i = 0; i < selected.size(); ++i) {
-    auto report = BuildMemoryReport(*selected[i], options);
-    if (!report.ok()) {
+    if (!formatted[i].ok()) {
       spdlog::error("{}: module '{}': {}", files.front(), selected[i]->name(),
-                    std::string(report.status().message()));
+                    std::string(formatted[i].status().message()));
       return kExitFailure;
     }
-    std::string one = FormatMemoryReport(*report, *format);
+    std::string one = *std::move(formatted[i]);
     if (*format == MemoryReportFormat::kJson && selected.size() > 1) {
       while (!one.empty() && one.back() == '\n') one.pop_back();
       text += (i == 0 ? "[\n" : ",\n") + one;
