@@ -11,6 +11,9 @@
 #include <string_view>
 #include <vector>
 
+#include "hmo/analysis/memory_report.h"
+#include "yaml-cpp/yaml.h"
+
 namespace hmo::testing {
 
 inline std::filesystem::path JaxCorpusDir() { return std::filesystem::path(HMO_TEST_DATA_DIR) / "corpus"; }
@@ -40,6 +43,22 @@ inline std::filesystem::path JaxCorpusDump(const std::string& program, std::stri
     }
   }
   return dir / ("<no " + std::string(which) + " dump>");
+}
+
+// The memory report options under which hmo's figures are XLA:CPU's: its
+// best-fit heap, and offsets aligned to 64 bytes (XLA:CPU's buffer assignment
+// dump shows temp offsets 0, 64, 128 ...).
+inline MemoryReportOptions XlaCpuMemoryReportOptions() {
+  MemoryReportOptions options;
+  options.heap_algorithm = TempHeapAlgorithm::kXla;
+  options.alignment = 64;
+  return options;
+}
+
+// XLA's compiled.memory_analysis() figures for `program`, as the corpus
+// generator wrote them.
+inline YAML::Node JaxCorpusMemoryAnalysis(const std::string& program) {
+  return YAML::LoadFile((JaxCorpusDir() / program / "memory_analysis.json").string());
 }
 
 }  // namespace hmo::testing

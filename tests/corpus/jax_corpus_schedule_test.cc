@@ -29,8 +29,7 @@ class JaxCorpusScheduleTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(JaxCorpusScheduleTest, TempBytesAtMostXlas) {
   const std::string& program = GetParam();
-  const fs::path dir = testing::JaxCorpusDir() / program;
-  const YAML::Node xla = YAML::LoadFile((dir / "memory_analysis.json").string());
+  const YAML::Node xla = testing::JaxCorpusMemoryAnalysis(program);
   const fs::path scheduled =
       fs::temp_directory_path() / absl::StrCat("hmo_corpus_schedule_", program, "_", ::getpid(), ".hlo");
   const fs::path pipeline = fs::path(HMO_TEST_DATA_DIR) / ".." / "pipelines" / "memory-scheduler.yaml";
@@ -42,10 +41,7 @@ TEST_P(JaxCorpusScheduleTest, TempBytesAtMostXlas) {
   fs::remove(scheduled);
   ASSERT_TRUE(module.ok()) << module.status();
   ASSERT_TRUE((*module)->has_schedule());
-  MemoryReportOptions options;
-  options.heap_algorithm = TempHeapAlgorithm::kXla;
-  options.alignment = 64;
-  auto report = BuildMemoryReport(**module, options);
+  auto report = BuildMemoryReport(**module, testing::XlaCpuMemoryReportOptions());
   ASSERT_TRUE(report.ok()) << report.status();
   const CompiledMemoryStats& s = report->stats;
   EXPECT_LE(s.temp_size_in_bytes, xla["temp_size_in_bytes"].as<int64_t>()) << "temp bytes";

@@ -94,16 +94,11 @@ class JaxCorpusStatsTest : public ::testing::TestWithParam<std::string> {};
 // schedule; a mismatch names the figure.
 TEST_P(JaxCorpusStatsTest, StatsEqualXlaMemoryAnalysis) {
   const Program program = LoadProgram(GetParam());
-  const YAML::Node xla = YAML::LoadFile((program.dir / "memory_analysis.json").string());
+  const YAML::Node xla = testing::JaxCorpusMemoryAnalysis(GetParam());
   auto module = ParseHloModuleFile(DumpPath(program, "after").string());
   ASSERT_TRUE(module.ok()) << module.status();
   ASSERT_TRUE((*module)->has_schedule()) << "XLA's optimized dump carries its schedule";
-  MemoryReportOptions options;
-  options.heap_algorithm = TempHeapAlgorithm::kXla;
-  // XLA:CPU aligns buffer offsets to 64 bytes (its buffer assignment dump
-  // shows temp offsets 0, 64, 128 ...).
-  options.alignment = 64;
-  auto report = BuildMemoryReport(**module, options);
+  auto report = BuildMemoryReport(**module, testing::XlaCpuMemoryReportOptions());
   ASSERT_TRUE(report.ok()) << report.status();
   const CompiledMemoryStats& s = report->stats;
   EXPECT_EQ(s.argument_size_in_bytes, xla["argument_size_in_bytes"].as<int64_t>()) << "argument bytes";
