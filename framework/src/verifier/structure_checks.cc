@@ -119,9 +119,24 @@ CalleeRange CalleeRangeFor(HloOpcode opcode) {
   }
 }
 
-bool ContainsPtr(const std::vector<HloInstruction*>& v, const HloInstruction* x) {
-  return std::find(v.begin(), v.end(), x) != v.end();
-}
+// Membership in an instruction's operand, user and control lists. Scanning a
+// list once per edge would be quadratic in the users of one value (a
+// parameter read by 10^5 fusions), so long lists get a hash set, built the
+// first time they are asked about; the module does not change meanwhile.
+class EdgeListMembership {
+ public:
+  bool Contains(const std::vector<HloInstruction*>& list, const HloInstruction* x) {
+    if (list.size() <= kScanLimit) return std::find(list.begin(), list.end(), x) != list.end();
+    auto [it, inserted] = sets_.try_emplace(&list);
+    if (inserted) it->second.insert(list.begin(), list.end());
+    return it->second.contains(x);
+  }
+
+ private:
+  static constexpr size_t kScanLimit = 16;
+  absl::flat_hash_map<const std::vector<HloInstruction*>*, absl::flat_hash_set<const HloInstruction*>>
+      sets_;
+};
 
 std::string ShapeValidityError(const Shape& shape) {
   if (shape.IsTuple()) {
@@ -226,6 +241,7 @@ void CheckComputation(const HloComputation& comp, const StructureReport& known,
     }
   }
 
+  EdgeListMembership edges;
   for (const HloInstruction* instr : comp.instructions()) {
     if (sink.full()) return;
     // Operand count.
@@ -252,7 +268,7 @@ void CheckComputation(const HloComputation& comp, const StructureReport& known,
         broken(instr);
         continue;
       }
-      if (!ContainsPtr(op->users(), instr)) {
+      if (!edges.Contains(op->users(), instr)) {
         sink.AddInstructionError(comp, *instr, "user-operand-symmetry",
                                  StrCat("uses ", op->name(), " as operand ", k,
                                         " but is not among its users"));
@@ -279,7 +295,7 @@ void CheckComputation(const HloComputation& comp, const StructureReport& known,
             StrCat("has user ", user->name().empty() ? std::string("<unnamed>") : user->name(),
                    ", which is not in the computation"));
         broken(instr);
-      } else if (!ContainsPtr(user->operands(), instr)) {
+      } else if (!edges.Contains(user->operands(), instr)) {
         sink.AddInstructionError(comp, *instr, "user-operand-symmetry",
                                  StrCat("lists ", user->name(),
                                         " as a user but is not one of its operands"));
@@ -294,7 +310,7 @@ void CheckComputation(const HloComputation& comp, const StructureReport& known,
             StrCat("control successor ", succ ? succ->name() : std::string("<null>"),
                    " is not in the same computation"));
         broken(instr);
-      } else if (!ContainsPtr(succ->control_predecessors(), instr)) {
+      } else if (!edges.Contains(succ->control_predecessors(), instr)) {
         sink.AddInstructionError(comp, *instr, "control-edge",
                                  StrCat("control successor ", succ->name(),
                                         " does not list it as a control predecessor"));
@@ -308,7 +324,7 @@ void CheckComputation(const HloComputation& comp, const StructureReport& known,
             StrCat("control predecessor ", pred ? pred->name() : std::string("<null>"),
                    " is not in the same computation"));
         broken(instr);
-      } else if (!ContainsPtr(pred->control_successors(), instr)) {
+      } else if (!edges.Contains(pred->control_successors(), instr)) {
         sink.AddInstructionError(comp, *instr, "control-edge",
                                  StrCat("control predecessor ", pred->name(),
                                         " does not list it as a control successor"));
