@@ -19,6 +19,8 @@
 function(hmo_add_plugin name)
   cmake_parse_arguments(ARG "C_ABI_ONLY;NO_INSTALL" "OUTPUT_DIRECTORY" "SOURCES;LIBS" ${ARGN})
   if(NOT ARG_OUTPUT_DIRECTORY)
+    # A plugin the host loads by default: part of the hmo-tools target.
+    set_property(GLOBAL APPEND PROPERTY HMO_DEFAULT_PLUGIN_TARGETS ${name})
     if(HMO_PLUGIN_OUTPUT_DIR)
       set(ARG_OUTPUT_DIRECTORY "${HMO_PLUGIN_OUTPUT_DIR}")
     else()

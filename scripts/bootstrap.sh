@@ -11,8 +11,9 @@ packages=(build-essential cmake ninja-build ccache pkg-config
           libabsl-dev libyaml-cpp-dev libboost-dev libspdlog-dev libfmt-dev
           libgtest-dev libgmock-dev libbenchmark-dev llvm-14-dev zlib1g-dev libzstd-dev libtinfo-dev libxml2-dev
           libopenblas-dev)
-# The HTML memory-report test renders the page in headless Chromium.
-[ "$mode" = test ] && packages+=(chromium)
+# The HTML memory-report test renders the page in headless Chromium; the
+# sanitizer and fuzzing builds (scripts/sanitize.sh, scripts/fuzz.sh) use clang.
+[ "$mode" = test ] && packages+=(chromium clang-14 libclang-rt-14-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -29,7 +30,10 @@ cmake_bin=/usr/bin/cmake
 [ -x "$cmake_bin" ] || cmake_bin=cmake
 jobs=$(nproc)
 "$cmake_bin" -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
-"$cmake_bin" --build "$build" -j "$jobs"
+# The example needs only the host and its plugins; the tests need everything.
+targets=()
+[ "$mode" = example ] && targets=(--target hmo-tools)
+"$cmake_bin" --build "$build" -j "$jobs" "${targets[@]}"
 
 case "$mode" in
   example)

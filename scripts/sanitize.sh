@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The sanitizer job of CI: builds the framework, plugins, backends and tests with
+# clang, AddressSanitizer and UndefinedBehaviorSanitizer in a second build
+# folder (build-sanitize/, or HMO_SANITIZE_BUILD_DIR), with the libFuzzer
+# targets of tests/fuzz, and runs the whole test suite there: every test, the
+# fuzz regressions, and each fuzzer for HMO_FUZZ_RUNS inputs.
+# Run after scripts/bootstrap.sh test (which installs clang).
+#   scripts/sanitize.sh                  configure, build everything, run ctest
+#   scripts/sanitize.sh --build TARGET   configure and build TARGET only (scripts/fuzz.sh)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${HMO_SANITIZE_BUILD_DIR:-$root/build-sanitize}
+cxx=$(command -v clang++-14 || command -v clang++ || true)
+cc=$(command -v clang-14 || command -v clang || true)
+if [ -z "$cxx" ]; then
+  echo "sanitize.sh: needs clang (scripts/bootstrap.sh test installs it)" >&2
+  exit 2
+fi
+cmake_bin=/usr/bin/cmake
+[ -x "$cmake_bin" ] || cmake_bin=cmake
+jobs=$(nproc)
+"$cmake_bin" -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx" -DHMO_SANITIZE=address,undefined \
+  -DHMO_BUILD_FUZZERS=ON -DHMO_BUILD_BENCH=OFF -DHMO_FUZZ_RUNS="${HMO_FUZZ_RUNS:-2000}" > /dev/null
+if [ "${1:-}" = --build ]; then
+  exec "$cmake_bin" --build "$build" -j "$jobs" --target "${2:?--build needs a target}"
+fi
+"$cmake_bin" --build "$build" -j "$jobs"
+# A leak, an overflow or undefined behaviour fails the test that hit it.
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=0
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+cd "$build"
+ctest --output-on-failure -j "$jobs"
