@@ -18,7 +18,10 @@
 # HMO_INSTALL_PLUGIN_DIR when that is set.
 function(hmo_add_plugin name)
   cmake_parse_arguments(ARG "C_ABI_ONLY;NO_INSTALL" "OUTPUT_DIRECTORY" "SOURCES;LIBS" ${ARGN})
-  if(NOT ARG_OUTPUT_DIRECTORY)
+  if(ARG_OUTPUT_DIRECTORY)
+    # Test fixtures: part of the hmo-test-fixtures target.
+    set_property(GLOBAL APPEND PROPERTY HMO_FIXTURE_PLUGIN_TARGETS ${name})
+  else()
     # A plugin the host loads by default: part of the hmo-tools target.
     set_property(GLOBAL APPEND PROPERTY HMO_DEFAULT_PLUGIN_TARGETS ${name})
     if(HMO_PLUGIN_OUTPUT_DIR)

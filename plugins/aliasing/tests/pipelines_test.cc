@@ -44,8 +44,8 @@ std::vector<ReportDelta> ParseReportDeltas(const std::string& log) {
 
 PluginHost& Host() {
   return golden::TestPluginHost(
-      "placement,propagation,aliasing,hmo-memory-scheduler,hmo-list-strategy,hmo-dfs-strategy,"
-      "hmo-post-order-strategy,hmo-local-search-strategy,hmo-exact-strategy");
+      "placement,propagation,aliasing,scheduler,list_strategy,dfs_strategy,"
+      "post_order_strategy,local_search_strategy,exact_strategy");
 }
 
 // Runs pipeline file `pipeline` on every module of tests/hlo/`file` and

@@ -80,7 +80,7 @@ inline bool ConsumePrefix(std::string& text, const std::string& prefix) {
 
 // The plugin host with the framework's passes and the plugins `names`
 // (comma-separated plugin names,
-// e.g. "placement,hmo-memory-scheduler": libhmo_<name>.so, else lib<name>.so)
+// e.g. "placement,scheduler": libhmo_<name>.so, else lib<name>.so)
 // loaded from HMO_TEST_PLUGIN_DIR, once per test binary.
 inline PluginHost& TestPluginHost(const std::string& names) {
   static PluginHost* host = [&] {
