@@ -22,15 +22,48 @@ TightPackingPreorder TightPackingPreorder::FromLetters(std::string_view letters)
       case 'Z': preorder.keys[i] = Key::kSize; break;
       case 'S': preorder.keys[i] = Key::kStart; break;
       case 'E': preorder.keys[i] = Key::kEnd; break;
+      case 'C': preorder.keys[i] = Key::kSections; break;
+      case 'R': preorder.keys[i] = Key::kSectionArea; break;
       default: break;
     }
   }
   return preorder;
 }
 
+std::vector<TightPackingPreorder> TightPackingDefaultPreorders() {
+  std::vector<TightPackingPreorder> preorders;
+  for (std::string_view letters : {"WAT", "TAW", "TWA", "CRT", "TRC", "TCR"}) {
+    preorders.push_back(TightPackingPreorder::FromLetters(letters));
+  }
+  return preorders;
+}
+
 TightPackingBranchAndBound::TightPackingBranchAndBound(const HeapPackingProblem& problem,
-                                                       const TightPackingSweep& sweep)
-    : problem_(problem), sweep_(sweep) {}
+                                                       const TightPackingSweep& sweep,
+                                                       std::vector<int64_t> lifespans)
+    : problem_(problem), sweep_(sweep), width_(std::move(lifespans)) {
+  const int32_t n = static_cast<int32_t>(problem_.blocks.size());
+  if (static_cast<int32_t>(width_.size()) != n) {
+    width_.assign(n, 0);
+    for (int32_t b = 0; b < n; ++b) {
+      const auto& lifetimes = problem_.blocks[b].lifetimes;
+      if (lifetimes.empty()) continue;
+      int64_t first = lifetimes.front().start;
+      int64_t last = lifetimes.front().end;
+      for (const HeapTimeInterval& lifetime : lifetimes) {
+        first = std::min(first, lifetime.start);
+        last = std::max(last, lifetime.end);
+      }
+      width_[b] = last + 1 - first;
+    }
+  }
+  sections_spanned_.assign(n, 0);
+  for (int32_t b = 0; b < n; ++b) {
+    if (!sweep_.block_sections[b].empty()) {
+      sections_spanned_[b] = sweep_.span_end(b) - sweep_.span_begin(b);
+    }
+  }
+}
 
 TightPackingOutcome TightPackingBranchAndBound::Decide(
     int64_t capacity, TightPackingPreorder preorder, int64_t node_limit,
@@ -40,9 +73,9 @@ TightPackingOutcome TightPackingBranchAndBound::Decide(
   capacity_ = capacity;
   preorder_ = preorder;
   rank_.assign(n, 0);
-  width_.assign(n, 0);
+  unplaced_conflicts_.assign(n, 0);
   for (int32_t b = 0; b < n; ++b) {
-    for (const auto& range : sweep_.block_sections[b]) width_[b] += range.end - range.begin;
+    unplaced_conflicts_[b] = static_cast<int32_t>(sweep_.conflicts[b].size());
   }
   node_limit_ = node_limit;
   deadline_ = deadline;
@@ -136,6 +169,13 @@ void TightPackingBranchAndBound::RankPartition(const Partition& partition) {
         case Key::kEnd:
           value = static_cast<uint64_t>(sweep_.span_end(b));
           break;
+        case Key::kSections:
+          value = static_cast<uint64_t>(sections_spanned_[b]);
+          break;
+        case Key::kSectionArea:
+          value = static_cast<unsigned __int128>(block.size) *
+                  static_cast<uint64_t>(sections_spanned_[b]);
+          break;
       }
       k.values[i] = value;
     }
@@ -184,6 +224,7 @@ bool TightPackingBranchAndBound::Place(int32_t block, int64_t offset) {
   solution_[block] = offset;
   touch(block, min_offset_[block]);
   for (int32_t other : sweep_.conflicts[block]) {
+    --unplaced_conflicts_[other];
     if (offset_[other] >= 0 || min_offset_[other] >= aligned_end) continue;
     offset_trail_.emplace_back(other, min_offset_[other]);
     touch(other, min_offset_[other]);
@@ -237,6 +278,7 @@ void TightPackingBranchAndBound::Undo(int32_t block, size_t offset_trail_size,
   for (const auto& range : sweep_.block_sections[block]) {
     for (int32_t s = range.begin; s < range.end; ++s) total_[s] += size;
   }
+  for (int32_t other : sweep_.conflicts[block]) ++unplaced_conflicts_[other];
   offset_[block] = -1;
 }
 
@@ -301,11 +343,17 @@ TightPackingOutcome TightPackingBranchAndBound::Search(const Partition& partitio
   });
   int64_t overflow_offset = -1;
   for (const Candidate& candidate : candidates) {
+    // Hatless pruning (see the header): nothing can raise this block's min
+    // offset any more, and every later candidate would leave it behind.
+    const bool hatless = unplaced_conflicts_[candidate.block] == 0;
     if (candidate.offset != overflow_offset) {
       overflow_offset = candidate.offset;
       FindOverflowingSections(partition, overflow_offset);
     }
-    if (!QuickCheck(candidate.block, candidate.offset)) continue;
+    if (!QuickCheck(candidate.block, candidate.offset)) {
+      if (hatless) break;
+      continue;
+    }
     const size_t offset_mark = offset_trail_.size();
     const size_t floor_mark = floor_trail_.size();
     const size_t section_min_mark = section_min_trail_.size();
@@ -316,6 +364,7 @@ TightPackingOutcome TightPackingBranchAndBound::Search(const Partition& partitio
     Undo(candidate.block, offset_mark, floor_mark, section_min_mark);
     overflow_offset = -1;  // the recursion reused overflowing_
     if (outcome != TightPackingOutcome::kInfeasible) return outcome;
+    if (hatless) break;
   }
   return TightPackingOutcome::kInfeasible;
 }

@@ -25,6 +25,43 @@ int64_t HeightGranularity(const HeapPackingProblem& problem) {
   return std::max<int64_t>(g, 1);
 }
 
+// Per block, first start to last end in the problem's own time: the W and A
+// keys of the preorders (MiniMalloc measures them in the instance's time).
+std::vector<int64_t> Lifespans(const HeapPackingProblem& problem) {
+  std::vector<int64_t> lifespans(problem.blocks.size(), 0);
+  for (size_t b = 0; b < problem.blocks.size(); ++b) {
+    const auto& lifetimes = problem.blocks[b].lifetimes;
+    if (lifetimes.empty()) continue;
+    int64_t first = lifetimes.front().start;
+    int64_t last = lifetimes.front().end;
+    for (const HeapTimeInterval& lifetime : lifetimes) {
+      first = std::min(first, lifetime.start);
+      last = std::max(last, lifetime.end);
+    }
+    lifespans[b] = last + 1 - first;
+  }
+  return lifespans;
+}
+
+// The branch and bound's inputs, on the time-compressed problem: the same
+// conflicts, fewer and coarser sections (one per group of simultaneous
+// ends).
+struct ExactSearch {
+  HeapPackingProblem compressed;
+  TightPackingSweep sweep;
+  std::optional<TightPackingBranchAndBound> search;
+
+  // False when the instance is over the options' size limits.
+  bool Build(const HeapPackingProblem& problem, const TightPackingOptions& options) {
+    if (static_cast<int64_t>(problem.blocks.size()) > options.exact_max_blocks) return false;
+    compressed = CompressHeapPackingTime(problem);
+    if (!BuildTightPackingSweep(compressed, options.exact_max_conflict_pairs, sweep)) return false;
+    if (sweep.dive_work > options.exact_max_dive_work) return false;
+    search.emplace(compressed, sweep, Lifespans(problem));
+    return true;
+  }
+};
+
 class Solver {
  public:
   Solver(const HeapPackingProblem& problem, const TightPackingOptions& options,
@@ -107,16 +144,10 @@ class Solver {
   }
 
   void RunExact() {
-    const int64_t n = static_cast<int64_t>(problem_.blocks.size());
-    if (n > options_.exact_max_blocks || options_.node_budget <= 0) return;
-    // The search works on compressed time: the same conflicts, fewer and
-    // coarser sections (one per group of simultaneous ends), and widths that
-    // count schedule steps rather than heap events.
-    const HeapPackingProblem compressed = CompressHeapPackingTime(problem_);
-    TightPackingSweep sweep;
-    if (!BuildTightPackingSweep(compressed, options_.exact_max_conflict_pairs, sweep)) return;
-    if (sweep.dive_work > options_.exact_max_dive_work) return;
-    TightPackingBranchAndBound search(compressed, sweep);
+    if (options_.node_budget <= 0) return;
+    ExactSearch exact;
+    if (!exact.Build(problem_, options_)) return;
+    TightPackingBranchAndBound& search = *exact.search;
     const int64_t g = HeightGranularity(problem_);
     int64_t remaining = options_.node_budget;
     std::vector<int64_t> offsets;
@@ -138,9 +169,11 @@ class Solver {
       }
       return outcome;
     };
-    // 1. A short try at the lower bound: most instances reach it quickly.
+    // 1. Half of everything goes to the lower bound first: where it is
+    //    reachable it is the answer, and a binary search step near it is as
+    //    expensive as the try itself.
     const int64_t lower_bound = report_.lower_bound;
-    TightPackingOutcome at_bound = try_capacity(lower_bound, 0.125);
+    TightPackingOutcome at_bound = try_capacity(lower_bound, 0.5);
     if (at_bound == TightPackingOutcome::kFound) {
       report_.proven_optimal = true;
       return;
@@ -171,6 +204,58 @@ class Solver {
     }
   }
 
+ public:
+  TightPackingDecision Decide(int64_t capacity) {
+    TightPackingDecision decision;
+    decision.lower_bound = HeapPackingLowerBound(problem_);
+    if (decision.lower_bound > capacity) {
+      decision.outcome = TightPackingOutcome::kInfeasible;
+      decision.method = "lower-bound";
+      return decision;
+    }
+    // Greedy orders first: they cost nothing next to the search and often
+    // fit a loose capacity.
+    keys_ = ComputeBlockOrderKeys(problem_);
+    std::vector<int64_t> offsets;
+    for (BlockOrder& order : TightPackingStartOrders(keys_)) {
+      for (ChunkPlacement placement : {ChunkPlacement::kBestFit, ChunkPlacement::kLowestOffset}) {
+        const int64_t height = PlaceBlocksInOrder(problem_, order.order, placement, offsets);
+        if (height <= capacity) {
+          decision.outcome = TightPackingOutcome::kFound;
+          decision.offsets = offsets;
+          decision.method = GreedyName(order.name, placement == ChunkPlacement::kBestFit);
+          return decision;
+        }
+      }
+    }
+    ExactSearch exact;
+    if (options_.node_budget <= 0) {
+      decision.method = "no node budget";
+      return decision;
+    }
+    if (!exact.Build(problem_, options_)) {
+      decision.method = "over the exact search's size limits";
+      return decision;
+    }
+    decision.outcome =
+        DecideRoundRobin(*exact.search, capacity, options_.node_budget, deadline_, offsets);
+    decision.nodes = report_.nodes;
+    switch (decision.outcome) {
+      case TightPackingOutcome::kFound:
+        decision.offsets = std::move(offsets);
+        decision.method = "branch-and-bound";
+        break;
+      case TightPackingOutcome::kInfeasible:
+        decision.method = "branch-and-bound";
+        break;
+      case TightPackingOutcome::kAborted:
+        decision.method = TimeUp() ? "time limit" : "node budget";
+        break;
+    }
+    return decision;
+  }
+
+ private:
   void RunRepair() {
     if (options_.repair_attempts <= 0) return;
     std::mt19937_64 rng(options_.seed);
@@ -188,10 +273,7 @@ class Solver {
   std::vector<int64_t> best_offsets_;
   int64_t best_height_ = 0;
   BlockOrderKeys keys_;
-  std::vector<TightPackingPreorder> preorders_ = {
-      TightPackingPreorder::FromLetters("WAT"), TightPackingPreorder::FromLetters("TAW"),
-      TightPackingPreorder::FromLetters("TWA"), TightPackingPreorder::FromLetters("SZT"),
-      TightPackingPreorder::FromLetters("EZT"), TightPackingPreorder::FromLetters("ZAT")};
+  std::vector<TightPackingPreorder> preorders_ = TightPackingDefaultPreorders();
 };
 
 }  // namespace
@@ -203,6 +285,13 @@ std::vector<int64_t> SolveTightPacking(const HeapPackingProblem& problem,
   TightPackingReport local;
   Solver solver(problem, options, report != nullptr ? *report : local);
   return solver.Run(std::move(initial_offsets));
+}
+
+TightPackingDecision DecideTightPacking(const HeapPackingProblem& problem, int64_t capacity,
+                                        const TightPackingOptions& options) {
+  TightPackingReport report;
+  Solver solver(problem, options, report);
+  return solver.Decide(capacity);
 }
 
 }  // namespace hmo

@@ -9,12 +9,14 @@
 //     (size, area, lifetime, peak live bytes, start, end).
 //  2. Exact search (small instances, see the exact_max_* options): the
 //     MiniMalloc-style branch and bound of TightPackingBranchAndBound on the
-//     time-compressed problem, as a decision procedure: a short try at the
-//     lower bound (1/8 of the nodes and time), then a binary search on the
-//     height between the lower bound and the best height found (1/6 of what
-//     is left per step), then the rest at the lower bound again. Each
-//     decision runs six static preorders (MiniMalloc's WAT, TAW, TWA and
-//     SZT, EZT, ZAT) round robin with doubling node limits.
+//     time-compressed problem, as a decision procedure: first at the lower
+//     bound (half of the nodes and time), then a binary search on the height
+//     between the lower bound and the best height found (1/6 of what is left
+//     per step), then the rest at the lower bound again. Each decision runs
+//     TightPackingDefaultPreorders round robin with doubling node limits; W
+//     and A measure lifespans in the time of `problem` (before compression),
+//     so callers that know the real times (a CSV's lower/upper) should use
+//     them.
 //  3. Peak repair (RepairPeak): ruin and recreate around the blocks that set
 //     the height, while above the lower bound.
 // Deterministic for given options unless a time limit is set.
@@ -24,6 +26,7 @@
 #include <vector>
 
 #include "hmo/analysis/heap_packing_problem.h"
+#include "hmo/analysis/tight_packing_branch_and_bound.h"
 
 namespace hmo {
 
@@ -63,6 +66,33 @@ std::vector<int64_t> SolveTightPacking(const HeapPackingProblem& problem,
                                        std::vector<int64_t> initial_offsets,
                                        const TightPackingOptions& options,
                                        TightPackingReport* report);
+
+// The decision problem: a placement of height <= `capacity`, or a proof that
+// none exists.
+struct TightPackingDecision {
+  // kFound: `offsets` is a valid placement of height <= capacity.
+  // kInfeasible: proven (the lower bound exceeds the capacity, or the
+  //   complete branch and bound ran out of candidates).
+  // kAborted: neither within options.node_budget / time_limit_seconds, or
+  //   the instance is over the exact_max_* limits.
+  TightPackingOutcome outcome = TightPackingOutcome::kAborted;
+  std::vector<int64_t> offsets;
+  int64_t lower_bound = 0;
+  int64_t nodes = 0;
+  // kFound: what found the placement ("greedy-..." or "branch-and-bound");
+  // kInfeasible: what proved it ("lower-bound" or "branch-and-bound");
+  // kAborted: why ("node budget", "time limit", or the size limits).
+  std::string method;
+};
+
+// Tries the greedy orders, then the branch and bound at `capacity` with the
+// whole node budget (repair_attempts is not used). Works in the time of
+// `problem` as given: the W and A preorder keys measure its lifespans, so a
+// problem in the instance's own time (ToHeapPackingProblem of a CSV) searches
+// as MiniMalloc does. Deterministic for given options unless a time limit is
+// set.
+TightPackingDecision DecideTightPacking(const HeapPackingProblem& problem, int64_t capacity,
+                                        const TightPackingOptions& options);
 
 }  // namespace hmo
 
