@@ -29,4 +29,12 @@ const RegisteredAnalysis* AnalysisRegistry::FindByType(std::type_index type) con
   return it == name_by_type_.end() ? nullptr : analyses_.Find(it->second);
 }
 
+void AnalysisRegistry::RemoveProvidedBy(std::string_view plugin) {
+  absl::erase_if(name_by_type_, [&](const auto& entry) {
+    const RegisteredAnalysis* analysis = analyses_.Find(entry.second);
+    return analysis != nullptr && analysis->plugin == plugin;
+  });
+  analyses_.RemoveProvidedBy(plugin);
+}
+
 }  // namespace hmo

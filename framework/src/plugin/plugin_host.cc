@@ -96,6 +96,23 @@ absl::Status PluginHost::LoadPlugin(const std::filesystem::path& file) {
   plugin.abi_minor = info.abi_minor;
   plugin.cxx = info.build_fingerprint != nullptr;
 
+  // A plugin loads whole or not at all: when one callback fails, what the
+  // earlier ones registered is withdrawn, so no pass of a plugin that is not
+  // recorded as loaded stays runnable.
+  absl::Status registered = RunRegistrations(file, info, plugin);
+  if (!registered.ok()) {
+    registries_.passes.RemoveProvidedBy(plugin.name);
+    registries_.strategies.RemoveProvidedBy(plugin.name);
+    registries_.backends.RemoveProvidedBy(plugin.name);
+    registries_.analyses.RemoveProvidedBy(plugin.name);
+    return registered;
+  }
+  plugins_.push_back(std::move(plugin));
+  return absl::OkStatus();
+}
+
+absl::Status PluginHost::RunRegistrations(const std::filesystem::path& file,
+                                          const HmoPluginInfo& info, LoadedPlugin& plugin) {
   PassRegistrar passes(registries_.passes, plugin.name);
   HMO_RETURN_IF_ERROR(RunRegistration(file, plugin.name, "register_passes", info.register_passes,
                                       passes, plugin.passes));
@@ -109,7 +126,6 @@ absl::Status PluginHost::LoadPlugin(const std::filesystem::path& file) {
   AnalysisRegistrar analyses(registries_.analyses, plugin.name);
   HMO_RETURN_IF_ERROR(RunRegistration(file, plugin.name, "register_analyses",
                                       info.register_analyses, analyses, plugin.analyses));
-  plugins_.push_back(std::move(plugin));
   return absl::OkStatus();
 }
 

@@ -73,6 +73,9 @@ class AnalysisRegistry {
   // Returns every analysis, sorted by name.
   std::vector<const RegisteredAnalysis*> List() const { return analyses_.List(); }
 
+  // Removes what `plugin` registered (PluginHost, when the plugin fails to load).
+  void RemoveProvidedBy(std::string_view plugin);
+
  private:
   NamedRegistry<AnalysisRegistration> analyses_{"analysis"};
   absl::flat_hash_map<std::type_index, std::string> name_by_type_;

@@ -69,6 +69,12 @@ class NamedRegistry {
     return names;
   }
 
+  // Removes every registration `plugin` provided (a plugin that failed to
+  // load leaves nothing behind). Returns how many were removed.
+  size_t RemoveProvidedBy(std::string_view plugin) {
+    return std::erase_if(entries_, [&](const auto& entry) { return entry.second.plugin == plugin; });
+  }
+
   const std::string& kind() const { return kind_; }
 
  private:

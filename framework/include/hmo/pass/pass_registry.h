@@ -73,6 +73,9 @@ class PassRegistry {
   // Returns every pass name, sorted.
   std::vector<std::string> Names() const { return passes_.Names(); }
 
+  // Removes what `plugin` registered (PluginHost, when the plugin fails to load).
+  void RemoveProvidedBy(std::string_view plugin) { passes_.RemoveProvidedBy(plugin); }
+
  private:
   NamedRegistry<PassRegistration> passes_{"pass"};
 };

@@ -82,6 +82,9 @@ class BackendRegistry {
   // Returns every backend name, sorted.
   std::vector<std::string> Names() const { return backends_.Names(); }
 
+  // Removes what `plugin` registered (PluginHost, when the plugin fails to load).
+  void RemoveProvidedBy(std::string_view plugin) { backends_.RemoveProvidedBy(plugin); }
+
  private:
   NamedRegistry<BackendRegistration> backends_{"backend"};
 };

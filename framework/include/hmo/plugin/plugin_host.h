@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "hmo/plugin/plugin_abi.h"
 #include "hmo/plugin/plugin_registries.h"
 #include "hmo/plugin/plugin_search_path.h"
 
@@ -46,8 +47,8 @@ class PluginHost {
   // another file (naming it); a failing registration callback (with the
   // callback's name and message); a pass, strategy, backend or analysis name
   // already registered (naming both plugins), even when the plugin ignored
-  // that error. After an error the host may keep part of the failing plugin's
-  // registrations; callers treat a load error as fatal.
+  // that error. A plugin loads whole or not at all: after an error nothing it
+  // registered stays registered and it is not among plugins().
   absl::Status LoadPlugin(const std::filesystem::path& file);
 
   // Finds `reference` (a name or path, see PluginSearchPath::Resolve) in
@@ -68,6 +69,11 @@ class PluginHost {
   const std::vector<LoadedPlugin>& plugins() const { return plugins_; }
 
  private:
+  // Runs the plugin's registration callbacks in order, recording what each
+  // registered in `plugin`; stops at the first failure.
+  absl::Status RunRegistrations(const std::filesystem::path& file, const HmoPluginInfo& info,
+                                LoadedPlugin& plugin);
+
   PluginRegistries registries_;
   std::vector<LoadedPlugin> plugins_;
 };

@@ -42,6 +42,9 @@ class SchedulerStrategyRegistry {
   // Returns every strategy name, sorted.
   std::vector<std::string> Names() const { return strategies_.Names(); }
 
+  // Removes what `plugin` registered (PluginHost, when the plugin fails to load).
+  void RemoveProvidedBy(std::string_view plugin) { strategies_.RemoveProvidedBy(plugin); }
+
  private:
   NamedRegistry<SchedulerStrategyRegistration> strategies_{"scheduler strategy"};
 };
