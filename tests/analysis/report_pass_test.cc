@@ -10,6 +10,7 @@
 #include "gtest/gtest.h"
 #include "hmo/pass/analysis_manager.h"
 #include "hmo/pass/pass_context.h"
+#include "hmo/pass/pipeline_run_state.h"
 #include "hmo/plugin/plugin_registries.h"
 
 namespace hmo {
@@ -92,9 +93,11 @@ ENTRY e {
 }
 )");
   AnalysisManager analyses(*module);
-  PassContext first(analyses, registries);
+  // The two reports belong to one pipeline run: they share its state.
+  PipelineRunState run;
+  PassContext first(analyses, registries, &run);
   ASSERT_TRUE(before->Run(*module, first).ok());
-  PassContext second(analyses, registries);
+  PassContext second(analyses, registries, &run);
   ASSERT_TRUE(after->Run(*module, second).ok());
   // argument 16 + output 16: 32 bytes on the device, nothing moved.
   EXPECT_NE(second.report().find("memory-report [after] summarized (scheduled)"),
@@ -103,8 +106,13 @@ ENTRY e {
   EXPECT_NE(second.report().find("device 32 B"), std::string::npos) << second.report();
   EXPECT_NE(second.report().find("vs [before]: device 32 -> 32 B (+0)"), std::string::npos)
       << second.report();
-  PassContext third(analyses, registries);
+  PassContext third(analyses, registries, &run);
   EXPECT_EQ(missing->Run(*module, third).status().code(), absl::StatusCode::kFailedPrecondition);
+  // Another run does not see this run's reports (they used to live in a
+  // process-wide store).
+  PipelineRunState next_run;
+  PassContext fourth(analyses, registries, &next_run);
+  EXPECT_EQ(after->Run(*module, fourth).status().code(), absl::StatusCode::kFailedPrecondition);
 }
 
 }  // namespace

@@ -4,7 +4,6 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
-#include <mutex>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -20,35 +19,11 @@
 namespace hmo {
 namespace {
 
-// Summaries of the modules being run, by module and label, so that a later
-// report can compare with an earlier one. Pipelines may run modules in
-// parallel, hence the lock.
-class SummaryStore {
- public:
-  static SummaryStore& Get() {
-    static SummaryStore* store = new SummaryStore();
-    return *store;
-  }
-  void Put(const HloModule& module, const std::string& label, const ModuleMemoryStats& stats) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    summaries_[Key(module)][label] = stats;
-  }
-  bool Find(const HloModule& module, const std::string& label, ModuleMemoryStats* stats) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto module_it = summaries_.find(Key(module));
-    if (module_it == summaries_.end()) return false;
-    auto it = module_it->second.find(label);
-    if (it == module_it->second.end()) return false;
-    *stats = it->second;
-    return true;
-  }
-
- private:
-  using ModuleKey = std::pair<const HloModule*, int64_t>;
-  static ModuleKey Key(const HloModule& module) { return {&module, module.unique_id()}; }
-
-  std::mutex mutex_;
-  std::map<ModuleKey, std::map<std::string, ModuleMemoryStats>> summaries_;
+// The summaries the reports of one pipeline run took so far, by label, so
+// that a later report can compare with an earlier one. Owned by the run
+// (PipelineRunState): one module, one thread, gone when the run ends.
+struct ReportSummaries {
+  std::map<std::string, ModuleMemoryStats> by_label;
 };
 
 std::string Delta(int64_t before, int64_t after) {
@@ -103,17 +78,19 @@ absl::Status MemoryReportPass::RunSummary(HloModule& module, PassContext& contex
       stats.scheduled ? "scheduled" : "unscheduled: post order", stats.DeviceString(),
       stats.HostString());
   if (!baseline_.empty()) {
-    ModuleMemoryStats before;
-    if (!SummaryStore::Get().Find(module, baseline_, &before)) {
+    const ReportSummaries& summaries = context.run_state().GetOrCreate<ReportSummaries>();
+    auto found = summaries.by_label.find(baseline_);
+    if (found == summaries.by_label.end()) {
       return absl::FailedPreconditionError(absl::StrFormat(
           "memory-report: no earlier report labelled '%s' for module %s", baseline_,
           module.name()));
     }
+    const ModuleMemoryStats& before = found->second;
     absl::StrAppendFormat(&text, "  vs [%s]: device %s, host %s\n", baseline_,
                           Delta(before.device_bytes(), stats.device_bytes()),
                           Delta(before.host_bytes(), stats.host_bytes()));
   }
-  if (!label_.empty()) SummaryStore::Get().Put(module, label_, stats);
+  if (!label_.empty()) context.run_state().GetOrCreate<ReportSummaries>().by_label[label_] = stats;
   spdlog::info("{}", text.substr(0, text.size() - 1));
   context.Report(text);
   if (!output_.empty()) {

@@ -5,6 +5,7 @@
 #include "hmo/ir/hlo_module.h"
 #include "hmo/pass/analysis_manager.h"
 #include "hmo/pass/pass_context.h"
+#include "hmo/pass/pipeline_run_state.h"
 #include "spdlog/spdlog.h"
 
 namespace hmo {
@@ -15,8 +16,9 @@ absl::StatusOr<PipelineRunSummary> PassManager::Run(HloModule& module) {
     HMO_RETURN_IF_ERROR(instrumentation->BeforePipeline(module));
   }
   AnalysisManager analyses(module, &registries_.analyses);
+  PipelineRunState run_state;
   bool changed = false;
-  HMO_RETURN_IF_ERROR(RunSteps(pipeline_.steps, module, analyses, 0, changed, summary));
+  HMO_RETURN_IF_ERROR(RunSteps(pipeline_.steps, module, analyses, run_state, 0, changed, summary));
   summary.changed = changed;
   for (auto it = instrumentations_.rbegin(); it != instrumentations_.rend(); ++it) {
     HMO_RETURN_IF_ERROR((*it)->AfterPipeline(module));
@@ -25,18 +27,18 @@ absl::StatusOr<PipelineRunSummary> PassManager::Run(HloModule& module) {
 }
 
 absl::Status PassManager::RunSteps(const std::vector<ResolvedStep>& steps, HloModule& module,
-                                   AnalysisManager& analyses, int64_t iteration, bool& changed,
-                                   PipelineRunSummary& summary) {
+                                   AnalysisManager& analyses, PipelineRunState& run_state,
+                                   int64_t iteration, bool& changed, PipelineRunSummary& summary) {
   for (const ResolvedStep& step : steps) {
     if (step.kind == ResolvedStep::Kind::kPass) {
-      HMO_RETURN_IF_ERROR(RunPass(step, module, analyses, iteration, changed, summary));
+      HMO_RETURN_IF_ERROR(RunPass(step, module, analyses, run_state, iteration, changed, summary));
       continue;
     }
     bool converged = false;
     for (int64_t i = 1; i <= step.max_iterations && !converged; ++i) {
       bool changed_this_iteration = false;
       HMO_RETURN_IF_ERROR(
-          RunSteps(step.steps, module, analyses, i, changed_this_iteration, summary));
+          RunSteps(step.steps, module, analyses, run_state, i, changed_this_iteration, summary));
       changed = changed || changed_this_iteration;
       converged = !changed_this_iteration;
     }
@@ -51,8 +53,8 @@ absl::Status PassManager::RunSteps(const std::vector<ResolvedStep>& steps, HloMo
 }
 
 absl::Status PassManager::RunPass(const ResolvedStep& step, HloModule& module,
-                                  AnalysisManager& analyses, int64_t iteration, bool& changed,
-                                  PipelineRunSummary& summary) {
+                                  AnalysisManager& analyses, PipelineRunState& run_state,
+                                  int64_t iteration, bool& changed, PipelineRunSummary& summary) {
   const PassRegistration& registration = step.pass->registration;
   absl::StatusOr<std::unique_ptr<HloPass>> pass = registration.create(step.options);
   if (!pass.ok()) {
@@ -76,7 +78,7 @@ absl::Status PassManager::RunPass(const ResolvedStep& step, HloModule& module,
   }
   spdlog::debug("module '{}': running pass '{}' (#{})", module.name(), run.pass_name,
                 run.sequence);
-  PassContext context(analyses, registries_);
+  PassContext context(analyses, registries_, &run_state);
   absl::StatusOr<bool> pass_changed = (*pass)->Run(module, context);
   if (!pass_changed.ok()) {
     return absl::Status(pass_changed.status().code(),

@@ -1,14 +1,17 @@
 #ifndef HMO_PASS_PASS_CONTEXT_H_
 #define HMO_PASS_PASS_CONTEXT_H_
 
-// What a running pass may use besides its module: the module's analyses and
-// the registries of loaded plugins (scheduler strategies, backends), and where
-// it declares which analyses its changes leave valid.
+// What a running pass may use besides its module: the module's analyses, the
+// registries of loaded plugins (scheduler strategies, backends), the state the
+// passes of its pipeline run share, and where it declares which analyses its
+// changes leave valid.
 
+#include <memory>
 #include <string>
 #include <string_view>
 
 #include "hmo/pass/analysis_manager.h"
+#include "hmo/pass/pipeline_run_state.h"
 #include "hmo/pass/preserved_analyses.h"
 #include "hmo/plugin/plugin_registries.h"
 
@@ -16,15 +19,23 @@ namespace hmo {
 
 class PassContext {
  public:
-  // Both must outlive the context.
-  PassContext(AnalysisManager& analyses, const PluginRegistries& registries)
-      : analyses_(analyses), registries_(registries) {}
+  // All must outlive the context. Without `run_state` (a pass run outside a
+  // pipeline, as in tests), the context keeps its own, for this pass alone.
+  PassContext(AnalysisManager& analyses, const PluginRegistries& registries,
+              PipelineRunState* run_state = nullptr)
+      : analyses_(analyses),
+        registries_(registries),
+        own_run_state_(run_state == nullptr ? std::make_unique<PipelineRunState>() : nullptr),
+        run_state_(run_state == nullptr ? own_run_state_.get() : run_state) {}
 
   // The module's analyses, computed on demand and cached.
   AnalysisManager& analyses() { return analyses_; }
 
   // The loaded plugins' scheduler strategies, backends, passes and analyses.
   const PluginRegistries& registries() const { return registries_; }
+
+  // What the passes of this pipeline run on this module share.
+  PipelineRunState& run_state() { return *run_state_; }
 
   // Declares that analysis `A` stays valid although the pass changed the
   // module. Without this, every cached analysis is dropped after a change.
@@ -50,6 +61,8 @@ class PassContext {
  private:
   AnalysisManager& analyses_;
   const PluginRegistries& registries_;
+  std::unique_ptr<PipelineRunState> own_run_state_;
+  PipelineRunState* run_state_;
   PreservedAnalyses preserved_;
   std::string report_;
 };

@@ -62,10 +62,11 @@ class PassManager {
  private:
   // Runs `steps` once; sets `changed` when any pass changed the module.
   absl::Status RunSteps(const std::vector<ResolvedStep>& steps, HloModule& module,
-                        class AnalysisManager& analyses, int64_t iteration, bool& changed,
-                        PipelineRunSummary& summary);
+                        class AnalysisManager& analyses, class PipelineRunState& run_state,
+                        int64_t iteration, bool& changed, PipelineRunSummary& summary);
   absl::Status RunPass(const ResolvedStep& step, HloModule& module, AnalysisManager& analyses,
-                       int64_t iteration, bool& changed, PipelineRunSummary& summary);
+                       PipelineRunState& run_state, int64_t iteration, bool& changed,
+                       PipelineRunSummary& summary);
 
   const ResolvedPipeline& pipeline_;
   const PluginRegistries& registries_;
