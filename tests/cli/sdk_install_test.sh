@@ -19,8 +19,11 @@ test -f "$prefix/lib/cmake/hmo/hmoConfig.cmake"
 ls "$prefix"/lib/libhmo_framework.so* >/dev/null
 
 echo "== build the example against the installed SDK"
+# A C-only consumer must not need hmo's C++ dependencies: hide them.
 "$cmake" -S "$source/examples/custom-scheduler" -B "$work/example" -G Ninja \
-  -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_DISABLE_FIND_PACKAGE_absl=TRUE -DCMAKE_DISABLE_FIND_PACKAGE_fmt=TRUE \
+  -DCMAKE_DISABLE_FIND_PACKAGE_spdlog=TRUE >/dev/null
 "$cmake" --build "$work/example" >/dev/null
 plugin=$work/example/libhmo_custom_scheduler.so
 test -f "$plugin"

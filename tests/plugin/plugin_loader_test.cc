@@ -13,6 +13,8 @@
 #include "../fixtures/fixture_more_passes/instruction_count_analysis.h"
 #include "fmt/format.h"
 #include "hmo/pass/analysis_manager.h"
+#include "hmo/plugin/build_fingerprint.h"
+#include "hmo/plugin/framework_fingerprint.h"
 #include "hmo/plugin/plugin_host.h"
 #include "hmo/plugin/plugin_library.h"
 #include "hmo/text/hlo_parser.h"
@@ -178,6 +180,32 @@ TEST(PluginLoaderTest, FailingCallbackShowsItsMessage) {
                         "refuses to register anything"));
 }
 
+// The strategies hmo ships are C++ (they link the framework), so they carry
+// the build fingerprint, as every C++ plugin must.
+TEST(PluginLoaderTest, BuiltInStrategiesAreFingerprintedCxxPlugins) {
+  for (const char* name : {"list", "dfs", "post_order", "bfs", "local_search", "exact"}) {
+    PluginHost host;
+    const fs::path file = fs::path(HMO_TEST_PLUGIN_DIR) / fmt::format("libhmo_{}_strategy.so", name);
+    ASSERT_TRUE(host.LoadPlugin(file).ok()) << file;
+    ASSERT_EQ(host.plugins().size(), 1u);
+    EXPECT_TRUE(host.plugins().front().cxx) << file;
+  }
+}
+
+TEST(PluginLoaderTest, APluginThatFailsHalfwayLeavesNothingRegistered) {
+  PluginHost host;
+  absl::Status status = host.LoadPlugin(Broken("broken_backend_fails"));
+  EXPECT_THAT(std::string(status.message()),
+              HasSubstr("plugin 'broken-backend-fails': register_backends failed: the fixture's "
+                        "backend cannot start"));
+  // Its pass registered before the failure; it must not stay runnable.
+  EXPECT_EQ(host.registries().passes.Find("broken-backend-fails-no-op"), nullptr);
+  EXPECT_TRUE(host.plugins().empty());
+  // The same name can then come from a plugin that loads.
+  ASSERT_TRUE(host.LoadPlugin(Good("fixture_passes")).ok());
+  EXPECT_EQ(host.plugins().size(), 1u);
+}
+
 TEST(PluginLoaderTest, DuplicatePassNamesBothPluginsEvenWhenThePluginIgnoresTheError) {
   PluginHost host;
   ASSERT_TRUE(host.LoadPlugin(Good("fixture_passes")).ok());
@@ -203,7 +231,11 @@ TEST(PluginLoaderTest, DuplicateStrategyNamesBothPlugins) {
 
 TEST(PluginLoaderTest, HostAndPluginsComputeTheSameFingerprint) {
   EXPECT_EQ(FrameworkBuildFingerprint(), HMO_BUILD_FINGERPRINT);
-  EXPECT_THAT(std::string(FrameworkBuildFingerprint()), StartsWith("hmo " HMO_FRAMEWORK_VERSION "; "));
+  const std::string fingerprint(FrameworkBuildFingerprint());
+  EXPECT_THAT(fingerprint, StartsWith("hmo " HMO_FRAMEWORK_VERSION " headers " HMO_HEADERS_DIGEST "; "));
+  // Abseil's types cross the boundary, so its release is part of it.
+  EXPECT_THAT(fingerprint, HasSubstr("; abseil "));
+  EXPECT_EQ(std::string(HMO_HEADERS_DIGEST).size(), 16u);
 }
 
 TEST(PluginLoaderTest, LoadAllPluginsReportsOneErrorPerBrokenFile) {
@@ -215,10 +247,18 @@ TEST(PluginLoaderTest, LoadAllPluginsReportsOneErrorPerBrokenFile) {
   std::vector<absl::Status> errors = broken_host.LoadAllPlugins(PluginSearchPath({kBrokenDir}));
   // Every broken fixture fails except the two duplicate ones, which only
   // clash with plugins that are not loaded here.
-  EXPECT_EQ(errors.size(), 8u);
+  EXPECT_EQ(errors.size(), 9u);
   for (const absl::Status& error : errors) {
     EXPECT_THAT(std::string(error.message()), StartsWith(kBrokenDir.string()));
   }
+  // Only what loaded whole is registered: the passes of the plugins that
+  // failed halfway are gone.
+  for (const LoadedPlugin& plugin : broken_host.plugins()) {
+    for (const std::string& pass : plugin.passes) {
+      EXPECT_EQ(broken_host.registries().passes.Find(pass)->plugin, plugin.name);
+    }
+  }
+  EXPECT_EQ(broken_host.registries().passes.Find("broken-backend-fails-no-op"), nullptr);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "hmo/plugin/framework_fingerprint.h"
 
+#include "hmo/plugin/build_fingerprint.h"
 #include "hmo/plugin/plugin_abi.h"
 
 namespace hmo {

@@ -1,5 +1,7 @@
 #include "core/strategy_abi_adapter.h"
 
+#include "hmo/plugin/plugin_registrars.h"
+
 #include <charconv>
 
 #include "fmt/format.h"
@@ -44,13 +46,7 @@ absl::StatusOr<int64_t> StrategyRequestOptions::GetInt(std::string_view key,
 
 HmoPluginInfo StrategyPluginInfo(const char* name, const char* version,
                                  HmoRegisterSchedulerStrategiesFn register_strategies) {
-  HmoPluginInfo info{};
-  info.struct_size = sizeof(HmoPluginInfo);
-  info.abi_major = HMO_PLUGIN_ABI_MAJOR;
-  info.abi_minor = HMO_PLUGIN_ABI_MINOR;
-  info.name = name;
-  info.version = version;
-  info.build_fingerprint = nullptr;
+  HmoPluginInfo info = CxxPluginInfo(name, version);
   info.register_scheduler_strategies = register_strategies;
   return info;
 }

@@ -5,8 +5,10 @@
 // function into the C ABI's HmoScheduleFn, and its plugin's entry-point data.
 //
 // Each strategy is its own shared object registered through the C strategy
-// ABI (scheduler_strategy_abi.h), exactly like a user's strategy plugin: it
-// sets no build fingerprint, so it keeps loading across framework rebuilds.
+// ABI (scheduler_strategy_abi.h), as a user's strategy plugin is. Unlike a
+// C-only plugin, it is C++ and links the framework (hmo_scheduler_core, Abseil,
+// the ABI status helpers), so it carries the build fingerprint: a host built
+// differently refuses it instead of calling into a mismatched framework.
 
 #include <cstdint>
 #include <initializer_list>
@@ -65,8 +67,8 @@ HmoStatusCode ScheduleThroughAbi(const void* /*strategy_data*/,
       request->message, request->message_capacity);
 }
 
-// The HmoPluginInfo of a strategy-only plugin: C tier (no fingerprint),
-// registering through `register_strategies`.
+// The HmoPluginInfo of a strategy-only plugin: C++ tier (this build's
+// fingerprint), registering through `register_strategies`.
 HmoPluginInfo StrategyPluginInfo(const char* name, const char* version,
                                  HmoRegisterSchedulerStrategiesFn register_strategies);
 

@@ -20,7 +20,8 @@
  *    and analyses, which are C++ objects built against libhmo_framework.so.
  *    C++ types crossing a shared-object boundary tie the plugin to the exact
  *    build, so such a plugin sets `build_fingerprint` to HMO_BUILD_FINGERPRINT
- *    and the host refuses it unless the fingerprint equals its own.
+ *    (hmo/plugin/build_fingerprint.h) and the host refuses it unless the
+ *    fingerprint equals its own.
  * 2. C plugins register only scheduler strategies, through the pure C interface
  *    in scheduler_strategy_abi.h. They set `build_fingerprint` to NULL, may not
  *    set the C++ callbacks, and keep working across hmo rebuilds as long as the
@@ -69,39 +70,10 @@ extern "C" {
  * project version in CMakeLists.txt. */
 #define HMO_FRAMEWORK_VERSION "0.3.0"
 
-#define HMO_ABI_STRINGIFY_INNER_(x) #x
-#define HMO_ABI_STRINGIFY_(x) HMO_ABI_STRINGIFY_INNER_(x)
 
-/* HMO_BUILD_FINGERPRINT: the framework version, the compiler and its version,
- * and the C++ standard library and its version (and, for libstdc++, its string
- * ABI), as one string literal. The host and a C++ plugin both expand this macro,
- * each in its own build, and the host compares the two strings. Defined only in
- * C++: a C plugin has no C++ types to tie it to a build. */
-#ifdef __cplusplus
-#if defined(__clang__)
-#define HMO_FINGERPRINT_COMPILER_ "clang " __clang_version__
-#elif defined(__GNUC__)
-#define HMO_FINGERPRINT_COMPILER_ "gcc " __VERSION__
-#elif defined(_MSC_VER)
-#define HMO_FINGERPRINT_COMPILER_ "msvc " HMO_ABI_STRINGIFY_(_MSC_FULL_VER)
-#else
-#define HMO_FINGERPRINT_COMPILER_ "unknown-compiler"
-#endif
-#if defined(_LIBCPP_VERSION)
-#define HMO_FINGERPRINT_STDLIB_ "libc++ " HMO_ABI_STRINGIFY_(_LIBCPP_VERSION)
-#elif defined(__GLIBCXX__)
-#define HMO_FINGERPRINT_STDLIB_                                        \
-  "libstdc++ " HMO_ABI_STRINGIFY_(_GLIBCXX_RELEASE) " (" HMO_ABI_STRINGIFY_( \
-      __GLIBCXX__) ") cxx11-abi=" HMO_ABI_STRINGIFY_(_GLIBCXX_USE_CXX11_ABI)
-#elif defined(_MSVC_STL_VERSION)
-#define HMO_FINGERPRINT_STDLIB_ "msvc-stl " HMO_ABI_STRINGIFY_(_MSVC_STL_VERSION)
-#else
-#define HMO_FINGERPRINT_STDLIB_ "unknown-stdlib"
-#endif
-#define HMO_BUILD_FINGERPRINT                                     \
-  "hmo " HMO_FRAMEWORK_VERSION "; " HMO_FINGERPRINT_COMPILER_ "; " \
-  HMO_FINGERPRINT_STDLIB_
-#endif  /* __cplusplus */
+/* HMO_BUILD_FINGERPRINT, the string a C++ plugin's build must share with the
+ * host's, is defined in the C++ header hmo/plugin/build_fingerprint.h: a C
+ * plugin has no C++ types to tie it to a build. */
 
 /* Opaque registrar handles of the C++ tier. A C++ plugin turns one into the
  * framework's C++ registrar with hmo::PassRegistrar::FromHandle() and friends

@@ -30,6 +30,7 @@
 #include "hmo/pass/pass_registry.h"
 #include "hmo/plugin/abi_status.h"
 #include "hmo/plugin/backend.h"
+#include "hmo/plugin/build_fingerprint.h"
 #include "hmo/plugin/plugin_abi.h"
 
 namespace hmo {

@@ -6,8 +6,9 @@
  *
  * This is the stable tier of hmo's plugin ABI (see plugin_abi.h): a plugin that
  * uses only this header and plugin_abi.h sets `build_fingerprint` to NULL and
- * keeps working across hmo rebuilds. The built-in strategies use this same
- * interface. The header is C (C99 and later) and C++.
+ * keeps working across hmo rebuilds. The built-in strategies register through
+ * this same interface, but they are C++ plugins linking the framework, so they
+ * carry the build fingerprint. The header is C (C99 and later) and C++.
  *
  * Registering
  * -----------
