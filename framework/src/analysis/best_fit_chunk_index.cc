@@ -46,79 +46,62 @@ void BestFitChunkIndex::Touch(int32_t node) {
   }
 }
 
-void BestFitChunkIndex::AddCovering(int32_t node, int32_t node_begin, int32_t node_end,
-                                    int32_t begin, int32_t end, ByteRange range) {
-  // Point ranges are half-open: [node_begin, node_end), [begin, end).
-  if (end <= node_begin || node_end <= begin) return;
-  if (begin <= node_begin && node_end <= end) {
-    Touch(node);
-    Insert(covering_[node], range);
-    return;
-  }
-  const int32_t middle = (node_begin + node_end) / 2;
-  AddCovering(2 * node, node_begin, middle, begin, end, range);
-  AddCovering(2 * node + 1, middle, node_end, begin, end, range);
-}
-
 void BestFitChunkIndex::Add(int64_t start, int64_t end, const HeapChunk& chunk) {
   const int32_t first = PointIndex(start);
   const int32_t last = PointIndex(end);
   const ByteRange range{chunk.offset, chunk.chunk_end()};
-  AddCovering(1, 0, size_, first, last + 1, range);
-  // Every node on the path to the start point.
-  int32_t node = 1, node_begin = 0, node_end = size_;
-  while (true) {
-    Touch(node);
-    Insert(starting_[node], range);
-    if (node_end - node_begin == 1) break;
-    const int32_t middle = (node_begin + node_end) / 2;
-    if (first < middle) {
-      node = 2 * node;
-      node_end = middle;
-    } else {
-      node = 2 * node + 1;
-      node_begin = middle;
+  // The canonical nodes of the points [first, last] (bottom-up, no recursion).
+  for (int32_t lo = first + size_, hi = last + 1 + size_; lo < hi; lo /= 2, hi /= 2) {
+    if (lo & 1) {
+      Touch(lo);
+      Insert(covering_[lo++], range);
+    }
+    if (hi & 1) {
+      Touch(--hi);
+      Insert(covering_[hi], range);
     }
   }
-}
-
-void BestFitChunkIndex::CollectStarting(int32_t node, int32_t node_begin, int32_t node_end,
-                                        int32_t begin, int32_t end,
-                                        std::vector<ByteRange>& out) const {
-  if (end <= node_begin || node_end <= begin || starting_[node].empty()) return;
-  if (begin <= node_begin && node_end <= end) {
-    out.insert(out.end(), starting_[node].begin(), starting_[node].end());
-    return;
+  // Every node on the path from the start point's leaf to the root.
+  for (int32_t node = first + size_; node >= 1; node /= 2) {
+    Touch(node);
+    Insert(starting_[node], range);
   }
-  const int32_t middle = (node_begin + node_end) / 2;
-  CollectStarting(2 * node, node_begin, middle, begin, end, out);
-  CollectStarting(2 * node + 1, middle, node_end, begin, end, out);
 }
 
-void BestFitChunkIndex::AppendOccupied(int64_t start, int64_t end,
-                                       std::vector<ByteRange>& out) const {
+template <typename Visit>
+void BestFitChunkIndex::VisitOccupied(int64_t start, int64_t end, Visit visit) const {
   // First point >= start and last point <= end.
   const int32_t first = static_cast<int32_t>(
       std::lower_bound(points_.begin(), points_.end(), start) - points_.begin());
   const int32_t last = static_cast<int32_t>(
       std::upper_bound(points_.begin(), points_.end(), end) - points_.begin()) - 1;
   if (first > last) return;
-  // Chunks live at `first`.
-  int32_t node = 1, node_begin = 0, node_end = size_;
-  while (true) {
-    out.insert(out.end(), covering_[node].begin(), covering_[node].end());
-    if (node_end - node_begin == 1) break;
-    const int32_t middle = (node_begin + node_end) / 2;
-    if (first < middle) {
-      node = 2 * node;
-      node_end = middle;
-    } else {
-      node = 2 * node + 1;
-      node_begin = middle;
+  // Chunks live at `first`: the nodes on its leaf's path.
+  for (int32_t node = first + size_; node >= 1; node /= 2) {
+    if (!covering_[node].empty()) visit(covering_[node]);
+  }
+  // Chunks starting in (first, last]: the canonical nodes of that range.
+  for (int32_t lo = first + 1 + size_, hi = last + 1 + size_; lo < hi; lo /= 2, hi /= 2) {
+    if (lo & 1) {
+      if (!starting_[lo].empty()) visit(starting_[lo]);
+      ++lo;
+    }
+    if (hi & 1) {
+      --hi;
+      if (!starting_[hi].empty()) visit(starting_[hi]);
     }
   }
-  // Chunks starting in (first, last].
-  if (first < last) CollectStarting(1, 0, size_, first + 1, last + 1, out);
+}
+
+void BestFitChunkIndex::AppendOccupied(int64_t start, int64_t end,
+                                       std::vector<ByteRange>& out) const {
+  VisitOccupied(start, end,
+                [&out](const RangeSet& set) { out.insert(out.end(), set.begin(), set.end()); });
+}
+
+void BestFitChunkIndex::AppendOccupiedLists(int64_t start, int64_t end,
+                                            std::vector<absl::Span<const ByteRange>>& out) const {
+  VisitOccupied(start, end, [&out](const RangeSet& set) { out.emplace_back(set); });
 }
 
 void BestFitChunkIndex::Clear() {

@@ -4,31 +4,77 @@
 
 namespace hmo {
 
+namespace {
+
+using ByteRange = BestFitChunkIndex::ByteRange;
+
+// Appends the union of the sorted, disjoint lists a and b, coalescing only
+// overlapping ranges (as the sort-and-sweep this replaces did: touching ranges
+// stay apart, which matters for a size-0 query).
+void UnionInto(const ByteRange* a, const ByteRange* a_end, const ByteRange* b,
+               const ByteRange* b_end, std::vector<ByteRange>& out) {
+  const size_t first_out = out.size();
+  auto push = [&out, first_out](const ByteRange& range) {
+    if (out.size() > first_out && range.first < out.back().second) {
+      out.back().second = std::max(out.back().second, range.second);
+    } else {
+      out.push_back(range);
+    }
+  };
+  while (a != a_end && b != b_end) push(a->first <= b->first ? *a++ : *b++);
+  while (a != a_end) push(*a++);
+  while (b != b_end) push(*b++);
+}
+
+}  // namespace
+
+void BestFitPlacer::CollectUsedRanges(absl::Span<const HeapTimeInterval> lifetimes) const {
+  lists_.clear();
+  for (const HeapTimeInterval& lifetime : lifetimes) {
+    index_.AppendOccupiedLists(lifetime.start, lifetime.end, lists_);
+  }
+  used_ranges_.clear();
+  run_bounds_.assign(1, 0);
+  // The first level merges straight from the index's lists.
+  for (size_t l = 0; l < lists_.size(); l += 2) {
+    const absl::Span<const ByteRange> a = lists_[l];
+    if (l + 1 < lists_.size()) {
+      const absl::Span<const ByteRange> b = lists_[l + 1];
+      UnionInto(a.data(), a.data() + a.size(), b.data(), b.data() + b.size(), used_ranges_);
+    } else {
+      used_ranges_.insert(used_ranges_.end(), a.begin(), a.end());
+    }
+    run_bounds_.push_back(used_ranges_.size());
+  }
+  // Bottom-up: merge runs 2i and 2i + 1 until one run is left.
+  while (run_bounds_.size() > 2) {
+    merge_scratch_.clear();
+    run_bounds_scratch_.assign(1, 0);
+    const size_t runs = run_bounds_.size() - 1;
+    for (size_t r = 0; r < runs; r += 2) {
+      const ByteRange* a = used_ranges_.data() + run_bounds_[r];
+      const ByteRange* a_end = used_ranges_.data() + run_bounds_[r + 1];
+      if (r + 1 < runs) {
+        UnionInto(a, a_end, a_end, used_ranges_.data() + run_bounds_[r + 2], merge_scratch_);
+      } else {
+        merge_scratch_.insert(merge_scratch_.end(), a, a_end);
+      }
+      run_bounds_scratch_.push_back(merge_scratch_.size());
+    }
+    used_ranges_.swap(merge_scratch_);
+    run_bounds_.swap(run_bounds_scratch_);
+  }
+}
+
 void BestFitPlacer::MakeFreeGaps(absl::Span<const HeapTimeInterval> lifetimes,
                                  int64_t size) const {
-  used_ranges_.clear();
-  for (const HeapTimeInterval& lifetime : lifetimes) {
-    index_.AppendOccupied(lifetime.start, lifetime.end, used_ranges_);
-  }
-  std::sort(used_ranges_.begin(), used_ranges_.end());
+  CollectUsedRanges(lifetimes);
+  // used_ranges_ is sorted and its ranges do not overlap (they may touch).
   free_gaps_.clear();
   int64_t free_start = 0;
-  if (!used_ranges_.empty()) {
-    int64_t run_offset = used_ranges_[0].first;
-    int64_t run_end = used_ranges_[0].second;
-    for (size_t i = 1; i < used_ranges_.size(); ++i) {
-      const auto& [offset, end] = used_ranges_[i];
-      if (offset < run_end) {
-        run_end = std::max(run_end, end);
-        continue;
-      }
-      if (run_offset - free_start >= size) free_gaps_.emplace_back(free_start, run_offset);
-      free_start = std::max(free_start, AlignUp(run_end));
-      run_offset = offset;
-      run_end = end;
-    }
-    if (run_offset - free_start >= size) free_gaps_.emplace_back(free_start, run_offset);
-    free_start = std::max(free_start, AlignUp(run_end));
+  for (const auto& [offset, end] : used_ranges_) {
+    if (offset - free_start >= size) free_gaps_.emplace_back(free_start, offset);
+    free_start = std::max(free_start, AlignUp(end));
   }
   free_gaps_.emplace_back(free_start, std::numeric_limits<int64_t>::max());
 }

@@ -26,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/types/span.h"
 #include "hmo/analysis/heap_chunk.h"
 
 namespace hmo {
@@ -47,6 +48,13 @@ class BestFitChunkIndex {
   // overlap.
   void AppendOccupied(int64_t start, int64_t end, std::vector<ByteRange>& out) const;
 
+  // The same bytes as AppendOccupied, as views of the index's own lists: each
+  // appended list is sorted by offset, its ranges disjoint and not touching;
+  // lists may overlap one another. Empty lists are skipped. The views stay
+  // valid until the next Add or Clear.
+  void AppendOccupiedLists(int64_t start, int64_t end,
+                           std::vector<absl::Span<const ByteRange>>& out) const;
+
   // Removes every chunk; keeps the points.
   void Clear();
 
@@ -56,10 +64,10 @@ class BestFitChunkIndex {
   static void Insert(RangeSet& set, ByteRange range);
 
   int32_t PointIndex(int64_t time) const;  // the exact point
-  void AddCovering(int32_t node, int32_t node_begin, int32_t node_end, int32_t begin,
-                   int32_t end, ByteRange range);
-  void CollectStarting(int32_t node, int32_t node_begin, int32_t node_end, int32_t begin,
-                       int32_t end, std::vector<ByteRange>& out) const;
+  // Calls visit(set) for the path of the first point >= start in
+  // `covering` and the canonical `starting` nodes of the later points <= end.
+  template <typename Visit>
+  void VisitOccupied(int64_t start, int64_t end, Visit visit) const;
   void Touch(int32_t node);
 
   std::vector<int64_t> points_;

@@ -8,7 +8,7 @@
 //
 //  1. Collect the bytes of every placed chunk that overlaps in time (inclusive
 //     ends) any of the group's lifetimes.
-//  2. Sort them by offset and merge overlapping ones (XLA keeps touching
+//  2. Merge them by offset, coalescing overlapping ones (XLA keeps touching
 //     chunks apart, which picks the same gaps: the result depends only on the
 //     union of the used bytes). Walking up from offset 0, each gap
 //     [free_start, next_used_offset) is a candidate only if it is at least
@@ -57,7 +57,9 @@ class BestFitPlacer {
   // The offset XLA's FindChunkCandidate returns for a buffer of `size` bytes
   // that, with its colocations, occupies `group_size` bytes during every
   // interval of `lifetimes` (the buffer's own first). `preferred_offset` < 0
-  // means none.
+  // means none. `size` > 0 gives exactly XLA's answer; the heaps never ask
+  // for size 0 (such buffers get chunk (0, 0)), for which chunks that touch
+  // may count as one run.
   int64_t FindOffset(absl::Span<const HeapTimeInterval> lifetimes, int64_t size,
                      int64_t group_size, int64_t preferred_offset = -1) const;
 
@@ -66,7 +68,9 @@ class BestFitPlacer {
   void Commit(absl::Span<const HeapTimeInterval> lifetimes, const HeapChunk& chunk);
 
   // `value` rounded up to the alignment.
-  int64_t AlignUp(int64_t value) const { return AlignHeapOffsetUp(value, alignment_); }
+  int64_t AlignUp(int64_t value) const {
+    return alignment_ == 1 ? value : AlignHeapOffsetUp(value, alignment_);
+  }
 
   int64_t alignment() const { return alignment_; }
   ChunkPlacement placement() const { return placement_; }
@@ -76,11 +80,19 @@ class BestFitPlacer {
  private:
   // The free gaps (start, end) for a buffer of `size` bytes, ascending.
   void MakeFreeGaps(absl::Span<const HeapTimeInterval> lifetimes, int64_t size) const;
+  // used_ranges_ = the union of the index's lists for `lifetimes`, sorted and
+  // coalesced. The lists are already sorted, so they are merged pairwise
+  // (bottom-up, coalescing at every level) instead of sorted from scratch.
+  void CollectUsedRanges(absl::Span<const HeapTimeInterval> lifetimes) const;
 
   int64_t alignment_;
   ChunkPlacement placement_;
   BestFitChunkIndex index_;
+  mutable std::vector<absl::Span<const BestFitChunkIndex::ByteRange>> lists_;
   mutable std::vector<BestFitChunkIndex::ByteRange> used_ranges_;
+  mutable std::vector<BestFitChunkIndex::ByteRange> merge_scratch_;
+  mutable std::vector<size_t> run_bounds_;
+  mutable std::vector<size_t> run_bounds_scratch_;
   mutable std::vector<std::pair<int64_t, int64_t>> free_gaps_;
 };
 
