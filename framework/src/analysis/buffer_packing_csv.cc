@@ -10,11 +10,13 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "hmo/analysis/best_fit_constrained_heap.h"
 #include "hmo/analysis/heap_choose_best.h"
+#include "hmo/analysis/packing_improver.h"
 #include "hmo/analysis/tight_packing_heap.h"
 #include "hmo/base/status_macros.h"
 
@@ -58,11 +60,12 @@ absl::Status ValidatePacking(const PackingInstance& instance, absl::Span<const i
 }
 
 std::vector<std::string> PackingAlgorithmNames() {
-  return {"best",          "best-fit",       "best-fit-temporal",
-          "best-fit-spatial-temporal",       "lowest-offset",
-          "lowest-offset-temporal",          "lowest-offset-spatial-temporal",
-          "fast-merge",    "fast-split",     "packing-search",
-          "tight"};
+  return {"best-fit-improved",         "best-fit",
+          "best-fit-temporal",         "best-fit-spatial-temporal",
+          "lowest-offset",             "lowest-offset-temporal",
+          "lowest-offset-spatial-temporal", "fast-merge",
+          "fast-split",                "packing-search",
+          "tight",                     "best"};
 }
 
 namespace {
@@ -79,7 +82,7 @@ absl::StatusOr<std::unique_ptr<IndexHeap>> MakePackingAlgorithm(std::string_view
                                                                 int64_t alignment) {
   using PS = PackingStrategy;
   using CP = ChunkPlacement;
-  if (name == "best-fit") {
+  if (name == "best-fit" || name == "best-fit-improved") {
     return std::unique_ptr<IndexHeap>(
         std::make_unique<GlobalDecreasingSizeBestFitHeap<int32_t>>(alignment, PS::kSpatial));
   }
@@ -128,8 +131,6 @@ absl::StatusOr<PackingResult> PackBuffers(const PackingInstance& instance,
   HMO_ASSIGN_OR_RETURN(std::unique_ptr<IndexHeap> heap, MakePackingAlgorithm(algorithm, alignment));
   HeapEventsFromCsvBuffers(instance).Replay(*heap);
   HMO_ASSIGN_OR_RETURN(HeapSimulatorResult<int32_t> placed, heap->Finish());
-  result.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
   result.offsets.assign(instance.size(), 0);
   // Several heaps (constrained algorithms) are stacked end to end.
   int64_t base = 0;
@@ -139,6 +140,23 @@ absl::StatusOr<PackingResult> PackBuffers(const PackingInstance& instance,
     }
     base = AlignHeapOffsetUp(base + heap_result.heap_size, alignment);
   }
+  if (algorithm == "best-fit-improved") {
+    const HeapPackingProblem problem = ToHeapPackingProblem(instance, alignment);
+    const PackingImproverReport report = ImprovePacking(problem, result.offsets);
+    const auto percent = [&report](int64_t height) {
+      return report.lower_bound > 0
+                 ? absl::StrFormat("%+.2f%%", 100.0 * static_cast<double>(height - report.lower_bound) /
+                                                  static_cast<double>(report.lower_bound))
+                 : std::string("");
+    };
+    result.detail = absl::StrCat("best-fit ", percent(report.initial_height), " -> ", report.method,
+                                 " ", percent(report.height), ", ", report.greedy_passes,
+                                 " greedy passes, ", report.moves, " moves (", report.accepted_moves,
+                                 " kept), work ", report.work,
+                                 report.stopped_by_time ? ", stopped by the time cap" : "");
+  }
+  result.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
   for (size_t i = 0; i < instance.size(); ++i) {
     if (instance[i].size == 0) continue;
     result.height = std::max(result.height, result.offsets[i] + instance[i].size);

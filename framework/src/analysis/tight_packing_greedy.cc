@@ -1,6 +1,7 @@
 #include "hmo/analysis/tight_packing_greedy.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <tuple>
 
@@ -131,6 +132,46 @@ std::vector<BlockOrder> TightPackingStartOrders(const BlockOrderKeys& k) {
                       return std::make_tuple(k.last_end[b], k.size[b], -b);
                     })});
   return orders;
+}
+
+std::vector<int32_t> SizeClassOrder(const BlockOrderKeys& k, double base) {
+  const size_t n = k.size.size();
+  const double log_base = std::log(base);
+  std::vector<int64_t> size_class(n);
+  for (size_t b = 0; b < n; ++b) {
+    size_class[b] = k.size[b] <= 0 ? -1
+                                   : static_cast<int64_t>(std::floor(
+                                         std::log(static_cast<double>(k.size[b])) / log_base));
+  }
+  return SortedBy(n, [&](int32_t b) {
+    return std::make_tuple(size_class[b], k.live_steps[b], k.size[b], -b);
+  });
+}
+
+std::vector<int32_t> SizeLengthOrder(const BlockOrderKeys& k, double alpha) {
+  const size_t n = k.size.size();
+  std::vector<double> key(n);
+  for (size_t b = 0; b < n; ++b) {
+    key[b] = k.size[b] <= 0 ? -1e300
+                            : std::log(static_cast<double>(k.size[b])) +
+                                  alpha * std::log(static_cast<double>(std::max<int64_t>(
+                                              1, k.live_steps[b])));
+  }
+  return SortedBy(n, [&](int32_t b) { return std::make_tuple(key[b], k.size[b], -b); });
+}
+
+std::vector<int32_t> LongLivedFirstOrder(const BlockOrderKeys& k, double fraction) {
+  const size_t n = k.size.size();
+  int64_t first = 0, last = 0;
+  for (size_t b = 0; b < n; ++b) {
+    if (b == 0 || k.first_start[b] < first) first = k.first_start[b];
+    if (b == 0 || k.last_end[b] > last) last = k.last_end[b];
+  }
+  const double span = static_cast<double>(last - first + 1);
+  return SortedBy(n, [&](int32_t b) {
+    const bool long_lived = static_cast<double>(k.live_steps[b]) >= fraction * span;
+    return std::make_tuple(long_lived, k.size[b], k.live_steps[b], -b);
+  });
 }
 
 }  // namespace hmo

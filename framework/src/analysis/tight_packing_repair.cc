@@ -4,83 +4,10 @@
 #include <limits>
 #include <utility>
 
+#include "hmo/analysis/heap_block_time_index.h"
+
 namespace hmo {
 namespace {
-
-// The blocks whose lifetimes overlap a time window, from a static segment
-// tree over the time points (built once; lifetimes never change).
-class BlockTimeIndex {
- public:
-  explicit BlockTimeIndex(const HeapPackingProblem& problem) {
-    for (const HeapPackingBlock& block : problem.blocks) {
-      for (const HeapTimeInterval& lifetime : block.lifetimes) {
-        points_.push_back(lifetime.start);
-        points_.push_back(lifetime.end);
-      }
-    }
-    std::sort(points_.begin(), points_.end());
-    points_.erase(std::unique(points_.begin(), points_.end()), points_.end());
-    size_ = 1;
-    while (size_ < static_cast<int32_t>(points_.size())) size_ *= 2;
-    covering_.resize(2 * static_cast<size_t>(size_));
-    for (int32_t b = 0; b < static_cast<int32_t>(problem.blocks.size()); ++b) {
-      if (problem.blocks[b].size == 0) continue;
-      for (const HeapTimeInterval& lifetime : problem.blocks[b].lifetimes) {
-        const int32_t first = Index(lifetime.start);
-        const int32_t last = Index(lifetime.end);
-        Cover(1, 0, size_, first, last + 1, b);
-        by_start_.emplace_back(first, b);
-      }
-    }
-    std::sort(by_start_.begin(), by_start_.end());
-  }
-
-  // Appends (with repeats) the blocks with a lifetime sharing a time step
-  // with [start, end].
-  void Append(int64_t start, int64_t end, std::vector<int32_t>& out) const {
-    const int32_t first = Index(start);
-    const int32_t last = static_cast<int32_t>(
-        std::upper_bound(points_.begin(), points_.end(), end) - points_.begin()) - 1;
-    int32_t node = 1, node_begin = 0, node_end = size_;
-    while (true) {
-      out.insert(out.end(), covering_[node].begin(), covering_[node].end());
-      if (node_end - node_begin == 1) break;
-      const int32_t middle = (node_begin + node_end) / 2;
-      if (first < middle) {
-        node = 2 * node;
-        node_end = middle;
-      } else {
-        node = 2 * node + 1;
-        node_begin = middle;
-      }
-    }
-    auto it = std::lower_bound(by_start_.begin(), by_start_.end(),
-                               std::make_pair(first + 1, std::numeric_limits<int32_t>::min()));
-    for (; it != by_start_.end() && it->first <= last; ++it) out.push_back(it->second);
-  }
-
- private:
-  int32_t Index(int64_t time) const {
-    return static_cast<int32_t>(std::lower_bound(points_.begin(), points_.end(), time) -
-                                points_.begin());
-  }
-  void Cover(int32_t node, int32_t node_begin, int32_t node_end, int32_t begin, int32_t end,
-             int32_t block) {
-    if (end <= node_begin || node_end <= begin) return;
-    if (begin <= node_begin && node_end <= end) {
-      covering_[node].push_back(block);
-      return;
-    }
-    const int32_t middle = (node_begin + node_end) / 2;
-    Cover(2 * node, node_begin, middle, begin, end, block);
-    Cover(2 * node + 1, middle, node_end, begin, end, block);
-  }
-
-  std::vector<int64_t> points_;
-  int32_t size_ = 1;
-  std::vector<std::vector<int32_t>> covering_;
-  std::vector<std::pair<int32_t, int32_t>> by_start_;  // (start point, block)
-};
 
 class PeakRepairer {
  public:
@@ -247,7 +174,7 @@ class PeakRepairer {
   const HeapPackingProblem& problem_;
   std::vector<int64_t>& offsets_;
   std::mt19937_64& rng_;
-  BlockTimeIndex index_;
+  HeapBlockTimeIndex index_;
   std::vector<int32_t> stamp_;
   int32_t current_stamp_ = 0;
   std::vector<char> moving_;

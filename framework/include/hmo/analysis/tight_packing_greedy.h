@@ -41,6 +41,24 @@ struct BlockOrder {
 // descending with the others as tie breaks.
 std::vector<BlockOrder> TightPackingStartOrders(const BlockOrderKeys& keys);
 
+// Orders that stay close to XLA's size order but break its worst habit on
+// real instances (long-lived small blocks end up stacked on top of
+// everything, above the peak), used by the packing improver:
+//
+// Size classes: blocks grouped by floor(log_base(size)), larger classes first;
+// inside a class longer lifetimes first (then larger, then lower index).
+// `base` > 1.
+std::vector<int32_t> SizeClassOrder(const BlockOrderKeys& keys, double base);
+
+// Descending size * live_steps^alpha (alpha in [0, 1]: 0 is the size order,
+// 1 the area order), ties by size, then lower index.
+std::vector<int32_t> SizeLengthOrder(const BlockOrderKeys& keys, double alpha);
+
+// Blocks live for at least `fraction` of the whole time span first, then the
+// rest; each part in size order (longer first on equal sizes, then lower
+// index).
+std::vector<int32_t> LongLivedFirstOrder(const BlockOrderKeys& keys, double fraction);
+
 }  // namespace hmo
 
 #endif  // HMO_ANALYSIS_TIGHT_PACKING_GREEDY_H_
