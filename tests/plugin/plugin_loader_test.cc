@@ -17,6 +17,7 @@
 #include "hmo/plugin/framework_fingerprint.h"
 #include "hmo/plugin/plugin_host.h"
 #include "hmo/plugin/plugin_library.h"
+#include "hmo/plugin/scheduler_strategy_adapter.h"
 #include "hmo/text/hlo_parser.h"
 
 namespace hmo {
@@ -189,6 +190,38 @@ TEST(PluginLoaderTest, BuiltInStrategiesAreFingerprintedCxxPlugins) {
     ASSERT_TRUE(host.LoadPlugin(file).ok()) << file;
     ASSERT_EQ(host.plugins().size(), 1u);
     EXPECT_TRUE(host.plugins().front().cxx) << file;
+  }
+}
+
+// The minor-version rules of plugin_abi.h, from both sides: a plugin of minor
+// 0 and one of a newer minor, whose structs are longer than the host's.
+TEST(PluginLoaderTest, PluginsOfOtherMinorVersionsLoad) {
+  const fs::path minor_dir = fs::path(HMO_BINARY_DIR) / "tests/fixtures/minor";
+  PluginHost host;
+  ASSERT_TRUE(host.LoadPlugin(minor_dir / "libhmo_fixture_abi_minor_zero.so").ok());
+  ASSERT_TRUE(host.LoadPlugin(minor_dir / "libhmo_fixture_abi_newer_minor.so").ok());
+  ASSERT_EQ(host.plugins().size(), 2u);
+  EXPECT_EQ(host.plugins()[0].abi_minor, 0u);
+  EXPECT_EQ(host.plugins()[1].abi_minor, static_cast<uint32_t>(HMO_PLUGIN_ABI_MINOR + 1));
+  EXPECT_FALSE(host.plugins()[1].cxx);
+  const RegisteredSchedulerStrategy* newer =
+      host.registries().strategies.Find("fixture-newer-minor-order");
+  ASSERT_NE(newer, nullptr);
+  EXPECT_EQ(newer->registration.description, "registered with a longer struct than the host's");
+  EXPECT_NE(host.registries().strategies.Find("fixture-minor-zero-order"), nullptr);
+  // Both schedule a module through the host's (1.1) view.
+  auto module = ParseHloModule(R"(
+HloModule minor
+ENTRY e {
+  p = f32[4] parameter(0)
+  n = f32[4] negate(p)
+  ROOT a = f32[4] add(n, p)
+}
+)");
+  ASSERT_TRUE(module.ok()) << module.status();
+  for (const char* strategy : {"fixture-minor-zero-order", "fixture-newer-minor-order"}) {
+    auto schedule = ScheduleModuleWithStrategy(**module, host.registries().strategies, strategy, {});
+    EXPECT_TRUE(schedule.ok()) << strategy << ": " << schedule.status();
   }
 }
 
