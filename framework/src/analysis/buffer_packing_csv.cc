@@ -142,7 +142,14 @@ absl::StatusOr<PackingResult> PackBuffers(const PackingInstance& instance,
   }
   if (algorithm == "best-fit-improved") {
     const HeapPackingProblem problem = ToHeapPackingProblem(instance, alignment);
-    const PackingImproverReport report = ImprovePacking(problem, result.offsets);
+    // The default cap counts from the start of the packing, so best fit's own
+    // time is part of it.
+    PackingImproverOptions options;
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+    options.time_limit_seconds = std::max(
+        0.25, DefaultPackingImproverSeconds(static_cast<int64_t>(instance.size())) - elapsed);
+    const PackingImproverReport report = ImprovePacking(problem, result.offsets, options);
     const auto percent = [&report](int64_t height) {
       return report.lower_bound > 0
                  ? absl::StrFormat("%+.2f%%", 100.0 * static_cast<double>(height - report.lower_bound) /

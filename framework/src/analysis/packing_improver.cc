@@ -50,12 +50,12 @@ std::vector<GreedyCandidate> GreedyCandidates(const BlockOrderKeys& keys) {
 }
 
 // A random order near the size-length family: descending
-// log(size) + alpha * log(live_steps) + noise, alpha uniform in [0, 0.65] and
+// log(size) + alpha * log(live_steps) + noise, alpha uniform in [0.2, 0.65] and
 // the noise normal with a deviation uniform in [0, 0.3] (on real instances the
 // best of a few such orders beats every fixed one).
 std::vector<int32_t> RandomSizeLengthOrder(const BlockOrderKeys& keys, std::mt19937_64& rng) {
   const size_t n = keys.size.size();
-  const double alpha = std::uniform_real_distribution<double>(0.0, 0.65)(rng);
+  const double alpha = std::uniform_real_distribution<double>(0.2, 0.65)(rng);
   const double sigma = std::uniform_real_distribution<double>(0.0, 0.3)(rng);
   std::normal_distribution<double> noise(0.0, 1.0);
   std::vector<double> key(n);
@@ -328,7 +328,7 @@ PackingImproverReport ImprovePacking(const HeapPackingProblem& problem,
   const auto may_pass = [&](int64_t limit) {
     if (report.height <= report.lower_bound || work + n > limit) return false;
     // A pass cannot be interrupted: stop when the last one would not fit.
-    if (Clock::now() + last_pass > deadline) {
+    if (Clock::now() + last_pass + last_pass / 4 > deadline) {
       report.stopped_by_time = true;
       return false;
     }

@@ -43,7 +43,8 @@ absl::Status ValidatePacking(const PackingInstance& instance, absl::Span<const i
 //   best-fit-improved          best-fit, then ImprovePacking (packing_improver.h)
 //                              with its default budget (a work budget that
 //                              grows with the buffer count; the wall-clock cap
-//                              is 100 us per buffer, 0.5 s to 5 s); never higher
+//                              is 100 us per buffer, 0.5 s to 5 s, counted from
+//                              the start, best fit included); never higher
 //                              than best-fit
 //   best-fit                   XLA's GlobalDecreasingSizeBestFitHeap (spatial)
 //   best-fit-temporal, best-fit-spatial-temporal

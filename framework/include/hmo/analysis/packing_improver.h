@@ -33,7 +33,9 @@
 // ones the greedy passes do the work. The work
 // budget decides the result (deterministic for a given input, options and
 // seed); the time limit is only a safety cap, and a run it stops may depend
-// on machine speed.
+// on machine speed. It is checked before each greedy pass (none starts when
+// the last one, plus a quarter, would not fit) and every 16 placements of a
+// move (which is then undone).
 
 #include <cstdint>
 #include <string>
