@@ -7,7 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "hmo/analysis/report_pass.h"
+#include "hmo/passes/framework_passes.h"
 #include "hmo/pipeline/pipeline_yaml_parser.h"
 #include "hmo/pipeline/resolved_pipeline.h"
 #include "hmo/plugin/plugin_host.h"
@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 TEST(ShippedPipelinesTest, EveryPipelineResolvesAgainstTheBuiltPlugins) {
   PluginHost host;
   // The framework's own passes, as the hmo binary registers them.
-  ASSERT_TRUE(RegisterFrameworkAnalysisPasses(host.mutable_registries().passes).ok());
+  ASSERT_TRUE(RegisterFrameworkPasses(host.mutable_registries().passes).ok());
   for (const absl::Status& error : host.LoadAllPlugins(PluginSearchPath({HMO_TEST_PLUGIN_DIR}))) {
     ADD_FAILURE() << error;
   }

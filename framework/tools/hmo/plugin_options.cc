@@ -3,7 +3,7 @@
 #include <cstdlib>
 
 #include "fmt/format.h"
-#include "hmo/analysis/report_pass.h"
+#include "hmo/passes/framework_passes.h"
 
 namespace hmo::cli {
 
@@ -20,7 +20,7 @@ PluginSearchPath PluginOptions::SearchPath() const {
 absl::Status LoadSearchPathPlugins(PluginHost& host, const PluginSearchPath& search_path) {
   // The framework's own passes (e.g. `memory-report`) are available to every
   // pipeline, before any plugin is loaded.
-  if (absl::Status builtin = RegisterFrameworkAnalysisPasses(host.mutable_registries().passes);
+  if (absl::Status builtin = RegisterFrameworkPasses(host.mutable_registries().passes);
       !builtin.ok()) {
     return builtin;
   }

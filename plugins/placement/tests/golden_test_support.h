@@ -34,7 +34,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "gtest/gtest.h"
-#include "hmo/analysis/report_pass.h"
+#include "hmo/passes/framework_passes.h"
 #include "hmo/ir/hlo_module.h"
 #include "hmo/pipeline/changed_check.h"
 #include "hmo/pipeline/pass_manager.h"
@@ -87,7 +87,7 @@ inline PluginHost& TestPluginHost(const std::string& names) {
     auto* loaded = new PluginHost();
     // The framework's own passes (memory-report, copy-insertion), as the
     // hmo binary registers them.
-    if (absl::Status builtin = RegisterFrameworkAnalysisPasses(loaded->mutable_registries().passes);
+    if (absl::Status builtin = RegisterFrameworkPasses(loaded->mutable_registries().passes);
         !builtin.ok()) {
       ADD_FAILURE() << builtin;
     }

@@ -1,5 +1,5 @@
-#ifndef HMO_ANALYSIS_REPORT_PASS_H_
-#define HMO_ANALYSIS_REPORT_PASS_H_
+#ifndef HMO_PASSES_MEMORY_REPORT_PASS_H_
+#define HMO_PASSES_MEMORY_REPORT_PASS_H_
 
 // memory-report: the module's memory at its place in a pipeline; never
 // changes the module. Two kinds of output:
@@ -30,8 +30,8 @@
 // heap (xla | search | best: how the full report packs temp buffers,
 // default best).
 //
-// The framework registers it (RegisterFrameworkAnalysisPasses) under the
-// plugin name "hmo".
+// The framework registers it (RegisterFrameworkPasses, framework_passes.h)
+// under the plugin name "hmo".
 
 #include <memory>
 #include <optional>
@@ -78,11 +78,6 @@ class MemoryReportPass : public HloPass {
   MemoryReportOptions options_;
 };
 
-// Registers the passes the framework itself provides ("memory-report",
-// "copy-insertion") under the plugin name "hmo". Call once per registry
-// before loading plugins.
-absl::Status RegisterFrameworkAnalysisPasses(PassRegistry& registry);
-
 }  // namespace hmo
 
-#endif  // HMO_ANALYSIS_REPORT_PASS_H_
+#endif  // HMO_PASSES_MEMORY_REPORT_PASS_H_

@@ -1,4 +1,4 @@
-#include "hmo/analysis/report_pass.h"
+#include "hmo/passes/memory_report_pass.h"
 
 #include <cstdint>
 #include <cstdio>
@@ -13,7 +13,6 @@
 #include "hmo/base/status_macros.h"
 #include "hmo/ir/hlo_module.h"
 #include "hmo/pass/pass_context.h"
-#include "hmo/transforms/copy_insertion.h"
 #include "spdlog/spdlog.h"
 
 namespace hmo {
@@ -116,11 +115,6 @@ absl::Status MemoryReportPass::RunFullReport(const HloModule& module) {
   out.close();
   if (!out) return absl::InternalError(absl::StrCat("memory-report: cannot write ", path));
   return absl::OkStatus();
-}
-
-absl::Status RegisterFrameworkAnalysisPasses(PassRegistry& registry) {
-  HMO_RETURN_IF_ERROR(registry.Register(MakePassRegistration<MemoryReportPass>(), "hmo"));
-  return registry.Register(MakePassRegistration<CopyInsertion>(), "hmo");
 }
 
 }  // namespace hmo

@@ -2,7 +2,8 @@
 // report or logs the summary against an earlier one, never changes the
 // module.
 
-#include "hmo/analysis/report_pass.h"
+#include "hmo/passes/framework_passes.h"
+#include "hmo/passes/memory_report_pass.h"
 
 #include <filesystem>
 
@@ -21,7 +22,7 @@ using ::hmo::testing::ReadFileOrDie;
 
 TEST(MemoryReportPassTest, RegisteredUnderTheFrameworkAndWritesJson) {
   PluginRegistries registries;
-  ASSERT_TRUE(RegisterFrameworkAnalysisPasses(registries.passes).ok());
+  ASSERT_TRUE(RegisterFrameworkPasses(registries.passes).ok());
   const RegisteredPass* registered = registries.passes.Find("memory-report");
   ASSERT_NE(registered, nullptr);
 
@@ -59,7 +60,7 @@ ENTRY e {
 
 TEST(MemoryReportPassTest, RejectsUnknownFormats) {
   PluginRegistries registries;
-  ASSERT_TRUE(RegisterFrameworkAnalysisPasses(registries.passes).ok());
+  ASSERT_TRUE(RegisterFrameworkPasses(registries.passes).ok());
   const RegisteredPass* registered = registries.passes.Find("memory-report");
   ASSERT_NE(registered, nullptr);
   auto options = registered->registration.options.Bind(
@@ -70,7 +71,7 @@ TEST(MemoryReportPassTest, RejectsUnknownFormats) {
 
 TEST(MemoryReportPassTest, SummaryComparesWithAnEarlierLabelAndReports) {
   PluginRegistries registries;
-  ASSERT_TRUE(RegisterFrameworkAnalysisPasses(registries.passes).ok());
+  ASSERT_TRUE(RegisterFrameworkPasses(registries.passes).ok());
   const RegisteredPass* registered = registries.passes.Find("memory-report");
   ASSERT_NE(registered, nullptr);
   auto make = [&](std::vector<PassOptionAssignment> assignments) {

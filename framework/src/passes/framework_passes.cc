@@ -1,0 +1,14 @@
+#include "hmo/passes/framework_passes.h"
+
+#include "hmo/base/status_macros.h"
+#include "hmo/passes/memory_report_pass.h"
+#include "hmo/transforms/copy_insertion.h"
+
+namespace hmo {
+
+absl::Status RegisterFrameworkPasses(PassRegistry& registry) {
+  HMO_RETURN_IF_ERROR(registry.Register(MakePassRegistration<MemoryReportPass>(), "hmo"));
+  return registry.Register(MakePassRegistration<CopyInsertion>(), "hmo");
+}
+
+}  // namespace hmo
