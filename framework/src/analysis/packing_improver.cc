@@ -73,6 +73,10 @@ std::vector<int32_t> RandomSizeLengthOrder(const BlockOrderKeys& keys, std::mt19
   return order;
 }
 
+// The work of a typical phase-3 move: half the most blocks live at one time
+// (at most PeakStackSearch::kMaxLifted), each looking at up to every block.
+int64_t EstimatedMoveWork(const HeapPackingProblem& problem);
+
 // Phase 3: ruin and recreate the stack at the peak.
 class PeakStackSearch {
  public:
@@ -285,6 +289,23 @@ class PeakStackSearch {
   std::vector<std::pair<int32_t, int64_t>> saved_;
 };
 
+int64_t EstimatedMoveWork(const HeapPackingProblem& problem) {
+  std::vector<std::pair<int64_t, int32_t>> events;  // (time, +1 start / -1 after end)
+  for (const HeapPackingBlock& block : problem.blocks) {
+    if (block.size == 0) continue;
+    for (const HeapTimeInterval& lifetime : block.lifetimes) {
+      events.emplace_back(lifetime.start, 1);
+      events.emplace_back(lifetime.end + 1, -1);
+    }
+  }
+  std::sort(events.begin(), events.end());  // ends (-1) before starts at one time
+  int64_t live = 0, most = 0;
+  for (const auto& [time, delta] : events) most = std::max(most, live += delta);
+  const int64_t lifted = std::min<int64_t>(most, PeakStackSearch::kMaxLifted) / 2 + 1;
+  const int64_t n = static_cast<int64_t>(problem.blocks.size());
+  return lifted * (1 + n / PeakStackSearch::kConflictsPerUnit);
+}
+
 }  // namespace
 
 PackingImproverReport ImprovePacking(const HeapPackingProblem& problem,
@@ -338,13 +359,20 @@ PackingImproverReport ImprovePacking(const HeapPackingProblem& problem,
     if (!may_pass(share(options.greedy_share))) break;
     try_order(greedy.name, greedy.order(), greedy.placement);
   }
+  // Phase 3 pays only where a move is cheap next to its budget: a move lifts
+  // up to the peak's stack and looks at up to all blocks for each, so on
+  // large instances the random orders get its share too.
+  int64_t random_limit = share(options.random_share);
+  const int64_t move_work = EstimatedMoveWork(problem);
+  if (move_work * 4 > budget - random_limit) random_limit = budget;
   std::mt19937_64 rng(options.seed);
-  while (may_pass(share(options.random_share))) {
+  while (may_pass(random_limit)) {
     try_order("random-size-length", RandomSizeLengthOrder(keys, rng), ChunkPlacement::kBestFit);
   }
 
   // Phase 3: ruin and recreate at the peak, on the best placement so far.
-  if (report.height > report.lower_bound && work < budget && !report.stopped_by_time) {
+  if (report.height > report.lower_bound && work + move_work <= budget &&
+      !report.stopped_by_time) {
     PeakStackSearch search(problem, offsets, options.seed);
     search.Run(report.lower_bound, budget, deadline, work, report);
     if (search.height() < report.height) {

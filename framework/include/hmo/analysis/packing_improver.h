@@ -18,7 +18,9 @@
 //     budget. The lowest placement wins.
 //  2. Random orders of the same family (descending log size + alpha x log
 //     lifetime + noise, alpha and the noise's deviation drawn per pass), best
-//     fit, until `random_share` of the budget is spent.
+//     fit, until `random_share` of the budget is spent (all of it when a
+//     phase-3 move would cost more than a quarter of phase 3's share, as on
+//     large instances).
 //  3. Iterated ruin and recreate at the peak: pick a block that reaches the
 //     height, the time of most live bytes in its lifetime, and lift out the
 //     blocks live then (all, or the upper part of that stack), place them
