@@ -1,9 +1,9 @@
 // Golden tests of optimize-input-output-buffer-alias and copy-elimination:
 // every *.hlo file in this folder is a case (see
-// plugins/placement/tests/golden_test_support.h).
+// tests/support/golden_test_support.h).
 
 #include "gtest/gtest.h"
-#include "golden_test_support.h"
+#include "support/golden_test_support.h"
 
 namespace hmo {
 namespace {

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "golden_test_support.h"
+#include "support/golden_test_support.h"
 #include "gtest/gtest.h"
 #include "hmo/pipeline/pipeline_yaml_parser.h"
 #include "spdlog/sinks/ostream_sink.h"

@@ -1,11 +1,11 @@
 // Golden tests of convert-memory-placement-to-internal-annotations and
 // host-offloader: every *.hlo file in this folder is a case (see
-// golden_test_support.h).
+// tests/support/golden_test_support.h).
 
 #include <string>
 
 #include "gtest/gtest.h"
-#include "golden_test_support.h"
+#include "support/golden_test_support.h"
 
 namespace hmo {
 namespace {

@@ -1,8 +1,8 @@
 // Golden tests of memory-space-propagation: every *.hlo file in this folder
-// is a case (see plugins/placement/tests/golden_test_support.h).
+// is a case (see tests/support/golden_test_support.h).
 
 #include "gtest/gtest.h"
-#include "golden_test_support.h"
+#include "support/golden_test_support.h"
 
 namespace hmo {
 namespace {

@@ -1,5 +1,5 @@
-#ifndef HMO_PLUGINS_PLACEMENT_TESTS_GOLDEN_TEST_SUPPORT_H_
-#define HMO_PLUGINS_PLACEMENT_TESTS_GOLDEN_TEST_SUPPORT_H_
+#ifndef HMO_TESTS_SUPPORT_GOLDEN_TEST_SUPPORT_H_
+#define HMO_TESTS_SUPPORT_GOLDEN_TEST_SUPPORT_H_
 
 // Golden tests for passes: an input module, the pipeline to run on it, and
 // the expected result, all in files beside the test.
@@ -202,4 +202,4 @@ inline void RunGoldenCase(const GoldenCase& golden, const PluginHost& host) {
 
 }  // namespace hmo::golden
 
-#endif  // HMO_PLUGINS_PLACEMENT_TESTS_GOLDEN_TEST_SUPPORT_H_
+#endif  // HMO_TESTS_SUPPORT_GOLDEN_TEST_SUPPORT_H_
