@@ -32,7 +32,7 @@ TightPackingPreorder TightPackingPreorder::FromLetters(std::string_view letters)
 
 std::vector<TightPackingPreorder> TightPackingDefaultPreorders() {
   std::vector<TightPackingPreorder> preorders;
-  for (std::string_view letters : {"WAT", "TAW", "TWA", "CRT", "TRC", "TCR"}) {
+  for (std::string_view letters : {"WAT", "TAW", "TWA", "CRT", "TRC", "TCR", "SZT", "EZT", "ZAT"}) {
     preorders.push_back(TightPackingPreorder::FromLetters(letters));
   }
   return preorders;

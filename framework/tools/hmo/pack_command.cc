@@ -34,7 +34,7 @@ namespace {
 constexpr int64_t kDecisionNodeBudget = 1'000'000;
 // The default node budget of --algorithm tight: half of it goes to the lower
 // bound first, enough for every challenging instance whose optimum it is.
-constexpr int64_t kTightNodeBudget = 500'000;
+constexpr int64_t kTightNodeBudget = 1'000'000;
 
 // Writes `csv` to `output` (atomically) or stdout.
 int WriteCsv(const std::string& output, const std::string& csv) {

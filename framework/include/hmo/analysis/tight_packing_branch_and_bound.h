@@ -64,8 +64,10 @@ struct TightPackingPreorder {
 };
 
 // The preorders the solver runs round robin: MiniMalloc's WAT, TAW and TWA,
-// then the same with lifespans measured in sections (CRT, TRC, TCR), which
-// do not depend on how the caller's clock ticks (heap events, schedule steps).
+// then the same with lifespans measured in sections (CRT, TRC, TCR), then
+// SZT, EZT and ZAT. The last six do not depend on how the caller's clock
+// ticks: on MiniMalloc's instances in heap-event order (TightPackingHeap) the
+// first three often fail where they decide them in the instances' own time.
 std::vector<TightPackingPreorder> TightPackingDefaultPreorders();
 
 enum class TightPackingOutcome {
