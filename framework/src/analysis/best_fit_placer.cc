@@ -33,6 +33,7 @@ void BestFitPlacer::CollectUsedRanges(absl::Span<const HeapTimeInterval> lifetim
   for (const HeapTimeInterval& lifetime : lifetimes) {
     index_.AppendOccupiedLists(lifetime.start, lifetime.end, lists_);
   }
+  if (lists_.size() <= 2) return;  // walked as they are
   used_ranges_.clear();
   run_bounds_.assign(1, 0);
   // The first level merges straight from the index's lists.
@@ -46,8 +47,9 @@ void BestFitPlacer::CollectUsedRanges(absl::Span<const HeapTimeInterval> lifetim
     }
     run_bounds_.push_back(used_ranges_.size());
   }
-  // Bottom-up: merge runs 2i and 2i + 1 until one run is left.
-  while (run_bounds_.size() > 2) {
+  // Bottom-up: merge runs 2i and 2i + 1 until two are left (MakeFreeGaps
+  // merges those two as it walks them).
+  while (run_bounds_.size() > 3) {
     merge_scratch_.clear();
     run_bounds_scratch_.assign(1, 0);
     const size_t runs = run_bounds_.size() - 1;
@@ -64,18 +66,34 @@ void BestFitPlacer::CollectUsedRanges(absl::Span<const HeapTimeInterval> lifetim
     used_ranges_.swap(merge_scratch_);
     run_bounds_.swap(run_bounds_scratch_);
   }
+  lists_.assign(2, {});
+  for (size_t r = 0; r + 1 < run_bounds_.size(); ++r) {
+    lists_[r] = absl::Span<const ByteRange>(used_ranges_.data() + run_bounds_[r],
+                                            run_bounds_[r + 1] - run_bounds_[r]);
+  }
 }
 
 void BestFitPlacer::MakeFreeGaps(absl::Span<const HeapTimeInterval> lifetimes,
                                  int64_t size) const {
   CollectUsedRanges(lifetimes);
-  // used_ranges_ is sorted and its ranges do not overlap (they may touch).
+  // At most two sorted lists are left; walk their merge in offset order. The
+  // walk needs no coalescing: a range overlapping an earlier one starts below
+  // free_start, so it opens no gap and only moves free_start up, exactly as
+  // the coalesced run would.
   free_gaps_.clear();
   int64_t free_start = 0;
-  for (const auto& [offset, end] : used_ranges_) {
-    if (offset - free_start >= size) free_gaps_.emplace_back(free_start, offset);
-    free_start = std::max(free_start, AlignUp(end));
-  }
+  const auto visit = [&](const ByteRange& range) {
+    if (range.first - free_start >= size) free_gaps_.emplace_back(free_start, range.first);
+    free_start = std::max(free_start, AlignUp(range.second));
+  };
+  const absl::Span<const ByteRange> none;
+  const absl::Span<const ByteRange> first = lists_.empty() ? none : lists_[0];
+  const absl::Span<const ByteRange> second = lists_.size() < 2 ? none : lists_[1];
+  const ByteRange *a = first.data(), *a_end = a + first.size();
+  const ByteRange *b = second.data(), *b_end = b + second.size();
+  while (a != a_end && b != b_end) visit(a->first <= b->first ? *a++ : *b++);
+  for (; a != a_end; ++a) visit(*a);
+  for (; b != b_end; ++b) visit(*b);
   free_gaps_.emplace_back(free_start, std::numeric_limits<int64_t>::max());
 }
 

@@ -80,9 +80,11 @@ class BestFitPlacer {
  private:
   // The free gaps (start, end) for a buffer of `size` bytes, ascending.
   void MakeFreeGaps(absl::Span<const HeapTimeInterval> lifetimes, int64_t size) const;
-  // used_ranges_ = the union of the index's lists for `lifetimes`, sorted and
-  // coalesced. The lists are already sorted, so they are merged pairwise
-  // (bottom-up, coalescing at every level) instead of sorted from scratch.
+  // Leaves in lists_ at most two sorted lists whose union is the bytes used
+  // during `lifetimes`: the index's lists are already sorted, so they are
+  // merged pairwise (bottom-up, coalescing overlaps at every level, into
+  // used_ranges_) instead of sorted from scratch; the last merge is left to
+  // the walk in MakeFreeGaps.
   void CollectUsedRanges(absl::Span<const HeapTimeInterval> lifetimes) const;
 
   int64_t alignment_;
