@@ -737,40 +737,37 @@ absl::Status BufferAssigner::AssignBuffersForComputations(
     }
     return best;
   };
-  absl::flat_hash_map<const HloBuffer*, int64_t> positions;
-  for (const HloBuffer* buffer : sorted_buffers) positions[buffer] = min_position(buffer);
-  auto compare_size = [&](const HloBuffer* a, const HloBuffer* b) -> std::optional<bool> {
-    const int64_t sa = assignment->HloBufferSize(*a);
-    const int64_t sb = assignment->HloBufferSize(*b);
-    if (sa != sb) return sa > sb;
-    return std::nullopt;
+  // The sort keys, computed once per buffer: the comparator runs n log n
+  // times, and size and liveness lookups are hash-map probes.
+  struct SortKey {
+    int64_t size;
+    bool lives_out;
+    int64_t position;
+    int64_t id;
+    const HloBuffer* buffer;
   };
-  auto compare_live_out = [&](const HloBuffer* a, const HloBuffer* b) -> std::optional<bool> {
-    const bool la = alias_analysis.BufferLivesOut(*a);
-    const bool lb = alias_analysis.BufferLivesOut(*b);
-    if (la != lb) return la;
-    return std::nullopt;
-  };
-  auto compare_position = [&](const HloBuffer* a, const HloBuffer* b) -> std::optional<bool> {
-    const int64_t pa = positions.at(a);
-    const int64_t pb = positions.at(b);
-    if (pa != pb) return pa < pb;
-    return std::nullopt;
-  };
-  std::sort(sorted_buffers.begin(), sorted_buffers.end(),
-            [&](const HloBuffer* a, const HloBuffer* b) {
-              std::optional<bool> lt;
-              if (options_.buffer_order == BufferOrder::kBiggestFirst) {
-                if ((lt = compare_size(a, b))) return *lt;
-                if ((lt = compare_live_out(a, b))) return *lt;
-                if ((lt = compare_position(a, b))) return *lt;
-              } else {
-                if ((lt = compare_position(a, b))) return *lt;
-                if ((lt = compare_size(a, b))) return *lt;
-                if ((lt = compare_live_out(a, b))) return *lt;
-              }
-              return a->id() < b->id();
-            });
+  std::vector<SortKey> keys;
+  keys.reserve(sorted_buffers.size());
+  for (const HloBuffer* buffer : sorted_buffers) {
+    keys.push_back({assignment->HloBufferSize(*buffer), alias_analysis.BufferLivesOut(*buffer),
+                    min_position(buffer), static_cast<int64_t>(buffer->id()), buffer});
+  }
+  const bool biggest_first = options_.buffer_order == BufferOrder::kBiggestFirst;
+  std::sort(keys.begin(), keys.end(), [&](const SortKey& a, const SortKey& b) {
+    // kBiggestFirst: size descending, live-out first, post-order position;
+    // otherwise position, then size and live-out; the id breaks ties.
+    if (biggest_first) {
+      if (a.size != b.size) return a.size > b.size;
+      if (a.lives_out != b.lives_out) return a.lives_out;
+      if (a.position != b.position) return a.position < b.position;
+    } else {
+      if (a.position != b.position) return a.position < b.position;
+      if (a.size != b.size) return a.size > b.size;
+      if (a.lives_out != b.lives_out) return a.lives_out;
+    }
+    return a.id < b.id;
+  });
+  for (size_t i = 0; i < keys.size(); ++i) sorted_buffers[i] = keys[i].buffer;
 
   std::vector<BufferAllocation::Index> allocation_indices;
   for (const HloBuffer* buffer : sorted_buffers) {
