@@ -93,6 +93,7 @@ TightPackingOutcome TightPackingBranchAndBound::Decide(
   section_min_trail_.clear();
   affected_stamp_.assign(num_sections, 0);
   stamp_ = 0;
+  InitLiveBlocks();
   for (int32_t s = 0; s < num_sections; ++s) {
     for (int32_t b : sweep_.section_blocks[s]) total_[s] += problem_.blocks[b].size;
     if (!sweep_.section_blocks[s].empty()) {
@@ -230,19 +231,30 @@ bool TightPackingBranchAndBound::Place(int32_t block, int64_t offset) {
     touch(other, min_offset_[other]);
     min_offset_[other] = aligned_end;
   }
+  int32_t k = live_pos_begin_[block];
   for (const auto& range : sweep_.block_sections[block]) {
-    for (int32_t s = range.begin; s < range.end; ++s) {
+    for (int32_t s = range.begin; s < range.end; ++s, ++k) {
       floor_trail_.emplace_back(s, floor_[s]);
       floor_[s] = std::max(floor_[s], end);
       total_[s] -= size;
+      // Swap the block behind the section's unplaced blocks; Undo, last in
+      // first out, finds it there.
+      const int32_t last = --live_count_[s];
+      const int32_t at = live_pos_[k];
+      const int32_t moved = live_blocks_[live_begin_[s] + last];
+      live_blocks_[live_begin_[s] + at] = moved;
+      live_blocks_[live_begin_[s] + last] = block;
+      live_pos_[LivePosIndex(moved, s)] = at;
+      live_pos_[k] = last;
     }
   }
   // Only these sections' floors rose; QuickCheck covered all the others.
   for (int32_t s : affected_) {
     int64_t lowest = kNoBlock;
     int32_t holders = 0;
-    for (int32_t other : sweep_.section_blocks[s]) {
-      if (offset_[other] >= 0) continue;
+    const int32_t* live = live_blocks_.data() + live_begin_[s];
+    for (int32_t i = 0; i < live_count_[s]; ++i) {
+      const int32_t other = live[i];
       if (min_offset_[other] < lowest) {
         lowest = min_offset_[other];
         holders = 1;
@@ -276,10 +288,49 @@ void TightPackingBranchAndBound::Undo(int32_t block, size_t offset_trail_size,
   }
   const int64_t size = problem_.blocks[block].size;
   for (const auto& range : sweep_.block_sections[block]) {
-    for (int32_t s = range.begin; s < range.end; ++s) total_[s] += size;
+    for (int32_t s = range.begin; s < range.end; ++s) {
+      total_[s] += size;
+      ++live_count_[s];
+    }
   }
   for (int32_t other : sweep_.conflicts[block]) ++unplaced_conflicts_[other];
   offset_[block] = -1;
+}
+
+void TightPackingBranchAndBound::InitLiveBlocks() {
+  const int32_t n = static_cast<int32_t>(problem_.blocks.size());
+  const int32_t num_sections = sweep_.num_sections();
+  live_begin_.assign(num_sections, 0);
+  live_count_.assign(num_sections, 0);
+  live_blocks_.clear();
+  for (int32_t s = 0; s < num_sections; ++s) {
+    live_begin_[s] = static_cast<int32_t>(live_blocks_.size());
+    live_count_[s] = static_cast<int32_t>(sweep_.section_blocks[s].size());
+    live_blocks_.insert(live_blocks_.end(), sweep_.section_blocks[s].begin(),
+                        sweep_.section_blocks[s].end());
+  }
+  live_pos_begin_.assign(n + 1, 0);
+  for (int32_t b = 0; b < n; ++b) {
+    int32_t covered = 0;
+    for (const auto& range : sweep_.block_sections[b]) covered += range.end - range.begin;
+    live_pos_begin_[b + 1] = live_pos_begin_[b] + covered;
+  }
+  live_pos_.assign(live_pos_begin_[n], 0);
+  for (int32_t s = 0; s < num_sections; ++s) {
+    const auto& blocks = sweep_.section_blocks[s];
+    for (int32_t i = 0; i < static_cast<int32_t>(blocks.size()); ++i) {
+      live_pos_[LivePosIndex(blocks[i], s)] = i;
+    }
+  }
+}
+
+int32_t TightPackingBranchAndBound::LivePosIndex(int32_t block, int32_t section) const {
+  int32_t k = live_pos_begin_[block];
+  for (const auto& range : sweep_.block_sections[block]) {
+    if (section < range.end) return k + (section - range.begin);
+    k += range.end - range.begin;
+  }
+  return k;  // not reached: `block` covers `section`
 }
 
 int64_t TightPackingBranchAndBound::Floor(int32_t section) const {

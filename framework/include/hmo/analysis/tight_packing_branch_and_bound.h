@@ -130,6 +130,11 @@ class TightPackingBranchAndBound {
   // FindOverflowingSections(offset).
   bool QuickCheck(int32_t block, int64_t offset) const;
   int64_t Floor(int32_t section) const;
+  // The unplaced blocks of every section, kept in front of its slice of
+  // live_blocks_ so that Place scans only those.
+  void InitLiveBlocks();
+  // Where live_pos_ holds `block`'s position in `section` (which it covers).
+  int32_t LivePosIndex(int32_t block, int32_t section) const;
   int64_t AlignUp(int64_t value) const { return AlignHeapOffsetUp(value, problem_.alignment); }
 
   const HeapPackingProblem& problem_;
@@ -160,6 +165,11 @@ class TightPackingBranchAndBound {
     int32_t count;
   };
   std::vector<SectionMinChange> section_min_trail_;
+  std::vector<int32_t> live_blocks_;     // per section slice: unplaced blocks first
+  std::vector<int32_t> live_begin_;      // per section: its slice
+  std::vector<int32_t> live_count_;      // per section: unplaced blocks
+  std::vector<int32_t> live_pos_;        // per (block, covered section): position
+  std::vector<int32_t> live_pos_begin_;  // per block: its entries in live_pos_
   std::vector<int32_t> affected_stamp_;                    // per section
   int32_t stamp_ = 0;
   std::vector<int32_t> affected_;
