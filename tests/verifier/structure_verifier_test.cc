@@ -318,8 +318,9 @@ ENTRY main {
   EXPECT_TRUE(VerifiesOk(*m));
   HloInstruction* call_in_a = Find(*m, "a", "c");
   call_in_a->set_to_apply(m->GetComputationWithName("b"));
-  EXPECT_TRUE(FirstViolationIs(*m, {"call-graph-cycle", "", "a",
-                                    "computation calls itself through a -> b -> a"}));
+  // Reported at the call that closes the cycle (b's call of a).
+  EXPECT_TRUE(FirstViolationIs(*m, {"call-graph-cycle", "c", "b",
+                                    "computation a calls itself through a -> b -> a"}));
   call_in_a->set_to_apply(m->GetComputationWithName("leaf"));
 }
 
@@ -329,7 +330,7 @@ TEST(StructureVerifierTest, EntryIsNotCalled) {
   HloInstruction* call = Find(*m, "main", "r");
   call->set_to_apply(m->entry_computation());
   // Calling the entry is reported before the (implied) call-graph cycle.
-  EXPECT_TRUE(FirstViolationIs(*m, {"entry-computation", "", "",
+  EXPECT_TRUE(FirstViolationIs(*m, {"entry-computation", "r", "main",
                                     "entry computation main is called by r"}));
   EXPECT_TRUE(HasViolation(*m, "call-graph-cycle", "main -> main"));
   call->set_to_apply(m->GetComputationWithName("other"));

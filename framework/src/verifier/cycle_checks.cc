@@ -25,16 +25,21 @@ void CheckCallGraphCycles(const HloModule& module, VerifierErrorSink& sink) {
   for (const HloComputation* start : module.computations()) {
     if (sink.full()) return;
     if (mark[start] != Mark::kUnvisited) continue;
+    // A call edge: the calling instruction and the computation it calls.
+    struct Call {
+      const HloInstruction* caller;
+      const HloComputation* callee;
+    };
     struct Frame {
       const HloComputation* comp;
-      std::vector<const HloComputation*> callees;
+      std::vector<Call> callees;
       size_t next = 0;
     };
     auto callees_of = [&](const HloComputation* c) {
-      std::vector<const HloComputation*> out;
+      std::vector<Call> out;
       for (const HloInstruction* i : c->instructions()) {
         for (const HloComputation* callee : i->called_computations()) {
-          if (callee != nullptr && in_module.contains(callee)) out.push_back(callee);
+          if (callee != nullptr && in_module.contains(callee)) out.push_back({i, callee});
         }
       }
       return out;
@@ -49,7 +54,8 @@ void CheckCallGraphCycles(const HloModule& module, VerifierErrorSink& sink) {
         stack.pop_back();
         continue;
       }
-      const HloComputation* callee = top.callees[top.next++];
+      const Call call = top.callees[top.next++];
+      const HloComputation* callee = call.callee;
       Mark& m = mark[callee];
       if (m == Mark::kActive) {
         std::vector<std::string> path;
@@ -59,9 +65,10 @@ void CheckCallGraphCycles(const HloModule& module, VerifierErrorSink& sink) {
           if (on_path) path.push_back(f.comp->name());
         }
         path.push_back(callee->name());
-        sink.AddComputationError(*callee, "call-graph-cycle",
-                                 StrCat("computation calls itself through ",
-                                        absl::StrJoin(path, " -> ")));
+        // Reported at the call that closes the cycle, so it has a position.
+        sink.AddInstructionError(*top.comp, *call.caller, "call-graph-cycle",
+                                 StrCat("computation ", callee->name(),
+                                        " calls itself through ", absl::StrJoin(path, " -> ")));
         if (sink.full()) return;
         continue;
       }

@@ -448,9 +448,11 @@ void CheckModuleStructure(const HloModule& module, const HloVerifierOptions& opt
   if (entry != nullptr) {
     auto it = report.callers.find(entry);
     if (it != report.callers.end() && !it->second.empty()) {
-      sink.AddModuleError("entry-computation",
-                          StrCat("entry computation ", entry->name(), " is called by ",
-                                 it->second.front()->name()));
+      // At the call, so that the error has a position.
+      const HloInstruction& caller = *it->second.front();
+      sink.AddInstructionError(*caller.parent(), caller, "entry-computation",
+                               StrCat("entry computation ", entry->name(), " is called by ",
+                                      caller.name()));
     }
   }
 
