@@ -12,14 +12,15 @@ the instances found and gives the slowest. Usage:
     bench/memory_plan/decision.py [--hmo build/bin/hmo] [--only SUBSTR] [-- extra hmo pack flags]
 """
 
-import argparse
 import pathlib
 import re
 import subprocess
 import sys
 import tempfile
 
-REPO = pathlib.Path(__file__).resolve().parents[2]
+import bench_cli
+
+REPO = bench_cli.REPO
 OUTCOME = re.compile(r"capacity \d+: (found|infeasible|aborted)")
 HEIGHT = re.compile(r"height (\d+)")
 BOUND = re.compile(r"lower bound (\d+)")
@@ -40,15 +41,7 @@ def decide(hmo, path, capacity, flags):
 
 
 def main():
-    argv = sys.argv[1:]
-    extra = []
-    if "--" in argv:
-        extra = argv[argv.index("--") + 1:]
-        argv = argv[:argv.index("--")]
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--hmo", default=str(REPO / "build/bin/hmo"))
-    parser.add_argument("--only", default="")
-    args = parser.parse_args(argv)
+    args, extra = bench_cli.parse_args(__doc__.splitlines()[0])
     print(f"{'instance':<12} {'buffers':>7} {'capacity':>10} {'outcome':>10} {'height':>10} "
           f"{'lower bound':>11} {'nodes':>9} {'time s':>7}")
     found, total, slowest = 0, 0, 0.0

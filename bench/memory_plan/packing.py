@@ -14,7 +14,6 @@ geometric means. Usage:
     bench/memory_plan/packing.py [--hmo build/bin/hmo] [--only SUBSTR] [-- extra hmo pack flags]
 """
 
-import argparse
 import math
 import pathlib
 import re
@@ -22,7 +21,9 @@ import subprocess
 import sys
 import tempfile
 
-REPO = pathlib.Path(__file__).resolve().parents[2]
+import bench_cli
+
+REPO = bench_cli.REPO
 LINE = re.compile(r"height (\d+), lower bound (\d+) .*?([\d.]+) s")
 
 
@@ -54,15 +55,7 @@ def geomean(values):
 
 
 def main():
-    argv = sys.argv[1:]
-    extra = []
-    if "--" in argv:
-        extra = argv[argv.index("--") + 1:]
-        argv = argv[:argv.index("--")]
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--hmo", default=str(REPO / "build/bin/hmo"))
-    parser.add_argument("--only", default="")
-    args = parser.parse_args(argv)
+    args, extra = bench_cli.parse_args(__doc__.splitlines()[0])
     def over(height, bound):
         return f"{100.0 * (height - bound) / bound:+.2f}%"
 
