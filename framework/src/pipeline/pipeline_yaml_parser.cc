@@ -149,7 +149,9 @@ class YamlPipelineReader {
                          std::string_view where) {
     HMO_RETURN_IF_ERROR(CheckNoDuplicateKeys(map, where));
     for (auto it = map.begin(); it != map.end(); ++it) {
-      const YAML::Node& key = it->first;
+      // A copy (a Node is a handle): `it->first` lives in a temporary that
+      // dies at the end of this statement.
+      const YAML::Node key = it->first;
       const std::string name = key.IsScalar() ? key.Scalar() : std::string("?");
       if (std::find(allowed.begin(), allowed.end(), name) != allowed.end()) continue;
       return Error(key, {},
@@ -256,7 +258,7 @@ class YamlPipelineReader {
       HMO_ASSIGN_OR_RETURN(option.assignment.key, ReadScalar(it->first, "an option name"));
       option.key_position = Position(it->first, {});
       option.value_position = Position(it->second, option.key_position);
-      const YAML::Node& value = it->second;
+      const YAML::Node value = it->second;  // a handle; `*it` is a temporary
       if (value.IsSequence()) {
         std::vector<std::string> elements;
         for (const YAML::Node& element : value) {
