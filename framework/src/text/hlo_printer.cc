@@ -24,8 +24,15 @@ std::string Quote(std::string_view s) { return StrCat("\"", absl::CEscape(AbslVi
 
 std::string IntList(const std::vector<int64_t>& v) { return StrCat("{", absl::StrJoin(v, ","), "}"); }
 
+// The short form drops the '%', except where the parser needs it: a name
+// that does not start like an identifier (XLA accepts `%1.a`, and so does
+// hmo's parser) only reads back as a name with its '%'.
 std::string Name(std::string_view name, const HloPrintOptions& o) {
-  return o.print_percent ? StrCat("%", AbslView(name)) : std::string(name);
+  const char first = name.empty() ? '\0' : name.front();
+  const bool starts_like_identifier =
+      (first >= 'a' && first <= 'z') || (first >= 'A' && first <= 'Z') || first == '_';
+  return o.print_percent || !starts_like_identifier ? StrCat("%", AbslView(name))
+                                                    : std::string(name);
 }
 
 std::string OutputOperandAliasingToString(const std::vector<OutputOperandAlias>& aliases) {
