@@ -49,6 +49,6 @@ if [ -n "$runs" ]; then
 else
   limits+=("-max_total_time=$seconds")
 fi
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 exec "$binary" "${limits[@]}" "$corpus" "${seeds[@]}"

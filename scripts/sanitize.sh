@@ -26,8 +26,10 @@ if [ "${1:-}" = --build ]; then
   exec "$cmake_bin" --build "$build" -j "$jobs" --target "${2:?--build needs a target}"
 fi
 "$cmake_bin" --build "$build" -j "$jobs"
-# A leak, an overflow or undefined behaviour fails the test that hit it.
-export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=0
+# An invalid access or undefined behaviour fails the test that hit it. Leak
+# checking is off: LeakSanitizer's tracer crashes at exit in some VMs and
+# containers (it needs ptrace-like stop-the-world), failing clean processes.
+export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:detect_stack_use_after_return=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 cd "$build"
 ctest --output-on-failure -j "$jobs"

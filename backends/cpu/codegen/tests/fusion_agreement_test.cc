@@ -6,6 +6,7 @@
 
 #include "gtest/gtest.h"
 #include "hmo/eval/hlo_evaluator.h"
+#include "hmo/verifier/hlo_verifier.h"
 #include "run_hlo.h"
 
 namespace hmo::cpu::testing {
@@ -30,6 +31,8 @@ Literal Argument(const Shape& shape, int p) {
 void Check(const std::string& hlo, double tolerance) {
   auto module = ParseHloModule(hlo);
   ASSERT_TRUE(module.ok()) << module.status();
+  // Both sides trust the shapes: a case must be a valid module.
+  ASSERT_TRUE(VerifyHloModule(**module).ok()) << VerifyHloModule(**module);
   std::vector<Literal> args;
   const HloComputation* entry = (*module)->entry_computation();
   for (int64_t p = 0; p < entry->num_parameters(); ++p) {
@@ -63,18 +66,18 @@ fused {
   sum = f32[4,6] add(prod, vb)
   s = f32[4,3] slice(sum), slice={[0:4], [1:6:2]}
   z = f32[] constant(0.5)
-  p = f32[5,7] pad(s, z), padding=0_1x2_-1_1
-  r = f32[35] reshape(p)
-  c = f32[40] concatenate(r, v), dimensions={0}
-  t = f32[40] tanh(c)
-  gt = pred[40] compare(c, t), direction=GT
-  ROOT sel = f32[40] select(gt, c, t)
+  p = f32[5,6] pad(s, z), padding=0_1x2_-1_1
+  r = f32[30] reshape(p)
+  c = f32[36] concatenate(r, v), dimensions={0}
+  t = f32[36] tanh(c)
+  gt = pred[36] compare(c, t), direction=GT
+  ROOT sel = f32[36] select(gt, c, t)
 }
 ENTRY e {
   a = f32[4,6]{0,1} parameter(0)
   b = f32[6,4] parameter(1)
   v = f32[6] parameter(2)
-  ROOT f = f32[40] fusion(a, b, v), kind=kLoop, calls=fused
+  ROOT f = f32[36] fusion(a, b, v), kind=kLoop, calls=fused
 })", 1e-6);
 }
 
