@@ -38,25 +38,28 @@ std::vector<TightPackingPreorder> TightPackingDefaultPreorders() {
   return preorders;
 }
 
+std::vector<int64_t> TightPackingLifespans(const HeapPackingProblem& problem) {
+  std::vector<int64_t> lifespans(problem.blocks.size(), 0);
+  for (size_t b = 0; b < problem.blocks.size(); ++b) {
+    const auto& lifetimes = problem.blocks[b].lifetimes;
+    if (lifetimes.empty()) continue;
+    int64_t first = lifetimes.front().start;
+    int64_t last = lifetimes.front().end;
+    for (const HeapTimeInterval& lifetime : lifetimes) {
+      first = std::min(first, lifetime.start);
+      last = std::max(last, lifetime.end);
+    }
+    lifespans[b] = last + 1 - first;
+  }
+  return lifespans;
+}
+
 TightPackingBranchAndBound::TightPackingBranchAndBound(const HeapPackingProblem& problem,
                                                        const TightPackingSweep& sweep,
                                                        std::vector<int64_t> lifespans)
     : problem_(problem), sweep_(sweep), width_(std::move(lifespans)) {
   const int32_t n = static_cast<int32_t>(problem_.blocks.size());
-  if (static_cast<int32_t>(width_.size()) != n) {
-    width_.assign(n, 0);
-    for (int32_t b = 0; b < n; ++b) {
-      const auto& lifetimes = problem_.blocks[b].lifetimes;
-      if (lifetimes.empty()) continue;
-      int64_t first = lifetimes.front().start;
-      int64_t last = lifetimes.front().end;
-      for (const HeapTimeInterval& lifetime : lifetimes) {
-        first = std::min(first, lifetime.start);
-        last = std::max(last, lifetime.end);
-      }
-      width_[b] = last + 1 - first;
-    }
-  }
+  if (static_cast<int32_t>(width_.size()) != n) width_ = TightPackingLifespans(problem_);
   sections_spanned_.assign(n, 0);
   for (int32_t b = 0; b < n; ++b) {
     if (!sweep_.block_sections[b].empty()) {

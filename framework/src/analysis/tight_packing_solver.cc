@@ -25,24 +25,6 @@ int64_t HeightGranularity(const HeapPackingProblem& problem) {
   return std::max<int64_t>(g, 1);
 }
 
-// Per block, first start to last end in the problem's own time: the W and A
-// keys of the preorders (MiniMalloc measures them in the instance's time).
-std::vector<int64_t> Lifespans(const HeapPackingProblem& problem) {
-  std::vector<int64_t> lifespans(problem.blocks.size(), 0);
-  for (size_t b = 0; b < problem.blocks.size(); ++b) {
-    const auto& lifetimes = problem.blocks[b].lifetimes;
-    if (lifetimes.empty()) continue;
-    int64_t first = lifetimes.front().start;
-    int64_t last = lifetimes.front().end;
-    for (const HeapTimeInterval& lifetime : lifetimes) {
-      first = std::min(first, lifetime.start);
-      last = std::max(last, lifetime.end);
-    }
-    lifespans[b] = last + 1 - first;
-  }
-  return lifespans;
-}
-
 // The branch and bound's inputs, on the time-compressed problem: the same
 // conflicts, fewer and coarser sections (one per group of simultaneous
 // ends).
@@ -57,7 +39,7 @@ struct ExactSearch {
     compressed = CompressHeapPackingTime(problem);
     if (!BuildTightPackingSweep(compressed, options.exact_max_conflict_pairs, sweep)) return false;
     if (sweep.dive_work > options.exact_max_dive_work) return false;
-    search.emplace(compressed, sweep, Lifespans(problem));
+    search.emplace(compressed, sweep, TightPackingLifespans(problem));
     return true;
   }
 };

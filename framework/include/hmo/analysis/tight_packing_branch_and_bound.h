@@ -76,6 +76,10 @@ enum class TightPackingOutcome {
   kAborted,     // the node limit or the deadline ran out first
 };
 
+// Per block, first start to last end in `problem`'s own time: what the W and
+// A preorder keys measure (MiniMalloc measures them in the instance's time).
+std::vector<int64_t> TightPackingLifespans(const HeapPackingProblem& problem);
+
 class TightPackingBranchAndBound {
  public:
   using Clock = std::chrono::steady_clock;
