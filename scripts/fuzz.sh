@@ -26,7 +26,9 @@ if [ -z "$line" ]; then
   echo "fuzz.sh: unknown target '$target'; tests/fuzz/targets.txt lists: $(grep -E '^[a-z]' "$root/tests/fuzz/targets.txt" | cut -d' ' -f1 | tr '\n' ' ')" >&2
   exit 2
 fi
-seeds=("$root/tests/fuzz/regressions/$target")
+# regressions/TARGET/ exists once a crash was found there (git keeps no empty folder).
+seeds=()
+if [ -d "$root/tests/fuzz/regressions/$target" ]; then seeds+=("$root/tests/fuzz/regressions/$target"); fi
 for folder in ${line#"$target"}; do seeds+=("$root/$folder"); done
 
 if [ -z "$binary" ]; then
@@ -48,6 +50,7 @@ if [ -n "$runs" ]; then
   limits=("${limits[@]/-artifact_prefix=*/-artifact_prefix=$work/$target-}")
 else
   limits+=("-max_total_time=$seconds")
+  mkdir -p "$artifacts"
 fi
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
