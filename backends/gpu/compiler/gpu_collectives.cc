@@ -37,9 +37,9 @@ absl::Status Unsupported(const HloInstruction& instruction, std::string_view why
                                               HloOpcodeString(instruction.opcode()), instruction.name(), why));
 }
 
-}  // namespace
-
-bool IsCollective(const HloInstruction& instruction) {
+// Which collectives (IsCollectiveOpcode) this backend runs: the synchronous
+// single-operand forms through NCCL or, for a clique of one, copies.
+bool IsCollectiveTheBackendRuns(const HloInstruction& instruction) {
   switch (instruction.opcode()) {
     case HloOpcode::kAllReduce:
     case HloOpcode::kAllGather:
@@ -50,8 +50,6 @@ bool IsCollective(const HloInstruction& instruction) {
       return false;
   }
 }
-
-namespace {
 
 std::string GroupString(const std::vector<int64_t>& group) {
   return "{" + fmt::format("{}", fmt::join(group, ",")) + "}";
@@ -127,7 +125,9 @@ absl::Status CheckOutermostDimension(const HloInstruction& instruction, const Sh
 }  // namespace
 
 absl::StatusOr<CollectiveOp> CollectiveOpFor(const HloInstruction& instruction, int num_replicas) {
-  if (!IsCollective(instruction)) return Unsupported(instruction, "not a collective");
+  if (!IsCollectiveTheBackendRuns(instruction)) {
+    return Unsupported(instruction, "the GPU backend runs all-reduce, all-gather, reduce-scatter and collective-permute");
+  }
   if (num_replicas < 1) return absl::InvalidArgumentError(fmt::format("{} replicas", num_replicas));
   if (!instruction.shape().IsArray() || instruction.operand_count() != 1 ||
       !instruction.operand(0)->shape().IsArray()) {

@@ -158,7 +158,7 @@ class ThunkPlanBuilder {
       default:
         break;
     }
-    if (IsCollective(instruction)) return EmitCollective(instruction, out);
+    if (IsCollectiveOpcode(instruction.opcode())) return EmitCollective(instruction, out);
     if (!InstructionNeedsGpuKernel(instruction)) {
       if (instruction.shape().IsArray() && ShapeUtil::ElementsIn(instruction.shape()) == 0) return absl::OkStatus();
       return absl::UnimplementedError(fmt::format("GPU executable: {} instruction {} is not supported",

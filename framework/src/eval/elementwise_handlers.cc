@@ -10,6 +10,7 @@
 #include "elementwise_apply.h"
 #include "elementwise_semantics.h"
 #include "hmo/ir/shape.h"
+#include "hmo/ir/hlo_opcode_class.h"
 #include "index_space.h"
 #include "opcode_handlers.h"
 
@@ -30,36 +31,17 @@ inline int64_t ScalarOrSame(const Literal& operand, int64_t i) {
 
 }  // namespace
 
+// The classes come from the opcode table (hlo_opcode_class.h); what is left out
+// is what these two handlers do not compute: compare has its own handler (the
+// result is PRED), complex and reduce-precision are not implemented.
 bool IsElementwiseUnaryOpcode(HloOpcode opcode) {
-  if (IsFloatingUnaryOpcode(opcode)) return true;
-  switch (opcode) {
-    case HloOpcode::kAbs: case HloOpcode::kNegate: case HloOpcode::kExp:
-    case HloOpcode::kExpm1: case HloOpcode::kLog: case HloOpcode::kLog1p:
-    case HloOpcode::kLogistic: case HloOpcode::kSqrt: case HloOpcode::kRsqrt:
-    case HloOpcode::kCbrt: case HloOpcode::kTanh: case HloOpcode::kSin:
-    case HloOpcode::kCos: case HloOpcode::kTan: case HloOpcode::kErf:
-    case HloOpcode::kFloor: case HloOpcode::kCeil: case HloOpcode::kRoundNearestAfz:
-    case HloOpcode::kRoundNearestEven: case HloOpcode::kSign: case HloOpcode::kNot:
-    case HloOpcode::kPopulationCount: case HloOpcode::kClz: case HloOpcode::kIsFinite:
-    case HloOpcode::kReal: case HloOpcode::kImag:
-      return true;
-    default:
-      return false;
-  }
+  return HloOpcodeClassOf(opcode) == HloOpcodeClass::kElementwiseUnary &&
+         opcode != HloOpcode::kReducePrecision;
 }
 
 bool IsElementwiseBinaryOpcode(HloOpcode opcode) {
-  switch (opcode) {
-    case HloOpcode::kAdd: case HloOpcode::kSubtract: case HloOpcode::kMultiply:
-    case HloOpcode::kDivide: case HloOpcode::kRemainder: case HloOpcode::kPower:
-    case HloOpcode::kMaximum: case HloOpcode::kMinimum: case HloOpcode::kAtan2:
-    case HloOpcode::kAnd: case HloOpcode::kOr: case HloOpcode::kXor:
-    case HloOpcode::kShiftLeft: case HloOpcode::kShiftRightLogical:
-    case HloOpcode::kShiftRightArithmetic:
-      return true;
-    default:
-      return false;
-  }
+  return HloOpcodeClassOf(opcode) == HloOpcodeClass::kElementwiseBinary &&
+         opcode != HloOpcode::kCompare && opcode != HloOpcode::kComplex;
 }
 
 absl::StatusOr<Literal> HandleElementwiseUnary(const HloInstruction& instr, Operands operands) {

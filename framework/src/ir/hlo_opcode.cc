@@ -1,5 +1,7 @@
 #include "hmo/ir/hlo_opcode.h"
 
+#include "hmo/ir/hlo_opcode_class.h"
+
 #include <array>
 #include <string>
 #include <unordered_map>
@@ -46,128 +48,117 @@ std::optional<int> HloOpcodeArity(HloOpcode opcode) {
   return a;
 }
 
-bool IsFloatingUnaryOpcode(HloOpcode opcode) {
-  switch (opcode) {
-    case HloOpcode::kExp:
-    case HloOpcode::kExpm1:
-    case HloOpcode::kLog:
-    case HloOpcode::kLog1p:
-    case HloOpcode::kLogistic:
-    case HloOpcode::kSqrt:
-    case HloOpcode::kRsqrt:
-    case HloOpcode::kCbrt:
-    case HloOpcode::kTanh:
-    case HloOpcode::kTan:
-    case HloOpcode::kSin:
-    case HloOpcode::kCos:
-    case HloOpcode::kAcos:
-    case HloOpcode::kAcosh:
-    case HloOpcode::kAsin:
-    case HloOpcode::kAsinh:
-    case HloOpcode::kAtan:
-    case HloOpcode::kAtanh:
-    case HloOpcode::kCosh:
-    case HloOpcode::kSinh:
-      return true;
-    default:
-      return false;
+namespace {
+
+struct OpcodeTraits {
+  HloOpcodeClass op_class = HloOpcodeClass::kOther;
+  uint8_t flags = 0;
+};
+
+struct ClassEntry {
+  HloOpcode opcode;
+  HloOpcodeClass op_class;
+  uint8_t flags;
+};
+
+using C = HloOpcodeClass;
+using O = HloOpcode;
+constexpr uint8_t kFloat = kFloatingOnly;
+constexpr uint8_t kStart = kStartsAsyncPair;
+constexpr uint8_t kDone = kFinishesAsyncPair;
+
+// Every opcode that is not HloOpcodeClass::kOther or has a flag; unlisted
+// opcodes are kOther without flags.
+constexpr ClassEntry kClassEntries[] = {
+    // Unary elementwise over floating-point or complex values.
+    {O::kAcos, C::kElementwiseUnary, kFloat}, {O::kAcosh, C::kElementwiseUnary, kFloat},
+    {O::kAsin, C::kElementwiseUnary, kFloat}, {O::kAsinh, C::kElementwiseUnary, kFloat},
+    {O::kAtanh, C::kElementwiseUnary, kFloat}, {O::kCbrt, C::kElementwiseUnary, kFloat},
+    {O::kCos, C::kElementwiseUnary, kFloat}, {O::kCosh, C::kElementwiseUnary, kFloat},
+    {O::kExp, C::kElementwiseUnary, kFloat}, {O::kExpm1, C::kElementwiseUnary, kFloat},
+    {O::kLog, C::kElementwiseUnary, kFloat}, {O::kLog1p, C::kElementwiseUnary, kFloat},
+    {O::kLogistic, C::kElementwiseUnary, kFloat}, {O::kRsqrt, C::kElementwiseUnary, kFloat},
+    {O::kSin, C::kElementwiseUnary, kFloat}, {O::kSinh, C::kElementwiseUnary, kFloat},
+    {O::kSqrt, C::kElementwiseUnary, kFloat}, {O::kTan, C::kElementwiseUnary, kFloat},
+    {O::kTanh, C::kElementwiseUnary, kFloat}, {O::kAtan, C::kElementwiseUnary, kFloat},
+    // Other unary elementwise (type rules in ShapeInference::InferUnaryOpShape).
+    {O::kAbs, C::kElementwiseUnary, 0}, {O::kCeil, C::kElementwiseUnary, 0},
+    {O::kClz, C::kElementwiseUnary, 0}, {O::kErf, C::kElementwiseUnary, 0},
+    {O::kFloor, C::kElementwiseUnary, 0}, {O::kImag, C::kElementwiseUnary, 0},
+    {O::kIsFinite, C::kElementwiseUnary, 0}, {O::kNegate, C::kElementwiseUnary, 0},
+    {O::kNot, C::kElementwiseUnary, 0}, {O::kPopulationCount, C::kElementwiseUnary, 0},
+    {O::kReal, C::kElementwiseUnary, 0}, {O::kReducePrecision, C::kElementwiseUnary, 0},
+    {O::kRoundNearestAfz, C::kElementwiseUnary, 0}, {O::kRoundNearestEven, C::kElementwiseUnary, 0},
+    {O::kSign, C::kElementwiseUnary, 0},
+    // Binary elementwise.
+    {O::kAdd, C::kElementwiseBinary, 0}, {O::kAnd, C::kElementwiseBinary, 0},
+    {O::kAtan2, C::kElementwiseBinary, 0}, {O::kCompare, C::kElementwiseBinary, 0},
+    {O::kComplex, C::kElementwiseBinary, 0}, {O::kDivide, C::kElementwiseBinary, 0},
+    {O::kMaximum, C::kElementwiseBinary, 0}, {O::kMinimum, C::kElementwiseBinary, 0},
+    {O::kMultiply, C::kElementwiseBinary, 0}, {O::kOr, C::kElementwiseBinary, 0},
+    {O::kPower, C::kElementwiseBinary, 0}, {O::kRemainder, C::kElementwiseBinary, 0},
+    {O::kShiftLeft, C::kElementwiseBinary, 0}, {O::kShiftRightArithmetic, C::kElementwiseBinary, 0},
+    {O::kShiftRightLogical, C::kElementwiseBinary, 0}, {O::kSubtract, C::kElementwiseBinary, 0},
+    {O::kXor, C::kElementwiseBinary, 0},
+    {O::kClamp, C::kElementwiseTernary, 0}, {O::kSelect, C::kElementwiseTernary, 0},
+    {O::kBitcastConvert, C::kElementwiseConversion, 0}, {O::kConvert, C::kElementwiseConversion, 0},
+    {O::kStochasticConvert, C::kElementwiseConversion, 0},
+    {O::kCopy, C::kElementwiseOther, 0}, {O::kMap, C::kElementwiseOther, 0},
+    // Collectives.
+    {O::kAllGather, C::kCollective, 0}, {O::kAllGatherStart, C::kCollective, kStart},
+    {O::kAllReduce, C::kCollective, 0}, {O::kAllReduceStart, C::kCollective, kStart},
+    {O::kAllToAll, C::kCollective, 0}, {O::kCollectiveBroadcast, C::kCollective, 0},
+    {O::kCollectivePermute, C::kCollective, 0},
+    {O::kCollectivePermuteStart, C::kCollective, kStart},
+    {O::kRaggedAllToAll, C::kCollective, 0}, {O::kReduceScatter, C::kCollective, 0},
+    // The other halves of asynchronous pairs.
+    {O::kAsyncStart, C::kOther, kStart}, {O::kCopyStart, C::kOther, kStart},
+    {O::kSend, C::kOther, kStart}, {O::kRecv, C::kOther, kStart},
+    {O::kAllGatherDone, C::kOther, kDone}, {O::kAllReduceDone, C::kOther, kDone},
+    {O::kAsyncDone, C::kOther, kDone}, {O::kCollectivePermuteDone, C::kOther, kDone},
+    {O::kCopyDone, C::kOther, kDone}, {O::kSendDone, C::kOther, kDone},
+    {O::kRecvDone, C::kOther, kDone},
+};
+
+constexpr std::array<OpcodeTraits, kHloOpcodeCount> BuildTraits() {
+  std::array<OpcodeTraits, kHloOpcodeCount> traits{};
+  for (const ClassEntry& entry : kClassEntries) {
+    traits[static_cast<int>(entry.opcode)] = {entry.op_class, entry.flags};
   }
+  return traits;
 }
+
+constexpr std::array<OpcodeTraits, kHloOpcodeCount> kTraits = BuildTraits();
+
+}  // namespace
+
+HloOpcodeClass HloOpcodeClassOf(HloOpcode opcode) { return kTraits[static_cast<int>(opcode)].op_class; }
+
+bool HloOpcodeHasFlag(HloOpcode opcode, HloOpcodeFlag flag) {
+  return (kTraits[static_cast<int>(opcode)].flags & flag) != 0;
+}
+
+bool IsFloatingUnaryOpcode(HloOpcode opcode) { return HloOpcodeHasFlag(opcode, kFloatingOnly); }
 
 bool IsElementwiseOpcode(HloOpcode opcode) {
-  if (IsFloatingUnaryOpcode(opcode)) return true;
-  switch (opcode) {
-    case HloOpcode::kAbs:
-    case HloOpcode::kAdd:
-    case HloOpcode::kAnd:
-    case HloOpcode::kAtan2:
-    case HloOpcode::kBitcastConvert:
-    case HloOpcode::kCeil:
-    case HloOpcode::kClamp:
-    case HloOpcode::kClz:
-    case HloOpcode::kCompare:
-    case HloOpcode::kComplex:
-    case HloOpcode::kConvert:
-    case HloOpcode::kCopy:
-    case HloOpcode::kDivide:
-    case HloOpcode::kErf:
-    case HloOpcode::kFloor:
-    case HloOpcode::kImag:
-    case HloOpcode::kIsFinite:
-    case HloOpcode::kMap:
-    case HloOpcode::kMaximum:
-    case HloOpcode::kMinimum:
-    case HloOpcode::kMultiply:
-    case HloOpcode::kNegate:
-    case HloOpcode::kNot:
-    case HloOpcode::kOr:
-    case HloOpcode::kPopulationCount:
-    case HloOpcode::kPower:
-    case HloOpcode::kReal:
-    case HloOpcode::kReducePrecision:
-    case HloOpcode::kRemainder:
-    case HloOpcode::kRoundNearestAfz:
-    case HloOpcode::kRoundNearestEven:
-    case HloOpcode::kSelect:
-    case HloOpcode::kShiftLeft:
-    case HloOpcode::kShiftRightArithmetic:
-    case HloOpcode::kShiftRightLogical:
-    case HloOpcode::kSign:
-    case HloOpcode::kStochasticConvert:
-    case HloOpcode::kSubtract:
-    case HloOpcode::kXor:
+  switch (HloOpcodeClassOf(opcode)) {
+    case HloOpcodeClass::kElementwiseUnary:
+    case HloOpcodeClass::kElementwiseBinary:
+    case HloOpcodeClass::kElementwiseTernary:
+    case HloOpcodeClass::kElementwiseConversion:
+    case HloOpcodeClass::kElementwiseOther:
       return true;
-    default:
+    case HloOpcodeClass::kOther:
+    case HloOpcodeClass::kCollective:
       return false;
   }
+  return false;
 }
 
-bool IsAsyncStartOpcode(HloOpcode opcode) {
-  switch (opcode) {
-    case HloOpcode::kAsyncStart:
-    case HloOpcode::kAllGatherStart:
-    case HloOpcode::kAllReduceStart:
-    case HloOpcode::kCollectivePermuteStart:
-    case HloOpcode::kCopyStart:
-    case HloOpcode::kSend:
-    case HloOpcode::kRecv:
-      return true;
-    default:
-      return false;
-  }
-}
+bool IsAsyncStartOpcode(HloOpcode opcode) { return HloOpcodeHasFlag(opcode, kStartsAsyncPair); }
 
-bool IsAsyncDoneOpcode(HloOpcode opcode) {
-  switch (opcode) {
-    case HloOpcode::kAsyncDone:
-    case HloOpcode::kAllGatherDone:
-    case HloOpcode::kAllReduceDone:
-    case HloOpcode::kCollectivePermuteDone:
-    case HloOpcode::kCopyDone:
-    case HloOpcode::kSendDone:
-    case HloOpcode::kRecvDone:
-      return true;
-    default:
-      return false;
-  }
-}
+bool IsAsyncDoneOpcode(HloOpcode opcode) { return HloOpcodeHasFlag(opcode, kFinishesAsyncPair); }
 
-bool IsCollectiveOpcode(HloOpcode opcode) {
-  switch (opcode) {
-    case HloOpcode::kAllGather:
-    case HloOpcode::kAllGatherStart:
-    case HloOpcode::kAllReduce:
-    case HloOpcode::kAllReduceStart:
-    case HloOpcode::kAllToAll:
-    case HloOpcode::kCollectiveBroadcast:
-    case HloOpcode::kCollectivePermute:
-    case HloOpcode::kCollectivePermuteStart:
-    case HloOpcode::kRaggedAllToAll:
-    case HloOpcode::kReduceScatter:
-      return true;
-    default:
-      return false;
-  }
-}
+bool IsCollectiveOpcode(HloOpcode opcode) { return HloOpcodeClassOf(opcode) == HloOpcodeClass::kCollective; }
 
 }  // namespace hmo

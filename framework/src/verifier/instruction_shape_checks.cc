@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "hmo/ir/hlo_computation.h"
+#include "hmo/ir/hlo_opcode_class.h"
 #include "str_util.h"
 
 namespace hmo::verifier_internal {
@@ -30,55 +31,6 @@ ShapeCheckResult FromInference(const absl::StatusOr<Shape>& inferred, const HloI
 ShapeCheckResult FromStatus(const absl::Status& status, std::string_view rule) {
   if (status.ok()) return std::nullopt;
   return Violation(rule, std::string(status.message()));
-}
-
-bool IsUnaryElementwise(HloOpcode op) {
-  if (IsFloatingUnaryOpcode(op)) return true;
-  switch (op) {
-    case HloOpcode::kAbs:
-    case HloOpcode::kCeil:
-    case HloOpcode::kClz:
-    case HloOpcode::kErf:
-    case HloOpcode::kFloor:
-    case HloOpcode::kImag:
-    case HloOpcode::kIsFinite:
-    case HloOpcode::kNegate:
-    case HloOpcode::kNot:
-    case HloOpcode::kPopulationCount:
-    case HloOpcode::kReal:
-    case HloOpcode::kReducePrecision:
-    case HloOpcode::kRoundNearestAfz:
-    case HloOpcode::kRoundNearestEven:
-    case HloOpcode::kSign:
-      return true;
-    default:
-      return false;
-  }
-}
-
-bool IsBinaryElementwise(HloOpcode op) {
-  switch (op) {
-    case HloOpcode::kAdd:
-    case HloOpcode::kSubtract:
-    case HloOpcode::kMultiply:
-    case HloOpcode::kDivide:
-    case HloOpcode::kRemainder:
-    case HloOpcode::kMaximum:
-    case HloOpcode::kMinimum:
-    case HloOpcode::kPower:
-    case HloOpcode::kAtan2:
-    case HloOpcode::kAnd:
-    case HloOpcode::kOr:
-    case HloOpcode::kXor:
-    case HloOpcode::kShiftLeft:
-    case HloOpcode::kShiftRightArithmetic:
-    case HloOpcode::kShiftRightLogical:
-    case HloOpcode::kComplex:
-    case HloOpcode::kCompare:
-      return true;
-    default:
-      return false;
-  }
 }
 
 bool IsScalarOf(const Shape& s, PrimitiveType t) {
@@ -306,11 +258,12 @@ ShapeCheckResult CheckInstructionShape(const HloInstruction& instr, const ShapeC
   const ShapeInferenceOptions opts = ctx.inference();
   auto operand_shape = [&](int64_t k) -> const Shape& { return instr.operand(k)->shape(); };
 
-  if (IsUnaryElementwise(op)) {
+  const HloOpcodeClass op_class = HloOpcodeClassOf(op);
+  if (op_class == HloOpcodeClass::kElementwiseUnary) {
     return FromInference(ShapeInference::InferUnaryOpShape(op, operand_shape(0)), instr,
                          "elementwise-shapes", ctx);
   }
-  if (IsBinaryElementwise(op)) {
+  if (op_class == HloOpcodeClass::kElementwiseBinary) {
     return FromInference(ShapeInference::InferBinaryOpShape(op, operand_shape(0),
                                                             operand_shape(1), opts),
                          instr, op == HloOpcode::kCompare ? "compare" : "elementwise-shapes", ctx);
