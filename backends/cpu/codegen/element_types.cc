@@ -3,6 +3,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "hmo/ir/computable_element_types.h"
 
 namespace hmo::cpu {
 namespace {
@@ -74,26 +75,7 @@ llvm::Value* FloatToBFloatBits(llvm::Value* value, llvm::IRBuilderBase& b) {
 
 }  // namespace
 
-bool IsSupportedElementType(PrimitiveType type) {
-  switch (type) {
-    case PrimitiveType::PRED:
-    case PrimitiveType::S8:
-    case PrimitiveType::S16:
-    case PrimitiveType::S32:
-    case PrimitiveType::S64:
-    case PrimitiveType::U8:
-    case PrimitiveType::U16:
-    case PrimitiveType::U32:
-    case PrimitiveType::U64:
-    case PrimitiveType::F16:
-    case PrimitiveType::BF16:
-    case PrimitiveType::F32:
-    case PrimitiveType::F64:
-      return true;
-    default:
-      return false;
-  }
-}
+bool IsSupportedElementType(PrimitiveType type) { return IsComputableElementType(type); }
 
 absl::StatusOr<llvm::Type*> StorageType(PrimitiveType type, llvm::LLVMContext& context) {
   if (!IsSupportedElementType(type)) return UnsupportedType(type);

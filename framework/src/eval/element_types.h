@@ -17,6 +17,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "hmo/ir/literal.h"
+#include "hmo/ir/computable_element_types.h"
 #include "hmo/ir/primitive_type.h"
 
 namespace hmo::eval_internal {
@@ -30,19 +31,7 @@ struct ElementTraits;
     using Native = NativeT;                                \
     using Storage = StorageT;                              \
   };
-HMO_EVAL_ELEMENT_TRAITS(PRED, bool, uint8_t)
-HMO_EVAL_ELEMENT_TRAITS(S8, int8_t, int8_t)
-HMO_EVAL_ELEMENT_TRAITS(S16, int16_t, int16_t)
-HMO_EVAL_ELEMENT_TRAITS(S32, int32_t, int32_t)
-HMO_EVAL_ELEMENT_TRAITS(S64, int64_t, int64_t)
-HMO_EVAL_ELEMENT_TRAITS(U8, uint8_t, uint8_t)
-HMO_EVAL_ELEMENT_TRAITS(U16, uint16_t, uint16_t)
-HMO_EVAL_ELEMENT_TRAITS(U32, uint32_t, uint32_t)
-HMO_EVAL_ELEMENT_TRAITS(U64, uint64_t, uint64_t)
-HMO_EVAL_ELEMENT_TRAITS(F16, float, uint16_t)
-HMO_EVAL_ELEMENT_TRAITS(BF16, float, uint16_t)
-HMO_EVAL_ELEMENT_TRAITS(F32, float, float)
-HMO_EVAL_ELEMENT_TRAITS(F64, double, double)
+HMO_COMPUTABLE_ELEMENT_TYPES(HMO_EVAL_ELEMENT_TRAITS)
 #undef HMO_EVAL_ELEMENT_TRAITS
 
 template <PrimitiveType kType>
@@ -116,26 +105,7 @@ inline NativeOf<kType> RoundToElementType(NativeOf<kType> value) {
 }
 
 // Whether the evaluator computes on `type`.
-inline bool IsEvaluatorElementType(PrimitiveType type) {
-  switch (type) {
-    case PrimitiveType::PRED:
-    case PrimitiveType::S8:
-    case PrimitiveType::S16:
-    case PrimitiveType::S32:
-    case PrimitiveType::S64:
-    case PrimitiveType::U8:
-    case PrimitiveType::U16:
-    case PrimitiveType::U32:
-    case PrimitiveType::U64:
-    case PrimitiveType::F16:
-    case PrimitiveType::BF16:
-    case PrimitiveType::F32:
-    case PrimitiveType::F64:
-      return true;
-    default:
-      return false;
-  }
-}
+inline bool IsEvaluatorElementType(PrimitiveType type) { return IsComputableElementType(type); }
 
 inline absl::Status UnsupportedElementType(PrimitiveType type, std::string_view what) {
   return absl::UnimplementedError(absl::StrCat("evaluator: element type ",
@@ -149,22 +119,10 @@ inline absl::Status UnsupportedElementType(PrimitiveType type, std::string_view 
 template <typename Fn>
 absl::Status SwitchOnElementType(PrimitiveType type, std::string_view what, Fn&& fn) {
   switch (type) {
-#define HMO_EVAL_CASE(kType) \
-  case PrimitiveType::kType: \
+#define HMO_EVAL_CASE(kType, ComputeT, StorageT) \
+  case PrimitiveType::kType:                     \
     return fn(std::integral_constant<PrimitiveType, PrimitiveType::kType>{});
-    HMO_EVAL_CASE(PRED)
-    HMO_EVAL_CASE(S8)
-    HMO_EVAL_CASE(S16)
-    HMO_EVAL_CASE(S32)
-    HMO_EVAL_CASE(S64)
-    HMO_EVAL_CASE(U8)
-    HMO_EVAL_CASE(U16)
-    HMO_EVAL_CASE(U32)
-    HMO_EVAL_CASE(U64)
-    HMO_EVAL_CASE(F16)
-    HMO_EVAL_CASE(BF16)
-    HMO_EVAL_CASE(F32)
-    HMO_EVAL_CASE(F64)
+    HMO_COMPUTABLE_ELEMENT_TYPES(HMO_EVAL_CASE)
 #undef HMO_EVAL_CASE
     default:
       return UnsupportedElementType(type, what);
