@@ -12,8 +12,9 @@ packages=(build-essential cmake ninja-build ccache pkg-config
           libgtest-dev libgmock-dev libbenchmark-dev llvm-14-dev zlib1g-dev libzstd-dev libtinfo-dev libxml2-dev
           libopenblas-dev)
 # The HTML memory-report test renders the page in headless Chromium; the
-# sanitizer and fuzzing builds (scripts/sanitize.sh, scripts/fuzz.sh) use clang.
-[ "$mode" = test ] && packages+=(chromium clang-14 libclang-rt-14-dev)
+# sanitizer and fuzzing builds (scripts/sanitize.sh, scripts/fuzz.sh) use clang;
+# scripts/lint.sh uses clang-format and clang-tidy.
+[ "$mode" = test ] && packages+=(chromium clang-14 libclang-rt-14-dev clang-format-14 clang-tidy-14)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

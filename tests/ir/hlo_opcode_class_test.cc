@@ -14,8 +14,8 @@
 namespace hmo {
 namespace {
 
-constexpr PrimitiveType kElementTypes[] = {PrimitiveType::F32, PrimitiveType::S32, PrimitiveType::PRED,
-                                           PrimitiveType::C64};
+constexpr PrimitiveType kElementTypes[] = {PrimitiveType::F32, PrimitiveType::S32,
+                                           PrimitiveType::PRED, PrimitiveType::C64};
 
 HloOpcode OpcodeAt(int i) { return static_cast<HloOpcode>(i); }
 
@@ -40,7 +40,8 @@ TEST(HloOpcodeClassTest, ArityMatchesTheClass) {
       default:
         break;
     }
-    if (IsFloatingUnaryOpcode(op)) EXPECT_EQ(HloOpcodeClassOf(op), HloOpcodeClass::kElementwiseUnary);
+    if (IsFloatingUnaryOpcode(op))
+      EXPECT_EQ(HloOpcodeClassOf(op), HloOpcodeClass::kElementwiseUnary);
   }
 }
 
@@ -90,7 +91,8 @@ TEST(HloOpcodeClassTest, AsyncStartsAndDonesPairByName) {
     EXPECT_FALSE(IsAsyncStartOpcode(op) && IsAsyncDoneOpcode(op));
     if (IsAsyncStartOpcode(op)) {
       ++starts;
-      const std::string stem = name.size() > 6 && name.ends_with("-start") ? name.substr(0, name.size() - 6) : name;
+      const std::string stem =
+          name.size() > 6 && name.ends_with("-start") ? name.substr(0, name.size() - 6) : name;
       const std::optional<HloOpcode> done = StringToHloOpcode(stem + "-done");
       ASSERT_TRUE(done.has_value());
       EXPECT_TRUE(IsAsyncDoneOpcode(*done));

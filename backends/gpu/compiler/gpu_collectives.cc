@@ -126,7 +126,9 @@ absl::Status CheckOutermostDimension(const HloInstruction& instruction, const Sh
 
 absl::StatusOr<CollectiveOp> CollectiveOpFor(const HloInstruction& instruction, int num_replicas) {
   if (!IsCollectiveTheBackendRuns(instruction)) {
-    return Unsupported(instruction, "the GPU backend runs all-reduce, all-gather, reduce-scatter and collective-permute");
+    return Unsupported(
+        instruction,
+        "the GPU backend runs all-reduce, all-gather, reduce-scatter and collective-permute");
   }
   if (num_replicas < 1) return absl::InvalidArgumentError(fmt::format("{} replicas", num_replicas));
   if (!instruction.shape().IsArray() || instruction.operand_count() != 1 ||

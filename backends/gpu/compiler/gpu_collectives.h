@@ -37,7 +37,6 @@
 
 namespace hmo::gpu {
 
-
 // The CollectiveOp of `instruction` (an array-shaped collective) run by
 // each of `num_replicas` replicas (see the top of this file); UNIMPLEMENTED
 // naming the instruction for what is not supported, INVALID_ARGUMENT for

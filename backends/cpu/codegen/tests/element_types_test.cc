@@ -20,23 +20,24 @@ bool IsComputeTypeOf(const llvm::Type* type) {
   if constexpr (std::is_same_v<T, bool>) return type->isIntegerTy(1);
   if constexpr (std::is_same_v<T, float>) return type->isFloatTy();
   if constexpr (std::is_same_v<T, double>) return type->isDoubleTy();
-  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) return type->isIntegerTy(8 * sizeof(T));
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
+    return type->isIntegerTy(8 * sizeof(T));
   return false;
 }
 
 TEST(ComputableElementTypesTest, CpuStorageAndComputeTypesFollowTheTable) {
   llvm::LLVMContext context;
   int covered = 0;
-#define HMO_CHECK_TYPE(kType, ComputeT, StorageT)                                             \
-  {                                                                                           \
-    SCOPED_TRACE(#kType);                                                                     \
-    absl::StatusOr<llvm::Type*> storage = StorageType(PrimitiveType::kType, context);         \
-    absl::StatusOr<llvm::Type*> compute = ComputeType(PrimitiveType::kType, context);         \
-    ASSERT_TRUE(storage.ok()) << storage.status();                                            \
-    ASSERT_TRUE(compute.ok()) << compute.status();                                            \
-    EXPECT_EQ((*storage)->getPrimitiveSizeInBits(), 8 * sizeof(StorageT));                   \
-    EXPECT_TRUE(IsComputeTypeOf<ComputeT>(*compute));                                         \
-    ++covered;                                                                                \
+#define HMO_CHECK_TYPE(kType, ComputeT, StorageT)                                     \
+  {                                                                                   \
+    SCOPED_TRACE(#kType);                                                             \
+    absl::StatusOr<llvm::Type*> storage = StorageType(PrimitiveType::kType, context); \
+    absl::StatusOr<llvm::Type*> compute = ComputeType(PrimitiveType::kType, context); \
+    ASSERT_TRUE(storage.ok()) << storage.status();                                    \
+    ASSERT_TRUE(compute.ok()) << compute.status();                                    \
+    EXPECT_EQ((*storage)->getPrimitiveSizeInBits(), 8 * sizeof(StorageT));            \
+    EXPECT_TRUE(IsComputeTypeOf<ComputeT>(*compute));                                 \
+    ++covered;                                                                        \
   }
   HMO_COMPUTABLE_ELEMENT_TYPES(HMO_CHECK_TYPE)
 #undef HMO_CHECK_TYPE

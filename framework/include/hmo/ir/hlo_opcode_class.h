@@ -44,8 +44,8 @@ enum HloOpcodeFlag : uint8_t {
   // Unary elementwise over floating-point or complex values only (exp, log,
   // the trigonometric functions, ...: the ones XLA gives result_accuracy=).
   kFloatingOnly = 1 << 0,
-  kStartsAsyncPair = 1 << 1,   // *-start, send, recv.
-  kFinishesAsyncPair = 1 << 2, // *-done.
+  kStartsAsyncPair = 1 << 1,    // *-start, send, recv.
+  kFinishesAsyncPair = 1 << 2,  // *-done.
 };
 
 bool HloOpcodeHasFlag(HloOpcode opcode, HloOpcodeFlag flag);

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Lints what a change touches, as CI does after the tests:
+#   scripts/lint.sh [BASE]   BASE: the commit the change starts from
+#                            (default: the one .ci/lint-base names)
+# - clang-format (.clang-format) on the changed lines of C++ files;
+# - clang-tidy (.clang-tidy) on the changed .cc files that the build's
+#   compile_commands.json compiles (build/ from scripts/bootstrap.sh test).
+# Exit 1 with the findings when either complains.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+build=${HMO_BUILD_DIR:-$root/build}
+base=${1:-$(tr -d '[:space:]' < .ci/lint-base)}
+if ! git rev-parse -q --verify "$base^{commit}" >/dev/null; then
+  echo "lint.sh: base '$base' is not a commit of this clone" >&2
+  exit 2
+fi
+for tool in clang-format-14 git-clang-format-14 clang-tidy-14; do
+  if ! command -v "$tool" >/dev/null; then
+    echo "lint.sh: $tool is missing (apt-get install clang-format-14 clang-tidy-14)" >&2
+    exit 2
+  fi
+done
+
+status=0
+mapfile -t changed < <(git diff --name-only --diff-filter=AMR "$base" HEAD -- '*.cc' '*.h')
+echo "== lint: ${#changed[@]} C++ files changed since $(git rev-parse --short "$base")"
+((${#changed[@]})) || exit 0
+
+# Formatting of the changed lines only: the tree predates .clang-format.
+format_diff=$(git-clang-format-14 --binary clang-format-14 --diff --extensions cc,h "$base" HEAD -- "${changed[@]}" || true)
+if [ -n "$format_diff" ] && ! grep -qE '^(no modified files to format|clang-format did not modify any files)$' <<<"$format_diff"; then
+  echo "$format_diff"
+  echo "lint.sh: these changed lines are not formatted (.clang-format); fix with: git clang-format-14 $base" >&2
+  status=1
+fi
+
+if [ ! -f "$build/compile_commands.json" ]; then
+  echo "lint.sh: $build/compile_commands.json is missing: build first (scripts/bootstrap.sh test)" >&2
+  exit 2
+fi
+mapfile -t sources < <(printf '%s\n' "${changed[@]}" | grep '\.cc$' |
+  while read -r f; do grep -q "\"file\": \"$root/$f\"" "$build/compile_commands.json" && echo "$f"; done || true)
+echo "== clang-tidy on ${#sources[@]} files"
+for f in "${sources[@]}"; do
+  # The build compiles with gcc: clang skips the flags it does not know.
+  if ! clang-tidy-14 -p "$build" --quiet --extra-arg=-Wno-unknown-warning-option \
+       --extra-arg=-Wno-unused-command-line-argument "$f" 2>/dev/null; then
+    echo "lint.sh: clang-tidy findings in $f" >&2
+    status=1
+  fi
+done
+exit $status
