@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Installs the hmo build to a temporary prefix, builds examples/custom-scheduler
-# against the installed SDK (find_package(hmo)), and runs the installed hmo with
-# a YAML pipeline that selects the example's strategy.
-#   usage: sdk_install_test.sh BUILD_DIR SOURCE_DIR CMAKE
+# (C ABI) and examples/custom-pass (C++ SDK) against the installed SDK
+# (find_package(hmo)), and runs the installed hmo with each: a YAML pipeline
+# that selects the example's strategy, and the example's pass.
+#   usage: sdk_install_test.sh BUILD_DIR SOURCE_DIR CMAKE CXX_COMPILER
 set -euo pipefail
 build=$1
 source=$2
 cmake=$3
+cxx=$4
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 prefix=$work/prefix
@@ -63,4 +65,37 @@ run "$work/seed7.yaml" "$work/seed7.hlo"
 if cmp -s "$work/seed42.hlo" "$work/seed7.hlo"; then
   echo "FAIL: seeds 42 and 7 gave the same schedule" >&2; exit 1
 fi
+echo "== build the C++ pass example against the installed SDK"
+"$cmake" -S "$source/examples/custom-pass" -B "$work/pass" -G Ninja \
+  -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER="$cxx" >/dev/null
+"$cmake" --build "$work/pass" >/dev/null
+pass_plugin=$work/pass/libhmo_custom_pass.so
+test -f "$pass_plugin"
+exported=$(nm -D --defined-only "$pass_plugin" | awk '$2 == "T" {print $3}')
+if [ "$exported" != "hmoGetPluginInfo" ]; then
+  echo "FAIL: the C++ example exports '$exported', expected only hmoGetPluginInfo" >&2; exit 1
+fi
+HMO_PLUGIN_PATH= "$hmo" plugins --plugin-dir "$work/pass" | tee "$work/pass-plugins.txt"
+grep -Eq "custom-pass 1.0.0 \(C\+\+ plugin, ABI 1\.[0-9]+\)" "$work/pass-plugins.txt"
+grep -Eq "passes: +strip-attributes" "$work/pass-plugins.txt"
+
+echo "== the installed hmo runs the example's pass"
+module=$source/tests/hlo/if_conditional.hlo
+grep -q "metadata=" "$module"
+HMO_PLUGIN_PATH= "$hmo" run "$module" --plugin-dir "$work/pass" --passes=strip-attributes \
+  -o "$work/stripped.hlo"
+"$hmo" verify "$work/stripped.hlo"
+if grep -q "metadata=" "$work/stripped.hlo"; then
+  echo "FAIL: strip-attributes left metadata behind" >&2; exit 1
+fi
+# The option is typed and validated by the host: a list of names.
+HMO_PLUGIN_PATH= "$hmo" run "$module" --plugin-dir "$work/pass" \
+  "--passes=strip-attributes{names=[sharding]}" -o "$work/kept.hlo"
+grep -q "metadata=" "$work/kept.hlo"
+if HMO_PLUGIN_PATH= "$hmo" run "$module" --plugin-dir "$work/pass" \
+     "--passes=strip-attributes{names=true,colour=red}" -o "$work/bad.hlo" 2>"$work/bad.txt"; then
+  echo "FAIL: an unknown option was accepted" >&2; exit 1
+fi
+test ! -e "$work/bad.hlo"
+cat "$work/bad.txt"
 echo "PASS"
