@@ -110,6 +110,7 @@ class Parser {
   absl::Status EnterNesting();
   static constexpr int kMaxNestingDepth = 500;
   absl::StatusOr<std::unique_ptr<HloModule>> ParseSingleInstructionModule();
+  absl::Status CheckParameterNumbering(const HloComputation& computation, size_t offset);
   absl::Status ParseAttribute(HloInstruction* instr, CallRefs* refs,
                               std::vector<std::string_view>* seen);
   absl::Status CheckRequiredAttributes(const HloInstruction* instr, const CallRefs& refs,
@@ -1782,15 +1783,8 @@ absl::Status Parser::ParseComputationBody(std::string_view name, size_t name_off
   lexer_.Next();
   if (last == nullptr) return Error(name_offset, StrCat("computation '", AbslView(name), "' is empty"));
   computation->set_root_instruction(root != nullptr ? root : last);
-  // Parameters must be numbered 0..n-1.
+  if (absl::Status st = CheckParameterNumbering(*computation, name_offset); !st.ok()) return st;
   const auto& params = computation->parameter_instructions();
-  for (size_t p = 0; p < params.size(); ++p) {
-    if (params[p] == nullptr) {
-      return Error(name_offset, StrCat("computation '", AbslView(name), "' has parameter(",
-                                                 params.size() - 1, ") but no parameter(", p,
-                                                 "); parameters must be numbered 0..n-1"));
-    }
-  }
   if (signature_params >= 0 && signature_params != static_cast<int64_t>(params.size())) {
     return Error(name_offset, StrCat("the signature of '", AbslView(name), "' declares ",
                                                signature_params, " parameter(s) but the body has ",
@@ -2224,6 +2218,20 @@ absl::Status Parser::ParseModuleAttribute() {
 // `shape op(...)`): XLA's parser makes it the root of an entry computation
 // named `_`, its unknown operands parameters in order of appearance, and
 // schedules the module.
+// Parameters are numbered 0..n-1 (a single instruction's explicit parameter(k)
+// included); the error points at `offset`, the computation's name.
+absl::Status Parser::CheckParameterNumbering(const HloComputation& computation, size_t offset) {
+  const auto& params = computation.parameter_instructions();
+  for (size_t p = 0; p < params.size(); ++p) {
+    if (params[p] == nullptr) {
+      return Error(offset, StrCat("computation '", computation.name(), "' has parameter(",
+                                  params.size() - 1, ") but no parameter(", p,
+                                  "); parameters must be numbered 0..n-1"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::unique_ptr<HloModule>> Parser::ParseSingleInstructionModule() {
   module_ = std::make_unique<HloModule>("_");
   auto computation = std::make_unique<HloComputation>("_");
@@ -2246,6 +2254,7 @@ absl::StatusOr<std::unique_ptr<HloModule>> Parser::ParseSingleInstructionModule(
                       "'HloModule' or a computation)");
   }
   computation->set_root_instruction(root);
+  if (absl::Status st = CheckParameterNumbering(*computation, 0); !st.ok()) return st;
   HloComputation* entry = module_->AddComputation(std::move(computation), true, /*uniquify_names=*/false);
   entry_ = entry;
   if (absl::Status st = ResolveCalls(); !st.ok()) return st;
