@@ -2224,9 +2224,9 @@ absl::Status Parser::CheckParameterNumbering(const HloComputation& computation, 
   const auto& params = computation.parameter_instructions();
   for (size_t p = 0; p < params.size(); ++p) {
     if (params[p] == nullptr) {
-      return Error(offset, StrCat("computation '", computation.name(), "' has parameter(",
-                                  params.size() - 1, ") but no parameter(", p,
-                                  "); parameters must be numbered 0..n-1"));
+      return Error(
+          offset, StrCat("computation '", computation.name(), "' has parameter(", params.size() - 1,
+                         ") but no parameter(", p, "); parameters must be numbered 0..n-1"));
     }
   }
   return absl::OkStatus();
