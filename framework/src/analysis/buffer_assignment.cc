@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 
+#include "allocation_live_ranges.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "analysis_check.h"
@@ -575,6 +576,7 @@ bool BufferAssigner::LiveRangeInterferes(const HloValue* buffer1, const HloValue
 
 absl::StatusOr<bool> BufferAssigner::MaybeAssignBuffer(BufferAllocation::Index allocation_index,
                                                        const HloBuffer& buffer,
+                                                       AllocationLiveRanges* assigned_ranges,
                                                        BufferAssignment* assignment) {
   BufferAllocation* allocation = &assignment->allocations_[allocation_index];
   HMO_ASSIGN_OR_RETURN(int64_t color, buffer.color());
@@ -583,16 +585,26 @@ absl::StatusOr<bool> BufferAssigner::MaybeAssignBuffer(BufferAllocation::Index a
   if (size > allocation->size()) return false;
   if (allocation->is_readonly()) return false;
   if (!allocation->is_reusable()) return false;
-  for (const auto& [assigned, offset_size] : allocation->assigned_buffers()) {
+  if (!allocation->assigned_buffers().empty()) {
+    // XLA tests the new values against every assigned value; only those
+    // whose live ranges meet can interfere, so only they are tested.
+    if (!assignment->hlo_live_range().total_order_scheduled()) return false;
+    const AllocationLiveRanges::Entry& assigned = assigned_ranges->Get(*allocation);
+    if (assigned.has_value_without_range()) return false;
+    const auto& live_ranges = assignment->hlo_live_range().buffer_live_ranges();
     for (const HloValue* new_value : buffer.values()) {
-      if (!assignment->hlo_live_range().total_order_scheduled() ||
-          LiveRangeInterferes(new_value, assigned, assignment)) {
+      auto range = live_ranges.find(new_value);
+      if (range == live_ranges.end()) return false;
+      if (assigned.AnyMeeting(range->second.start, range->second.end,
+                              [&](const HloValue* value) {
+                                return LiveRangeInterferes(new_value, value, assignment);
+                              })) {
         return false;
       }
       // A copy never writes into the buffer it reads.
       if (new_value->instruction()->opcode() == HloOpcode::kCopy) {
-        for (const HloPosition& position : assigned->positions()) {
-          if (new_value->instruction()->IsUserOf(position.instruction)) return false;
+        for (const HloInstruction* operand : new_value->instruction()->operands()) {
+          if (assigned.HasPositionAt(operand)) return false;
         }
       }
     }
@@ -603,13 +615,15 @@ absl::StatusOr<bool> BufferAssigner::MaybeAssignBuffer(BufferAllocation::Index a
     return false;
   }
   HMO_RETURN_IF_ERROR(assignment->AddAssignment(allocation, buffer, /*offset=*/0, size));
+  assigned_ranges->Added(*allocation, buffer.values());
   return true;
 }
 
 absl::Status BufferAssigner::AssignSingleHloBuffer(
     const HloBuffer* buffer, bool is_thread_local,
     ValuesByComputation* buffers_to_assign_sequentially,
-    std::vector<BufferAllocation::Index>* allocation_indices, BufferAssignment* assignment) {
+    std::vector<BufferAllocation::Index>* allocation_indices, AllocationLiveRanges* assigned_ranges,
+    BufferAssignment* assignment) {
   const int64_t buffer_size = assignment->HloBufferSize(*buffer);
   for (const HloValue* value : buffer->values()) {
     if (value->instruction()->opcode() == HloOpcode::kConstant) {
@@ -652,7 +666,7 @@ absl::Status BufferAssigner::AssignSingleHloBuffer(
       // Try an operand's allocation.
       for (const HloInstruction* operand : value->instruction()->operands()) {
         for (const BufferAssignment::Slice& slice : assignment->GetAllSlices(operand, {})) {
-          HMO_ASSIGN_OR_RETURN(bool assigned, MaybeAssignBuffer(slice.index, *buffer, assignment));
+          HMO_ASSIGN_OR_RETURN(bool assigned, MaybeAssignBuffer(slice.index, *buffer, assigned_ranges, assignment));
           if (assigned) return absl::OkStatus();
         }
       }
@@ -662,7 +676,7 @@ absl::Status BufferAssigner::AssignSingleHloBuffer(
   // smallest because buffers are visited largest first).
   for (int64_t i = static_cast<int64_t>(allocation_indices->size()) - 1; i >= 0; --i) {
     HMO_ASSIGN_OR_RETURN(bool assigned,
-                         MaybeAssignBuffer((*allocation_indices)[i], *buffer, assignment));
+                         MaybeAssignBuffer((*allocation_indices)[i], *buffer, assigned_ranges, assignment));
     if (assigned) return absl::OkStatus();
   }
   if (!assignment->HasAllocation(*buffer) &&
@@ -770,10 +784,11 @@ absl::Status BufferAssigner::AssignBuffersForComputations(
   for (size_t i = 0; i < keys.size(); ++i) sorted_buffers[i] = keys[i].buffer;
 
   std::vector<BufferAllocation::Index> allocation_indices;
+  AllocationLiveRanges assigned_ranges(assignment->hlo_live_range());
   for (const HloBuffer* buffer : sorted_buffers) {
     HMO_RETURN_IF_ERROR(AssignSingleHloBuffer(buffer, is_thread_local,
                                               buffers_to_assign_sequentially, &allocation_indices,
-                                              assignment));
+                                              &assigned_ranges, assignment));
   }
   return absl::OkStatus();
 }

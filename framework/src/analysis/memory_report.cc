@@ -91,6 +91,7 @@ absl::StatusOr<MemoryReport> BuildMemoryReport(const HloModule& module,
   BufferAssigner::Options assigner_options;
   assigner_options.heap_algorithm = options.heap_algorithm;
   assigner_options.allocate_buffers_for_constants = options.allocate_buffers_for_constants;
+  assigner_options.tight_packing = options.tight_packing;
   const int64_t alignment = std::max<int64_t>(1, options.alignment);
   HMO_ASSIGN_OR_RETURN(
       std::unique_ptr<BufferAssignment> assignment,

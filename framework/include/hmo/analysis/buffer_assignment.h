@@ -259,6 +259,8 @@ enum class TempHeapAlgorithm {
   kBest,
 };
 
+class AllocationLiveRanges;
+
 class BufferAssigner {
  public:
   enum class BufferOrder { kBiggestFirst, kTopological };
@@ -298,9 +300,12 @@ class BufferAssigner {
   absl::Status AssignSingleHloBuffer(const HloBuffer* buffer, bool is_thread_local,
                                      ValuesByComputation* buffers_to_assign_sequentially,
                                      std::vector<BufferAllocation::Index>* allocation_indices,
+                                     AllocationLiveRanges* assigned_ranges,
                                      BufferAssignment* assignment);
   absl::StatusOr<bool> MaybeAssignBuffer(BufferAllocation::Index allocation_index,
-                                         const HloBuffer& buffer, BufferAssignment* assignment);
+                                         const HloBuffer& buffer,
+                                         AllocationLiveRanges* assigned_ranges,
+                                         BufferAssignment* assignment);
   bool LiveRangeInterferes(const HloValue* buffer1, const HloValue* buffer2,
                            const BufferAssignment* assignment) const;
   absl::Status AssignBuffersWithSequentialOrdering(

@@ -29,6 +29,8 @@ struct MemoryReportOptions {
   // How temp buffers are packed (buffer_assignment.h).
   TempHeapAlgorithm heap_algorithm = TempHeapAlgorithm::kBest;
   bool allocate_buffers_for_constants = false;
+  // The tight packer's budget under kBest (its node budget decides the result).
+  TightPackingOptions tight_packing;
 };
 
 // "xla" / "search" / "best" <-> TempHeapAlgorithm.
