@@ -595,10 +595,9 @@ absl::StatusOr<bool> BufferAssigner::MaybeAssignBuffer(BufferAllocation::Index a
     for (const HloValue* new_value : buffer.values()) {
       auto range = live_ranges.find(new_value);
       if (range == live_ranges.end()) return false;
-      if (assigned.AnyMeeting(range->second.start, range->second.end,
-                              [&](const HloValue* value) {
-                                return LiveRangeInterferes(new_value, value, assignment);
-                              })) {
+      if (assigned.AnyMeeting(range->second.start, range->second.end, [&](const HloValue* value) {
+            return LiveRangeInterferes(new_value, value, assignment);
+          })) {
         return false;
       }
       // A copy never writes into the buffer it reads.
@@ -666,7 +665,8 @@ absl::Status BufferAssigner::AssignSingleHloBuffer(
       // Try an operand's allocation.
       for (const HloInstruction* operand : value->instruction()->operands()) {
         for (const BufferAssignment::Slice& slice : assignment->GetAllSlices(operand, {})) {
-          HMO_ASSIGN_OR_RETURN(bool assigned, MaybeAssignBuffer(slice.index, *buffer, assigned_ranges, assignment));
+          HMO_ASSIGN_OR_RETURN(
+              bool assigned, MaybeAssignBuffer(slice.index, *buffer, assigned_ranges, assignment));
           if (assigned) return absl::OkStatus();
         }
       }
@@ -675,8 +675,8 @@ absl::Status BufferAssigner::AssignSingleHloBuffer(
   // The smallest earlier allocation that fits (the list ends with the
   // smallest because buffers are visited largest first).
   for (int64_t i = static_cast<int64_t>(allocation_indices->size()) - 1; i >= 0; --i) {
-    HMO_ASSIGN_OR_RETURN(bool assigned,
-                         MaybeAssignBuffer((*allocation_indices)[i], *buffer, assigned_ranges, assignment));
+    HMO_ASSIGN_OR_RETURN(bool assigned, MaybeAssignBuffer((*allocation_indices)[i], *buffer,
+                                                          assigned_ranges, assignment));
     if (assigned) return absl::OkStatus();
   }
   if (!assignment->HasAllocation(*buffer) &&
