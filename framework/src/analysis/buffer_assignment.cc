@@ -540,8 +540,7 @@ absl::StatusOr<std::unique_ptr<BufferAssignment>> BufferAssigner::Run(
     const HloModule* module, const HloSchedule& schedule, BufferSizeFunction buffer_size,
     std::function<int64_t(int64_t)> color_alignment, Options options,
     const AliasInfo* alias_info) {
-  BufferAssigner assigner(options,
-                          alias_info != nullptr ? alias_info : &DefaultAliasInfo());
+  BufferAssigner assigner(options, alias_info != nullptr ? alias_info : &DefaultAliasInfo());
   if (!color_alignment) color_alignment = [](int64_t) { return int64_t{1}; };
   return assigner.CreateAssignment(module, schedule, std::move(buffer_size),
                                    std::move(color_alignment));
