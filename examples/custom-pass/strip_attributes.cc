@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -14,6 +15,7 @@
 #include "hmo/ir/hlo_instruction.h"
 #include "hmo/ir/hlo_module.h"
 #include "hmo/pass/hlo_pass.h"
+#include "hmo/pass/pass_option_binding.h"
 #include "hmo/pass/pass_option_schema.h"
 #include "hmo/pass/pass_options.h"
 #include "hmo/plugin/plugin_abi.h"
@@ -27,13 +29,25 @@ class StripAttributes : public hmo::HloPass {
   static constexpr std::string_view kDescription =
       "Remove the named verbatim attributes (metadata by default) from every instruction";
 
-  static hmo::PassOptionSchema OptionSchema() {
-    return hmo::PassOptionSchema().StringList("names", {"metadata"},
-                                              "the attributes to remove, e.g. [metadata,sharding]");
+  // The options, bound to members (the type of "names" is the member's).
+  struct Options {
+    std::vector<std::string> names;
+  };
+  static const hmo::PassOptionBinding<Options>& Binding() {
+    static const hmo::PassOptionBinding<Options> binding = hmo::PassOptionBinding<Options>().Option(
+        "names", &Options::names, {"metadata"},
+        "the attributes to remove, e.g. [metadata,sharding]");
+    return binding;
   }
+  static hmo::PassOptionSchema OptionSchema() { return Binding().schema(); }
 
-  explicit StripAttributes(const hmo::PassOptions& options)
-      : names_(options.GetStringList("names")) {}
+  static absl::StatusOr<std::unique_ptr<StripAttributes>> Create(
+      const hmo::PassOptions& pass_options) {
+    absl::StatusOr<Options> options = Binding().Read(pass_options);
+    if (!options.ok()) return options.status();
+    return std::make_unique<StripAttributes>(std::move(options->names));
+  }
+  explicit StripAttributes(std::vector<std::string> names) : names_(std::move(names)) {}
 
   std::string_view name() const override { return kName; }
 

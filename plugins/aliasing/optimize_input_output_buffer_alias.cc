@@ -26,14 +26,19 @@ int64_t BufferSize(const Shape& shape) { return ShapeUtil::ByteSizeOf(shape); }
 
 }  // namespace
 
-PassOptionSchema OptimizeInputOutputBufferAlias::OptionSchema() {
-  return PassOptionSchema().Bool(
-      "registered-buffer-donor-only", false,
+const PassOptionBinding<OptimizeInputOutputBufferAlias::Options>&
+OptimizeInputOutputBufferAlias::Binding() {
+  static const PassOptionBinding<Options> binding = PassOptionBinding<Options>().Option(
+      "registered-buffer-donor-only", &Options::registered_buffer_donor_only, false,
       "Only use parameters listed in buffer_donor as donors (else every parameter leaf)");
+  return binding;
 }
 
-OptimizeInputOutputBufferAlias::OptimizeInputOutputBufferAlias(const PassOptions& options)
-    : registered_buffer_donor_only_(options.GetBool("registered-buffer-donor-only")) {}
+absl::StatusOr<std::unique_ptr<OptimizeInputOutputBufferAlias>>
+OptimizeInputOutputBufferAlias::Create(const PassOptions& pass_options) {
+  HMO_ASSIGN_OR_RETURN(const Options options, Binding().Read(pass_options));
+  return std::make_unique<OptimizeInputOutputBufferAlias>(options.registered_buffer_donor_only);
+}
 
 absl::StatusOr<bool> OptimizeInputOutputBufferAlias::Build(
     const std::vector<Shape>& input_shapes, const Shape& output_shape,

@@ -16,6 +16,7 @@
 // leaves `buffer_donor`. The resulting alias config is then verified.
 
 #include <cstdint>
+#include <memory>
 #include <string_view>
 #include <vector>
 
@@ -23,6 +24,7 @@
 #include "hmo/ir/hlo_input_output_alias_config.h"
 #include "hmo/ir/shape.h"
 #include "hmo/pass/hlo_pass.h"
+#include "hmo/pass/pass_option_binding.h"
 #include "hmo/pass/pass_option_schema.h"
 #include "hmo/pass/pass_options.h"
 
@@ -34,9 +36,14 @@ class OptimizeInputOutputBufferAlias : public HloPass {
   static constexpr std::string_view kDescription =
       "Alias entry outputs with same-size entry parameters in the same memory space";
 
-  static PassOptionSchema OptionSchema();
+  struct Options {
+    bool registered_buffer_donor_only = false;
+  };
+  static const PassOptionBinding<Options>& Binding();
+  static PassOptionSchema OptionSchema() { return Binding().schema(); }
+  static absl::StatusOr<std::unique_ptr<OptimizeInputOutputBufferAlias>> Create(
+      const PassOptions& options);
 
-  explicit OptimizeInputOutputBufferAlias(const PassOptions& options);
   explicit OptimizeInputOutputBufferAlias(bool registered_buffer_donor_only)
       : registered_buffer_donor_only_(registered_buffer_donor_only) {}
 

@@ -117,15 +117,19 @@ std::vector<std::pair<HloInstruction*, int64_t>> OperandSlotsOnPath(
 
 }  // namespace
 
-PassOptionSchema HostOffloader::OptionSchema() {
-  return PassOptionSchema().Bool(
-      "update-entry-layout", true,
+const PassOptionBinding<HostOffloader::Options>& HostOffloader::Binding() {
+  static const PassOptionBinding<Options> binding = PassOptionBinding<Options>().Option(
+      "update-entry-layout", &Options::update_entry_layout, true,
       "Set S(5) in entry_computation_layout where host data reaches an entry output or "
       "parameter (false: such a layout must already say S(5), as in XLA)");
+  return binding;
 }
 
-HostOffloader::HostOffloader(const PassOptions& options)
-    : update_entry_layout_(options.GetBool("update-entry-layout")) {}
+absl::StatusOr<std::unique_ptr<HostOffloader>> HostOffloader::Create(
+    const PassOptions& pass_options) {
+  HMO_ASSIGN_OR_RETURN(const Options options, Binding().Read(pass_options));
+  return std::make_unique<HostOffloader>(options.update_entry_layout);
+}
 
 absl::Status HostOffloader::MarkEntryOutputAsHost(HloModule& module, const ShapeIndex& index,
                                                   const HloInstruction* start) {

@@ -45,6 +45,7 @@
 // Not done (XLA does them): the closing HloCSE cleanup, the host-compute
 // async-call output handling, and HostOffloadLegalize's other rewrites.
 
+#include <memory>
 #include <string_view>
 #include <vector>
 
@@ -54,6 +55,7 @@
 #include "absl/status/statusor.h"
 #include "hmo/ir/hlo_instruction.h"
 #include "hmo/pass/hlo_pass.h"
+#include "hmo/pass/pass_option_binding.h"
 #include "hmo/pass/pass_option_schema.h"
 #include "hmo/pass/pass_options.h"
 #include "host_offload_utils.h"
@@ -66,9 +68,14 @@ class HostOffloader : public HloPass {
   static constexpr std::string_view kDescription =
       "Give the buffers between MoveToHost and MoveToDevice the host memory space S(5)";
 
-  static PassOptionSchema OptionSchema();
-
-  explicit HostOffloader(const PassOptions& options);
+  struct Options {
+    bool update_entry_layout = true;
+  };
+  static const PassOptionBinding<Options>& Binding();
+  static PassOptionSchema OptionSchema() { return Binding().schema(); }
+  static absl::StatusOr<std::unique_ptr<HostOffloader>> Create(const PassOptions& options);
+  explicit HostOffloader(bool update_entry_layout = true)
+      : update_entry_layout_(update_entry_layout) {}
 
   std::string_view name() const override { return kName; }
 

@@ -120,15 +120,19 @@ bool PropagateLeaves(Propagator& propagator, const Shape& source_shape,
 
 }  // namespace
 
-PassOptionSchema MemorySpacePropagation::OptionSchema() {
-  return PassOptionSchema().StringList(
-      "computations", {},
+const PassOptionBinding<MemorySpacePropagation::Options>& MemorySpacePropagation::Binding() {
+  static const PassOptionBinding<Options> binding = PassOptionBinding<Options>().Option(
+      "computations", &Options::computations, {},
       "Run only the per-computation entry point on these computations, seeded from their own "
       "parameters and root (default: every fusion of the module)");
+  return binding;
 }
 
-MemorySpacePropagation::MemorySpacePropagation(const PassOptions& options)
-    : computations_(options.GetStringList("computations")) {}
+absl::StatusOr<std::unique_ptr<MemorySpacePropagation>> MemorySpacePropagation::Create(
+    const PassOptions& pass_options) {
+  HMO_ASSIGN_OR_RETURN(Options options, Binding().Read(pass_options));
+  return std::make_unique<MemorySpacePropagation>(std::move(options.computations));
+}
 
 bool MemorySpacePropagation::RunOnComputation(HloComputation* computation,
                                               const HloDataflowAnalysis& analysis) {

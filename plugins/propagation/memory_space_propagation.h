@@ -25,8 +25,10 @@
 // entry point (XLA's RunOnComputation) on each named computation: the seeds
 // are that computation's own parameter and root leaves.
 
+#include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
@@ -36,6 +38,7 @@
 #include "hmo/ir/hlo_instruction.h"
 #include "hmo/ir/shape.h"
 #include "hmo/pass/hlo_pass.h"
+#include "hmo/pass/pass_option_binding.h"
 #include "hmo/pass/pass_option_schema.h"
 #include "hmo/pass/pass_options.h"
 
@@ -48,9 +51,14 @@ class MemorySpacePropagation : public HloPass {
       "Propagate memory spaces S(n) and split configs from fusion operands and outputs into "
       "fused computations";
 
-  static PassOptionSchema OptionSchema();
-
-  explicit MemorySpacePropagation(const PassOptions& options);
+  struct Options {
+    std::vector<std::string> computations;
+  };
+  static const PassOptionBinding<Options>& Binding();
+  static PassOptionSchema OptionSchema() { return Binding().schema(); }
+  static absl::StatusOr<std::unique_ptr<MemorySpacePropagation>> Create(const PassOptions& options);
+  explicit MemorySpacePropagation(std::vector<std::string> computations)
+      : computations_(std::move(computations)) {}
   MemorySpacePropagation() = default;
 
   std::string_view name() const override { return kName; }

@@ -63,10 +63,16 @@ TEST(MemoryReportPassTest, RejectsUnknownFormats) {
   ASSERT_TRUE(RegisterFrameworkPasses(registries.passes).ok());
   const RegisteredPass* registered = registries.passes.Find("memory-report");
   ASSERT_NE(registered, nullptr);
+  // An enum option: refused where the pipeline is read, at the value.
+  PassOptionProblem problem;
   auto options = registered->registration.options.Bind(
-      {PassOptionAssignment{"format", std::string("pdf")}});
-  ASSERT_TRUE(options.ok());
-  EXPECT_FALSE(registered->registration.create(*options).ok());
+      {PassOptionAssignment{"format", std::string("pdf")}}, &problem);
+  ASSERT_FALSE(options.ok());
+  EXPECT_NE(options.status().message().find(
+                "option 'format' must be one of summary, table, json, html, not 'pdf'"),
+            std::string::npos)
+      << options.status();
+  EXPECT_EQ(problem.part, PassOptionProblem::Part::kValue);
 }
 
 TEST(MemoryReportPassTest, SummaryComparesWithAnEarlierLabelAndReports) {

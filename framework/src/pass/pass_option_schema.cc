@@ -1,5 +1,6 @@
 #include "hmo/pass/pass_option_schema.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
@@ -42,6 +43,20 @@ PassOptionSchema& PassOptionSchema::StringList(std::string key,
                                                std::string help) {
   return Add({std::move(key), PassOptionType::kStringList, std::move(default_value), false,
               std::move(help)});
+}
+PassOptionSchema& PassOptionSchema::Enum(std::string key, std::string default_value,
+                                         std::vector<std::string> allowed_values,
+                                         std::string help) {
+  if (std::find(allowed_values.begin(), allowed_values.end(), default_value) ==
+      allowed_values.end()) {
+    std::fprintf(stderr, "hmo: enum pass option '%s' does not allow its default '%s'\n",
+                 key.c_str(), default_value.c_str());
+    std::abort();
+  }
+  PassOptionSpec spec{std::move(key), PassOptionType::kString, std::move(default_value), false,
+                      std::move(help)};
+  spec.allowed_values = std::move(allowed_values);
+  return Add(std::move(spec));
 }
 PassOptionSchema& PassOptionSchema::Required(std::string key, PassOptionType type,
                                              std::string help) {
@@ -136,6 +151,16 @@ absl::StatusOr<PassOptions> PassOptionSchema::Bind(
       return fail(PassOptionProblem::Part::kValue, index,
                   fmt::format("option '{}': {}", spec->key,
                               std::string(value.status().message())));
+    }
+    if (!spec->allowed_values.empty()) {
+      const std::string& text = std::get<std::string>(*value);
+      if (std::find(spec->allowed_values.begin(), spec->allowed_values.end(), text) ==
+          spec->allowed_values.end()) {
+        return fail(PassOptionProblem::Part::kValue, index,
+                    fmt::format("option '{}' must be one of {}, not '{}'{}", spec->key,
+                                fmt::join(spec->allowed_values, ", "), text,
+                                DidYouMean(text, spec->allowed_values)));
+      }
     }
     slot = *std::move(value);
   }

@@ -31,33 +31,37 @@ std::string Delta(int64_t before, int64_t after) {
 
 }  // namespace
 
-PassOptionSchema MemoryReportPass::OptionSchema() {
-  return PassOptionSchema()
-      .String("label", "", "name of this report, for a later baseline")
-      .String("baseline", "", "label of an earlier report of the same run to compare with")
-      .String("format", "summary", "summary, table, json or html")
-      .String("output", "",
-              "summary: also append to this file; table/json/html: file to write "
-              "({module} = module name), empty or '-' = stderr")
-      .Int("pointer-size", 8, "bytes per tuple element pointer")
-      .Int("alignment", 1, "alignment of buffer offsets")
-      .String("heap", "best", "full report's temp packing: xla, search or best");
+const PassOptionBinding<MemoryReportPass::Options>& MemoryReportPass::Binding() {
+  static const PassOptionBinding<Options> binding =
+      PassOptionBinding<Options>()
+          .Option("label", &Options::label, "", "name of this report, for a later baseline")
+          .Option("baseline", &Options::baseline, "",
+                  "label of an earlier report of the same run to compare with")
+          .Enum("format", &Options::format, "summary", {"summary", "table", "json", "html"},
+                "summary: a line of device and host bytes; table, json or html: the full report")
+          .Option("output", &Options::output, "",
+                  "summary: also append to this file; table/json/html: file to write "
+                  "({module} = module name), empty or '-' = stderr")
+          .Option("pointer-size", &Options::pointer_size, 8, "bytes per tuple element pointer")
+          .Option("alignment", &Options::alignment, 1, "alignment of buffer offsets")
+          .Enum("heap", &Options::heap, "best", {"xla", "search", "best"},
+                "full report's temp packing: xla, search or best");
+  return binding;
 }
 
 absl::StatusOr<std::unique_ptr<MemoryReportPass>> MemoryReportPass::Create(
-    const PassOptions& options) {
+    const PassOptions& pass_options) {
+  HMO_ASSIGN_OR_RETURN(const Options options, Binding().Read(pass_options));
   std::unique_ptr<MemoryReportPass> pass(new MemoryReportPass());
-  pass->label_ = options.GetString("label");
-  pass->baseline_ = options.GetString("baseline");
-  pass->output_ = options.GetString("output");
-  const std::string format = options.GetString("format");
-  if (format != "summary") {
-    HMO_ASSIGN_OR_RETURN(pass->format_, ParseMemoryReportFormat(format));
+  pass->label_ = options.label;
+  pass->baseline_ = options.baseline;
+  pass->output_ = options.output;
+  if (options.format != "summary") {
+    HMO_ASSIGN_OR_RETURN(pass->format_, ParseMemoryReportFormat(options.format));
   }
-  HMO_ASSIGN_OR_RETURN(pass->options_.heap_algorithm,
-                       ParseTempHeapAlgorithm(options.GetString("heap")));
-  pass->options_.pointer_size = options.GetInt("pointer-size");
-  pass->options_.alignment = options.GetInt("alignment");
+  HMO_ASSIGN_OR_RETURN(pass->options_.heap_algorithm, ParseTempHeapAlgorithm(options.heap));
+  pass->options_.pointer_size = options.pointer_size;
+  pass->options_.alignment = options.alignment;
   if (pass->options_.pointer_size <= 0 || pass->options_.alignment <= 0) {
     return absl::InvalidArgumentError("memory-report: pointer-size and alignment must be positive");
   }

@@ -23,8 +23,10 @@ void PrintPass(const RegisteredPass& pass) {
     const std::string value = spec.required ? std::string("required")
                                             : fmt::format("default {}",
                                                           FormatPassOptionValue(*spec.default_value));
-    fmt::print("    {}: {} ({})\n        {}\n", spec.key, PassOptionTypeName(spec.type), value,
-               spec.help);
+    const std::string type = spec.allowed_values.empty()
+                                 ? std::string(PassOptionTypeName(spec.type))
+                                 : fmt::format("one of {}", fmt::join(spec.allowed_values, " | "));
+    fmt::print("    {}: {} ({})\n        {}\n", spec.key, type, value, spec.help);
   }
 }
 

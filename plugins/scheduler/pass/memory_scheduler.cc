@@ -54,60 +54,59 @@ std::string MemorySchedulerMetrics::ToString() const {
   return out;
 }
 
-PassOptionSchema MemorySchedulerPass::OptionSchema() {
-  PassOptionSchema schema;
-  schema.String("strategy", "default",
-                "scheduler strategy for every computation, or 'default': the candidate "
-                "best on 'objective'");
-  schema.StringList("candidates", {"list", "dfs", "post-order", "local-search", "exact"},
-                    "strategies 'default' tries, in tie-break order ([list, dfs, post-order] "
-                    "is XLA's default scheduler)");
-  schema.StringList("strategy-options", {},
-                    "options forwarded to strategies, each 'strategy.key=value'");
-  schema.String("objective", "device-bytes",
-                "what 'default' compares: 'device-bytes' (argument + output - alias + temp after buffer "
-                "assignment of each candidate) or 'heap-peak' (the heap-simulated module peak, cheaper)");
-  schema.Double("device-bytes-slack", 0.5,
-                "device-bytes: candidates are assigned in increasing heap peak, and one whose peak is "
-                "above the best device bytes so far by more than this fraction is not assigned (it "
-                "cannot plausibly win; an assignment costs far more than the peak)");
-  schema.Int("alignment", 64, "offset alignment of the buffer assignment behind 'device-bytes'");
-  schema.Int("pointer-size", 8, "bytes of a tuple element pointer in buffer sizes");
-  schema.String("memory-spaces", "device",
-                "whose bytes the peak counts: 'device' (every memory space but host memory S(5), so "
-                "offloaded values free device memory) or 'all'");
-  return schema;
+const PassOptionBinding<MemorySchedulerPass::Options>& MemorySchedulerPass::Binding() {
+  static const PassOptionBinding<Options> binding =
+      PassOptionBinding<Options>()
+          .Option("strategy", &Options::strategy, "default",
+                  "scheduler strategy for every computation, or 'default': the candidate "
+                  "best on 'objective'")
+          .Option("candidates", &Options::candidates,
+                  {"list", "dfs", "post-order", "local-search", "exact"},
+                  "strategies 'default' tries, in tie-break order ([list, dfs, post-order] "
+                  "is XLA's default scheduler)")
+          .Option("strategy-options", &Options::strategy_options, {},
+                  "options forwarded to strategies, each 'strategy.key=value'")
+          .Enum("objective", &Options::objective, "device-bytes", {"device-bytes", "heap-peak"},
+                "what 'default' compares: 'device-bytes' (argument + output - alias + temp after "
+                "buffer assignment of each candidate) or 'heap-peak' (the heap-simulated module "
+                "peak, cheaper)")
+          .Option("device-bytes-slack", &Options::device_bytes_slack, 0.5,
+                  "device-bytes: candidates are assigned in increasing heap peak, and one whose "
+                  "peak is above the best device bytes so far by more than this fraction is not "
+                  "assigned (it cannot plausibly win; an assignment costs far more than the peak)")
+          .Option("alignment", &Options::alignment, 64,
+                  "offset alignment of the buffer assignment behind 'device-bytes'")
+          .Option("pointer-size", &Options::pointer_size, 8,
+                  "bytes of a tuple element pointer in buffer sizes")
+          .Enum("memory-spaces", &Options::memory_spaces, "device", {"device", "all"},
+                "whose bytes the peak counts: 'device' (every memory space but host memory S(5), "
+                "so offloaded values free device memory) or 'all'");
+  return binding;
 }
 
 absl::StatusOr<std::unique_ptr<MemorySchedulerPass>> MemorySchedulerPass::Create(
-    const PassOptions& options) {
+    const PassOptions& pass_options) {
+  HMO_ASSIGN_OR_RETURN(const Options options, Binding().Read(pass_options));
   std::unique_ptr<MemorySchedulerPass> pass(new MemorySchedulerPass());
-  pass->strategy_ = options.GetString("strategy");
-  pass->candidates_ = options.GetStringList("candidates");
-  pass->pointer_size_ = options.GetInt("pointer-size");
-  pass->memory_spaces_ = options.GetString("memory-spaces");
-  pass->objective_ = options.GetString("objective");
-  pass->alignment_ = options.GetInt("alignment");
-  pass->device_bytes_slack_ = options.GetDouble("device-bytes-slack");
+  pass->strategy_ = options.strategy;
+  pass->candidates_ = options.candidates;
+  pass->pointer_size_ = options.pointer_size;
+  pass->memory_spaces_ = options.memory_spaces;
+  pass->objective_ = options.objective;
+  pass->alignment_ = options.alignment;
+  pass->device_bytes_slack_ = options.device_bytes_slack;
   if (!(pass->device_bytes_slack_ >= 0)) {
     return absl::InvalidArgumentError("option 'device-bytes-slack' must be >= 0");
   }
-  if (pass->objective_ != "device-bytes" && pass->objective_ != "heap-peak") {
-    return absl::InvalidArgumentError("option 'objective' must be 'device-bytes' or 'heap-peak', not '" +
-                                      pass->objective_ + "'");
-  }
-  if (pass->alignment_ <= 0) return absl::InvalidArgumentError("option 'alignment' must be positive");
-  if (pass->memory_spaces_ != "device" && pass->memory_spaces_ != "all") {
-    return absl::InvalidArgumentError("option 'memory-spaces' must be 'device' or 'all', not '" +
-                                      pass->memory_spaces_ + "'");
-  }
+  if (pass->alignment_ <= 0)
+    return absl::InvalidArgumentError("option 'alignment' must be positive");
   if (pass->pointer_size_ <= 0) {
     return absl::InvalidArgumentError("option 'pointer-size' must be positive");
   }
   if (pass->strategy_ == "default" && pass->candidates_.empty()) {
     return absl::InvalidArgumentError("option 'candidates' is empty");
   }
-  for (const std::string& entry : options.GetStringList("strategy-options")) {
+  for (const std::string& entry : options.strategy_options) {
     size_t dot = entry.find('.'), equals = entry.find('=');
     if (dot == std::string::npos || equals == std::string::npos || dot == 0 || dot > equals ||
         equals == dot + 1) {

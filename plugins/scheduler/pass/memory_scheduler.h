@@ -40,6 +40,7 @@
 #include "absl/status/statusor.h"
 #include "hmo/ir/hlo_schedule.h"
 #include "hmo/pass/hlo_pass.h"
+#include "hmo/pass/pass_option_binding.h"
 #include "hmo/pass/pass_option_schema.h"
 #include "hmo/pass/pass_options.h"
 
@@ -81,7 +82,19 @@ class MemorySchedulerPass : public HloPass {
       "strategy=default keeps the candidate with the fewest device bytes after buffer "
       "assignment, or the lowest heap-simulated peak with objective=heap-peak)";
 
-  static PassOptionSchema OptionSchema();
+  // The options, bound to their schema (PassOptionBinding).
+  struct Options {
+    std::string strategy;
+    std::vector<std::string> candidates;
+    std::vector<std::string> strategy_options;
+    std::string objective;
+    double device_bytes_slack = 0;
+    int64_t alignment = 0;
+    int64_t pointer_size = 0;
+    std::string memory_spaces;
+  };
+  static const PassOptionBinding<Options>& Binding();
+  static PassOptionSchema OptionSchema() { return Binding().schema(); }
   // Rejects a strategy-options entry that is not `strategy.key=value`.
   static absl::StatusOr<std::unique_ptr<MemorySchedulerPass>> Create(const PassOptions& options);
 

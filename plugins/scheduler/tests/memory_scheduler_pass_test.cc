@@ -377,7 +377,9 @@ TEST(MemorySchedulerPass, DeviceMemoryObjectiveMovesOffloadedValuesOutEarlyAndBa
 
   absl::StatusOr<MemorySchedulerMetrics> bad = RunPass(*Parse(kOffloaded), host, {{"memory-spaces", std::string("host")}});
   ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.status().message().find("'device' or 'all'"), std::string::npos) << bad.status();
+  EXPECT_NE(bad.status().message().find("must be one of device, all, not 'host'"),
+            std::string::npos)
+      << bad.status();
 }
 
 TEST(MemorySchedulerPass, RejectsUnknownStrategiesAndMalformedOptions) {

@@ -26,6 +26,9 @@ struct PassOptionSpec {
   std::optional<PassOptionValue> default_value;
   bool required = false;
   std::string help;  // one line
+  // kString only: the values the option accepts (an enum option); empty
+  // means any string.
+  std::vector<std::string> allowed_values;
 };
 
 // One `key = value` as the user wrote it, before typing: a scalar, or a list
@@ -58,6 +61,10 @@ class PassOptionSchema {
   PassOptionSchema& String(std::string key, std::string default_value, std::string help);
   PassOptionSchema& StringList(std::string key, std::vector<std::string> default_value,
                                std::string help);
+  // Declares a string option that accepts only `allowed_values` (which must
+  // hold `default_value`); Bind refuses any other value at its position.
+  PassOptionSchema& Enum(std::string key, std::string default_value,
+                         std::vector<std::string> allowed_values, std::string help);
   // Declares an option without a default that every use of the pass must give.
   PassOptionSchema& Required(std::string key, PassOptionType type, std::string help);
 
@@ -70,7 +77,8 @@ class PassOptionSchema {
   // Types `assignments` against the schema and fills in defaults. Returns the
   // complete option values, or InvalidArgument for the first problem found: an
   // unknown key (with a "did you mean" when one is close), a key given twice,
-  // a value of the wrong type or shape, or a required option left out. When
+  // a value of the wrong type or shape, a value an enum option does not
+  // allow, or a required option left out. When
   // `problem` is not null it receives where that problem is.
   absl::StatusOr<PassOptions> Bind(absl::Span<const PassOptionAssignment> assignments,
                                    PassOptionProblem* problem = nullptr) const;

@@ -33,6 +33,7 @@
 // The framework registers it (RegisterFrameworkPasses, framework_passes.h)
 // under the plugin name "hmo".
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -42,6 +43,7 @@
 #include "absl/status/statusor.h"
 #include "hmo/analysis/memory_report.h"
 #include "hmo/pass/hlo_pass.h"
+#include "hmo/pass/pass_option_binding.h"
 #include "hmo/pass/pass_option_schema.h"
 #include "hmo/pass/pass_options.h"
 #include "hmo/pass/pass_registry.h"
@@ -54,7 +56,18 @@ class MemoryReportPass : public HloPass {
   static constexpr std::string_view kDescription =
       "Report the module's memory (summary against an earlier report, or the full report as "
       "table, JSON or HTML timeline); changes nothing";
-  static PassOptionSchema OptionSchema();
+  // The options, bound to their schema (PassOptionBinding).
+  struct Options {
+    std::string label;
+    std::string baseline;
+    std::string format;
+    std::string output;
+    int64_t pointer_size = 0;
+    int64_t alignment = 0;
+    std::string heap;
+  };
+  static const PassOptionBinding<Options>& Binding();
+  static PassOptionSchema OptionSchema() { return Binding().schema(); }
   // Errors: an unknown format or heap algorithm, a non-positive pointer size
   // or alignment.
   static absl::StatusOr<std::unique_ptr<MemoryReportPass>> Create(const PassOptions& options);

@@ -1,0 +1,120 @@
+#ifndef HMO_PASS_PASS_OPTION_BINDING_H_
+#define HMO_PASS_PASS_OPTION_BINDING_H_
+
+// PassOptionBinding<Options>: a pass's options declared once, each bound to a
+// member of the pass's options struct (as MLIR's Option<T> binds to a pass
+// member). The schema that `hmo passes` and the pipeline readers use and the
+// read-back into the struct come from the same declaration, so a key's type
+// is the member's and the pass never looks a value up by name:
+//
+//   struct Options { std::string objective; int64_t alignment = 0; };
+//   static const PassOptionBinding<Options>& Binding() {
+//     static const PassOptionBinding<Options> binding =
+//         PassOptionBinding<Options>()
+//             .Enum("objective", &Options::objective, "device-bytes",
+//                   {"device-bytes", "heap-peak"}, "what candidates are compared on")
+//             .Option("alignment", &Options::alignment, 64, "offset alignment");
+//     return binding;
+//   }
+//   static PassOptionSchema OptionSchema() { return Binding().schema(); }
+//   ... HMO_ASSIGN_OR_RETURN(Options options, Binding().Read(pass_options));
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "hmo/pass/pass_option_schema.h"
+#include "hmo/pass/pass_options.h"
+
+namespace hmo {
+
+template <typename Options>
+class PassOptionBinding {
+ public:
+  // Each declares an optional option with its default, bound to `member`;
+  // the option's type is the member's.
+  PassOptionBinding& Option(std::string key, bool Options::*member, bool default_value,
+                            std::string help) {
+    schema_.Bool(key, default_value, std::move(help));
+    return Bind(std::move(key), member);
+  }
+  PassOptionBinding& Option(std::string key, int64_t Options::*member, int64_t default_value,
+                            std::string help) {
+    schema_.Int(key, default_value, std::move(help));
+    return Bind(std::move(key), member);
+  }
+  PassOptionBinding& Option(std::string key, double Options::*member, double default_value,
+                            std::string help) {
+    schema_.Double(key, default_value, std::move(help));
+    return Bind(std::move(key), member);
+  }
+  PassOptionBinding& Option(std::string key, std::string Options::*member,
+                            std::string default_value, std::string help) {
+    schema_.String(key, std::move(default_value), std::move(help));
+    return Bind(std::move(key), member);
+  }
+  PassOptionBinding& Option(std::string key, std::vector<std::string> Options::*member,
+                            std::vector<std::string> default_value, std::string help) {
+    schema_.StringList(key, std::move(default_value), std::move(help));
+    return Bind(std::move(key), member);
+  }
+  // A string option that accepts only `allowed_values` (PassOptionSchema::Enum).
+  PassOptionBinding& Enum(std::string key, std::string Options::*member, std::string default_value,
+                          std::vector<std::string> allowed_values, std::string help) {
+    schema_.Enum(key, std::move(default_value), std::move(allowed_values), std::move(help));
+    return Bind(std::move(key), member);
+  }
+
+  const PassOptionSchema& schema() const { return schema_; }
+
+  // The values of `options` in their members. `options` must come from
+  // schema().Bind (the pass registry's); values of another schema give
+  // InternalError naming the first key that does not match.
+  absl::StatusOr<Options> Read(const PassOptions& options) const {
+    const auto& values = options.values();
+    if (values.size() != setters_.size()) {
+      return absl::InternalError("pass options hold " + std::to_string(values.size()) +
+                                 " values; the binding declares " +
+                                 std::to_string(setters_.size()));
+    }
+    Options out{};
+    for (size_t i = 0; i < setters_.size(); ++i) {
+      if (values[i].first != setters_[i].key || !setters_[i].set(values[i].second, out)) {
+        return absl::InternalError("pass option '" + values[i].first +
+                                   "' does not match the binding's '" + setters_[i].key + "'");
+      }
+    }
+    return out;
+  }
+
+ private:
+  struct Setter {
+    std::string key;
+    // False when the value is not of the member's type.
+    std::function<bool(const PassOptionValue&, Options&)> set;
+  };
+
+  template <typename T>
+  PassOptionBinding& Bind(std::string key, T Options::*member) {
+    setters_.push_back({std::move(key), [member](const PassOptionValue& value, Options& out) {
+                          const T* typed = std::get_if<T>(&value);
+                          if (typed == nullptr) return false;
+                          out.*member = *typed;
+                          return true;
+                        }});
+    return *this;
+  }
+
+  PassOptionSchema schema_;
+  std::vector<Setter> setters_;
+};
+
+}  // namespace hmo
+
+#endif  // HMO_PASS_PASS_OPTION_BINDING_H_
