@@ -110,9 +110,9 @@ absl::StatusOr<PassOptionValue> ParsePassOptionScalar(PassOptionType type,
 
 absl::StatusOr<PassOptions> PassOptionSchema::Bind(
     absl::Span<const PassOptionAssignment> assignments, PassOptionProblem* problem) const {
-  auto fail = [&](PassOptionProblem::Part part, size_t index, std::string message) {
+  auto fail = [&](PassOptionProblem::Part part, size_t index, const std::string& message) {
     if (problem != nullptr) *problem = {part, index};
-    return absl::InvalidArgumentError(std::move(message));
+    return absl::InvalidArgumentError(message);
   };
   std::vector<std::optional<PassOptionValue>> values(specs_.size());
   for (size_t index = 0; index < assignments.size(); ++index) {
