@@ -189,11 +189,27 @@ TEST_F(HmoCliTest, PassesListsOptionsWithTypesDefaultsAndHelp) {
   EXPECT_THAT(result.out, HasSubstr("scale: double (default 1)"));
   EXPECT_THAT(result.out, HasSubstr("upper: bool (default false)"));
   EXPECT_THAT(result.out, HasSubstr("parts: string-list (default [])"));
+  // An enum option of a loaded plugin lists what it allows.
+  EXPECT_THAT(result.out, HasSubstr("side: one of back | front (default back)"));
   CommandResult all = Hmo("passes " + Good());
   EXPECT_THAT(all.out, HasSubstr("fixture-rename-module  (plugin fixture-more-passes)"));
   CommandResult typo = Hmo("passes fixture-tag-modul " + Good());
   EXPECT_EQ(typo.exit_code, 1);
   EXPECT_THAT(typo.err, HasSubstr("(did you mean 'fixture-tag-module'?)"));
+}
+
+TEST_F(HmoCliTest, AnEnumOptionOfAPluginPassIsRefusedAtItsValue) {
+  CommandResult result = Hmo("run --passes='fixture-tag-module{label=ab,side=frnt}' " +
+                             Data("small.hlo") + " -o out.hlo " + Good());
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_THAT(result.err, HasSubstr("<--passes>:1:34: error: pass 'fixture-tag-module': option "
+                                    "'side' must be one of back, front, not 'frnt' (did you mean "
+                                    "'front'?)"));
+  EXPECT_FALSE(std::filesystem::exists(work_ / "out.hlo"));
+  CommandResult front = Hmo("run --passes='fixture-tag-module{label=ab,side=front}' " +
+                            Data("small.hlo") + " " + Good());
+  ASSERT_EQ(front.exit_code, 0) << front.err;
+  EXPECT_THAT(front.out, HasSubstr("HloModule ab_small"));
 }
 
 TEST_F(HmoCliTest, RunsAYamlPipelineOfPassesFromTwoPluginFiles) {
@@ -350,7 +366,8 @@ TEST_F(HmoCliTest, DumpPipelinePrintsTheResolvedYaml) {
             "            repeat: 1\n"
             "            scale: 1\n"
             "            upper: false\n"
-            "            parts: []\n");
+            "            parts: []\n"
+            "            side: back\n");
   // The printed pipeline runs as a file.
   WriteFile(work_ / "resolved.yaml", result.out);
   CommandResult rerun = Hmo("run resolved.yaml " + Data("small.hlo") + " " + Good());

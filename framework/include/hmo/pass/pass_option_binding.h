@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -71,6 +72,13 @@ class PassOptionBinding {
     return Bind(std::move(key), member);
   }
 
+  // An option without a default that every use of the pass must give.
+  template <typename T>
+  PassOptionBinding& Required(std::string key, T Options::*member, std::string help) {
+    schema_.Required(key, TypeOf<T>(), std::move(help));
+    return Bind(std::move(key), member);
+  }
+
   const PassOptionSchema& schema() const { return schema_; }
 
   // The values of `options` in their members. `options` must come from
@@ -99,6 +107,21 @@ class PassOptionBinding {
     // False when the value is not of the member's type.
     std::function<bool(const PassOptionValue&, Options&)> set;
   };
+
+  // The option type of a member type (only PassOptionValue's alternatives).
+  template <typename T>
+  static constexpr PassOptionType TypeOf() {
+    if constexpr (std::is_same_v<T, bool>) return PassOptionType::kBool;
+    if constexpr (std::is_same_v<T, int64_t>) return PassOptionType::kInt;
+    if constexpr (std::is_same_v<T, double>) return PassOptionType::kDouble;
+    if constexpr (std::is_same_v<T, std::string>) return PassOptionType::kString;
+    static_assert(std::is_same_v<T, bool> || std::is_same_v<T, int64_t> ||
+                      std::is_same_v<T, double> || std::is_same_v<T, std::string> ||
+                      std::is_same_v<T, std::vector<std::string>>,
+                  "an option member is bool, int64_t, double, std::string or "
+                  "std::vector<std::string>");
+    return PassOptionType::kStringList;
+  }
 
   template <typename T>
   PassOptionBinding& Bind(std::string key, T Options::*member) {
