@@ -154,6 +154,48 @@ TEST(ParserTest, ShapesOfEveryKind) {
   EXPECT_EQ(tuple->ToString(), "(f32[], f32[], f32[], f32[], f32[], /*index=5*/f32[])");
 }
 
+// The parser reuses an array shape it has read before when the text is the
+// same; texts that differ only in layout, bounds or tiling stay distinct, and a
+// reused operand shape is still checked against the operand's definition.
+TEST(ParserTest, RepeatedShapeTextsKeepTheirOwnLayouts) {
+  const std::string printed = RoundTrip(
+      "ENTRY e {\n"
+      "  a = f32[2,3]{1,0} parameter(0)\n"
+      "  b = f32[2,3]{0,1} parameter(1)\n"
+      "  c = f32[<=2,3]{1,0} parameter(2)\n"
+      "  d = f32[2,3]{1,0:T(2,128)} parameter(3)\n"
+      "  t = (f32[2,3]{1,0}, f32[2,3]{0,1}) tuple(f32[2,3]{1,0} a, f32[2,3]{0,1} b)\n"
+      "  x = f32[2,3]{0,1} copy(f32[2,3]{1,0} a)\n"
+      "  y = f32[2,3]{1,0:T(2,128)} copy(f32[2,3]{1,0} a)\n"
+      "  ROOT r = (f32[2,3]{0,1}, f32[<=2,3]{1,0}, f32[2,3]{1,0:T(2,128)}, f32[2,3]{1,0:T(2,128)}) "
+      "tuple(x, c, d, y)\n"
+      "}\n");
+  EXPECT_NE(printed.find("  b = f32[2,3]{0,1} parameter(1)"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("  c = f32[<=2,3]{1,0} parameter(2)"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("  d = f32[2,3]{1,0:T(2,128)} parameter(3)"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("  x = f32[2,3]{0,1} copy("), std::string::npos) << printed;
+  // An operand written with a shape seen before, but not its own, is refused.
+  auto mismatch = ParseHloModule(
+      "ENTRY e {\n"
+      "  a = f32[2,3]{1,0} parameter(0)\n"
+      "  b = f32[4]{0} parameter(1)\n"
+      "  x = f32[2,3]{1,0} copy(f32[2,3]{1,0} a)\n"
+      "  ROOT y = f32[4]{0} copy(f32[2,3]{1,0} b)\n"
+      "}\n");
+  ASSERT_FALSE(mismatch.ok());
+  EXPECT_NE(mismatch.status().message().find("operand 'b' is written with shape f32[2,3]"),
+            std::string::npos)
+      << mismatch.status();
+  // A bad layout is refused every time it is written, not only the first.
+  auto bad = ParseHloModule(
+      "ENTRY e {\n"
+      "  a = f32[2,3]{1,0} parameter(0)\n"
+      "  ROOT x = f32[2,3]{2,0} copy(a)\n"
+      "}\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("not a permutation"), std::string::npos) << bad.status();
+}
+
 TEST(ParserTest, Literals) {
   std::string printed = RoundTrip(R"(HloModule lits
 ENTRY e {

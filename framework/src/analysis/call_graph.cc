@@ -82,6 +82,7 @@ std::unique_ptr<CallGraph> CallGraph::Build(const HloModule* module) {
     graph->nodes_.push_back(std::make_unique<CallGraphNode>(computation));
     graph->node_index_[computation] = graph->nodes_.back().get();
   }
+  absl::flat_hash_set<std::pair<const HloComputation*, const HloComputation*>> edges;
   for (const auto& node : graph->nodes_) {
     for (HloInstruction* instruction : node->computation()->instructions()) {
       if (instruction->called_computations().empty()) continue;
@@ -95,12 +96,10 @@ std::unique_ptr<CallGraph> CallGraph::Build(const HloModule* module) {
         if (it == graph->node_index_.end()) continue;
         CallGraphNode* callee_node = it->second;
         callee_node->caller_callsites_.push_back(callsite);
-        if (std::find(callee_node->callers_.begin(), callee_node->callers_.end(),
-                      node->computation()) == callee_node->callers_.end()) {
+        // A set, not a scan of the lists: a dump's entry calls one fused
+        // computation per fusion, hundreds of thousands of callees.
+        if (edges.insert({node->computation(), callee}).second) {
           callee_node->callers_.push_back(node->computation());
-        }
-        if (std::find(node->callees_.begin(), node->callees_.end(), callee) ==
-            node->callees_.end()) {
           node->callees_.push_back(callee);
         }
       }

@@ -201,17 +201,34 @@ void HloInstruction::AppendOperand(HloInstruction* operand) {
   operand->AddUser(this);
 }
 
+// Below this many users a linear scan is cheaper than a hash set.
+constexpr size_t kUserIndexThreshold = 16;
+
+bool HloInstruction::HasUser(const HloInstruction* user) const {
+  if (user_index_ != nullptr) return user_index_->contains(user);
+  return std::find(users_.begin(), users_.end(), user) != users_.end();
+}
+
 void HloInstruction::AddUser(HloInstruction* user) {
-  if (std::find(users_.begin(), users_.end(), user) == users_.end()) users_.push_back(user);
+  if (HasUser(user)) return;
+  users_.push_back(user);
+  if (user_index_ != nullptr) {
+    user_index_->insert(user);
+  } else if (users_.size() > kUserIndexThreshold) {
+    user_index_ = std::make_unique<absl::flat_hash_set<const HloInstruction*>>(users_.begin(),
+                                                                               users_.end());
+  }
 }
 
 void HloInstruction::RemoveUser(HloInstruction* user) {
-  auto it = std::find(users_.begin(), users_.end(), user);
-  if (it != users_.end()) users_.erase(it);
+  if (!HasUser(user)) return;
+  // Erase, not swap-and-pop: passes and analyses see users in insertion order.
+  users_.erase(std::find(users_.begin(), users_.end(), user));
+  if (user_index_ != nullptr) user_index_->erase(user);
 }
 
 bool HloInstruction::IsUserOf(const HloInstruction* operand) const {
-  return std::find(operand->users_.begin(), operand->users_.end(), this) != operand->users_.end();
+  return operand->HasUser(this);
 }
 
 void HloInstruction::DetachFromOperands() {
@@ -544,7 +561,7 @@ absl::Status HloInstruction::ReplaceOperandWithDifferentShape(int64_t operand_nu
 }
 
 absl::Status HloInstruction::ReplaceUseWith(HloInstruction* user, HloInstruction* new_producer) {
-  if (std::find(users_.begin(), users_.end(), user) == users_.end()) {
+  if (!HasUser(user)) {
     return absl::InvalidArgumentError(
         StrCat(user->name(), " is not a user of ", name_));
   }

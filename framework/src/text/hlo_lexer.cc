@@ -31,6 +31,12 @@ void HloLexer::Reset(size_t offset) {
   Lex();
 }
 
+void HloLexer::SkipTo(size_t offset) {
+  prev_end_ = offset;
+  pos_ = offset;
+  Lex();
+}
+
 bool HloLexer::CurrentStartsNewLine() const {
   for (size_t i = prev_end_; i < cur_.offset && i < end_; ++i) {
     if (source_[i] == '\n' || source_[i] == '\r') return true;

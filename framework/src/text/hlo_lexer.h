@@ -70,6 +70,11 @@ class HloLexer {
   bool CurrentStartsWith(std::string_view s) const;
   // Re-positions at `offset` and lexes.
   void Reset(size_t offset);
+  // Consumes the source up to `offset` (as if its tokens had been read) and
+  // lexes from there.
+  void SkipTo(size_t offset);
+  // End of the lexed range.
+  size_t end() const { return end_; }
 
   std::string_view source() const { return source_; }
 

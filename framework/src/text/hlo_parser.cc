@@ -10,6 +10,8 @@
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/node_hash_map.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "hlo_attribute_order.h"
@@ -121,6 +123,10 @@ class Parser {
 
   // ------------------------------------------------------------ values
   absl::Status ParseShape(Shape* shape);
+  // Parses a shape and points *out at it: at a cached copy when the same
+  // array-shape text was parsed before, else at *scratch.
+  absl::Status ParseShapeView(Shape* scratch, const Shape** out);
+  absl::Status ParseArrayShape(Shape* shape);
   absl::Status ParseLayout(const Shape& shape, Layout* layout);
   absl::Status ParseLiteral(const Shape& shape, Literal* literal);
   absl::Status ParseArrayLevel(const Shape& shape, int64_t dim, Literal* literal, int64_t* linear);
@@ -214,6 +220,10 @@ class Parser {
   std::vector<size_t> file_location_offsets_;
   std::vector<size_t> stack_frame_offsets_;
   int nesting_depth_ = 0;
+  // Array shapes parsed so far, by their exact text: a dump writes the same
+  // few shapes on every operand, and a hit skips lexing and allocation.
+  // Node-based, so the pointers ParseShapeView hands out stay valid.
+  absl::node_hash_map<absl::string_view, Shape> shape_by_text_;
   // A text that is one instruction: unknown operands become parameters.
   bool single_instruction_ = false;
   int64_t next_implicit_parameter_ = 0;
@@ -361,7 +371,69 @@ absl::Status Parser::ParseRawValue(std::string* value) {
 
 // ------------------------------------------------------------------ shapes
 
+// The end of the text of an array shape at `begin` in the simple form a dump
+// writes (`type[dims]` and a layout right after it, on one line, no nested
+// braces), or 0. Each scan stops at the first character that cannot belong to
+// it, so it is linear however the input is malformed.
+size_t SimpleArrayShapeTextEnd(std::string_view source, size_t begin) {
+  auto is_type_char = [](char c) { return absl::ascii_isalnum(c) || c == '_'; };
+  auto is_dims_char = [](char c) {
+    return absl::ascii_isdigit(c) || c == ',' || c == '<' || c == '=' || c == '?';
+  };
+  size_t i = begin;
+  while (i < source.size() && is_type_char(source[i])) ++i;
+  if (i == begin || i >= source.size() || source[i] != '[') return 0;
+  ++i;
+  while (i < source.size() && is_dims_char(source[i])) ++i;
+  if (i >= source.size() || source[i] != ']') return 0;
+  ++i;
+  if (i < source.size() && source[i] == '{') {
+    ++i;
+    while (i < source.size() && source[i] != '}' && source[i] != '{' && source[i] != '\n' &&
+           source[i] != '"') {
+      ++i;
+    }
+    if (i >= source.size() || source[i] != '}') return 0;
+    ++i;
+  }
+  return i;
+}
+
 absl::Status Parser::ParseShape(Shape* shape) {
+  const Shape* parsed = nullptr;
+  if (absl::Status st = ParseShapeView(shape, &parsed); !st.ok()) return st;
+  if (parsed != shape) *shape = *parsed;
+  return absl::OkStatus();
+}
+
+absl::Status Parser::ParseShapeView(Shape* scratch, const Shape** out) {
+  if (lexer_.kind() == TokKind::kName) {
+    const size_t begin = lexer_.Peek().offset;
+    const std::string_view source = lexer_.source().substr(0, lexer_.end());
+    const size_t end = SimpleArrayShapeTextEnd(source, begin);
+    const absl::string_view text = end == 0 ? absl::string_view() : AbslView(source.substr(begin, end - begin));
+    if (end != 0) {
+      if (auto it = shape_by_text_.find(text); it != shape_by_text_.end()) {
+        lexer_.SkipTo(end);
+        *out = &it->second;
+        return absl::OkStatus();
+      }
+    }
+    if (absl::Status st = ParseArrayShape(scratch); !st.ok()) return st;
+    *out = scratch;
+    // Cached only when the parser read exactly the scanned text, so a hit
+    // gives what parsing would.
+    if (end != 0 && lexer_.prev_end() == end) {
+      *out = &shape_by_text_.try_emplace(text, *scratch).first->second;
+    }
+    return absl::OkStatus();
+  }
+  if (absl::Status st = ParseArrayShape(scratch); !st.ok()) return st;
+  *out = scratch;
+  return absl::OkStatus();
+}
+
+absl::Status Parser::ParseArrayShape(Shape* shape) {
   if (absl::Status st = EnterNesting(); !st.ok()) return st;
   absl::Cleanup leave = [&] { --nesting_depth_; };
   if (lexer_.kind() == TokKind::kLparen) {
@@ -444,14 +516,15 @@ absl::Status Parser::ParseShape(Shape* shape) {
 absl::Status Parser::ParseLayout(const Shape& shape, Layout* layout) {
   const size_t start = lexer_.Peek().offset;
   if (absl::Status st = Expect(TokKind::kLbrace, "'{'"); !st.ok()) return st;
-  std::vector<int64_t> m2m;
+  std::vector<int64_t> minor_to_major;
   while (lexer_.kind() == TokKind::kInt) {
     int64_t d;
     if (absl::Status st = ParseInt(&d); !st.ok()) return st;
-    m2m.push_back(d);
+    minor_to_major.push_back(d);
     if (!TryConsume(TokKind::kComma)) break;
   }
-  *layout->mutable_minor_to_major() = m2m;
+  *layout->mutable_minor_to_major() = std::move(minor_to_major);
+  const std::vector<int64_t>& m2m = layout->minor_to_major();
   auto paren_int = [&](int64_t* v) -> absl::Status {
     if (absl::Status st = Expect(TokKind::kLparen, "'('"); !st.ok()) return st;
     if (absl::Status st = ParseInt(v); !st.ok()) return st;
@@ -1433,11 +1506,10 @@ absl::Status Parser::ParseOperand(HloComputation* computation, HloInstruction** 
   if (absl::Status st = EnterNesting(); !st.ok()) return st;
   absl::Cleanup leave = [&] { --nesting_depth_; };
   const size_t operand_offset = lexer_.Peek().offset;
-  std::optional<Shape> written;
+  Shape written_storage;
+  const Shape* written = nullptr;
   if (AtShape()) {
-    Shape s;
-    if (absl::Status st = ParseShape(&s); !st.ok()) return st;
-    written = std::move(s);
+    if (absl::Status st = ParseShapeView(&written_storage, &written); !st.ok()) return st;
   }
   if (lexer_.kind() == TokKind::kName && lexer_.NextCharIs('(')) {
     lexer_.Reset(operand_offset);
@@ -1465,7 +1537,7 @@ absl::Status Parser::ParseOperand(HloComputation* computation, HloInstruction** 
     if (absl::Status st = AddImplicitParameter(computation, name, *written, operand_offset, &value); !st.ok()) {
       return st;
     }
-    written.reset();
+    written = nullptr;
   } else {
     return Error(t.offset, StrCat("undefined operand '", AbslView(name), "'"));
   }

@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/types/span.h"
 #include "hmo/ir/dimension_numbers.h"
@@ -399,6 +400,7 @@ class HloInstruction {
   HloInstruction(HloOpcode opcode, const Shape& shape);
   void AddUser(HloInstruction* user);
   void RemoveUser(HloInstruction* user);
+  bool HasUser(const HloInstruction* user) const;
   void RegisterAsCaller();
   void UnregisterAsCaller();
 
@@ -415,6 +417,9 @@ class HloInstruction {
 
   std::vector<HloInstruction*> operands_;
   std::vector<HloInstruction*> users_;
+  // Membership index of users_, built once an instruction has many users (a
+  // parameter read by every fusion of a dump), so adding users stays O(1).
+  std::unique_ptr<absl::flat_hash_set<const HloInstruction*>> user_index_;
   std::vector<HloInstruction*> control_predecessors_;
   std::vector<HloInstruction*> control_successors_;
   std::vector<HloComputation*> called_computations_;
