@@ -2,7 +2,7 @@
 // kind of invalid answer is an error naming the strategy, its plugin and the
 // computation.
 
-#include "hmo/plugin/scheduler_strategy_adapter.h"
+#include "hmo/scheduling/scheduler_strategy_adapter.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
 // The C view of a computation handed to scheduler strategies.
 
-#include "hmo/plugin/scheduling_view.h"
+#include "hmo/scheduling/scheduling_view.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

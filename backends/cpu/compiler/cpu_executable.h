@@ -16,7 +16,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "hmo/analysis/buffer_assignment.h"
-#include "hmo/execution/executable.h"
+#include "hmo/plugin/executable.h"
 #include "hmo/ir/hlo_module.h"
 #include "jit/cpu_jit.h"
 

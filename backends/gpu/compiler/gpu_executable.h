@@ -45,7 +45,7 @@
 #include "compiler/gpu_device_runtime.h"
 #include "compiler/gpu_module_preparation.h"
 #include "compiler/gpu_thunk_plan.h"
-#include "hmo/execution/executable.h"
+#include "hmo/plugin/executable.h"
 
 namespace hmo::gpu {
 

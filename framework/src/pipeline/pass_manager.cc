@@ -15,7 +15,7 @@ absl::StatusOr<PipelineRunSummary> PassManager::Run(HloModule& module) {
   for (PassInstrumentation* instrumentation : instrumentations_) {
     HMO_RETURN_IF_ERROR(instrumentation->BeforePipeline(module));
   }
-  AnalysisManager analyses(module, &registries_.analyses);
+  AnalysisManager analyses(module, &RegisteredAnalyses(registries_));
   PipelineRunState run_state;
   bool changed = false;
   HMO_RETURN_IF_ERROR(RunSteps(pipeline_.steps, module, analyses, run_state, 0, changed, summary));

@@ -1,4 +1,4 @@
-#include "hmo/execution/executable.h"
+#include "hmo/plugin/executable.h"
 
 #include "absl/status/status.h"
 

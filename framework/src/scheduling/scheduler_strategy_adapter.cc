@@ -1,4 +1,4 @@
-#include "hmo/plugin/scheduler_strategy_adapter.h"
+#include "hmo/scheduling/scheduler_strategy_adapter.h"
 
 #include <array>
 

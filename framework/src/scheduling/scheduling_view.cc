@@ -1,4 +1,4 @@
-#include "hmo/plugin/scheduling_view.h"
+#include "hmo/scheduling/scheduling_view.h"
 
 #include <algorithm>
 #include <utility>

@@ -1,4 +1,4 @@
-#include "hmo/plugin/scheduling_view_values.h"
+#include "hmo/scheduling/scheduling_view_values.h"
 
 #include <algorithm>
 #include <optional>

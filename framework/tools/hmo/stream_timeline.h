@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "hmo/execution/executable.h"
+#include "hmo/plugin/executable.h"
 
 namespace hmo::cli {
 

@@ -12,8 +12,9 @@
 #include "hmo/base/status_macros.h"
 #include "hmo/ir/hlo_module.h"
 #include "hmo/pass/pass_context.h"
-#include "hmo/plugin/scheduler_strategy_adapter.h"
-#include "hmo/plugin/scheduling_view.h"
+#include "hmo/plugin/plugin_registries.h"
+#include "hmo/scheduling/scheduler_strategy_adapter.h"
+#include "hmo/scheduling/scheduling_view.h"
 #include "spdlog/spdlog.h"
 
 namespace hmo {

@@ -16,7 +16,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "hmo/execution/executable.h"
+#include "hmo/plugin/executable.h"
 #include "hmo/execution/literal_comparison.h"
 #include "hmo/ir/hlo_module.h"
 #include "hmo/ir/literal.h"

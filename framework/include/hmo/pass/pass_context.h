@@ -13,9 +13,17 @@
 #include "hmo/pass/analysis_manager.h"
 #include "hmo/pass/pipeline_run_state.h"
 #include "hmo/pass/preserved_analyses.h"
-#include "hmo/plugin/plugin_registries.h"
 
 namespace hmo {
+
+// The registries of everything loaded: passes, analyses, scheduler strategies,
+// backends. Defined by the plugin layer (hmo/plugin/plugin_registries.h), which
+// a pass includes to look a strategy or backend up; the pass layer only hands
+// it on.
+struct PluginRegistries;
+
+// The analysis registry among `registries`, for the pass layer's own use.
+const AnalysisRegistry& RegisteredAnalyses(const PluginRegistries& registries);
 
 class PassContext {
  public:

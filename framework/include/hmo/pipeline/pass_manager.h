@@ -14,7 +14,7 @@
 #include "absl/status/statusor.h"
 #include "hmo/pipeline/pass_instrumentation.h"
 #include "hmo/pipeline/resolved_pipeline.h"
-#include "hmo/plugin/plugin_registries.h"
+#include "hmo/pass/pass_context.h"
 
 namespace hmo {
 

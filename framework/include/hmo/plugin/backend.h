@@ -14,7 +14,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "hmo/execution/executable.h"
+#include "hmo/plugin/executable.h"
 #include "hmo/pass/named_registry.h"
 
 namespace hmo {

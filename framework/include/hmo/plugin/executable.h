@@ -1,5 +1,5 @@
-#ifndef HMO_EXECUTION_EXECUTABLE_H_
-#define HMO_EXECUTION_EXECUTABLE_H_
+#ifndef HMO_PLUGIN_EXECUTABLE_H_
+#define HMO_PLUGIN_EXECUTABLE_H_
 
 // A compiled module a backend can run (XLA's Executable): produced by
 // Backend::Compile from a scheduled module and its buffer assignment, run any
@@ -85,4 +85,4 @@ class Executable {
 
 }  // namespace hmo
 
-#endif  // HMO_EXECUTION_EXECUTABLE_H_
+#endif  // HMO_PLUGIN_EXECUTABLE_H_

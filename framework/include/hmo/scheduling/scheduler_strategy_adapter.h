@@ -1,5 +1,5 @@
-#ifndef HMO_PLUGIN_SCHEDULER_STRATEGY_ADAPTER_H_
-#define HMO_PLUGIN_SCHEDULER_STRATEGY_ADAPTER_H_
+#ifndef HMO_SCHEDULING_SCHEDULER_STRATEGY_ADAPTER_H_
+#define HMO_SCHEDULING_SCHEDULER_STRATEGY_ADAPTER_H_
 
 // Runs a registered scheduler strategy (a C-ABI function, from a plugin or
 // the framework) on computations, and checks what it returns. Passes that
@@ -13,7 +13,7 @@
 #include "absl/status/statusor.h"
 #include "hmo/ir/hlo_schedule.h"
 #include "hmo/plugin/scheduler_strategy_registry.h"
-#include "hmo/plugin/scheduling_view.h"
+#include "hmo/scheduling/scheduling_view.h"
 
 namespace hmo {
 
@@ -55,4 +55,4 @@ absl::StatusOr<HloSchedule> ScheduleModuleWithStrategy(
 
 }  // namespace hmo
 
-#endif  // HMO_PLUGIN_SCHEDULER_STRATEGY_ADAPTER_H_
+#endif  // HMO_SCHEDULING_SCHEDULER_STRATEGY_ADAPTER_H_

@@ -1,5 +1,5 @@
-#ifndef HMO_PLUGIN_SCHEDULING_VIEW_H_
-#define HMO_PLUGIN_SCHEDULING_VIEW_H_
+#ifndef HMO_SCHEDULING_SCHEDULING_VIEW_H_
+#define HMO_SCHEDULING_SCHEDULING_VIEW_H_
 
 // Builds the read-only C view of one computation that scheduler strategies
 // receive (HmoSchedulingView in scheduler_strategy_abi.h), and maps the ids in
@@ -14,7 +14,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "hmo/plugin/scheduler_strategy_abi.h"
-#include "hmo/plugin/scheduling_view_values.h"
+#include "hmo/scheduling/scheduling_view_values.h"
 
 namespace hmo {
 
@@ -94,4 +94,4 @@ std::unique_ptr<SchedulingView> BuildSchedulingView(
 
 }  // namespace hmo
 
-#endif  // HMO_PLUGIN_SCHEDULING_VIEW_H_
+#endif  // HMO_SCHEDULING_SCHEDULING_VIEW_H_

@@ -1,5 +1,5 @@
-#ifndef HMO_PLUGIN_SCHEDULING_VIEW_VALUES_H_
-#define HMO_PLUGIN_SCHEDULING_VIEW_VALUES_H_
+#ifndef HMO_SCHEDULING_SCHEDULING_VIEW_VALUES_H_
+#define HMO_SCHEDULING_SCHEDULING_VIEW_VALUES_H_
 
 // The value table of a scheduling view: the ABI 1.1 fields of HmoSchedulingView
 // (value_*) and HmoSchedulingInstruction (defined_value_ids, used_value_ids,
@@ -83,4 +83,4 @@ struct SchedulingValueSource {
 
 }  // namespace hmo
 
-#endif  // HMO_PLUGIN_SCHEDULING_VIEW_VALUES_H_
+#endif  // HMO_SCHEDULING_SCHEDULING_VIEW_VALUES_H_
