@@ -63,7 +63,10 @@ function(hmo_add_test target)
   add_executable(${target} ${ARG_SOURCES})
   target_link_libraries(${target} PRIVATE hmo_framework GTest::gtest GTest::gmock GTest::gtest_main
                         ${ARG_LIBS})
-  # Shared test helpers (tests/support), e.g. running the hmo binary.
+  # Shared test helpers (tests/support: hmo_testing), in hmo's own tree.
+  if(TARGET hmo_testing)
+    target_link_libraries(${target} PRIVATE hmo_testing)
+  endif()
   target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/tests)
   target_compile_definitions(${target} PRIVATE
     HMO_TEST_DATA_DIR="${PROJECT_SOURCE_DIR}/tests"

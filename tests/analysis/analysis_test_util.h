@@ -1,25 +1,23 @@
 #ifndef HMO_TESTS_ANALYSIS_ANALYSIS_TEST_UTIL_H_
 #define HMO_TESTS_ANALYSIS_ANALYSIS_TEST_UTIL_H_
 
-// Helpers shared by the memory-analysis tests: parse HLO text, find
-// instructions by name, read test data files.
+// Helpers shared by the memory-analysis tests, in the names they use: parse
+// HLO text, find instructions by name, read test data files (the parsing and
+// reading are hmo_testing's).
 
-#include <fstream>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <string_view>
 
 #include "gtest/gtest.h"
 #include "hmo/ir/hlo_module.h"
-#include "hmo/text/hlo_parser.h"
+#include "support/parsed_module.h"
+#include "support/test_data.h"
 
 namespace hmo::testing {
 
 inline std::unique_ptr<HloModule> ParseOrDie(std::string_view text) {
-  auto module = ParseHloModule(text, "test");
-  EXPECT_TRUE(module.ok()) << module.status();
-  return module.ok() ? std::move(*module) : nullptr;
+  return test_support::ParseTestModule(text, "test");
 }
 
 // The instruction named `name` in any computation of `module`, or null.
@@ -32,16 +30,10 @@ inline HloInstruction* Find(const HloModule& module, std::string_view name) {
 }
 
 inline std::string TestDataPath(std::string_view relative) {
-  return std::string(HMO_TEST_DATA_DIR) + "/" + std::string(relative);
+  return test_support::TestDataPath(relative).string();
 }
 
-inline std::string ReadFileOrDie(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  EXPECT_TRUE(in.good()) << "cannot read " << path;
-  std::stringstream contents;
-  contents << in.rdbuf();
-  return contents.str();
-}
+inline std::string ReadFileOrDie(const std::string& path) { return test_support::ReadFileOrFail(path); }
 
 }  // namespace hmo::testing
 

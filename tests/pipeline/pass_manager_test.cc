@@ -23,6 +23,7 @@
 #include "hmo/pipeline/pass_timing.h"
 #include "hmo/pipeline/pipeline_text_parser.h"
 #include "hmo/pipeline/verify_after_pass.h"
+#include "hmo/plugin/plugin_registries.h"
 #include "hmo/text/hlo_parser.h"
 #include "hmo/verifier/hlo_verifier.h"
 

@@ -15,7 +15,13 @@
 
 #include "support/golden_test_support.h"
 #include "gtest/gtest.h"
+#include "hmo/pipeline/changed_check.h"
+#include "hmo/pipeline/pass_manager.h"
 #include "hmo/pipeline/pipeline_yaml_parser.h"
+#include "hmo/pipeline/resolved_pipeline.h"
+#include "hmo/pipeline/verify_after_pass.h"
+#include "hmo/text/hlo_parser.h"
+#include "hmo/verifier/hlo_verifier.h"
 #include "spdlog/sinks/ostream_sink.h"
 #include "spdlog/spdlog.h"
 
