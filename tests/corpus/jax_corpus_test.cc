@@ -60,7 +60,7 @@ TEST_P(JaxCorpusDumpTest, ParsesRoundTripsAndVerifies) {
   const auto& [name, which] = GetParam();
   const Program program = LoadProgram(name);
   const fs::path path = DumpPath(program, which);
-  const std::string text = testing::ReadTestFile(fs::relative(path, HMO_TEST_DATA_DIR).string());
+  const std::string text = testing::ReadTestData(fs::relative(path, HMO_TEST_DATA_DIR).string());
   ASSERT_FALSE(text.empty()) << path;
   // Written by the current jaxlib: the stack-frame tables must be there.
   EXPECT_NE(text.find("\nStackFrames\n"), std::string::npos) << path;

@@ -9,18 +9,14 @@
 #include "evaluator_test_support.h"
 #include "hmo/ir/hlo_computation.h"
 #include "hmo/ir/hlo_instruction.h"
+#include "support/parsed_module.h"
 
 namespace hmo::eval_test {
 namespace {
 
-std::string DataPath(std::string_view name) {
-  return std::string(HMO_TEST_DATA_DIR) + "/hlo/" + std::string(name);
-}
-
+// The corpus module tests/hlo/<name>.
 std::unique_ptr<HloModule> LoadModule(std::string_view name) {
-  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModuleFile(DataPath(name));
-  EXPECT_TRUE(module.ok()) << module.status();
-  return module.ok() ? std::move(*module) : nullptr;
+  return test_support::LoadTestModule("hlo/" + std::string(name));
 }
 
 // Replaces every elided constant with deterministic values: integers 0 (safe

@@ -3,15 +3,12 @@
 #include "gtest/gtest.h"
 #include "hmo/ir/hlo_module.h"
 #include "hmo/text/hlo_parser.h"
+#include "support/parsed_module.h"
 
 namespace hmo {
 namespace {
 
-std::unique_ptr<HloModule> Parse(std::string_view text) {
-  auto m = ParseHloModule(text);
-  EXPECT_TRUE(m.ok()) << m.status();
-  return m.ok() ? std::move(*m) : nullptr;
-}
+using test_support::ParseTestModule;
 
 std::vector<std::string> Names(const std::vector<HloInstruction*>& v) {
   std::vector<std::string> out;
@@ -20,7 +17,7 @@ std::vector<std::string> Names(const std::vector<HloInstruction*>& v) {
 }
 
 TEST(HloComputationTest, PostOrderFollowsXla) {
-  auto m = Parse(R"(ENTRY e {
+  auto m = ParseTestModule(R"(ENTRY e {
   p = f32[4] parameter(0)
   q = f32[4] parameter(1)
   unused = f32[4] negate(q)
@@ -37,7 +34,7 @@ TEST(HloComputationTest, PostOrderFollowsXla) {
 }
 
 TEST(HloComputationTest, RemoveInstructions) {
-  auto m = Parse(R"(ENTRY e {
+  auto m = ParseTestModule(R"(ENTRY e {
   p = f32[4] parameter(0)
   a = f32[4] negate(p)
   b = f32[4] exponential(a)
@@ -62,7 +59,7 @@ TEST(HloComputationTest, RemoveInstructions) {
 }
 
 TEST(HloComputationTest, ReplaceInstructionMovesUsesRootAndControlEdges) {
-  auto m = Parse(R"(ENTRY e {
+  auto m = ParseTestModule(R"(ENTRY e {
   p = f32[4] parameter(0)
   a = f32[4] negate(p)
   b = f32[4] exponential(a)
@@ -91,7 +88,7 @@ TEST(HloComputationTest, ReplaceInstructionMovesUsesRootAndControlEdges) {
 }
 
 TEST(HloComputationTest, CallersAndEmbeddedComputations) {
-  auto m = Parse(R"(HloModule m
+  auto m = ParseTestModule(R"(HloModule m
 add {
   x = f32[] parameter(0)
   y = f32[] parameter(1)

@@ -8,16 +8,16 @@
 #include "hmo/ir/hlo_module.h"
 #include "hmo/text/hlo_parser.h"
 #include "hmo/text/hlo_printer.h"
+#include "support/parsed_module.h"
 
 namespace hmo {
 namespace {
 
-using testing::ReadTestFile;
+using testing::ReadTestData;
 
+// The corpus module tests/hlo/<file>.
 std::unique_ptr<HloModule> Parse(const std::string& file) {
-  auto m = ParseHloModule(ReadTestFile("hlo/" + file), file);
-  EXPECT_TRUE(m.ok()) << m.status();
-  return m.ok() ? std::move(*m) : nullptr;
+  return test_support::LoadTestModule("hlo/" + file);
 }
 
 int64_t CountOpcode(const HloModule& m, HloOpcode op) {
@@ -163,13 +163,13 @@ TEST(CorpusFactsTest, IfConditional) {
   EXPECT_EQ(cond->branch_computation(0)->name(), "then_branch0");
   EXPECT_EQ(cond->branch_computation(1)->name(), "else_branch0");
   // The "// ------" decoration lines are comments, not module separators.
-  auto modules = ParseHloModules(ReadTestFile("hlo/if_conditional.hlo"), "if_conditional.hlo");
+  auto modules = ParseHloModules(ReadTestData("hlo/if_conditional.hlo"), "if_conditional.hlo");
   ASSERT_TRUE(modules.ok()) << modules.status();
   EXPECT_EQ(modules->size(), 1u);
 }
 
 TEST(CorpusFactsTest, DynamicUpdateSliceModules) {
-  auto modules = ParseHloModules(ReadTestFile("hlo/dynamic_update_slice_inplace_bf16.hlo"),
+  auto modules = ParseHloModules(ReadTestData("hlo/dynamic_update_slice_inplace_bf16.hlo"),
                                  "dynamic_update_slice_inplace_bf16.hlo");
   ASSERT_TRUE(modules.ok()) << modules.status();
   ASSERT_EQ(modules->size(), 5u);

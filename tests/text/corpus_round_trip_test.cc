@@ -13,13 +13,13 @@ namespace hmo {
 namespace {
 
 using testing::ExpectStructurallyEqual;
-using testing::ReadTestFile;
+using testing::ReadTestData;
 
 class CorpusRoundTripTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(CorpusRoundTripTest, ParsesAndRoundTrips) {
   const std::string file = GetParam();
-  const std::string text = ReadTestFile("hlo/" + file);
+  const std::string text = ReadTestData("hlo/" + file);
   ASSERT_FALSE(text.empty()) << file;
   auto modules = ParseHloModules(text, file);
   ASSERT_TRUE(modules.ok()) << modules.status();

@@ -4,14 +4,13 @@
 // Helpers shared by the text tests: reading corpus files and comparing two
 // modules structurally (not through their printed text alone).
 
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "gtest/gtest.h"
 #include "hmo/ir/hlo_module.h"
 #include "hmo/text/hlo_parser.h"
 #include "hmo/text/hlo_printer.h"
+#include "support/test_data.h"
 
 namespace hmo::testing {
 
@@ -24,12 +23,7 @@ inline std::string ParseErrorLine(std::string_view text) {
   return msg.substr(0, msg.find('\n'));
 }
 
-inline std::string ReadTestFile(const std::string& relative_path) {
-  std::ifstream in(std::string(HMO_TEST_DATA_DIR) + "/" + relative_path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using test_support::ReadTestData;
 
 inline std::vector<std::string> Names(const std::vector<HloInstruction*>& v) {
   std::vector<std::string> out;

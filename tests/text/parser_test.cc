@@ -6,21 +6,18 @@
 #include "hlo_test_util.h"
 #include "hmo/text/hlo_parser.h"
 #include "hmo/text/hlo_printer.h"
+#include "support/parsed_module.h"
 
 namespace hmo {
 namespace {
 
-using testing::ExpectStructurallyEqual;
+using test_support::ParseTestModule;
 
-std::unique_ptr<HloModule> MustParse(std::string_view text) {
-  auto m = ParseHloModule(text);
-  EXPECT_TRUE(m.ok()) << m.status();
-  return m.ok() ? std::move(*m) : nullptr;
-}
+using testing::ExpectStructurallyEqual;
 
 // Parses, checks the round trip, returns the printed text.
 std::string RoundTrip(std::string_view text) {
-  auto m = MustParse(text);
+  auto m = ParseTestModule(text);
   if (!m) return "";
   std::string printed = PrintHloModule(*m);
   auto again = ParseHloModule(printed);
@@ -33,7 +30,7 @@ std::string RoundTrip(std::string_view text) {
 }
 
 TEST(ParserTest, ShortFormWithoutHeaderEntryOrRoot) {
-  auto m = MustParse(R"(
+  auto m = ParseTestModule(R"(
 add {
   x = f32[] parameter(0)
   y = f32[] parameter(1)
@@ -68,7 +65,7 @@ main {
 }
 
 TEST(ParserTest, LongFormWithSignaturesTypedOperandsAndComments) {
-  auto m = MustParse(R"(/* leading */ HloModule long_form // the header
+  auto m = ParseTestModule(R"(/* leading */ HloModule long_form // the header
 %body.1 (p.1: (s32[], f32[4])) -> (s32[], f32[4]) {
   %p.1 = (s32[], f32[4]{0}) parameter(0)
   %i = s32[] get-tuple-element((s32[], f32[4]{0}) %p.1), index=0
@@ -226,7 +223,7 @@ ENTRY e {
         "n = f32[0] constant({})", "o = f32[2,1,2] constant({ { { 1, 2 } }, { { 3, 4 } } })"}) {
     EXPECT_NE(printed.find(expected), std::string::npos) << expected << "\n" << printed;
   }
-  auto m = MustParse(printed);
+  auto m = ParseTestModule(printed);
   const HloComputation* e = m->entry_computation();
   EXPECT_EQ(e->GetInstructionWithName("e")->literal().GetAsDouble(1), 2.5);
   EXPECT_EQ(e->GetInstructionWithName("h")->literal().GetAsInt64(0), -128);
@@ -301,7 +298,7 @@ ENTRY e {
   EXPECT_NE(printed.find("conditional(pr, x, x), true_computation=t, false_computation=f"),
             std::string::npos);
   EXPECT_NE(printed.find("conditional(i, x, x, x), branch_computations={t, f, t}"), std::string::npos);
-  auto m = MustParse(printed);
+  auto m = ParseTestModule(printed);
   const HloInstruction* c2 = m->entry_computation()->root_instruction();
   EXPECT_EQ(c2->branch_count(), 3);
   EXPECT_EQ(m->GetComputationWithName("t")->caller_instructions().size(), 2u);
@@ -324,7 +321,7 @@ ENTRY e {
   EXPECT_NE(printed.find("}, execution_thread=\"host\""), std::string::npos) << printed;
   EXPECT_NE(printed.find("b = f32[4] exponential(p), control-predecessors={a}"), std::string::npos);
   EXPECT_NE(printed.find("dn = f32[4] async-done(st), calls=async_body"), std::string::npos) << printed;
-  auto m = MustParse(printed);
+  auto m = ParseTestModule(printed);
   const HloComputation* e = m->entry_computation();
   const HloInstruction* a = e->GetInstructionWithName("a");
   const HloInstruction* b = e->GetInstructionWithName("b");
@@ -336,7 +333,7 @@ ENTRY e {
 }
 
 TEST(ParserTest, AsyncSugarIsExpanded) {
-  auto m = MustParse(R"(HloModule sugar, is_scheduled=true
+  auto m = ParseTestModule(R"(HloModule sugar, is_scheduled=true
 ENTRY e {
   p = f32[4] parameter(0)
   q = f32[4] parameter(1)
@@ -377,7 +374,7 @@ ENTRY e {
             "HloModule hdr, is_scheduled=true, input_output_alias={ {0}: (1, {}, must-alias) }, "
             "buffer_donor={ (0, {}) }, entry_computation_layout={(f32[4]{0}, f32[4]{0:S(5)})->(f32[4]{0}, "
             "f32[4]{0})}, replica_count=2, num_partitions=8, frontend_attributes={attr=\"1\"}");
-  auto m = MustParse(printed);
+  auto m = ParseTestModule(printed);
   EXPECT_TRUE(m->input_output_alias_config().ParameterMustAlias(1, {}));
   EXPECT_TRUE(m->buffer_donor_config().ParameterIsBufferDonor(0, {}));
   EXPECT_EQ(m->entry_computation_layout().parameter_shape(1).layout().memory_space(), 5);
@@ -386,7 +383,7 @@ ENTRY e {
 }
 
 TEST(ParserTest, ScheduledModulePrintsInScheduleOrder) {
-  auto m = MustParse(R"(HloModule s, is_scheduled=true
+  auto m = ParseTestModule(R"(HloModule s, is_scheduled=true
 ENTRY e {
   p = f32[4] parameter(0)
   b = f32[4] exponential(p)
@@ -432,7 +429,7 @@ ENTRY e {
                          "api_version=API_VERSION_TYPED_FFI, backend_config={\"x\": [1, 2], \"y\": {\"z\": null}}"),
             std::string::npos)
       << printed;
-  auto m = MustParse(printed);
+  auto m = ParseTestModule(printed);
   const HloInstruction* c = m->entry_computation()->root_instruction();
   EXPECT_TRUE(c->custom_call_has_side_effect());
   EXPECT_TRUE(c->HasSideEffect());

@@ -17,15 +17,12 @@
 #include "hmo/text/hlo_parser.h"
 #include "hmo/verifier/hlo_verifier.h"
 #include "support/test_data.h"
+#include "support/parsed_module.h"
 
 namespace hmo {
 namespace {
 
-std::unique_ptr<HloModule> Parse(const std::string& text) {
-  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
-  EXPECT_TRUE(module.ok()) << module.status();
-  return std::move(*module);
-}
+using test_support::ParseTestModule;
 
 int CountOpcode(const HloComputation& computation, HloOpcode opcode) {
   int count = 0;
@@ -69,7 +66,7 @@ ENTRY e {
 )";
 
 TEST(CopyInsertionTest, CopiesWhileInitLeavesAndSwappedBodyLeaves) {
-  std::unique_ptr<HloModule> module = Parse(kSwapLoop);
+  std::unique_ptr<HloModule> module = ParseTestModule(kSwapLoop);
   absl::StatusOr<bool> changed = CopyInsertion::AddCopies(*module);
   ASSERT_TRUE(changed.ok()) << changed.status();
   EXPECT_TRUE(*changed);
@@ -105,7 +102,7 @@ TEST(CopyInsertionTest, CopiesWhileInitLeavesAndSwappedBodyLeaves) {
 }
 
 TEST(CopyInsertionTest, PassThroughLeafIsNotCopiedInTheBody) {
-  std::unique_ptr<HloModule> module = Parse(R"(
+  std::unique_ptr<HloModule> module = ParseTestModule(R"(
 HloModule passthrough
 
 body {
@@ -140,7 +137,7 @@ ENTRY e {
 }
 
 TEST(CopyInsertionTest, ValuesReadingEachOthersLeavesCannotBothBeInPlace) {
-  std::unique_ptr<HloModule> module = Parse(R"(
+  std::unique_ptr<HloModule> module = ParseTestModule(R"(
 HloModule cross
 
 body {
@@ -182,7 +179,7 @@ ENTRY e {
 
 TEST(CopyInsertionTest, DynamicUpdateSliceOfItsOwnLeafUpdatesInPlace) {
   std::unique_ptr<HloModule> module =
-      Parse(test_support::ReadTestData("transforms/scan_in_place.hlo"));
+      ParseTestModule(test_support::ReadTestData("transforms/scan_in_place.hlo"));
   ASSERT_TRUE(CopyInsertion::AddCopies(*module).ok());
   EXPECT_TRUE(VerifyHloModule(*module).ok());
   const HloComputation* body = module->GetComputationWithName("body");
@@ -197,7 +194,7 @@ TEST(CopyInsertionTest, DynamicUpdateSliceOfItsOwnLeafUpdatesInPlace) {
 }
 
 TEST(CopyInsertionTest, BranchRootsAndEntryConstantsAreCopied) {
-  std::unique_ptr<HloModule> module = Parse(R"(
+  std::unique_ptr<HloModule> module = ParseTestModule(R"(
 HloModule cond
 
 on_true {
@@ -232,7 +229,7 @@ ENTRY e {
 }
 
 TEST(CopyInsertionTest, ModuleWithoutLoopsOrConditionalsIsUnchanged) {
-  std::unique_ptr<HloModule> module = Parse(R"(
+  std::unique_ptr<HloModule> module = ParseTestModule(R"(
 HloModule plain
 ENTRY e {
   x = f32[2] parameter(0)
@@ -245,7 +242,7 @@ ENTRY e {
 }
 
 TEST(CopyInsertionTest, LoopLeavesGetSeparateBuffersAfterCopies) {
-  std::unique_ptr<HloModule> module = Parse(kSwapLoop);
+  std::unique_ptr<HloModule> module = ParseTestModule(kSwapLoop);
   ASSERT_TRUE(CopyInsertion::AddCopies(*module).ok());
   HloSchedule schedule(module.get());
   for (HloComputation* computation : module->MakeNonfusionComputations()) {

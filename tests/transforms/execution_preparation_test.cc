@@ -23,17 +23,14 @@
 #include "hmo/transforms/fusion_expansion.h"
 #include "hmo/verifier/hlo_verifier.h"
 #include "support/test_data.h"
+#include "support/parsed_module.h"
 
 namespace hmo {
 namespace {
 
-using ::testing::HasSubstr;
+using test_support::ParseTestModule;
 
-std::unique_ptr<HloModule> Parse(const std::string& text) {
-  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
-  EXPECT_TRUE(module.ok()) << module.status();
-  return module.ok() ? std::move(*module) : nullptr;
-}
+using ::testing::HasSubstr;
 
 absl::StatusOr<std::unique_ptr<BufferAssignment>> Assign(const HloModule& module) {
   BufferAssigner::Options options;
@@ -62,7 +59,7 @@ ENTRY main {
 )";
 
 TEST(BufferPlanCheckerTest, NamesBothValuesWhenADonatedOutputOverwritesALiveParameter) {
-  std::unique_ptr<HloModule> module = Parse(kDonatedWrittenEarly);
+  std::unique_ptr<HloModule> module = ParseTestModule(kDonatedWrittenEarly);
   ASSERT_NE(module, nullptr);
   auto assignment = Assign(*module);
   ASSERT_TRUE(assignment.ok()) << assignment.status();
@@ -74,7 +71,7 @@ TEST(BufferPlanCheckerTest, NamesBothValuesWhenADonatedOutputOverwritesALivePara
 }
 
 TEST(AliasedOutputCopiesTest, CopiesTheOutputIntoPlaceAfterTheLastRead) {
-  std::unique_ptr<HloModule> module = Parse(kDonatedWrittenEarly);
+  std::unique_ptr<HloModule> module = ParseTestModule(kDonatedWrittenEarly);
   ASSERT_NE(module, nullptr);
   auto copied = CopyAliasedOutputsWrittenTooEarly(*module);
   ASSERT_TRUE(copied.ok()) << copied.status();
@@ -91,7 +88,7 @@ TEST(AliasedOutputCopiesTest, CopiesTheOutputIntoPlaceAfterTheLastRead) {
 }
 
 TEST(AliasedOutputCopiesTest, AnInPlaceLastReaderNeedsNoCopy) {
-  std::unique_ptr<HloModule> module = Parse(R"(
+  std::unique_ptr<HloModule> module = ParseTestModule(R"(
 HloModule donated, is_scheduled=true, input_output_alias={ {0}: (0, {}, may-alias) }
 
 ENTRY main {
@@ -140,7 +137,7 @@ ENTRY main {
 )";
 
 TEST(FlattenCallGraphTest, EachCallSiteGetsItsOwnCallee) {
-  std::unique_ptr<HloModule> module = Parse(kSharedCallee);
+  std::unique_ptr<HloModule> module = ParseTestModule(kSharedCallee);
   ASSERT_NE(module, nullptr);
   auto changed = FlattenCallGraph(*module);
   ASSERT_TRUE(changed.ok()) << changed.status();
@@ -157,7 +154,7 @@ TEST(FlattenCallGraphTest, EachCallSiteGetsItsOwnCallee) {
 }
 
 TEST(FlattenCallGraphTest, AModuleWithASharedCalleeGetsOneSlicePerParameter) {
-  std::unique_ptr<HloModule> module = Parse(kSharedCallee);
+  std::unique_ptr<HloModule> module = ParseTestModule(kSharedCallee);
   ASSERT_NE(module, nullptr);
   auto prepared = CloneForExecution(*module);
   ASSERT_TRUE(prepared.ok()) << prepared.status();
@@ -189,7 +186,7 @@ ENTRY main {
 )";
 
 TEST(ControlFlowLayoutsTest, ACallOperandIsCopiedIntoTheParameterLayout) {
-  std::unique_ptr<HloModule> module = Parse(kLayoutAtCall);
+  std::unique_ptr<HloModule> module = ParseTestModule(kLayoutAtCall);
   ASSERT_NE(module, nullptr);
   auto changed = ConformControlFlowLayouts(*module);
   ASSERT_TRUE(changed.ok()) << changed.status();
@@ -200,7 +197,7 @@ TEST(ControlFlowLayoutsTest, ACallOperandIsCopiedIntoTheParameterLayout) {
 }
 
 TEST(BufferPlanCheckerTest, RefusesAValueMovedBetweenLayouts) {
-  std::unique_ptr<HloModule> module = Parse(kLayoutAtCall);
+  std::unique_ptr<HloModule> module = ParseTestModule(kLayoutAtCall);
   ASSERT_NE(module, nullptr);
   HloSchedule schedule(module.get());
   for (HloComputation* computation : module->MakeNonfusionComputations()) {
@@ -215,7 +212,7 @@ TEST(BufferPlanCheckerTest, RefusesAValueMovedBetweenLayouts) {
 }
 
 TEST(FusionExpansionTest, TheFusedInstructionsTakeTheFusionsPlaceInTheSchedule) {
-  std::unique_ptr<HloModule> module = Parse(R"(
+  std::unique_ptr<HloModule> module = ParseTestModule(R"(
 HloModule fused, is_scheduled=true
 
 add (x: f32[], y: f32[]) -> f32[] {

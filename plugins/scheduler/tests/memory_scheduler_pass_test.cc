@@ -20,9 +20,12 @@
 #include "hmo/text/hlo_parser.h"
 #include "test_modules.h"
 #include "test_support.h"
+#include "support/parsed_module.h"
 
 namespace hmo {
 namespace {
+
+using test_support::ParseTestModule;
 
 using scheduler::testing::kAllXlaStrategiesMiss;
 using scheduler::testing::kLastUse;
@@ -38,12 +41,6 @@ void LoadSchedulerPlugins(PluginHost& host, bool pass_plugin = false) {
     absl::Status status = host.LoadPlugin(dir / "libhmo_scheduler.so");
     ASSERT_TRUE(status.ok()) << status;
   }
-}
-
-std::unique_ptr<HloModule> Parse(std::string_view text) {
-  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text, "test.hlo");
-  EXPECT_TRUE(module.ok()) << module.status();
-  return module.ok() ? *std::move(module) : nullptr;
 }
 
 // Runs the pass (compiled into this test) with `options`
@@ -69,7 +66,7 @@ absl::StatusOr<MemorySchedulerMetrics> RunPass(
 TEST(MemorySchedulerPass, DefaultWithXlaCandidatesIsXlasDefaultScheduler) {
   PluginHost host;
   LoadSchedulerPlugins(host);
-  auto module = Parse(kLastUse);
+  auto module = ParseTestModule(kLastUse);
   absl::StatusOr<MemorySchedulerMetrics> metrics =
       RunPass(*module, host,
               {{"candidates", std::vector<std::string>{"list", "dfs", "post-order"}}});
@@ -93,7 +90,7 @@ TEST(MemorySchedulerPass, DefaultWithXlaCandidatesIsXlasDefaultScheduler) {
 TEST(MemorySchedulerPass, AScheduledModuleKeepsItsOrderUnlessACandidateBeatsIt) {
   PluginHost host;
   LoadSchedulerPlugins(host);
-  auto module = Parse(kLastUse);
+  auto module = ParseTestModule(kLastUse);
   // dfs's order (504 bytes) becomes the module's own.
   ASSERT_TRUE(RunPass(*module, host, {{"strategy", std::string("dfs")}}).ok());
   const std::string dfs_order = scheduler::testing::Names(module->schedule(), *module->entry_computation());
@@ -124,7 +121,7 @@ TEST(MemorySchedulerPass, AScheduledModuleKeepsItsOrderUnlessACandidateBeatsIt) 
 TEST(MemorySchedulerPass, DefaultComparesDeviceBytesAfterBufferAssignment) {
   PluginHost host;
   LoadSchedulerPlugins(host);
-  auto module = Parse(kAllXlaStrategiesMiss);
+  auto module = ParseTestModule(kAllXlaStrategiesMiss);
   absl::StatusOr<MemorySchedulerMetrics> metrics = RunPass(*module, host);
   ASSERT_TRUE(metrics.ok()) << metrics.status();
   ASSERT_EQ(metrics->candidates.size(), 5u);
@@ -174,7 +171,7 @@ ENTRY entry {
 TEST(MemorySchedulerPass, CandidatesFarAboveTheBestDeviceBytesAreNotAssigned) {
   PluginHost host;
   LoadSchedulerPlugins(host);
-  auto module = Parse(kFanOutArrivedScheduled);
+  auto module = ParseTestModule(kFanOutArrivedScheduled);
   absl::StatusOr<MemorySchedulerMetrics> metrics =
       RunPass(*module, host, {{"candidates", std::vector<std::string>{"list"}}});
   ASSERT_TRUE(metrics.ok()) << metrics.status();
@@ -192,7 +189,7 @@ TEST(MemorySchedulerPass, CandidatesFarAboveTheBestDeviceBytesAreNotAssigned) {
       << metrics->ToString();
 
   // With a slack wide enough every candidate is assigned, and list still wins.
-  auto again = Parse(kFanOutArrivedScheduled);
+  auto again = ParseTestModule(kFanOutArrivedScheduled);
   absl::StatusOr<MemorySchedulerMetrics> all = RunPass(
       *again, host,
       {{"candidates", std::vector<std::string>{"list"}}, {"device-bytes-slack", std::string("100")}});
@@ -205,7 +202,7 @@ TEST(MemorySchedulerPass, CandidatesFarAboveTheBestDeviceBytesAreNotAssigned) {
 TEST(MemorySchedulerPass, DefaultKeepsOurStrategyWhenItIsBetter) {
   PluginHost host;
   LoadSchedulerPlugins(host);
-  auto module = Parse(kAllXlaStrategiesMiss);
+  auto module = ParseTestModule(kAllXlaStrategiesMiss);
   absl::StatusOr<MemorySchedulerMetrics> metrics =
       RunPass(*module, host, {{"objective", std::string("heap-peak")}});
   ASSERT_TRUE(metrics.ok()) << metrics.status();
@@ -225,7 +222,7 @@ TEST(MemorySchedulerPass, DefaultKeepsOurStrategyWhenItIsBetter) {
   EXPECT_NE(metrics->ToString().find("selected: local-search"), std::string::npos);
 
   // The exact strategy as a candidate of its own finds the same optimum.
-  auto again = Parse(kAllXlaStrategiesMiss);
+  auto again = ParseTestModule(kAllXlaStrategiesMiss);
   absl::StatusOr<MemorySchedulerMetrics> exact = RunPass(
       *again, host,
       {{"candidates", std::vector<std::string>{"list", "dfs", "post-order", "exact"}},
@@ -294,7 +291,7 @@ TEST(MemorySchedulerPass, SchedulesEveryNonFusionComputation) {
   LoadSchedulerPlugins(host);
   for (const char* strategy :
        {"default", "list", "dfs", "post-order", "bfs", "local-search", "exact"}) {
-    auto module = Parse(kControlFlow);
+    auto module = ParseTestModule(kControlFlow);
     absl::StatusOr<MemorySchedulerMetrics> metrics =
         RunPass(*module, host, {{"strategy", std::string(strategy)}});
     ASSERT_TRUE(metrics.ok()) << strategy << ": " << metrics.status();
@@ -313,7 +310,7 @@ TEST(MemorySchedulerPass, SchedulesEveryNonFusionComputation) {
 TEST(MemorySchedulerPass, ForwardsStrategyOptions) {
   PluginHost host;
   LoadSchedulerPlugins(host);
-  auto module = Parse(kAllXlaStrategiesMiss);
+  auto module = ParseTestModule(kAllXlaStrategiesMiss);
   // Without windows or the exact search, local search cannot move b and c
   // together.
   absl::StatusOr<MemorySchedulerMetrics> metrics = RunPass(
@@ -324,7 +321,7 @@ TEST(MemorySchedulerPass, ForwardsStrategyOptions) {
   ASSERT_TRUE(metrics.ok()) << metrics.status();
   EXPECT_EQ(metrics->candidates[0].peak_memory, 48);
 
-  auto again = Parse(kAllXlaStrategiesMiss);
+  auto again = ParseTestModule(kAllXlaStrategiesMiss);
   absl::StatusOr<MemorySchedulerMetrics> unknown =
       RunPass(*again, host,
               {{"strategy", std::string("local-search")},
@@ -357,7 +354,7 @@ ENTRY entry {
 TEST(MemorySchedulerPass, DeviceMemoryObjectiveMovesOffloadedValuesOutEarlyAndBackLate) {
   PluginHost host;
   LoadSchedulerPlugins(host);
-  auto module = Parse(kOffloaded);
+  auto module = ParseTestModule(kOffloaded);
   absl::StatusOr<MemorySchedulerMetrics> device = RunPass(*module, host);
   ASSERT_TRUE(device.ok()) << device.status();
   std::vector<std::string> order;
@@ -370,12 +367,12 @@ TEST(MemorySchedulerPass, DeviceMemoryObjectiveMovesOffloadedValuesOutEarlyAndBa
   // p, a, b; then p, b, c; then p, e, d: 3 x 1 KiB of device memory.
   EXPECT_EQ(device->candidates[device->selected].peak_memory, 3 * 1024);
 
-  auto again = Parse(kOffloaded);
+  auto again = ParseTestModule(kOffloaded);
   absl::StatusOr<MemorySchedulerMetrics> all = RunPass(*again, host, {{"memory-spaces", std::string("all")}});
   ASSERT_TRUE(all.ok()) << all.status();
   EXPECT_GT(all->candidates[all->selected].peak_memory, 3 * 1024);
 
-  absl::StatusOr<MemorySchedulerMetrics> bad = RunPass(*Parse(kOffloaded), host, {{"memory-spaces", std::string("host")}});
+  absl::StatusOr<MemorySchedulerMetrics> bad = RunPass(*ParseTestModule(kOffloaded), host, {{"memory-spaces", std::string("host")}});
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("must be one of device, all, not 'host'"),
             std::string::npos)
@@ -385,7 +382,7 @@ TEST(MemorySchedulerPass, DeviceMemoryObjectiveMovesOffloadedValuesOutEarlyAndBa
 TEST(MemorySchedulerPass, RejectsUnknownStrategiesAndMalformedOptions) {
   PluginHost host;
   LoadSchedulerPlugins(host);
-  auto module = Parse(kLastUse);
+  auto module = ParseTestModule(kLastUse);
   absl::StatusOr<MemorySchedulerMetrics> unknown =
       RunPass(*module, host, {{"strategy", std::string("lists")}});
   ASSERT_FALSE(unknown.ok());
@@ -407,7 +404,7 @@ TEST(MemorySchedulerPass, RunsFromATextualPipelineAsAPlugin) {
   ASSERT_TRUE(spec.ok()) << spec.status();
   absl::StatusOr<ResolvedPipeline> pipeline = ResolvePipeline(*spec, host.registries().passes);
   ASSERT_TRUE(pipeline.ok()) << pipeline.status();
-  auto module = Parse(kLastUse);
+  auto module = ParseTestModule(kLastUse);
   PassManager manager(*pipeline, host.registries());
   absl::StatusOr<PipelineRunSummary> summary = manager.Run(*module);
   ASSERT_TRUE(summary.ok()) << summary.status();

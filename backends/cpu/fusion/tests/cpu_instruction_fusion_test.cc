@@ -19,15 +19,12 @@
 #include "hmo/plugin/plugin_registries.h"
 #include "hmo/text/hlo_parser.h"
 #include "hmo/verifier/hlo_verifier.h"
+#include "support/parsed_module.h"
 
 namespace hmo::cpu {
 namespace {
 
-std::unique_ptr<HloModule> Parse(std::string_view text) {
-  auto module = ParseHloModule(text);
-  EXPECT_TRUE(module.ok()) << module.status();
-  return module.ok() ? *std::move(module) : nullptr;
-}
+using test_support::ParseTestModule;
 
 // Runs the pass; fails the test on error.
 bool RunFusion(HloModule& module) {
@@ -91,7 +88,7 @@ TEST(CpuInstructionFusionTest, RegistrationCarriesNameAndCreatesThePass) {
 }
 
 TEST(CpuInstructionFusionTest, FusesElementwiseChainWithOperandsInFusionOrder) {
-  auto module = Parse(R"(
+  auto module = ParseTestModule(R"(
 HloModule chain
 ENTRY e {
   p0 = f32[4] parameter(0)
@@ -121,7 +118,7 @@ ENTRY e {
 }
 
 TEST(CpuInstructionFusionTest, DoesNotDuplicateExpensiveProducerWithTwoUsers) {
-  auto module = Parse(R"(
+  auto module = ParseTestModule(R"(
 HloModule expensive
 ENTRY e {
   p0 = f32[4] parameter(0)
@@ -146,7 +143,7 @@ ENTRY e {
 }
 
 TEST(CpuInstructionFusionTest, FusesExpensiveProducerWhenAllItsUsersJoinTheFusion) {
-  auto module = Parse(R"(
+  auto module = ParseTestModule(R"(
 HloModule all_users
 ENTRY e {
   p0 = f32[4] parameter(0)
@@ -166,7 +163,7 @@ ENTRY e {
 }
 
 TEST(CpuInstructionFusionTest, FusesCheapBroadcastIntoBothConsumers) {
-  auto module = Parse(R"(
+  auto module = ParseTestModule(R"(
 HloModule broadcast_twice
 ENTRY e {
   p0 = f32[2,3] parameter(0)
@@ -199,7 +196,7 @@ ENTRY e {
 }
 
 TEST(CpuInstructionFusionTest, LeavesReduceAndDotUnfusedAndScalarComputationsAlone) {
-  auto module = Parse(R"(
+  auto module = ParseTestModule(R"(
 HloModule reduce_dot
 sum {
   a = f32[] parameter(0)
@@ -233,7 +230,7 @@ ENTRY e {
 }
 
 TEST(CpuInstructionFusionTest, AlreadyFusedModuleIsUnchanged) {
-  auto module = Parse(R"(
+  auto module = ParseTestModule(R"(
 HloModule chain
 ENTRY e {
   p0 = f32[4] parameter(0)
@@ -254,7 +251,7 @@ ENTRY e {
   EXPECT_FALSE(RunFusion(*module));
   EXPECT_EQ(module->ToString(), once);
 
-  auto hand_fused = Parse(R"(
+  auto hand_fused = ParseTestModule(R"(
 HloModule hand_fused
 fused {
   x = f32[4] parameter(0)
@@ -278,7 +275,7 @@ ENTRY e {
 }
 
 TEST(CpuInstructionFusionTest, ConstantsOnlyJoinExistingFusionsAndOnlyWhenScalar) {
-  auto module = Parse(R"(
+  auto module = ParseTestModule(R"(
 HloModule constants
 ENTRY e {
   p0 = f32[4] parameter(0)
@@ -303,7 +300,7 @@ ENTRY e {
 }
 
 TEST(CpuInstructionFusionTest, MergesLoopFusionProducerAndKeepsRelayoutsOut) {
-  auto module = Parse(R"(
+  auto module = ParseTestModule(R"(
 HloModule producers
 inner {
   x = f32[2,3] parameter(0)
@@ -333,7 +330,7 @@ ENTRY e {
 }
 
 TEST(CpuInstructionFusionTest, FusesRowMajorReshapeBitcastAndSlice) {
-  auto module = Parse(R"(
+  auto module = ParseTestModule(R"(
 HloModule views
 ENTRY e {
   p0 = f32[2,6]{1,0} parameter(0)
@@ -359,7 +356,7 @@ ENTRY e {
 }
 
 TEST(CpuInstructionFusionTest, RespectsControlDependencies) {
-  auto module = Parse(R"(
+  auto module = ParseTestModule(R"(
 HloModule control
 ENTRY e {
   p0 = f32[4] parameter(0)
@@ -381,7 +378,7 @@ ENTRY e {
 }
 
 TEST(CpuInstructionFusionTest, KeepsTheScheduleValid) {
-  auto module = Parse(R"(
+  auto module = ParseTestModule(R"(
 HloModule scheduled, is_scheduled=true
 ENTRY e {
   p0 = f32[4] parameter(0)
@@ -408,7 +405,7 @@ ENTRY e {
 }
 
 TEST(CpuInstructionFusionTest, FusesInsideWhileBodies) {
-  auto module = Parse(R"(
+  auto module = ParseTestModule(R"(
 HloModule loop
 cond {
   c = (s32[], f32[4]) parameter(0)

@@ -16,17 +16,14 @@
 #include "hmo/gpu/cuda_device_query.h"
 #include "hmo/text/hlo_parser.h"
 #include "support/hmo_cli_runner.h"
+#include "support/parsed_module.h"
 
 namespace hmo::gpu {
 namespace {
 
-using ::testing::HasSubstr;
+using test_support::ParseTestModule;
 
-std::unique_ptr<HloModule> Parse(std::string_view text) {
-  auto module = ParseHloModule(text);
-  EXPECT_TRUE(module.ok()) << module.status();
-  return module.ok() ? std::move(*module) : nullptr;
-}
+using ::testing::HasSubstr;
 
 bool HaveDevice() { return CudaDeviceCount().ok(); }
 
@@ -52,7 +49,7 @@ TEST(GpuExecutableTest, CompilesWithoutADeviceAndRunsOnlyWithOne) {
   if (!std::filesystem::exists(DefaultLibdevicePath())) {
     GTEST_SKIP() << "libdevice not found at " << DefaultLibdevicePath() << " (exp needs it)";
   }
-  auto module = Parse(kElementwise);
+  auto module = ParseTestModule(kElementwise);
   ASSERT_NE(module, nullptr);
   auto executable = CompileForGpu(*module, GpuCompileOptions{});
   ASSERT_TRUE(executable.ok()) << executable.status();
@@ -85,7 +82,7 @@ TEST(GpuExecutableTest, ConditionalBecomesAHostSideBranchOverKernelSequences) {
   if (!std::filesystem::exists(DefaultLibdevicePath())) {
     GTEST_SKIP() << "libdevice not found at " << DefaultLibdevicePath() << " (log/exp need it)";
   }
-  auto module = Parse(test_support::ReadTestData("gpu/conditional_log_exp.hlo"));
+  auto module = ParseTestModule(test_support::ReadTestData("gpu/conditional_log_exp.hlo"));
   ASSERT_NE(module, nullptr);
   auto executable = CompileForGpu(*module, GpuCompileOptions{});
   ASSERT_TRUE(executable.ok()) << executable.status();
@@ -113,7 +110,7 @@ TEST(GpuExecutableTest, ConditionalBecomesAHostSideBranchOverKernelSequences) {
 }
 
 TEST(GpuExecutableTest, WhileLoopRunsTheBodyUntilTheConditionFails) {
-  auto module = Parse(test_support::ReadTestData("gpu/while_doubling.hlo"));
+  auto module = ParseTestModule(test_support::ReadTestData("gpu/while_doubling.hlo"));
   ASSERT_NE(module, nullptr);
   auto executable = CompileForGpu(*module, GpuCompileOptions{});
   ASSERT_TRUE(executable.ok()) << executable.status();
@@ -130,7 +127,7 @@ TEST(GpuExecutableTest, WhileLoopRunsTheBodyUntilTheConditionFails) {
 }
 
 TEST(GpuExecutableTest, HostMemorySpaceValuesMoveOnTheCopyStream) {
-  auto module = Parse(R"(
+  auto module = ParseTestModule(R"(
 HloModule offload, is_scheduled=true
 ENTRY main {
   x = f32[64] parameter(0)
@@ -172,7 +169,7 @@ ENTRY main {
 }
 
 TEST(GpuExecutableTest, UnsupportedInstructionIsNamedAtCompileTime) {
-  auto module = Parse(R"(
+  auto module = ParseTestModule(R"(
 HloModule custom, is_scheduled=true
 ENTRY main {
   a = f32[4,4] parameter(0)
