@@ -24,25 +24,25 @@ PassOptionSchema& PassOptionSchema::Add(PassOptionSpec spec) {
 }
 
 PassOptionSchema& PassOptionSchema::Bool(std::string key, bool default_value, std::string help) {
-  return Add({std::move(key), PassOptionType::kBool, default_value, false, std::move(help)});
+  return Add({std::move(key), PassOptionType::kBool, default_value, false, std::move(help), {}});
 }
 PassOptionSchema& PassOptionSchema::Int(std::string key, int64_t default_value, std::string help) {
-  return Add({std::move(key), PassOptionType::kInt, default_value, false, std::move(help)});
+  return Add({std::move(key), PassOptionType::kInt, default_value, false, std::move(help), {}});
 }
 PassOptionSchema& PassOptionSchema::Double(std::string key, double default_value,
                                            std::string help) {
-  return Add({std::move(key), PassOptionType::kDouble, default_value, false, std::move(help)});
+  return Add({std::move(key), PassOptionType::kDouble, default_value, false, std::move(help), {}});
 }
 PassOptionSchema& PassOptionSchema::String(std::string key, std::string default_value,
                                            std::string help) {
   return Add({std::move(key), PassOptionType::kString, std::move(default_value), false,
-              std::move(help)});
+              std::move(help), {}});
 }
 PassOptionSchema& PassOptionSchema::StringList(std::string key,
                                                std::vector<std::string> default_value,
                                                std::string help) {
   return Add({std::move(key), PassOptionType::kStringList, std::move(default_value), false,
-              std::move(help)});
+              std::move(help), {}});
 }
 PassOptionSchema& PassOptionSchema::Enum(std::string key, std::string default_value,
                                          std::vector<std::string> allowed_values,
@@ -53,14 +53,12 @@ PassOptionSchema& PassOptionSchema::Enum(std::string key, std::string default_va
                  key.c_str(), default_value.c_str());
     std::abort();
   }
-  PassOptionSpec spec{std::move(key), PassOptionType::kString, std::move(default_value), false,
-                      std::move(help)};
-  spec.allowed_values = std::move(allowed_values);
-  return Add(std::move(spec));
+  return Add({std::move(key), PassOptionType::kString, std::move(default_value), false,
+              std::move(help), std::move(allowed_values)});
 }
 PassOptionSchema& PassOptionSchema::Required(std::string key, PassOptionType type,
                                              std::string help) {
-  return Add({std::move(key), type, std::nullopt, true, std::move(help)});
+  return Add({std::move(key), type, std::nullopt, true, std::move(help), {}});
 }
 
 const PassOptionSpec* PassOptionSchema::Find(std::string_view key) const {
