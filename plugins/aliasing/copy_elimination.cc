@@ -116,7 +116,7 @@ HloInstruction* FindRemovableCopy(const HloModule& module, const HloAliasAnalysi
 
 }  // namespace
 
-absl::StatusOr<bool> CopyElimination::Run(HloModule& module, PassContext& context) {
+absl::StatusOr<bool> CopyElimination::Run(HloModule& module, PassContext& /*context*/) {
   int64_t removed = 0;
   int64_t removed_bytes = 0;
   std::optional<absl::StatusOr<ModuleMemoryStats>> before;

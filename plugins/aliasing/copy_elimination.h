@@ -50,7 +50,7 @@ class CopyElimination : public HloPass {
   // The pass has no options.
   static PassOptionSchema OptionSchema() { return PassOptionSchema(); }
 
-  explicit CopyElimination(const PassOptions& options) {}
+  explicit CopyElimination(const PassOptions& /*options*/) {}
   CopyElimination() = default;
 
   std::string_view name() const override { return kName; }

@@ -99,7 +99,8 @@ absl::StatusOr<bool> OptimizeInputOutputBufferAlias::Build(
   return changed;
 }
 
-absl::StatusOr<bool> OptimizeInputOutputBufferAlias::Run(HloModule& module, PassContext& context) {
+absl::StatusOr<bool> OptimizeInputOutputBufferAlias::Run(HloModule& module,
+                                                         PassContext& /*context*/) {
   // The shapes HloInputOutputAliasConfig::Verify checks against.
   const ComputationLayout layout = module.entry_computation_layout();
   std::vector<Shape> input_shapes;

@@ -57,7 +57,7 @@ absl::StatusOr<bool> ConvertAnnotation(HloComputation& computation, HloInstructi
 }  // namespace
 
 absl::StatusOr<bool> ConvertMemoryPlacementToInternalAnnotations::Run(HloModule& module,
-                                                                      PassContext& context) {
+                                                                      PassContext& /*context*/) {
   bool changed = false;
   for (HloComputation* computation : module.MakeNonfusionComputations()) {
     for (HloInstruction* instruction : computation->MakeInstructionPostOrder()) {

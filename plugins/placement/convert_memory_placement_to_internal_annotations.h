@@ -38,7 +38,7 @@ class ConvertMemoryPlacementToInternalAnnotations : public HloPass {
   // The pass has no options.
   static PassOptionSchema OptionSchema() { return PassOptionSchema(); }
 
-  explicit ConvertMemoryPlacementToInternalAnnotations(const PassOptions& options) {}
+  explicit ConvertMemoryPlacementToInternalAnnotations(const PassOptions& /*options*/) {}
 
   std::string_view name() const override { return kName; }
 

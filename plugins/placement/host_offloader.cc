@@ -584,7 +584,7 @@ absl::StatusOr<bool> HostOffloader::ApplySchedulingFix(HloModule& module) {
   return changed;
 }
 
-absl::StatusOr<bool> HostOffloader::Run(HloModule& module, PassContext& context) {
+absl::StatusOr<bool> HostOffloader::Run(HloModule& module, PassContext& /*context*/) {
   HMO_ASSIGN_OR_RETURN(bool changed, HandleInputStreaming(module));
   // Handling a MoveToHost changes the graph, so restart from the entry after
   // each one; computations are visited in execution order.

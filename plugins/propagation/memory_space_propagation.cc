@@ -146,7 +146,7 @@ bool MemorySpacePropagation::RunOnComputation(HloComputation* computation,
   return modified;
 }
 
-absl::StatusOr<bool> MemorySpacePropagation::Run(HloModule& module, PassContext& context) {
+absl::StatusOr<bool> MemorySpacePropagation::Run(HloModule& module, PassContext& /*context*/) {
   HloDataflowAnalysis::Options options;
   options.ssa_form = false;
   options.bitcast_defines_value = true;

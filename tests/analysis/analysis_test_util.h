@@ -33,7 +33,9 @@ inline std::string TestDataPath(std::string_view relative) {
   return test_support::TestDataPath(relative).string();
 }
 
-inline std::string ReadFileOrDie(const std::string& path) { return test_support::ReadFileOrFail(path); }
+inline std::string ReadFileOrDie(const std::string& path) {
+  return test_support::ReadFileOrFail(path);
+}
 
 }  // namespace hmo::testing
 

@@ -101,7 +101,9 @@ TEST(PackingImproverTest, ValidNeverHigherAndDeterministic) {
       EXPECT_FALSE(report.stopped_by_time);
       EXPECT_GT(report.greedy_passes, 0);
       // The search runs unless the greedy passes already reached the bound.
-      if (report.height > report.lower_bound) EXPECT_GT(report.moves, 0);
+      if (report.height > report.lower_bound) {
+        EXPECT_GT(report.moves, 0);
+      }
     }
   }
 }

@@ -37,7 +37,9 @@ TEST(PeakMemoryTest, MeterSeesATouchedAllocation) {
   }
   const int64_t growth = meter.Stop();
   // Unknown only where neither the reset nor a new peak is observable.
-  if (growth >= 0) EXPECT_GE(growth, static_cast<int64_t>(kBytes) / 2);
+  if (growth >= 0) {
+    EXPECT_GE(growth, static_cast<int64_t>(kBytes) / 2);
+  }
 }
 
 }  // namespace

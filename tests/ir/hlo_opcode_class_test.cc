@@ -40,8 +40,9 @@ TEST(HloOpcodeClassTest, ArityMatchesTheClass) {
       default:
         break;
     }
-    if (IsFloatingUnaryOpcode(op))
+    if (IsFloatingUnaryOpcode(op)) {
       EXPECT_EQ(HloOpcodeClassOf(op), HloOpcodeClass::kElementwiseUnary);
+    }
   }
 }
 

@@ -23,9 +23,9 @@ namespace fs = std::filesystem;
 
 // Bottom to top. An area may include its own headers and those of areas
 // listed before it.
-const std::vector<std::string> kLayers = {"base",       "ir",     "text",     "verifier",
-                                          "eval",       "analysis", "pass",   "transforms",
-                                          "passes",     "pipeline", "plugin", "scheduling", "execution"};
+const std::vector<std::string> kLayers = {
+    "base",       "ir",     "text",     "verifier", "eval",       "analysis", "pass",
+    "transforms", "passes", "pipeline", "plugin",   "scheduling", "execution"};
 
 // "file -> included header" pairs that still point up. Each is a debt.
 const std::set<std::string> kKnownUpwardIncludes = {

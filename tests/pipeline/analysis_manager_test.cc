@@ -42,7 +42,7 @@ struct InstructionCount {
 // Built on InstructionCount.
 struct DoubledCount {
   int64_t value = 0;
-  static absl::StatusOr<std::unique_ptr<DoubledCount>> Compute(const HloModule& module,
+  static absl::StatusOr<std::unique_ptr<DoubledCount>> Compute(const HloModule& /*module*/,
                                                                AnalysisManager& analyses) {
     ++g_doubled_computed;
     auto count = analyses.Get<InstructionCount>();

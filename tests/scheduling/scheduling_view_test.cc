@@ -88,12 +88,12 @@ TEST_F(SchedulingViewTest, MayShareIsEmptyWithoutAnalysisAndFilledByTheCallback)
     EXPECT_EQ(At(*plain, id).may_share_operand_count, 0u);
   }
   std::vector<std::pair<std::string, int64_t>> asked;
-  auto shared = BuildSchedulingView(
-      *module_->entry_computation(), [&](const HloInstruction& instruction, int64_t operand) {
-        asked.emplace_back(instruction.name(), operand);
-        return instruction.opcode() == HloOpcode::kMultiply ||
-               instruction.opcode() == HloOpcode::kNegate;
-      });
+  auto shared = BuildSchedulingView(*module_->entry_computation(),
+                                    [&](const HloInstruction& instruction, int64_t operand) {
+                                      asked.emplace_back(instruction.name(), operand);
+                                      return instruction.opcode() == HloOpcode::kMultiply ||
+                                             instruction.opcode() == HloOpcode::kNegate;
+                                    });
   const HmoSchedulingInstruction& mul = At(*shared, 4);
   // mul uses neg twice; the operand appears once.
   EXPECT_THAT(Ids(mul.may_share_operand_ids, mul.may_share_operand_count), ElementsAre(3));

@@ -43,7 +43,8 @@ TEST(HmoStatsCommandTest, TableJsonAndHtml) {
   CommandRun html = RunHmo("stats --format html --module 2 -o " + page.string() + " " +
                     Data("hlo/dynamic_update_slice_inplace_bf16.hlo"));
   ASSERT_EQ(html.exit_code, 0) << html.err;
-  EXPECT_NE(hmo::test_support::ReadFileOrEmpty(page).find("<svg class=\"timeline\""), std::string::npos);
+  EXPECT_NE(hmo::test_support::ReadFileOrEmpty(page).find("<svg class=\"timeline\""),
+            std::string::npos);
   std::filesystem::remove(page);
   CommandRun bad = RunHmo("stats --format pdf " + Data("hlo/test_hlo.txt"));
   EXPECT_EQ(bad.exit_code, 2);

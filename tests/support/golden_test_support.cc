@@ -93,8 +93,8 @@ absl::StatusOr<bool> RunPipelineText(HloModule& module, const std::string& pipel
   absl::StatusOr<ResolvedPipeline> pipeline = ResolvePipeline(*spec, host.registries().passes);
   if (!pipeline.ok()) return pipeline.status();
   PassManager manager(*pipeline, host.registries());
-  VerifyAfterPassInstrumentation verify(
-      VerifyMode::kAlways, [](const HloModule& m) { return VerifyHloModule(m); });
+  VerifyAfterPassInstrumentation verify(VerifyMode::kAlways,
+                                        [](const HloModule& m) { return VerifyHloModule(m); });
   ChangedCheckInstrumentation changed_check;
   manager.AddInstrumentation(&verify);
   manager.AddInstrumentation(&changed_check);
@@ -102,7 +102,6 @@ absl::StatusOr<bool> RunPipelineText(HloModule& module, const std::string& pipel
   if (!summary.ok()) return summary.status();
   return summary->changed;
 }
-
 
 // Every `*.hlo` case in `directory` (files ending in `.expected.hlo` are
 // results, not cases), sorted by name.
@@ -154,7 +153,9 @@ void RunGoldenCase(const GoldenCase& golden, const PluginHost& host) {
     return;
   }
   ASSERT_TRUE(changed.ok()) << changed.status();
-  if (golden.changed.has_value()) EXPECT_EQ(*changed, *golden.changed);
+  if (golden.changed.has_value()) {
+    EXPECT_EQ(*changed, *golden.changed);
+  }
   const std::string actual = (*module)->ToString();
   if (const char* update = std::getenv("HMO_UPDATE_GOLDEN"); update && std::string(update) == "1") {
     std::ofstream(golden.expected) << actual;

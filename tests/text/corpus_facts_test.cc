@@ -76,7 +76,9 @@ TEST(CorpusFactsTest, Llama3TrainStep) {
         EXPECT_EQ(i->GetRawAttribute("api_version").value_or(""), "API_VERSION_TYPED_FFI");
         EXPECT_TRUE(i->custom_call_target().rfind("te_fused_attn_", 0) == 0) << i->custom_call_target();
       }
-      if (i->opcode() == HloOpcode::kCollectivePermute) EXPECT_TRUE(i->channel_id().has_value());
+      if (i->opcode() == HloOpcode::kCollectivePermute) {
+        EXPECT_TRUE(i->channel_id().has_value());
+      }
     }
   }
   // 12 unused reduction computations.

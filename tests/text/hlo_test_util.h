@@ -59,7 +59,9 @@ inline void ExpectStructurallyEqual(const HloModule& a, const HloModule& b) {
   EXPECT_TRUE(a.frontend_attributes() == b.frontend_attributes());
   EXPECT_TRUE(a.raw_attributes() == b.raw_attributes());
   EXPECT_EQ(a.has_schedule(), b.has_schedule());
-  if (a.has_schedule() && b.has_schedule()) EXPECT_TRUE(a.schedule().SameOrderAs(b.schedule()));
+  if (a.has_schedule() && b.has_schedule()) {
+    EXPECT_TRUE(a.schedule().SameOrderAs(b.schedule()));
+  }
   for (const HloComputation* ca : a.computations()) {
     const HloComputation* cb = b.GetComputationWithName(ca->name());
     ASSERT_NE(cb, nullptr) << "computation " << ca->name() << " missing";
@@ -78,7 +80,9 @@ inline void ExpectStructurallyEqual(const HloModule& a, const HloModule& b) {
       EXPECT_EQ(Names(ia->called_computations()), Names(ib->called_computations())) << ia->name();
       EXPECT_EQ(Names(ia->control_predecessors()), Names(ib->control_predecessors())) << ia->name();
       EXPECT_EQ(ia->has_literal(), ib->has_literal());
-      if (ia->has_literal() && ib->has_literal()) EXPECT_TRUE(ia->literal() == ib->literal()) << ia->name();
+      if (ia->has_literal() && ib->has_literal()) {
+        EXPECT_TRUE(ia->literal() == ib->literal()) << ia->name();
+      }
       EXPECT_TRUE(ia->raw_attributes() == ib->raw_attributes()) << ia->name();
       EXPECT_TRUE(ia->frontend_attributes() == ib->frontend_attributes()) << ia->name();
       EXPECT_EQ(ia->parameter_number(), ib->parameter_number());

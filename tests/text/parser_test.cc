@@ -169,7 +169,8 @@ TEST(ParserTest, RepeatedShapeTextsKeepTheirOwnLayouts) {
       "}\n");
   EXPECT_NE(printed.find("  b = f32[2,3]{0,1} parameter(1)"), std::string::npos) << printed;
   EXPECT_NE(printed.find("  c = f32[<=2,3]{1,0} parameter(2)"), std::string::npos) << printed;
-  EXPECT_NE(printed.find("  d = f32[2,3]{1,0:T(2,128)} parameter(3)"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("  d = f32[2,3]{1,0:T(2,128)} parameter(3)"), std::string::npos)
+      << printed;
   EXPECT_NE(printed.find("  x = f32[2,3]{0,1} copy("), std::string::npos) << printed;
   // An operand written with a shape seen before, but not its own, is refused.
   auto mismatch = ParseHloModule(

@@ -62,7 +62,7 @@ TEST(PinnedHostMemoryAllocatorTest, AllocatesAlignedPinnedMemory) {
   ASSERT_TRUE(allocator.ok()) << allocator.status();
   for (size_t alignment : {64, 4096, 1 << 16}) {
     absl::StatusOr<OwnedHostMemory> memory =
-        (*allocator)->Allocate(1000, {.alignment = alignment});
+        (*allocator)->Allocate(1000, {.alignment = alignment, .numa_node = std::nullopt});
     ASSERT_TRUE(memory.ok()) << memory.status();
     EXPECT_EQ(reinterpret_cast<uintptr_t>(memory->data()) % alignment, 0u);
     EXPECT_TRUE(IsPinnedHostMemory(memory->data()));
@@ -78,7 +78,8 @@ TEST(CudaHostRegisterTest, RegistersAndUnregistersAlignedMemory) {
   absl::StatusOr<HostMemoryCallbacks> callbacks = CudaHostRegisterCallbacks();
   ASSERT_TRUE(callbacks.ok()) << callbacks.status();
   AlignedHostMemoryAllocator allocator(*callbacks);
-  absl::StatusOr<OwnedHostMemory> memory = allocator.Allocate(1 << 20, {.alignment = 4096});
+  absl::StatusOr<OwnedHostMemory> memory =
+      allocator.Allocate(1 << 20, {.alignment = 4096, .numa_node = std::nullopt});
   ASSERT_TRUE(memory.ok()) << memory.status();
   EXPECT_TRUE(IsPinnedHostMemory(memory->data()));
 #endif

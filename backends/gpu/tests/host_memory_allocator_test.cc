@@ -34,7 +34,8 @@ TEST(AlignedHostMemoryAllocatorTest, DefaultAlignmentIs64) {
 TEST(AlignedHostMemoryAllocatorTest, HonoursRequestedAlignment) {
   AlignedHostMemoryAllocator allocator;
   for (size_t alignment : {1, 2, 8, 16, 128, 4096, 1 << 16}) {
-    absl::StatusOr<OwnedHostMemory> memory = allocator.Allocate(24, {.alignment = alignment});
+    absl::StatusOr<OwnedHostMemory> memory =
+        allocator.Allocate(24, {.alignment = alignment, .numa_node = std::nullopt});
     ASSERT_TRUE(memory.ok()) << memory.status();
     EXPECT_TRUE(IsAligned(memory->data(), alignment)) << alignment;
   }
@@ -48,10 +49,11 @@ TEST(AlignedHostMemoryAllocatorTest, NumaNodeIsOnlyAHint) {
 
 TEST(AlignedHostMemoryAllocatorTest, RejectsBadAlignmentAndZeroSize) {
   AlignedHostMemoryAllocator allocator;
-  absl::StatusOr<OwnedHostMemory> bad = allocator.Allocate(16, {.alignment = 48});
+  absl::StatusOr<OwnedHostMemory> bad =
+      allocator.Allocate(16, {.alignment = 48, .numa_node = std::nullopt});
   EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(bad.status().message(), HasSubstr("48 is not a power of two"));
-  EXPECT_EQ(allocator.Allocate(16, {.alignment = 0}).status().code(),
+  EXPECT_EQ(allocator.Allocate(16, {.alignment = 0, .numa_node = std::nullopt}).status().code(),
             absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(allocator.Allocate(0).status().code(), absl::StatusCode::kInvalidArgument);
 }
@@ -138,7 +140,8 @@ TEST(DefaultHostMemoryAllocatorTest, PinnedWithADeviceAlignedOtherwise) {
   ASSERT_NE(allocator, nullptr);
   const bool has_device = CudaDeviceCount().ok();
   EXPECT_EQ(allocator->name(), has_device ? "pinned" : "aligned");
-  absl::StatusOr<OwnedHostMemory> memory = allocator->Allocate(1000, {.alignment = 128});
+  absl::StatusOr<OwnedHostMemory> memory =
+      allocator->Allocate(1000, {.alignment = 128, .numa_node = std::nullopt});
   ASSERT_TRUE(memory.ok()) << memory.status();
   EXPECT_TRUE(IsAligned(memory->data(), 128));
 }

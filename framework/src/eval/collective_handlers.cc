@@ -94,7 +94,7 @@ absl::Status CombineInto(const HloComputation& to_apply, const Literal& next, co
       uint8_t* a = MutableRawBytes(acc);
       const uint8_t* b = RawBytes(next);
       for (int64_t i = 0; i < n; ++i) {
-        N value;
+        N value{};
         ApplyBinaryOp<N>(*op, LoadElement<kT>(a, i), LoadElement<kT>(b, i), &value);
         StoreElement<kT>(a, i, RoundToElementType<kT>(value));
       }

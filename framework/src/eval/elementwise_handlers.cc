@@ -67,7 +67,7 @@ absl::StatusOr<Literal> HandleElementwiseUnary(const HloInstruction& instr, Oper
     N probe;
     if (!ApplyUnaryOp<N>(op, N{}, &probe)) return OpcodeNotDefinedOnType(instr, kT);
     for (int64_t i = 0; i < n; ++i) {
-      N result;
+      N result{};
       ApplyUnaryOp<N>(op, LoadElement<kT>(src, i), &result);
       StoreElement<kT>(dst, i, result);
     }
@@ -105,7 +105,7 @@ absl::StatusOr<Literal> HandleElementwiseBinary(const HloInstruction& instr, Ope
       if (op == HloOpcode::kSubtract) return run([](float x, float y) { return x - y; });
     }
     for (int64_t i = 0; i < n; ++i) {
-      N result;
+      N result{};
       ApplyBinaryOp<N>(op, LoadElement<kT>(a, i), LoadElement<kT>(b, i), &result);
       StoreElement<kT>(dst, i, result);
     }

@@ -49,7 +49,7 @@ class NativeAccumulator {
         output_(MutableRawBytes(output)) {}
   void Reset() { acc_ = init_; }
   absl::Status Add(int64_t input_index) {
-    NativeOf<kT> next;
+    NativeOf<kT> next{};
     ApplyBinaryOp<NativeOf<kT>>(op_, acc_, LoadElement<kT>(input_, input_index), &next);
     acc_ = RoundToElementType<kT>(next);
     return absl::OkStatus();

@@ -215,8 +215,8 @@ void HloInstruction::AddUser(HloInstruction* user) {
   if (user_index_ != nullptr) {
     user_index_->insert(user);
   } else if (users_.size() > kUserIndexThreshold) {
-    user_index_ = std::make_unique<absl::flat_hash_set<const HloInstruction*>>(users_.begin(),
-                                                                               users_.end());
+    user_index_ =
+        std::make_unique<absl::flat_hash_set<const HloInstruction*>>(users_.begin(), users_.end());
   }
 }
 

@@ -35,14 +35,22 @@ PassOptionSchema& PassOptionSchema::Double(std::string key, double default_value
 }
 PassOptionSchema& PassOptionSchema::String(std::string key, std::string default_value,
                                            std::string help) {
-  return Add({std::move(key), PassOptionType::kString, std::move(default_value), false,
-              std::move(help), {}});
+  return Add({std::move(key),
+              PassOptionType::kString,
+              std::move(default_value),
+              false,
+              std::move(help),
+              {}});
 }
 PassOptionSchema& PassOptionSchema::StringList(std::string key,
                                                std::vector<std::string> default_value,
                                                std::string help) {
-  return Add({std::move(key), PassOptionType::kStringList, std::move(default_value), false,
-              std::move(help), {}});
+  return Add({std::move(key),
+              PassOptionType::kStringList,
+              std::move(default_value),
+              false,
+              std::move(help),
+              {}});
 }
 PassOptionSchema& PassOptionSchema::Enum(std::string key, std::string default_value,
                                          std::vector<std::string> allowed_values,

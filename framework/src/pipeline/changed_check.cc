@@ -12,7 +12,7 @@ size_t HashModuleText(const HloModule& module) {
   return std::hash<std::string>()(module.ToString());
 }
 
-absl::Status ChangedCheckInstrumentation::BeforePass(const PassRunInfo& run,
+absl::Status ChangedCheckInstrumentation::BeforePass(const PassRunInfo& /*run*/,
                                                      const HloModule& module) {
   hash_before_ = HashModuleText(module);
   return absl::OkStatus();

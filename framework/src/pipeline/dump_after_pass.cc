@@ -29,7 +29,7 @@ DumpAfterPassInstrumentation::DumpAfterPassInstrumentation(std::filesystem::path
                                                            const std::string& after)
     : directory_(std::move(directory)), after_(after) {}
 
-absl::Status DumpAfterPassInstrumentation::BeforePipeline(const HloModule& module) {
+absl::Status DumpAfterPassInstrumentation::BeforePipeline(const HloModule& /*module*/) {
   std::error_code error;
   std::filesystem::create_directories(directory_, error);
   if (error) {
@@ -40,7 +40,7 @@ absl::Status DumpAfterPassInstrumentation::BeforePipeline(const HloModule& modul
 }
 
 absl::Status DumpAfterPassInstrumentation::AfterPass(const PassRunInfo& run,
-                                                     const HloModule& module, bool changed) {
+                                                     const HloModule& module, bool /*changed*/) {
   if (!std::regex_match(run.pass_name.begin(), run.pass_name.end(), after_)) {
     return absl::OkStatus();
   }

@@ -44,14 +44,14 @@ std::string PassTimingTable::Format() const {
   return out;
 }
 
-absl::Status PassTimingInstrumentation::BeforePass(const PassRunInfo& run,
-                                                   const HloModule& module) {
+absl::Status PassTimingInstrumentation::BeforePass(const PassRunInfo& /*run*/,
+                                                   const HloModule& /*module*/) {
   start_ = std::chrono::steady_clock::now();
   return absl::OkStatus();
 }
 
-absl::Status PassTimingInstrumentation::AfterPass(const PassRunInfo& run, const HloModule& module,
-                                                  bool changed) {
+absl::Status PassTimingInstrumentation::AfterPass(const PassRunInfo& run,
+                                                  const HloModule& /*module*/, bool /*changed*/) {
   table_.Record(run.pass_name, std::chrono::steady_clock::now() - start_);
   return absl::OkStatus();
 }

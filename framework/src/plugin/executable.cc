@@ -5,7 +5,8 @@
 namespace hmo {
 
 absl::StatusOr<std::vector<Literal>> Executable::ExecuteReplicated(
-    const std::vector<std::vector<Literal>>& arguments_per_replica, std::vector<ExecutionProfile>* profiles) {
+    const std::vector<std::vector<Literal>>& arguments_per_replica,
+    std::vector<ExecutionProfile>* profiles) {
   if (arguments_per_replica.size() != 1) {
     return absl::UnimplementedError("this backend runs one replica, not " +
                                     std::to_string(arguments_per_replica.size()));

@@ -26,9 +26,9 @@ absl::Status CheckOrder(const SchedulingView& view, const std::vector<HmoInstruc
   for (size_t i = 0; i < order.size(); ++i) {
     const HmoInstructionId id = order[i];
     if (id >= count) {
-      return absl::InvalidArgumentError(fmt::format(
-          "position {} holds id {}, out of range (the computation has {} instructions)", i, id,
-          count));
+      return absl::InvalidArgumentError(
+          fmt::format("position {} holds id {}, out of range (the computation has {} instructions)",
+                      i, id, count));
     }
     if (position[id] >= 0) {
       return absl::InvalidArgumentError(
@@ -43,18 +43,18 @@ absl::Status CheckOrder(const SchedulingView& view, const std::vector<HmoInstruc
                             std::string_view relation) -> absl::Status {
       for (size_t k = 0; k < n; ++k) {
         if (position[ids[k]] > position[id]) {
-          return absl::InvalidArgumentError(fmt::format(
-              "instruction '{}' (position {}) comes before its {} '{}' (position {})",
-              instruction.name, position[id], relation, view.instruction(ids[k])->name(),
-              position[ids[k]]));
+          return absl::InvalidArgumentError(
+              fmt::format("instruction '{}' (position {}) comes before its {} '{}' (position {})",
+                          instruction.name, position[id], relation,
+                          view.instruction(ids[k])->name(), position[ids[k]]));
         }
       }
       return absl::OkStatus();
     };
-    HMO_RETURN_IF_ERROR(check_before(instruction.operand_ids, instruction.operand_count, "operand"));
+    HMO_RETURN_IF_ERROR(
+        check_before(instruction.operand_ids, instruction.operand_count, "operand"));
     HMO_RETURN_IF_ERROR(check_before(instruction.control_predecessor_ids,
-                                     instruction.control_predecessor_count,
-                                     "control predecessor"));
+                                     instruction.control_predecessor_count, "control predecessor"));
   }
   return absl::OkStatus();
 }
@@ -101,8 +101,7 @@ absl::StatusOr<std::vector<HloInstruction*>> ScheduleViewWithStrategy(
   absl::Status valid = CheckOrder(*view, order, request.order_length);
   if (!valid.ok()) {
     return absl::InternalError(fmt::format("{} returned an invalid order for computation '{}': {}",
-                                           who, computation.name(),
-                                           std::string(valid.message())));
+                                           who, computation.name(), std::string(valid.message())));
   }
   std::vector<HloInstruction*> sequence;
   sequence.reserve(order.size());
@@ -126,9 +125,9 @@ absl::StatusOr<HloSchedule> ScheduleModuleWithStrategy(const HloModule& module,
   }
   HloSchedule schedule(&module);
   for (const HloComputation* computation : module.MakeNonfusionComputations()) {
-    HMO_ASSIGN_OR_RETURN(std::vector<HloInstruction*> sequence,
-                         ScheduleComputationWithStrategy(*strategy, *computation, options,
-                                                         may_share, values));
+    HMO_ASSIGN_OR_RETURN(
+        std::vector<HloInstruction*> sequence,
+        ScheduleComputationWithStrategy(*strategy, *computation, options, may_share, values));
     schedule.set_sequence(computation, sequence);
   }
   return schedule;

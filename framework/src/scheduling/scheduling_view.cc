@@ -4,7 +4,6 @@
 #include <utility>
 #include <vector>
 
-
 #include "hmo/ir/hlo_computation.h"
 #include "hmo/ir/hlo_instruction.h"
 #include "hmo/ir/hlo_module.h"
@@ -39,7 +38,9 @@ std::vector<std::pair<const HloInstruction*, const HloInstruction*>> DonationOrd
   if (root == nullptr) return orderings;
   module->input_output_alias_config().ForEachAlias(
       [&](const ShapeIndex& output_index, const HloInputOutputAliasConfig::Alias& alias) {
-        if (!alias.parameter_index.empty() || alias.parameter_number >= computation.num_parameters()) return;
+        if (!alias.parameter_index.empty() ||
+            alias.parameter_number >= computation.num_parameters())
+          return;
         const HloInstruction* producer = nullptr;
         if (output_index.empty()) {
           producer = root;
@@ -48,7 +49,9 @@ std::vector<std::pair<const HloInstruction*, const HloInstruction*>> DonationOrd
           producer = root->operand(output_index[0]);
         }
         const HloInstruction* parameter = computation.parameter_instruction(alias.parameter_number);
-        if (producer == nullptr || producer == parameter || producer->opcode() == HloOpcode::kParameter) return;
+        if (producer == nullptr || producer == parameter ||
+            producer->opcode() == HloOpcode::kParameter)
+          return;
         for (const HloInstruction* reader : parameter->users()) {
           if (reader == producer || reader == root || DependsOn(*reader, *producer)) continue;
           orderings.emplace_back(reader, producer);
@@ -75,7 +78,8 @@ std::unique_ptr<SchedulingView> BuildSchedulingView(const HloComputation& comput
     view.instructions_.push_back(const_cast<HloInstruction*>(instruction));
   }
   absl::flat_hash_map<const HloInstruction*, bool> live_out;
-  if (computation.root_instruction() != nullptr) MarkLiveOut(computation.root_instruction(), live_out);
+  if (computation.root_instruction() != nullptr)
+    MarkLiveOut(computation.root_instruction(), live_out);
 
   auto ids_of = [&](const std::vector<HloInstruction*>& instructions) {
     std::vector<HmoInstructionId> ids;
@@ -93,7 +97,8 @@ std::unique_ptr<SchedulingView> BuildSchedulingView(const HloComputation& comput
     donation_successors[before].push_back(const_cast<HloInstruction*>(after));
   }
   // Appends ids of `extra` not already in `ids`.
-  auto add_ids = [&](std::vector<HmoInstructionId>& ids, const std::vector<HloInstruction*>& extra) {
+  auto add_ids = [&](std::vector<HmoInstructionId>& ids,
+                     const std::vector<HloInstruction*>& extra) {
     for (HmoInstructionId id : ids_of(extra)) {
       if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
     }
@@ -119,8 +124,8 @@ std::unique_ptr<SchedulingView> BuildSchedulingView(const HloComputation& comput
     if (may_share) {
       for (int64_t i = 0; i < instruction.operand_count(); ++i) {
         const HmoInstructionId operand = storage.operands[i];
-        const bool seen = std::find(storage.may_share.begin(), storage.may_share.end(),
-                                    operand) != storage.may_share.end();
+        const bool seen = std::find(storage.may_share.begin(), storage.may_share.end(), operand) !=
+                          storage.may_share.end();
         if (!seen && may_share(instruction, i)) storage.may_share.push_back(operand);
       }
     }
@@ -157,9 +162,8 @@ std::unique_ptr<SchedulingView> BuildSchedulingView(const HloComputation& comput
   view.view_.module_name = view.module_name_.c_str();
   view.view_.instruction_count = view.instructions_.size();
   view.view_.instructions = view.pointers_.data();
-  view.view_.root_id = computation.root_instruction() != nullptr
-                           ? view.ids_.at(computation.root_instruction())
-                           : 0;
+  view.view_.root_id =
+      computation.root_instruction() != nullptr ? view.ids_.at(computation.root_instruction()) : 0;
   if (view.values_ != nullptr) {
     std::vector<HmoSchedulingInstruction*> structs;
     for (SchedulingView::Storage& storage : view.storage_) structs.push_back(&storage.c);

@@ -63,8 +63,8 @@ std::unique_ptr<SchedulingViewValues> SchedulingViewValues::Build(
   // Buffers that buffer assignment gives allocations of their own: those
   // holding an entry parameter's value or an entry output's.
   absl::flat_hash_set<int64_t> outside_arena_buffers;
-  const bool is_entry = computation.parent() != nullptr &&
-                        computation.parent()->entry_computation() == &computation;
+  const bool is_entry =
+      computation.parent() != nullptr && computation.parent()->entry_computation() == &computation;
   if (mark_outside_temp_arena && alias_analysis != nullptr && is_entry) {
     for (const HloInstruction* instruction : computation.instructions()) {
       if (instruction->opcode() != HloOpcode::kParameter) continue;

@@ -63,7 +63,7 @@ absl::Status Parser::ParsePadding(PaddingConfig* padding) {
         !ParseIntText(parts[1], &d.edge_padding_high) ||
         (parts.size() == 3 && !ParseIntText(parts[2], &d.interior_padding))) {
       return Error(start, StrCat("bad padding config '", AbslView(text),
-                                       "': expected low_high[_interior] per dimension, joined by 'x'"));
+                                 "': expected low_high[_interior] per dimension, joined by 'x'"));
     }
     padding->dimensions.push_back(d);
   }
@@ -79,10 +79,13 @@ absl::Status Parser::ParseWindow(Window* window) {
   size_t pos = 0;
   std::vector<std::pair<std::string_view, std::string_view>> fields;
   while (pos < inside.size()) {
-    while (pos < inside.size() && (inside[pos] == ' ' || inside[pos] == '\t' || inside[pos] == '\n')) ++pos;
+    while (pos < inside.size() &&
+           (inside[pos] == ' ' || inside[pos] == '\t' || inside[pos] == '\n'))
+      ++pos;
     if (pos >= inside.size()) break;
     size_t end = pos;
-    while (end < inside.size() && inside[end] != ' ' && inside[end] != '\t' && inside[end] != '\n') ++end;
+    while (end < inside.size() && inside[end] != ' ' && inside[end] != '\t' && inside[end] != '\n')
+      ++end;
     std::string_view item = inside.substr(pos, end - pos);
     size_t eq = item.find('=');
     if (eq == std::string_view::npos) {
@@ -101,7 +104,7 @@ absl::Status Parser::ParseWindow(Window* window) {
     std::vector<std::string_view> parts = Split(value, 'x');
     if (parts.size() != rank) {
       return Error(start, StrCat("window field ", AbslView(key), " has ", parts.size(),
-                                       " dimensions but size= has ", rank));
+                                 " dimensions but size= has ", rank));
     }
     for (size_t d = 0; d < rank; ++d) {
       WindowDimension& wd = window->dimensions[d];
@@ -112,7 +115,8 @@ absl::Status Parser::ParseWindow(Window* window) {
         ok = ParseIntText(parts[d], &wd.stride);
       } else if (key == "pad") {
         std::vector<std::string_view> lh = Split(parts[d], '_');
-        ok = lh.size() == 2 && ParseIntText(lh[0], &wd.padding_low) && ParseIntText(lh[1], &wd.padding_high);
+        ok = lh.size() == 2 && ParseIntText(lh[0], &wd.padding_low) &&
+             ParseIntText(lh[1], &wd.padding_high);
       } else if (key == "lhs_dilate") {
         ok = ParseIntText(parts[d], &wd.base_dilation);
       } else if (key == "rhs_dilate") {
@@ -125,8 +129,8 @@ absl::Status Parser::ParseWindow(Window* window) {
         return Error(start, StrCat("unknown window field '", AbslView(key), "'"));
       }
       if (!ok) {
-        return Error(start, StrCat("bad value '", AbslView(value), "' for window field ",
-                                         AbslView(key)));
+        return Error(start,
+                     StrCat("bad value '", AbslView(value), "' for window field ", AbslView(key)));
       }
     }
   }
@@ -155,7 +159,8 @@ absl::Status Parser::ParseFrontendAttributes(FrontendAttributes* attrs) {
       // A dictionary value (composite.attributes), kept verbatim.
       const size_t open = lexer_.Peek().offset;
       std::string_view inside;
-      if (!lexer_.ScanBalanced(&inside)) return Error(open, "unterminated '{' in frontend attribute value");
+      if (!lexer_.ScanBalanced(&inside))
+        return Error(open, "unterminated '{' in frontend attribute value");
       value = StrCat("{", AbslView(inside), "}");
     } else if (absl::Status st = ParseString(&value); !st.ok()) {
       return st;
@@ -232,9 +237,11 @@ absl::Status Parser::ParseAttribute(HloInstruction* instr, CallRefs* refs,
   if (lexer_.kind() != TokKind::kName) return Unexpected("an attribute name");
   const Token name_tok = lexer_.Next();
   const std::string_view name = name_tok.text;
-  if (!AttributeRank(name)) return Error(name_tok.offset, StrCat("unknown attribute '", AbslView(name), "'"));
+  if (!AttributeRank(name))
+    return Error(name_tok.offset, StrCat("unknown attribute '", AbslView(name), "'"));
   for (std::string_view s : *seen) {
-    if (s == name) return Error(name_tok.offset, StrCat("duplicate attribute '", AbslView(name), "'"));
+    if (s == name)
+      return Error(name_tok.offset, StrCat("duplicate attribute '", AbslView(name), "'"));
   }
   seen->push_back(name);
   HMO_RETURN_IF_ERROR(Expect(TokKind::kEqual, StrCat("'=' after ", AbslView(name))));
@@ -248,8 +255,8 @@ absl::Status Parser::ParseAttribute(HloInstruction* instr, CallRefs* refs,
     // implied by channel_id and use_global_device_ids, and never printed.
     if (lexer_.kind() != TokKind::kName) return Unexpected("a collective op group mode");
     const std::string_view mode = lexer_.Peek().text;
-    if (mode != "cross_replica" && mode != "cross_partition" && mode != "cross_replica_and_partition" &&
-        mode != "flattened_id") {
+    if (mode != "cross_replica" && mode != "cross_partition" &&
+        mode != "cross_replica_and_partition" && mode != "flattened_id") {
       return ErrorHere(StrCat("invalid collective op group mode '", AbslView(mode),
                               "' (cross_replica, cross_partition, cross_replica_and_partition or "
                               "flattened_id)"));
@@ -328,21 +335,27 @@ absl::Status Parser::ParseAttribute(HloInstruction* instr, CallRefs* refs,
     std::vector<int64_t>* target = name == "lhs_batch_dims"         ? &d->lhs_batch_dimensions
                                    : name == "lhs_contracting_dims" ? &d->lhs_contracting_dimensions
                                    : name == "rhs_batch_dims"       ? &d->rhs_batch_dimensions
-                                                                    : &d->rhs_contracting_dimensions;
+                                                              : &d->rhs_contracting_dimensions;
     HMO_RETURN_IF_ERROR(ParseIntList(target));
   } else if (op == HloOpcode::kGather &&
-             (name == "offset_dims" || name == "collapsed_slice_dims" || name == "start_index_map" ||
-              name == "operand_batching_dims" || name == "start_indices_batching_dims" ||
-              name == "slice_sizes")) {
+             (name == "offset_dims" || name == "collapsed_slice_dims" ||
+              name == "start_index_map" || name == "operand_batching_dims" ||
+              name == "start_indices_batching_dims" || name == "slice_sizes")) {
     GatherDimensionNumbers* d = instr->mutable_gather_dimension_numbers();
     std::vector<int64_t> v;
     HMO_RETURN_IF_ERROR(ParseIntList(&v));
-    if (name == "offset_dims") d->offset_dims = std::move(v);
-    else if (name == "collapsed_slice_dims") d->collapsed_slice_dims = std::move(v);
-    else if (name == "start_index_map") d->start_index_map = std::move(v);
-    else if (name == "operand_batching_dims") d->operand_batching_dims = std::move(v);
-    else if (name == "start_indices_batching_dims") d->start_indices_batching_dims = std::move(v);
-    else instr->set_gather_slice_sizes(std::move(v));
+    if (name == "offset_dims")
+      d->offset_dims = std::move(v);
+    else if (name == "collapsed_slice_dims")
+      d->collapsed_slice_dims = std::move(v);
+    else if (name == "start_index_map")
+      d->start_index_map = std::move(v);
+    else if (name == "operand_batching_dims")
+      d->operand_batching_dims = std::move(v);
+    else if (name == "start_indices_batching_dims")
+      d->start_indices_batching_dims = std::move(v);
+    else
+      instr->set_gather_slice_sizes(std::move(v));
   } else if (op == HloOpcode::kScatter &&
              (name == "update_window_dims" || name == "inserted_window_dims" ||
               name == "scatter_dims_to_operand_dims" || name == "input_batching_dims" ||
@@ -350,12 +363,18 @@ absl::Status Parser::ParseAttribute(HloInstruction* instr, CallRefs* refs,
     ScatterDimensionNumbers* d = instr->mutable_scatter_dimension_numbers();
     std::vector<int64_t> v;
     HMO_RETURN_IF_ERROR(ParseIntList(&v));
-    if (name == "update_window_dims") d->update_window_dims = std::move(v);
-    else if (name == "inserted_window_dims") d->inserted_window_dims = std::move(v);
-    else if (name == "scatter_dims_to_operand_dims") d->scatter_dims_to_operand_dims = std::move(v);
-    else if (name == "input_batching_dims") d->input_batching_dims = std::move(v);
-    else d->scatter_indices_batching_dims = std::move(v);
-  } else if (name == "index_vector_dim" && (op == HloOpcode::kGather || op == HloOpcode::kScatter)) {
+    if (name == "update_window_dims")
+      d->update_window_dims = std::move(v);
+    else if (name == "inserted_window_dims")
+      d->inserted_window_dims = std::move(v);
+    else if (name == "scatter_dims_to_operand_dims")
+      d->scatter_dims_to_operand_dims = std::move(v);
+    else if (name == "input_batching_dims")
+      d->input_batching_dims = std::move(v);
+    else
+      d->scatter_indices_batching_dims = std::move(v);
+  } else if (name == "index_vector_dim" &&
+             (op == HloOpcode::kGather || op == HloOpcode::kScatter)) {
     int64_t v;
     HMO_RETURN_IF_ERROR(ParseInt(&v));
     if (op == HloOpcode::kGather) {
@@ -363,7 +382,8 @@ absl::Status Parser::ParseAttribute(HloInstruction* instr, CallRefs* refs,
     } else {
       instr->mutable_scatter_dimension_numbers()->index_vector_dim = v;
     }
-  } else if (name == "indices_are_sorted" && (op == HloOpcode::kGather || op == HloOpcode::kScatter)) {
+  } else if (name == "indices_are_sorted" &&
+             (op == HloOpcode::kGather || op == HloOpcode::kScatter)) {
     bool v;
     HMO_RETURN_IF_ERROR(ParseBool(&v));
     instr->set_indices_are_sorted(v);
@@ -399,7 +419,7 @@ absl::Status Parser::ParseAttribute(HloInstruction* instr, CallRefs* refs,
       auto it = instructions_.find(AbslView(StripPercent(t.text)));
       if (it == instructions_.end()) {
         return Error(t.offset, StrCat("undefined control predecessor '",
-                                            AbslView(StripPercent(t.text)), "'"));
+                                      AbslView(StripPercent(t.text)), "'"));
       }
       // Edges are added once the instruction joins the computation.
       pending_control_predecessors_.push_back(it->second);
@@ -415,9 +435,10 @@ absl::Status Parser::ParseAttribute(HloInstruction* instr, CallRefs* refs,
       const StackFrameIndex& index = module_->stack_frame_index();
       if (frame != 0 && !index.empty() && !index.HasFrame(frame)) {
         const size_t at = value_offset + raw.find("stack_frame_id=");
-        return Error(at, StrCat("stack_frame_id=", frame, " does not name a frame of the StackFrames "
-                                "table (", module_->stack_frame_index().stack_frames().size(),
-                                " frames)"));
+        return Error(at, StrCat("stack_frame_id=", frame,
+                                " does not name a frame of the StackFrames "
+                                "table (",
+                                module_->stack_frame_index().stack_frames().size(), " frames)"));
       }
     }
     instr->SetRawAttribute(name, std::move(raw));
@@ -438,15 +459,18 @@ absl::Status Parser::CheckRequiredAttributes(const HloInstruction* instr, const 
     for (std::string_view n : names) {
       if (!has(n)) {
         return Error(opcode_offset, StrCat("missing required attribute '", AbslView(n), "' for ",
-                                                 AbslView(HloOpcodeString(instr->opcode()))));
+                                           AbslView(HloOpcodeString(instr->opcode()))));
       }
     }
     return absl::OkStatus();
   };
   switch (instr->opcode()) {
-    case HloOpcode::kGetTupleElement: return require({"index"});
-    case HloOpcode::kFusion: return require({"kind", "calls"});
-    case HloOpcode::kWhile: return require({"condition", "body"});
+    case HloOpcode::kGetTupleElement:
+      return require({"index"});
+    case HloOpcode::kFusion:
+      return require({"kind", "calls"});
+    case HloOpcode::kWhile:
+      return require({"condition", "body"});
     case HloOpcode::kConditional:
       if (has("branch_computations")) {
         if (has("true_computation") || has("false_computation")) {
@@ -483,26 +507,38 @@ absl::Status Parser::CheckRequiredAttributes(const HloInstruction* instr, const 
         }
       }
       return require({"to_apply"});
-    case HloOpcode::kScan: return require({"dimensions", "num_carries", "to_apply"});
+    case HloOpcode::kScan:
+      return require({"dimensions", "num_carries", "to_apply"});
     case HloOpcode::kScatter:
       return require({"update_window_dims", "inserted_window_dims", "scatter_dims_to_operand_dims",
                       "index_vector_dim", "to_apply"});
-    case HloOpcode::kSelectAndScatter: return require({"select", "scatter"});
-    case HloOpcode::kAsyncStart: return require({"calls"});
-    case HloOpcode::kCustomCall: return require({"custom_call_target"});
-    case HloOpcode::kCompare: return require({"direction"});
-    case HloOpcode::kIota: return require({"iota_dimension"});
-    case HloOpcode::kSlice: return require({"slice"});
-    case HloOpcode::kDynamicSlice: return require({"dynamic_slice_sizes"});
-    case HloOpcode::kPad: return require({"padding"});
+    case HloOpcode::kSelectAndScatter:
+      return require({"select", "scatter"});
+    case HloOpcode::kAsyncStart:
+      return require({"calls"});
+    case HloOpcode::kCustomCall:
+      return require({"custom_call_target"});
+    case HloOpcode::kCompare:
+      return require({"direction"});
+    case HloOpcode::kIota:
+      return require({"iota_dimension"});
+    case HloOpcode::kSlice:
+      return require({"slice"});
+    case HloOpcode::kDynamicSlice:
+      return require({"dynamic_slice_sizes"});
+    case HloOpcode::kPad:
+      return require({"padding"});
     case HloOpcode::kBroadcast:
     case HloOpcode::kTranspose:
-    case HloOpcode::kConcatenate: return require({"dimensions"});
+    case HloOpcode::kConcatenate:
+      return require({"dimensions"});
     case HloOpcode::kGather:
       return require({"offset_dims", "collapsed_slice_dims", "start_index_map", "index_vector_dim",
                       "slice_sizes"});
-    case HloOpcode::kConvolution: return require({"dim_labels"});
-    default: return absl::OkStatus();
+    case HloOpcode::kConvolution:
+      return require({"dim_labels"});
+    default:
+      return absl::OkStatus();
   }
   (void)refs;
 }

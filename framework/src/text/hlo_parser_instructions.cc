@@ -16,9 +16,10 @@ bool Parser::AtShape() const {
 absl::Status Parser::EnterNesting() {
   if (++nesting_depth_ > kMaxNestingDepth) {
     --nesting_depth_;
-    return ErrorHere(StrCat("maximum nesting depth (", kMaxNestingDepth,
-                            ") exceeded: shapes, literals and nested instructions may nest at most ",
-                            kMaxNestingDepth, " levels"));
+    return ErrorHere(
+        StrCat("maximum nesting depth (", kMaxNestingDepth,
+               ") exceeded: shapes, literals and nested instructions may nest at most ",
+               kMaxNestingDepth, " levels"));
   }
   return absl::OkStatus();
 }
@@ -38,13 +39,14 @@ absl::Status Parser::ParseCompactTupleIndices(HloComputation* computation, HloIn
                                         " is not a tuple (", tuple.ToString(true), ")"));
     }
     if (index < 0 || index >= tuple.tuple_shapes_size()) {
-      return Error(index_offset, StrCat("'", (*value)->name(), "#", index, "': index out of range for ",
-                                        tuple.ToString(true)));
+      return Error(index_offset, StrCat("'", (*value)->name(), "#", index,
+                                        "': index out of range for ", tuple.ToString(true)));
     }
     auto key = std::make_pair(*value, index);
     auto it = compact_tuple_elements_.find(key);
     if (it == compact_tuple_elements_.end()) {
-      auto gte = HloInstruction::Create(HloOpcode::kGetTupleElement, tuple.tuple_shapes(index), {*value});
+      auto gte =
+          HloInstruction::Create(HloOpcode::kGetTupleElement, tuple.tuple_shapes(index), {*value});
       gte->set_tuple_index(index);
       gte->SetAndSanitizeName(UniqueLocalName(StrCat((*value)->name(), "_", index)));
       HloInstruction* added = computation->AddInstruction(std::move(gte));
@@ -59,7 +61,8 @@ absl::Status Parser::ParseCompactTupleIndices(HloComputation* computation, HloIn
 // `base`, else `base.1`, `base.2`, ... : a name unused in this computation.
 std::string Parser::UniqueLocalName(std::string_view base) {
   std::string name(base);
-  for (int n = 1; instructions_.contains(AbslView(name)); ++n) name = StrCat(AbslView(base), ".", n);
+  for (int n = 1; instructions_.contains(AbslView(name)); ++n)
+    name = StrCat(AbslView(base), ".", n);
   return name;
 }
 
@@ -95,10 +98,12 @@ absl::Status Parser::ParseOperand(HloComputation* computation, HloInstruction** 
     value = it->second;
   } else if (single_instruction_) {
     if (!written) {
-      return Error(t.offset, StrCat("operand '", AbslView(name), "' has no shape: a single-instruction "
+      return Error(t.offset, StrCat("operand '", AbslView(name),
+                                    "' has no shape: a single-instruction "
                                     "text needs the shapes of its operands to make parameters"));
     }
-    if (absl::Status st = AddImplicitParameter(computation, name, *written, operand_offset, &value); !st.ok()) {
+    if (absl::Status st = AddImplicitParameter(computation, name, *written, operand_offset, &value);
+        !st.ok()) {
       return st;
     }
     written = nullptr;
@@ -107,9 +112,9 @@ absl::Status Parser::ParseOperand(HloComputation* computation, HloInstruction** 
   }
   HMO_RETURN_IF_ERROR(ParseCompactTupleIndices(computation, &value));
   if (written && !ShapeUtil::Compatible(*written, value->shape())) {
-    return Error(operand_offset,
-                 StrCat("operand '", value->name(), "' is written with shape ", written->ToString(true),
-                        " but is defined with shape ", value->shape().ToString(true)));
+    return Error(operand_offset, StrCat("operand '", value->name(), "' is written with shape ",
+                                        written->ToString(true), " but is defined with shape ",
+                                        value->shape().ToString(true)));
   }
   *operand = value;
   return absl::OkStatus();
@@ -120,7 +125,8 @@ absl::Status Parser::AddImplicitParameter(HloComputation* computation, std::stri
   if (instructions_.contains(AbslView(name))) {
     return Error(offset, StrCat("duplicate instruction name '", AbslView(name), "'"));
   }
-  auto param = HloInstruction::CreateParameter(next_implicit_parameter_++, shape, std::string(name));
+  auto param =
+      HloInstruction::CreateParameter(next_implicit_parameter_++, shape, std::string(name));
   HloInstruction* added = computation->AddInstruction(std::move(param));
   instructions_.emplace(AbslView(added->name()), added);
   *out = added;
@@ -157,18 +163,19 @@ absl::Status Parser::ParseInstruction(HloComputation* computation, HloInstructio
   const std::string_view name = StripPercent(name_tok.text);
   if (instructions_.contains(AbslView(name))) {
     return Error(name_tok.offset, StrCat("duplicate instruction name '", AbslView(name),
-                                               "' in computation '", computation->name(), "'"));
+                                         "' in computation '", computation->name(), "'"));
   }
   HMO_RETURN_IF_ERROR(Expect(TokKind::kEqual, "'=' after the instruction name"));
   HloInstruction* added = nullptr;
-  if (absl::Status st = ParseInstructionRhs(computation, name, name_tok.offset, /*nested=*/false, &added);
+  if (absl::Status st =
+          ParseInstructionRhs(computation, name, name_tok.offset, /*nested=*/false, &added);
       !st.ok()) {
     return st;
   }
   if (is_root) {
     if (*root != nullptr) {
-      return Error(root_kw_offset, StrCat("computation '", computation->name(),
-                                                "' has more than one ROOT"));
+      return Error(root_kw_offset,
+                   StrCat("computation '", computation->name(), "' has more than one ROOT"));
     }
     *root = added;
     *root_offset = root_kw_offset;
@@ -186,7 +193,8 @@ absl::Status Parser::ParseInstructionRhs(HloComputation* computation, std::strin
     HMO_RETURN_IF_ERROR(ParseShape(&s));
     written_shape = std::move(s);
   }
-  if (lexer_.kind() != TokKind::kName) return Unexpected(written_shape ? "an opcode" : "a shape or an opcode");
+  if (lexer_.kind() != TokKind::kName)
+    return Unexpected(written_shape ? "an opcode" : "a shape or an opcode");
   const Token op_tok = lexer_.Next();
   std::optional<HloOpcode> opcode = StringToHloOpcode(op_tok.text);
   // Async sugar: `<op>-start` wraps <op> in an async computation (expanded
@@ -210,7 +218,8 @@ absl::Status Parser::ParseInstructionRhs(HloComputation* computation, std::strin
     }
   }
   if (!opcode) return Error(op_tok.offset, StrCat("unknown opcode '", AbslView(op_tok.text), "'"));
-  if (!written_shape && (*opcode == HloOpcode::kParameter || *opcode == HloOpcode::kConstant || sugar_start)) {
+  if (!written_shape &&
+      (*opcode == HloOpcode::kParameter || *opcode == HloOpcode::kConstant || sugar_start)) {
     return Error(op_tok.offset, StrCat("cannot infer the shape of ", AbslView(op_tok.text),
                                        ": write its result shape"));
   }
@@ -230,7 +239,8 @@ absl::Status Parser::ParseInstructionRhs(HloComputation* computation, std::strin
     // reported with the computation, which names the missing number).
     if (n >= MaxParameterCount() && n >= kSmallParameterNumber) {
       return Error(lexer_.prev_end() - 1,
-                   StrCat("parameter(", n, ") cannot be numbered: the input has at most ", MaxParameterCount(),
+                   StrCat("parameter(", n, ") cannot be numbered: the input has at most ",
+                          MaxParameterCount(),
                           " parameter instruction(s), and parameters are numbered 0..n-1"));
     }
     instr->set_parameter_number(n);
@@ -248,9 +258,9 @@ absl::Status Parser::ParseInstructionRhs(HloComputation* computation, std::strin
   if (std::optional<int> arity = HloOpcodeArity(*opcode);
       arity && *arity != instr->operand_count() && *opcode != HloOpcode::kParameter &&
       *opcode != HloOpcode::kConstant && *opcode != HloOpcode::kAsyncUpdate) {
-    return Error(op_tok.offset, StrCat(AbslView(op_tok.text), " takes ", *arity, " operand",
-                                             *arity == 1 ? "" : "s", " but has ",
-                                             instr->operand_count()));
+    return Error(op_tok.offset,
+                 StrCat(AbslView(op_tok.text), " takes ", *arity, " operand",
+                        *arity == 1 ? "" : "s", " but has ", instr->operand_count()));
   }
   CallRefs refs;
   std::vector<std::string_view> seen;
@@ -289,13 +299,14 @@ absl::Status Parser::ParseInstructionRhs(HloComputation* computation, std::strin
     const int64_t n = instr->parameter_number();
     if (n < computation->num_parameters() && computation->parameter_instruction(n) != nullptr) {
       return Error(name_offset, StrCat("parameter number ", n, " of computation '",
-                                                 computation->name(), "' is used twice (also by '",
-                                                 computation->parameter_instruction(n)->name(), "')"));
+                                       computation->name(), "' is used twice (also by '",
+                                       computation->parameter_instruction(n)->name(), "')"));
     }
   }
   // Anonymous (nested) instructions are named after their opcode, as XLA does.
-  instr->SetAndSanitizeName(name.empty() ? UniqueLocalName(StrCat(HloOpcodeString(*opcode), ".anon"))
-                                         : std::string(name));
+  instr->SetAndSanitizeName(name.empty()
+                                ? UniqueLocalName(StrCat(HloOpcodeString(*opcode), ".anon"))
+                                : std::string(name));
   instr->set_source_location(LocationOf(name_offset));
   HloInstruction* added = computation->AddInstruction(std::move(instr));
   instructions_.emplace(AbslView(added->name()), added);
@@ -313,8 +324,8 @@ absl::Status Parser::ParseInstructionRhs(HloComputation* computation, std::strin
   return absl::OkStatus();
 }
 
-
-absl::StatusOr<Shape> Parser::InferParsedShape(const HloInstruction& instr, const CallRefs& refs) const {
+absl::StatusOr<Shape> Parser::InferParsedShape(const HloInstruction& instr,
+                                               const CallRefs& refs) const {
   return text_internal::InferParsedInstructionShape(
       instr, [&](std::string_view attr, size_t index) -> const HloComputation* {
         const std::vector<CallRefs::Ref>* named = refs.Get(attr);
@@ -350,8 +361,8 @@ absl::Status Parser::ParseComputation() {
     lexer_.Next();
     is_entry = true;
     if (entry_ != nullptr) {
-      return Error(entry_offset, StrCat("multiple ENTRY computations (the first is '",
-                                              entry_->name(), "')"));
+      return Error(entry_offset,
+                   StrCat("multiple ENTRY computations (the first is '", entry_->name(), "')"));
     }
   }
   if (lexer_.kind() != TokKind::kName) return Unexpected("a computation name");
@@ -368,15 +379,17 @@ absl::Status Parser::ParseComputation() {
     signature_result = std::move(result);
   }
   std::unique_ptr<HloComputation> computation;
-  if (absl::Status st = ParseComputationBody(name, name_tok.offset, signature_params, &computation); !st.ok()) {
+  if (absl::Status st = ParseComputationBody(name, name_tok.offset, signature_params, &computation);
+      !st.ok()) {
     return st;
   }
-  if (signature_result && !ShapeUtil::Compatible(*signature_result, computation->root_instruction()->shape())) {
-    return Error(name_tok.offset,
-                 StrCat("the signature of '", AbslView(name), "' returns ", signature_result->ToString(false),
-                        ", which is not compatible with its root instruction ",
-                        computation->root_instruction()->name(), ", ",
-                        computation->root_instruction()->shape().ToString(false)));
+  if (signature_result &&
+      !ShapeUtil::Compatible(*signature_result, computation->root_instruction()->shape())) {
+    return Error(name_tok.offset, StrCat("the signature of '", AbslView(name), "' returns ",
+                                         signature_result->ToString(false),
+                                         ", which is not compatible with its root instruction ",
+                                         computation->root_instruction()->name(), ", ",
+                                         computation->root_instruction()->shape().ToString(false)));
   }
   if (lexer_.kind() == TokKind::kComma) {
     lexer_.Next();
@@ -387,16 +400,17 @@ absl::Status Parser::ParseComputation() {
     HMO_RETURN_IF_ERROR(ParseString(&thread));
     computation->set_execution_thread(thread);
   }
-  HloComputation* added = module_->AddComputation(std::move(computation), false, /*uniquify_names=*/false);
+  HloComputation* added =
+      module_->AddComputation(std::move(computation), false, /*uniquify_names=*/false);
   computations_.emplace(AbslView(name), std::make_pair(added, name_tok.offset));
   if (is_entry) entry_ = added;
   return absl::OkStatus();
 }
 
-
 // `{ instructions }` of a computation named `name` (instruction names are
 // local to it).
-absl::Status Parser::ParseComputationBody(std::string_view name, size_t name_offset, int64_t signature_params,
+absl::Status Parser::ParseComputationBody(std::string_view name, size_t name_offset,
+                                          int64_t signature_params,
                                           std::unique_ptr<HloComputation>* out) {
   HMO_RETURN_IF_ERROR(EnterNesting());
   absl::Cleanup leave = [&] { --nesting_depth_; };
@@ -410,21 +424,22 @@ absl::Status Parser::ParseComputationBody(std::string_view name, size_t name_off
   while (lexer_.kind() != TokKind::kRbrace) {
     if (lexer_.kind() == TokKind::kEof) {
       return Error(lbrace, StrCat("computation '", AbslView(name),
-                                        "' is not terminated: missing '}' before end of input"));
+                                  "' is not terminated: missing '}' before end of input"));
     }
     if (lexer_.kind() == TokKind::kError) return ErrorHere(lexer_.Peek().text);
     HMO_RETURN_IF_ERROR(ParseInstruction(computation.get(), &root, &root_offset));
     last = last_added_;
   }
   lexer_.Next();
-  if (last == nullptr) return Error(name_offset, StrCat("computation '", AbslView(name), "' is empty"));
+  if (last == nullptr)
+    return Error(name_offset, StrCat("computation '", AbslView(name), "' is empty"));
   computation->set_root_instruction(root != nullptr ? root : last);
   HMO_RETURN_IF_ERROR(CheckParameterNumbering(*computation, name_offset));
   const auto& params = computation->parameter_instructions();
   if (signature_params >= 0 && signature_params != static_cast<int64_t>(params.size())) {
-    return Error(name_offset, StrCat("the signature of '", AbslView(name), "' declares ",
-                                               signature_params, " parameter(s) but the body has ",
-                                               params.size()));
+    return Error(name_offset,
+                 StrCat("the signature of '", AbslView(name), "' declares ", signature_params,
+                        " parameter(s) but the body has ", params.size()));
   }
   *out = std::move(computation);
   return absl::OkStatus();
@@ -452,7 +467,8 @@ absl::Status Parser::ParseInlineComputation(std::string_view attribute, CallRefs
   attribute_offsets_ = std::move(saved_offsets);
   last_added_ = saved_last;
   if (!st.ok()) return st;
-  HloComputation* added = module_->AddComputation(std::move(computation), false, /*uniquify_names=*/false);
+  HloComputation* added =
+      module_->AddComputation(std::move(computation), false, /*uniquify_names=*/false);
   computations_.emplace(AbslView(added->name()), std::make_pair(added, offset));
   *ref = CallRefs::Ref{added->name(), offset};
   return absl::OkStatus();
@@ -481,7 +497,8 @@ absl::Status Parser::ExpandAsyncSugar() {
     }
     const std::string base = StrCat("wrapped_", HloOpcodeString(instr->opcode()), "_computation");
     std::string comp_name = base;
-    for (int n = 1; module_->IsNameUsed(comp_name) || computations_.contains(AbslView(comp_name)); ++n) {
+    for (int n = 1; module_->IsNameUsed(comp_name) || computations_.contains(AbslView(comp_name));
+         ++n) {
       comp_name = StrCat(base, ".", n);
     }
     auto wrapped_comp = std::make_unique<HloComputation>(comp_name);
@@ -495,8 +512,10 @@ absl::Status Parser::ExpandAsyncSugar() {
       more = false;
       for (const HloInstruction* user : link->users()) {
         if (user->opcode() != HloOpcode::kAsyncUpdate || user->operand(0) != link) continue;
-        for (int64_t k = 1; k < user->operand_count(); ++k) operand_shapes.push_back(user->operand(k)->shape());
-        if (user->operand_count() > 1 && user->shape().IsTuple() && user->shape().tuple_shapes_size() > 1) {
+        for (int64_t k = 1; k < user->operand_count(); ++k)
+          operand_shapes.push_back(user->operand(k)->shape());
+        if (user->operand_count() > 1 && user->shape().IsTuple() &&
+            user->shape().tuple_shapes_size() > 1) {
           result = user->shape().tuple_shapes(1);
         }
         link = user;
@@ -519,7 +538,8 @@ absl::Status Parser::ExpandAsyncSugar() {
         wrapped->RemoveRawAttribute(name);
       }
     }
-    if (auto md = wrapped->GetRawAttribute("metadata")) start->SetRawAttribute("metadata", std::string(*md));
+    if (auto md = wrapped->GetRawAttribute("metadata"))
+      start->SetRawAttribute("metadata", std::string(*md));
     if (auto thread = start->GetRawAttribute("async_execution_thread")) {
       std::string_view t = *thread;
       if (t.size() >= 2 && t.front() == '"') t = t.substr(1, t.size() - 2);
@@ -556,17 +576,20 @@ absl::Status Parser::CheckAsyncChains() {
     const HloInstruction* op = c.instruction;
     if (op->operand_count() < 1 || (op->operand(0)->opcode() != HloOpcode::kAsyncStart &&
                                     op->operand(0)->opcode() != HloOpcode::kAsyncUpdate)) {
-      return Error(c.offset, StrCat(HloOpcodeString(op->opcode()),
-                                    " expects an asynchronous operation (async-start or async-update) as its "
-                                    "first operand"));
+      return Error(c.offset,
+                   StrCat(HloOpcodeString(op->opcode()),
+                          " expects an asynchronous operation (async-start or async-update) as its "
+                          "first operand"));
     }
     const HloInstruction* previous = op->operand(0);
     const HloComputation* wrapped =
         previous->called_computations().empty() ? nullptr : previous->called_computations()[0];
-    const HloComputation* own = op->called_computations().empty() ? nullptr : op->called_computations()[0];
+    const HloComputation* own =
+        op->called_computations().empty() ? nullptr : op->called_computations()[0];
     if (wrapped != nullptr && own != nullptr && wrapped != own) {
-      return Error(c.offset, StrCat("expected the async wrapped computation to be ", wrapped->name(),
-                                    " (that of ", previous->name(), "), but got ", own->name()));
+      return Error(c.offset,
+                   StrCat("expected the async wrapped computation to be ", wrapped->name(),
+                          " (that of ", previous->name(), "), but got ", own->name()));
     }
     // Written without a thread, an update or done runs on its start's.
     if (op->GetRawAttribute("async_execution_thread") && thread_of(op) != thread_of(previous)) {
@@ -576,8 +599,8 @@ absl::Status Parser::CheckAsyncChains() {
     if (c.sugar_opcode && wrapped != nullptr && wrapped->root_instruction() != nullptr &&
         wrapped->root_instruction()->opcode() != *c.sugar_opcode) {
       return Error(c.offset, StrCat("expected the async wrapped opcode to be ",
-                                    HloOpcodeString(wrapped->root_instruction()->opcode()), ", but got ",
-                                    HloOpcodeString(*c.sugar_opcode)));
+                                    HloOpcodeString(wrapped->root_instruction()->opcode()),
+                                    ", but got ", HloOpcodeString(*c.sugar_opcode)));
     }
   }
   absl::flat_hash_map<const HloComputation*, const HloInstruction*> starts;
@@ -588,9 +611,10 @@ absl::Status Parser::CheckAsyncChains() {
       auto [it, inserted] = starts.emplace(wrapped, i);
       if (!inserted) {
         auto where = computations_.find(AbslView(wrapped->name()));
-        return Error(where != computations_.end() ? where->second.second : 0,
-                     StrCat("computation ", wrapped->name(), " is called by more than one async op (",
-                            it->second->name(), " and ", i->name(), ")"));
+        return Error(
+            where != computations_.end() ? where->second.second : 0,
+            StrCat("computation ", wrapped->name(), " is called by more than one async op (",
+                   it->second->name(), " and ", i->name(), ")"));
       }
     }
   }

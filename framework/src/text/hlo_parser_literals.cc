@@ -38,7 +38,8 @@ absl::Status Parser::ParseElement(Literal* literal, int64_t linear) {
         return Unexpected("a number");
       }
       parts[k] = std::strtod(std::string(p.text).c_str(), nullptr);
-      if (absl::Status st = CheckFloatInRange(p, parts[k], primitive_util::ComplexComponentType(type));
+      if (absl::Status st =
+              CheckFloatInRange(p, parts[k], primitive_util::ComplexComponentType(type));
           !st.ok()) {
         return st;
       }
@@ -108,7 +109,8 @@ absl::Status Parser::ParseElement(Literal* literal, int64_t linear) {
 // A finite number written for a float element must stay finite in the
 // element type (XLA: "out of range"); inf and nan are written as such.
 absl::Status Parser::CheckFloatInRange(const Token& t, double value, PrimitiveType type) const {
-  if (t.kind == TokKind::kName || (t.kind == TokKind::kFloat && (t.text == "-inf" || t.text == "-nan"))) {
+  if (t.kind == TokKind::kName ||
+      (t.kind == TokKind::kFloat && (t.text == "-inf" || t.text == "-nan"))) {
     return absl::OkStatus();
   }
   // Rounded to the element type, the value must stay finite (no literal is
@@ -116,10 +118,11 @@ absl::Status Parser::CheckFloatInRange(const Token& t, double value, PrimitiveTy
   bool out_of_range = !std::isfinite(value);  // e.g. 1e400 for f64
   if (!out_of_range && type == PrimitiveType::F32) {
     // FLT_MAX plus half an ulp rounds (to even) up to inf.
-    out_of_range = std::fabs(value) >= static_cast<double>(std::numeric_limits<float>::max()) + 0x1p103;
+    out_of_range =
+        std::fabs(value) >= static_cast<double>(std::numeric_limits<float>::max()) + 0x1p103;
   } else if (!out_of_range && type != PrimitiveType::F64 && BitWidth(type) <= 16) {
-    out_of_range = !std::isfinite(
-        primitive_util::NarrowFloatBitsToDouble(type, primitive_util::DoubleToNarrowFloatBits(type, value)));
+    out_of_range = !std::isfinite(primitive_util::NarrowFloatBitsToDouble(
+        type, primitive_util::DoubleToNarrowFloatBits(type, value)));
   }
   if (!out_of_range) return absl::OkStatus();
   return Error(t.offset, StrCat("value ", AbslView(t.text), " is out of range for ",
@@ -135,8 +138,9 @@ absl::Status Parser::ParseNanPayload(Literal* literal, int64_t linear, bool stor
   if (!lexer_.ScanBalanced(&inside)) return Error(nan_tok.offset, "unterminated nan( payload");
   uint64_t payload = 0;
   const bool hex = inside.size() > 2 && inside[0] == '0' && (inside[1] == 'x' || inside[1] == 'X');
-  auto [ptr, ec] = hex ? std::from_chars(inside.data() + 2, inside.data() + inside.size(), payload, 16)
-                       : std::from_chars(inside.data(), inside.data() + inside.size(), payload);
+  auto [ptr, ec] =
+      hex ? std::from_chars(inside.data() + 2, inside.data() + inside.size(), payload, 16)
+          : std::from_chars(inside.data(), inside.data() + inside.size(), payload);
   if (ec != std::errc() || ptr != inside.data() + inside.size()) {
     return Error(nan_tok.end() + 1, StrCat("bad NaN payload '", AbslView(inside),
                                            "': expected a hexadecimal number like 0x1"));
@@ -173,8 +177,8 @@ absl::Status Parser::ParseArrayLevel(const Shape& shape, int64_t dim, Literal* l
   lexer_.Next();
   if (count != shape.dimensions(dim)) {
     return Error(brace, StrCat("literal has ", count, " element", count == 1 ? "" : "s",
-                                     " in dimension ", dim, " but shape ", shape.ToString(false),
-                                     " expects ", shape.dimensions(dim)));
+                               " in dimension ", dim, " but shape ", shape.ToString(false),
+                               " expects ", shape.dimensions(dim)));
   }
   return absl::OkStatus();
 }
@@ -214,17 +218,20 @@ absl::Status Parser::ParseLiteral(const Shape& shape, Literal* literal) {
   // with more elements than the rest of the input has characters cannot be
   // this literal; checked before the literal's storage is sized from it.
   {
-    const int64_t remaining = static_cast<int64_t>(src_.size() - std::min(src_.size(), lexer_.Peek().offset));
+    const int64_t remaining =
+        static_cast<int64_t>(src_.size() - std::min(src_.size(), lexer_.Peek().offset));
     int64_t elements = 1;
     bool too_many = false;
     bool empty = false;
     for (int64_t d = 0; d < shape.rank(); ++d) empty = empty || shape.dimensions(d) == 0;
     for (int64_t d = 0; d < shape.rank() && !too_many && !empty; ++d) {
-      too_many = __builtin_mul_overflow(elements, shape.dimensions(d), &elements) || elements > remaining;
+      too_many =
+          __builtin_mul_overflow(elements, shape.dimensions(d), &elements) || elements > remaining;
     }
     if (!empty && (too_many || elements > remaining)) {
-      return ErrorHere(StrCat("a literal of shape ", shape.ToString(), " needs more elements than the ",
-                              remaining, " characters left in the input can hold"));
+      return ErrorHere(StrCat("a literal of shape ", shape.ToString(),
+                              " needs more elements than the ", remaining,
+                              " characters left in the input can hold"));
     }
   }
   Literal lit(shape);

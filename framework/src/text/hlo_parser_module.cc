@@ -56,7 +56,8 @@ absl::Status Parser::ParseInputOutputAlias() {
       lexer_.Next();
     }
     HMO_RETURN_IF_ERROR(Expect(TokKind::kRparen, "')'"));
-    absl::Status st = module_->input_output_alias_config().SetUpAlias(out, param, param_index, kind);
+    absl::Status st =
+        module_->input_output_alias_config().SetUpAlias(out, param, param_index, kind);
     if (!st.ok()) return Error(entry_offset, StdView(st.message()));
   }
   lexer_.Next();
@@ -93,9 +94,10 @@ absl::Status Parser::ParseStackFrameTable(std::string_view table) {
   const std::vector<std::string>* names = table == "FileNames"       ? &index->file_names()
                                           : table == "FunctionNames" ? &index->function_names()
                                                                      : nullptr;
-  const int64_t existing = names                         ? static_cast<int64_t>(names->size())
-                           : table == "FileLocations" ? static_cast<int64_t>(index->file_locations().size())
-                                                       : static_cast<int64_t>(index->stack_frames().size());
+  const int64_t existing = names ? static_cast<int64_t>(names->size())
+                           : table == "FileLocations"
+                               ? static_cast<int64_t>(index->file_locations().size())
+                               : static_cast<int64_t>(index->stack_frames().size());
   if (existing != 0) return ErrorHere(StrCat("a second ", AbslView(table), " table"));
   lexer_.Next();
   int64_t expected = 1;
@@ -104,8 +106,8 @@ absl::Status Parser::ParseStackFrameTable(std::string_view table) {
     int64_t id;
     HMO_RETURN_IF_ERROR(ParseInt(&id));
     if (id != expected) {
-      return Error(entry_offset, StrCat(AbslView(table), " entry has id ", id, ", expected ", expected,
-                                        " (ids count from 1 in order)"));
+      return Error(entry_offset, StrCat(AbslView(table), " entry has id ", id, ", expected ",
+                                        expected, " (ids count from 1 in order)"));
     }
     ++expected;
     if (table == "FileNames" || table == "FunctionNames") {
@@ -132,14 +134,15 @@ absl::Status Parser::ParseStackFrameTable(std::string_view table) {
     } else {
       StackFrame f;
       int64_t written_parent = 1;
-      if (absl::Status st = ParseTableFields(
-              table, {{"file_location_id", &f.file_location_id}, {"parent_frame_id", &written_parent}});
+      if (absl::Status st = ParseTableFields(table, {{"file_location_id", &f.file_location_id},
+                                                     {"parent_frame_id", &written_parent}});
           !st.ok()) {
         return st;
       }
       if (written_parent < 1) {
-        return Error(entry_offset, StrCat("parent_frame_id=", written_parent,
-                                          ": XLA writes the parent id plus one, so 1 means no parent"));
+        return Error(entry_offset,
+                     StrCat("parent_frame_id=", written_parent,
+                            ": XLA writes the parent id plus one, so 1 means no parent"));
       }
       f.parent_frame_id = written_parent - 1;
       index->AddStackFrame(f);
@@ -158,16 +161,19 @@ absl::Status Parser::ParseTableFields(
   }
   std::vector<bool> seen(fields.size(), false);
   while (lexer_.kind() != TokKind::kRbrace) {
-    if (lexer_.kind() != TokKind::kName) return Unexpected(StrCat("a ", AbslView(table), " field or '}'"));
+    if (lexer_.kind() != TokKind::kName)
+      return Unexpected(StrCat("a ", AbslView(table), " field or '}'"));
     const Token key = lexer_.Next();
     size_t k = 0;
     while (k < fields.size() && fields[k].first != key.text) ++k;
     if (k == fields.size()) {
-      return Error(key.offset, StrCat("unknown ", AbslView(table), " field '", AbslView(key.text), "'"));
+      return Error(key.offset,
+                   StrCat("unknown ", AbslView(table), " field '", AbslView(key.text), "'"));
     }
     if (seen[k]) return Error(key.offset, StrCat("duplicate field '", AbslView(key.text), "'"));
     seen[k] = true;
-    if (absl::Status st = Expect(TokKind::kEqual, StrCat("'=' after ", AbslView(key.text))); !st.ok()) {
+    if (absl::Status st = Expect(TokKind::kEqual, StrCat("'=' after ", AbslView(key.text)));
+        !st.ok()) {
       return st;
     }
     HMO_RETURN_IF_ERROR(ParseInt(fields[k].second));
@@ -200,25 +206,26 @@ absl::Status Parser::ParseStackFrameTables() {
                    StrCat("file_name_id=", l.file_name_id, " does not name an entry of FileNames (",
                           index.file_names().size(), " entries)"));
     }
-    if (l.function_name_id < 1 || l.function_name_id > static_cast<int64_t>(index.function_names().size())) {
-      return Error(file_location_offsets_[i],
-                   StrCat("function_name_id=", l.function_name_id,
-                          " does not name an entry of FunctionNames (", index.function_names().size(),
-                          " entries)"));
+    if (l.function_name_id < 1 ||
+        l.function_name_id > static_cast<int64_t>(index.function_names().size())) {
+      return Error(file_location_offsets_[i], StrCat("function_name_id=", l.function_name_id,
+                                                     " does not name an entry of FunctionNames (",
+                                                     index.function_names().size(), " entries)"));
     }
   }
   for (size_t i = 0; i < index.stack_frames().size(); ++i) {
     const StackFrame& f = index.stack_frames()[i];
-    if (f.file_location_id < 1 || f.file_location_id > static_cast<int64_t>(index.file_locations().size())) {
-      return Error(stack_frame_offsets_[i],
-                   StrCat("file_location_id=", f.file_location_id,
-                          " does not name an entry of FileLocations (", index.file_locations().size(),
-                          " entries)"));
+    if (f.file_location_id < 1 ||
+        f.file_location_id > static_cast<int64_t>(index.file_locations().size())) {
+      return Error(stack_frame_offsets_[i], StrCat("file_location_id=", f.file_location_id,
+                                                   " does not name an entry of FileLocations (",
+                                                   index.file_locations().size(), " entries)"));
     }
     if (f.parent_frame_id >= static_cast<int64_t>(i) + 1) {
-      return Error(stack_frame_offsets_[i],
-                   StrCat("parent_frame_id=", f.parent_frame_id + 1, " names frame ", f.parent_frame_id,
-                          ": a caller's frame must come before the frames it calls"));
+      return Error(
+          stack_frame_offsets_[i],
+          StrCat("parent_frame_id=", f.parent_frame_id + 1, " names frame ", f.parent_frame_id,
+                 ": a caller's frame must come before the frames it calls"));
     }
   }
   // These are StackFrameIndex::Validate's rules, checked here to point at
@@ -251,7 +258,8 @@ absl::Status Parser::ParseModuleAttribute() {
     }
     return absl::OkStatus();
   }
-  if (name == "frontend_attributes") return ParseFrontendAttributes(module_->mutable_frontend_attributes());
+  if (name == "frontend_attributes")
+    return ParseFrontendAttributes(module_->mutable_frontend_attributes());
   std::string raw;
   HMO_RETURN_IF_ERROR(ParseRawValue(&raw));
   module_->mutable_raw_attributes()->push_back(HloRawAttribute{std::string(name), std::move(raw)});
@@ -294,12 +302,14 @@ absl::StatusOr<std::unique_ptr<HloModule>> Parser::ParseSingleInstructionModule(
     if (root == nullptr) root = last_added_;
   }
   if (lexer_.kind() != TokKind::kEof) {
-    return Unexpected("the end of input after a single instruction (an HLO module starts with "
-                      "'HloModule' or a computation)");
+    return Unexpected(
+        "the end of input after a single instruction (an HLO module starts with "
+        "'HloModule' or a computation)");
   }
   computation->set_root_instruction(root);
   HMO_RETURN_IF_ERROR(CheckParameterNumbering(*computation, 0));
-  HloComputation* entry = module_->AddComputation(std::move(computation), true, /*uniquify_names=*/false);
+  HloComputation* entry =
+      module_->AddComputation(std::move(computation), true, /*uniquify_names=*/false);
   entry_ = entry;
   HMO_RETURN_IF_ERROR(ResolveCalls());
   HMO_RETURN_IF_ERROR(ExpandAsyncSugar());
@@ -319,8 +329,9 @@ absl::StatusOr<std::unique_ptr<HloModule>> Parser::ParseModule() {
   // instruction.
   if (!AtName("HloModule") && !AtName("ENTRY") && lexer_.kind() != TokKind::kEof) {
     HloLexer probe(src_, lexer_.Peek().end(), src_.size());
-    const bool computation_next = lexer_.kind() == TokKind::kName && !AtShape() &&
-                                  (probe.kind() == TokKind::kLbrace || probe.kind() == TokKind::kLparen);
+    const bool computation_next =
+        lexer_.kind() == TokKind::kName && !AtShape() &&
+        (probe.kind() == TokKind::kLbrace || probe.kind() == TokKind::kLparen);
     if (!computation_next) return ParseSingleInstructionModule();
   }
   if (AtName("HloModule")) {
@@ -341,7 +352,8 @@ absl::StatusOr<std::unique_ptr<HloModule>> Parser::ParseModule() {
   while (lexer_.kind() != TokKind::kEof) {
     if (lexer_.kind() == TokKind::kError) return ErrorHere(lexer_.Peek().text);
     if (AtName("HloModule")) {
-      return ErrorHere("a second HloModule header; use ParseHloModules for files with several modules");
+      return ErrorHere(
+          "a second HloModule header; use ParseHloModules for files with several modules");
     }
     HMO_RETURN_IF_ERROR(ParseComputation());
   }
@@ -363,8 +375,8 @@ absl::StatusOr<std::unique_ptr<HloModule>> Parser::ParseModule() {
     if (layout.parameter_count() != entry_->num_parameters()) {
       return Error(entry_layout_offset_,
                    StrCat("entry_computation_layout has ", layout.parameter_count(),
-                                " parameter(s) but the entry computation '", entry_->name(),
-                                "' has ", entry_->num_parameters()));
+                          " parameter(s) but the entry computation '", entry_->name(), "' has ",
+                          entry_->num_parameters()));
     }
   }
   if (is_scheduled_) {
@@ -374,7 +386,7 @@ absl::StatusOr<std::unique_ptr<HloModule>> Parser::ParseModule() {
     }
     if (absl::Status st = module_->set_schedule(std::move(schedule)); !st.ok()) {
       return Error(0, StrCat("is_scheduled=true but the text order is not a valid schedule: ",
-                                   AbslView(StdView(st.message()))));
+                             AbslView(StdView(st.message()))));
     }
   }
   return std::move(module_);

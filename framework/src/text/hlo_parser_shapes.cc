@@ -46,7 +46,8 @@ absl::Status Parser::ParseShapeView(Shape* scratch, const Shape** out) {
     const size_t begin = lexer_.Peek().offset;
     const std::string_view source = lexer_.source().substr(0, lexer_.end());
     const size_t end = SimpleArrayShapeTextEnd(source, begin);
-    const absl::string_view text = end == 0 ? absl::string_view() : AbslView(source.substr(begin, end - begin));
+    const absl::string_view text =
+        end == 0 ? absl::string_view() : AbslView(source.substr(begin, end - begin));
     if (end != 0) {
       if (auto it = shape_by_text_.find(text); it != shape_by_text_.end()) {
         lexer_.SkipTo(end);
@@ -138,7 +139,8 @@ absl::Status Parser::ParseArrayShape(Shape* shape) {
     return Error(type_tok.offset, StrCat(AbslView(type_tok.text), " shapes have no dimensions"));
   }
   // A layout must follow ']' directly: `-> f32[] {` opens a computation body.
-  if (lexer_.kind() == TokKind::kLbrace && lexer_.Peek().offset == lexer_.prev_end() && s.IsArray()) {
+  if (lexer_.kind() == TokKind::kLbrace && lexer_.Peek().offset == lexer_.prev_end() &&
+      s.IsArray()) {
     Layout layout;
     HMO_RETURN_IF_ERROR(ParseLayout(s, &layout));
     // `{}` on a scalar is the same as no layout; keep one canonical form.
@@ -169,7 +171,8 @@ absl::Status Parser::ParseLayout(const Shape& shape, Layout* layout) {
     HMO_RETURN_IF_ERROR(Expect(TokKind::kLparen, "'('"));
     if (lexer_.kind() != TokKind::kName) return Unexpected("an element type");
     auto type = primitive_util::StringToPrimitiveType(lexer_.Peek().text);
-    if (!type) return ErrorHere(StrCat("unknown element type '", AbslView(lexer_.Peek().text), "'"));
+    if (!type)
+      return ErrorHere(StrCat("unknown element type '", AbslView(lexer_.Peek().text), "'"));
     lexer_.Next();
     *t = *type;
     return Expect(TokKind::kRparen, "')'");
@@ -249,7 +252,8 @@ absl::Status Parser::ParseLayout(const Shape& shape, Layout* layout) {
         std::string_view inside;
         const size_t at = lexer_.Peek().offset + 1;
         if (!lexer_.ScanBalanced(&inside)) return ErrorHere("unterminated D(...)");
-        if (std::string m = text_internal::CheckDimLevelTypes(inside); !m.empty()) return Error(at, m);
+        if (std::string m = text_internal::CheckDimLevelTypes(inside); !m.empty())
+          return Error(at, m);
         layout->set_dim_level_types_text(std::string(inside));
       } else if (t.kind == TokKind::kOther && key == "#") {
         lexer_.Next();
@@ -275,20 +279,21 @@ absl::Status Parser::ParseLayout(const Shape& shape, Layout* layout) {
     // data in a separate physical shape.
     const std::string_view levels = layout->dim_level_types_text();
     if (levels.find_first_of("CSH") == std::string_view::npos) {
-      return Error(start, "layout has a physical shape P(...) but is not for a sparse array (D(...) "
-                          "needs a compressed, singleton or loose level)");
+      return Error(start,
+                   "layout has a physical shape P(...) but is not for a sparse array (D(...) "
+                   "needs a compressed, singleton or loose level)");
     }
   }
   const int64_t rank = shape.rank();
   if (static_cast<int64_t>(m2m.size()) != rank) {
     return Error(start, StrCat("layout ", layout->ToString(), " has ", m2m.size(),
-                                     " dimensions but the shape has rank ", rank));
+                               " dimensions but the shape has rank ", rank));
   }
   std::vector<bool> seen(rank, false);
   for (int64_t d : m2m) {
     if (d < 0 || d >= rank || seen[d]) {
       return Error(start, StrCat("layout ", layout->ToString(),
-                                       " is not a permutation of the dimensions 0..", rank - 1));
+                                 " is not a permutation of the dimensions 0..", rank - 1));
     }
     seen[d] = true;
   }

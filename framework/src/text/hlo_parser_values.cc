@@ -22,9 +22,9 @@ absl::Status Parser::Error(size_t offset, std::string_view message) const {
   if (line_end == std::string_view::npos) line_end = src_.size();
   std::string_view line_text = src_.substr(line_start, line_end - line_start);
   size_t col = offset - line_start + 1;
-  return absl::InvalidArgumentError(StrCat(
-      AbslView(filename_), ":", line, ":", col, ": error: ", AbslView(message), "\n",
-      AbslView(line_text), "\n", std::string(col - 1, ' '), "^"));
+  return absl::InvalidArgumentError(
+      StrCat(AbslView(filename_), ":", line, ":", col, ": error: ", AbslView(message), "\n",
+             AbslView(line_text), "\n", std::string(col - 1, ' '), "^"));
 }
 
 std::string Parser::Describe(const Token& t) const {
@@ -129,7 +129,8 @@ absl::Status Parser::ParseRawValue(std::string* value) {
     }
     if (t.kind == TokKind::kLbrace || t.kind == TokKind::kLparen || t.kind == TokKind::kLsquare) {
       ++depth;
-    } else if (t.kind == TokKind::kRbrace || t.kind == TokKind::kRparen || t.kind == TokKind::kRsquare) {
+    } else if (t.kind == TokKind::kRbrace || t.kind == TokKind::kRparen ||
+               t.kind == TokKind::kRsquare) {
       --depth;
     }
     end = t.end();

@@ -37,9 +37,12 @@ namespace hmo::text_internal {
 using ir_internal::StrAppend;
 using ir_internal::StrCat;
 
-
-inline absl::string_view AbslView(std::string_view s) { return absl::string_view(s.data(), s.size()); }
-inline std::string_view StdView(absl::string_view s) { return std::string_view(s.data(), s.size()); }
+inline absl::string_view AbslView(std::string_view s) {
+  return absl::string_view(s.data(), s.size());
+}
+inline std::string_view StdView(absl::string_view s) {
+  return std::string_view(s.data(), s.size());
+}
 
 inline std::string_view StripPercent(std::string_view name) {
   return !name.empty() && name[0] == '%' ? name.substr(1) : name;
@@ -82,7 +85,9 @@ class Parser {
  private:
   // ------------------------------------------------------------ errors
   absl::Status Error(size_t offset, std::string_view message) const;
-  absl::Status ErrorHere(std::string_view message) const { return Error(lexer_.Peek().offset, message); }
+  absl::Status ErrorHere(std::string_view message) const {
+    return Error(lexer_.Peek().offset, message);
+  }
   std::string Describe(const Token& t) const;
   // "expected <what>, got <current token>".
   absl::Status Unexpected(std::string_view what) const;
@@ -99,8 +104,8 @@ class Parser {
   // --------------------------------------------------------- structure
   absl::Status ParseModuleAttribute();
   absl::Status ParseComputation();
-  absl::Status ParseComputationBody(std::string_view name, size_t name_offset, int64_t signature_params,
-                                    std::unique_ptr<HloComputation>* out);
+  absl::Status ParseComputationBody(std::string_view name, size_t name_offset,
+                                    int64_t signature_params, std::unique_ptr<HloComputation>* out);
   absl::Status ParseSignature(int64_t* parameter_count, Shape* result);
   absl::Status ParseInstruction(HloComputation* computation, HloInstruction** root,
                                 size_t* root_offset);
@@ -160,9 +165,8 @@ class Parser {
   absl::Status ParseBufferDonor();
   absl::Status ParseStackFrameTables();
   absl::Status ParseStackFrameTable(std::string_view table);
-  absl::Status ParseTableFields(
-      std::string_view table,
-      const std::vector<std::pair<std::string_view, int64_t*>>& fields);
+  absl::Status ParseTableFields(std::string_view table,
+                                const std::vector<std::pair<std::string_view, int64_t*>>& fields);
 
   std::string_view src_;
   // How many "parameter(" the input holds: no parameter number can reach it.
@@ -235,7 +239,8 @@ class Parser {
   // A text that is one instruction: unknown operands become parameters.
   bool single_instruction_ = false;
   int64_t next_implicit_parameter_ = 0;
-  absl::flat_hash_map<std::pair<const HloInstruction*, int64_t>, HloInstruction*> compact_tuple_elements_;
+  absl::flat_hash_map<std::pair<const HloInstruction*, int64_t>, HloInstruction*>
+      compact_tuple_elements_;
   // Where each attribute value of the instruction being parsed starts.
   std::vector<std::pair<std::string_view, size_t>> attribute_offsets_;
 };

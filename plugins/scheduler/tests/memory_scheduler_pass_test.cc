@@ -372,7 +372,8 @@ TEST(MemorySchedulerPass, DeviceMemoryObjectiveMovesOffloadedValuesOutEarlyAndBa
   ASSERT_TRUE(all.ok()) << all.status();
   EXPECT_GT(all->candidates[all->selected].peak_memory, 3 * 1024);
 
-  absl::StatusOr<MemorySchedulerMetrics> bad = RunPass(*ParseTestModule(kOffloaded), host, {{"memory-spaces", std::string("host")}});
+  absl::StatusOr<MemorySchedulerMetrics> bad =
+      RunPass(*ParseTestModule(kOffloaded), host, {{"memory-spaces", std::string("host")}});
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("must be one of device, all, not 'host'"),
             std::string::npos)

@@ -55,17 +55,17 @@ class AliasInfo {
 
   // Backend hint for CanShareOperandBufferWithUser: a value overrides the
   // default rules; nullopt (the default) keeps them.
-  virtual std::optional<bool> MayAlias(const HloInstruction* operand,
-                                       const ShapeIndex& operand_index,
-                                       const HloInstruction* user,
-                                       const ShapeIndex& user_index) const {
+  virtual std::optional<bool> MayAlias(const HloInstruction* /*operand*/,
+                                       const ShapeIndex& /*operand_index*/,
+                                       const HloInstruction* /*user*/,
+                                       const ShapeIndex& /*user_index*/) const {
     return std::nullopt;
   }
 
  protected:
   // Backend hook replacing the default pairs of `user` when it returns a value.
   virtual std::optional<std::vector<std::pair<HloOperandIndex, ShapeIndex>>>
-  GetNonDefaultInPlaceInputOutputPairs(const HloInstruction* user) const {
+  GetNonDefaultInPlaceInputOutputPairs(const HloInstruction* /*user*/) const {
     return std::nullopt;
   }
   // Instructions skipped when tracing a fusion output back to its source

@@ -38,15 +38,16 @@ class PassInstrumentation {
  public:
   virtual ~PassInstrumentation() = default;
 
-  virtual absl::Status BeforePipeline(const HloModule& module) { return absl::OkStatus(); }
-  virtual absl::Status BeforePass(const PassRunInfo& run, const HloModule& module) {
+  virtual absl::Status BeforePipeline(const HloModule& /*module*/) { return absl::OkStatus(); }
+  virtual absl::Status BeforePass(const PassRunInfo& /*run*/, const HloModule& /*module*/) {
     return absl::OkStatus();
   }
   // `changed` is what the pass reported.
-  virtual absl::Status AfterPass(const PassRunInfo& run, const HloModule& module, bool changed) {
+  virtual absl::Status AfterPass(const PassRunInfo& /*run*/, const HloModule& /*module*/,
+                                 bool /*changed*/) {
     return absl::OkStatus();
   }
-  virtual absl::Status AfterPipeline(const HloModule& module) { return absl::OkStatus(); }
+  virtual absl::Status AfterPipeline(const HloModule& /*module*/) { return absl::OkStatus(); }
 };
 
 }  // namespace hmo
