@@ -3,8 +3,8 @@
 
 #include <memory>
 
-#include "compiler/cpu_backend.h"
-#include "fusion/cpu_instruction_fusion.h"
+#include "cpu/compiler/cpu_backend.h"
+#include "cpu/fusion/cpu_instruction_fusion.h"
 #include "hmo/plugin/plugin_registrars.h"
 
 namespace {

@@ -4,7 +4,7 @@
 
 #include <memory>
 
-#include "compiler/gpu_backend.h"
+#include "gpu/compiler/gpu_backend.h"
 #include "hmo/base/status_macros.h"
 #include "hmo/plugin/plugin_registrars.h"
 

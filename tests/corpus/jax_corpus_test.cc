@@ -18,7 +18,7 @@
 #include "gtest/gtest.h"
 #include "hmo/analysis/memory_report.h"
 #include "hmo/text/hlo_parser.h"
-#include "hmo/text/hlo_printer.h"
+#include "hmo/ir/hlo_printer.h"
 #include "hmo/verifier/hlo_verifier.h"
 #include "jax_corpus.h"
 #include "text/hlo_test_util.h"

@@ -9,7 +9,7 @@
 
 #include "fuzz_check.h"
 #include "hmo/text/hlo_parser.h"
-#include "hmo/text/hlo_printer.h"
+#include "hmo/ir/hlo_printer.h"
 #include "hmo/verifier/hlo_verifier.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

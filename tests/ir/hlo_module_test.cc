@@ -2,7 +2,7 @@
 
 #include "gtest/gtest.h"
 #include "hmo/text/hlo_parser.h"
-#include "hmo/text/hlo_printer.h"
+#include "hmo/ir/hlo_printer.h"
 
 namespace hmo {
 namespace {

@@ -7,7 +7,7 @@
 #include "hlo_test_util.h"
 #include "hmo/ir/hlo_module.h"
 #include "hmo/text/hlo_parser.h"
-#include "hmo/text/hlo_printer.h"
+#include "hmo/ir/hlo_printer.h"
 #include "support/parsed_module.h"
 
 namespace hmo {

@@ -7,7 +7,7 @@
 #include "gtest/gtest.h"
 #include "hlo_test_util.h"
 #include "hmo/text/hlo_parser.h"
-#include "hmo/text/hlo_printer.h"
+#include "hmo/ir/hlo_printer.h"
 
 namespace hmo {
 namespace {

@@ -9,7 +9,7 @@
 #include "gtest/gtest.h"
 #include "hmo/ir/hlo_module.h"
 #include "hmo/text/hlo_parser.h"
-#include "hmo/text/hlo_printer.h"
+#include "hmo/ir/hlo_printer.h"
 #include "support/test_data.h"
 
 namespace hmo::testing {

@@ -5,7 +5,7 @@
 #include "gtest/gtest.h"
 #include "hlo_test_util.h"
 #include "hmo/text/hlo_parser.h"
-#include "hmo/text/hlo_printer.h"
+#include "hmo/ir/hlo_printer.h"
 #include "support/parsed_module.h"
 
 namespace hmo {

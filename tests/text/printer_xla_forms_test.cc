@@ -9,7 +9,7 @@
 #include "gtest/gtest.h"
 #include "hmo/ir/literal.h"
 #include "hmo/text/hlo_parser.h"
-#include "hmo/text/hlo_printer.h"
+#include "hmo/ir/hlo_printer.h"
 
 namespace hmo {
 namespace {

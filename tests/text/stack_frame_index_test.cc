@@ -8,7 +8,7 @@
 #include "hlo_test_util.h"
 #include "hmo/ir/stack_frame_index.h"
 #include "hmo/text/hlo_parser.h"
-#include "hmo/text/hlo_printer.h"
+#include "hmo/ir/hlo_printer.h"
 
 namespace hmo {
 namespace {

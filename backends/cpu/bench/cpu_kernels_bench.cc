@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "compiler/cpu_compiler.h"
+#include "cpu/compiler/cpu_compiler.h"
 #include "fmt/format.h"
 #include "hmo/text/hlo_parser.h"
 

@@ -27,7 +27,7 @@
 #include <string>
 #include <vector>
 
-#include "jit/cpu_jit.h"
+#include "hmo/codegen/jit/cpu_jit.h"
 #include "llvm/ExecutionEngine/Orc/CompileUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/IR/BasicBlock.h"
@@ -130,12 +130,13 @@ int Main() {
     for (int opt_level : {0, 2}) {
       if (opt_level > 0 && kernels > 128) continue;
       const int repetitions = opt_level > 0 || kernels >= 512 ? 3 : 7;
-      JitSectionSizes sizes;
+      codegen::JitSectionSizes sizes;
       bool failed = false;
       const double jit_seconds = MedianSeconds(repetitions, kernels, [&](BuiltModule built) {
-        JitOptions options;
+        codegen::JitOptions options;
         options.opt_level = opt_level;
-        auto jit = CpuJit::Compile(std::move(built.context), std::move(built.module), options);
+        auto jit =
+            codegen::CpuJit::Compile(std::move(built.context), std::move(built.module), options);
         if (!jit.ok()) {
           std::fprintf(stderr, "compile failed: %s\n", std::string(jit.status().message()).c_str());
           failed = true;

@@ -1,6 +1,6 @@
-#include "codegen/module_emitter.h"
+#include "cpu/codegen/module_emitter.h"
 
-#include "codegen/value_copies.h"
+#include "hmo/codegen/value_copies.h"
 
 #include <set>
 #include <string>
@@ -9,9 +9,9 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
-#include "codegen/elemental_ir_emitter.h"
-#include "codegen/kernel_emit_context.h"
-#include "codegen/kernel_emitter.h"
+#include "hmo/codegen/elemental_ir_emitter.h"
+#include "hmo/codegen/kernel_emit_context.h"
+#include "hmo/codegen/kernel_emitter.h"
 #include "hmo/base/status_macros.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/Verifier.h"
@@ -131,11 +131,12 @@ class ModuleEmitter {
 
   // The address of `instruction`'s value at `index`: its slice, or the
   // global of a constant without one. Null (with OK) for values of no bytes.
-  absl::StatusOr<llvm::Value*> ValueAddress(KernelEmitContext& context, const HloInstruction& instruction,
+  absl::StatusOr<llvm::Value*> ValueAddress(codegen::KernelEmitContext& context,
+                                            const HloInstruction& instruction,
                                             const ShapeIndex& index) {
     const std::set<BufferAssignment::Slice> slices = assignment_.GetAllSlices(&instruction, index);
     if (slices.empty() && instruction.opcode() == HloOpcode::kConstant && index.empty()) {
-      ElementalIrEmitter emitter(builder_, module_);
+      codegen::ElementalIrEmitter emitter(builder_, module_);
       HMO_ASSIGN_OR_RETURN(llvm::GlobalVariable * global, emitter.GetOrCreateConstantGlobal(instruction));
       return builder_.CreatePointerCast(global, builder_.getInt8PtrTy());
     }
@@ -148,11 +149,13 @@ class ModuleEmitter {
   // Makes the value of `to` at `to_index` hold the value of `from` at
   // `from_index` (same shape): for each array leaf, nothing when both live
   // in the same slice, else a copy of its bytes.
-  absl::Status CopyValue(KernelEmitContext& context, const HloInstruction& from, const ShapeIndex& from_index,
-                         const HloInstruction& to, const ShapeIndex& to_index) {
-    return ForEachLeafNeedingCopy(
+  absl::Status CopyValue(codegen::KernelEmitContext& context, const HloInstruction& from,
+                         const ShapeIndex& from_index, const HloInstruction& to,
+                         const ShapeIndex& to_index) {
+    return codegen::ForEachLeafNeedingCopy(
         assignment_, from, from_index, to, to_index,
-        [&](const ShapeIndex& src_index, const ShapeIndex& dst_index, int64_t bytes) -> absl::Status {
+        [&](const ShapeIndex& src_index, const ShapeIndex& dst_index,
+            int64_t bytes) -> absl::Status {
           HMO_ASSIGN_OR_RETURN(llvm::Value * src, ValueAddress(context, from, src_index));
           HMO_ASSIGN_OR_RETURN(llvm::Value * dst, ValueAddress(context, to, dst_index));
           // memmove: a careless schedule could make the ranges overlap.
@@ -177,14 +180,16 @@ class ModuleEmitter {
     }
     ++kernel_count_;
     llvm::IRBuilder<> kernel_builder(llvm::BasicBlock::Create(module_.getContext(), "entry", kernel));
-    KernelEmitContext context(kernel_builder, module_, *kernel, kernel->getArg(0), assignment_, instruction);
-    HMO_RETURN_IF_ERROR(EmitKernelBody(context));
+    codegen::KernelEmitContext context(kernel_builder, module_, *kernel, kernel->getArg(0),
+                                       assignment_, instruction);
+    HMO_RETURN_IF_ERROR(codegen::EmitKernelBody(context));
     kernel_builder.CreateRetVoid();
     builder_.CreateCall(kernel, {table});
     return absl::OkStatus();
   }
 
-  absl::Status EmitWhile(KernelEmitContext& context, const HloInstruction& loop, llvm::Value* table) {
+  absl::Status EmitWhile(codegen::KernelEmitContext& context, const HloInstruction& loop,
+                         llvm::Value* table) {
     const HloComputation* condition = loop.while_condition();
     const HloComputation* body = loop.while_body();
     llvm::LLVMContext& llvm_context = module_.getContext();
@@ -214,7 +219,8 @@ class ModuleEmitter {
     return absl::OkStatus();
   }
 
-  absl::Status EmitConditional(KernelEmitContext& context, const HloInstruction& conditional, llvm::Value* table) {
+  absl::Status EmitConditional(codegen::KernelEmitContext& context,
+                               const HloInstruction& conditional, llvm::Value* table) {
     llvm::LLVMContext& llvm_context = module_.getContext();
     llvm::Function* function = builder_.GetInsertBlock()->getParent();
     const std::string prefix = "conditional." + SanitizeName(conditional.name());
@@ -258,7 +264,8 @@ class ModuleEmitter {
   }
 
   absl::Status EmitInstruction(const HloInstruction& instruction, llvm::Function* function, llvm::Value* table) {
-    KernelEmitContext context(builder_, module_, *function, table, assignment_, instruction);
+    codegen::KernelEmitContext context(builder_, module_, *function, table, assignment_,
+                                       instruction);
     switch (instruction.opcode()) {
       case HloOpcode::kParameter:
       case HloOpcode::kAfterAll:
@@ -266,7 +273,7 @@ class ModuleEmitter {
       case HloOpcode::kConstant: {
         const std::set<BufferAssignment::Slice> slices = assignment_.GetAllSlices(&instruction, {});
         if (slices.empty() || !instruction.shape().IsArray()) return absl::OkStatus();
-        ElementalIrEmitter emitter(builder_, module_);
+        codegen::ElementalIrEmitter emitter(builder_, module_);
         HMO_ASSIGN_OR_RETURN(llvm::GlobalVariable * global, emitter.GetOrCreateConstantGlobal(instruction));
         // A constant allocation is the global itself (the executable points
         // the buffer table at it): nothing to copy.
@@ -311,7 +318,7 @@ class ModuleEmitter {
         }
         [[fallthrough]];
       case HloOpcode::kCopy:
-        if (!NeedsKernel(instruction)) {
+        if (!codegen::NeedsKernel(instruction)) {
           // MoveToHost / MoveToDevice / annotate_device_placement, or a copy
           // of a tuple: leaf-by-leaf copies.
           return CopyValue(context, *instruction.operand(0), {}, instruction, {});

@@ -56,12 +56,6 @@ struct EmittedModule {
 absl::StatusOr<EmittedModule> EmitModule(const HloModule& module, const BufferAssignment& assignment,
                                          const CodegenOptions& options);
 
-// The symbol of the read-only, 64-byte aligned global holding the bytes of
-// `constant` (in its layout). A constant allocation of the buffer assignment
-// is this global: the caller puts its address in the buffer table, and the
-// generated code never copies the constant into an arena.
-std::string ConstantGlobalName(const HloInstruction& constant);
-
 }  // namespace hmo::cpu
 
 #endif  // HMO_BACKENDS_CPU_CODEGEN_MODULE_EMITTER_H_

@@ -1,6 +1,6 @@
-#include "compiler/cpu_backend.h"
+#include "cpu/compiler/cpu_backend.h"
 
-#include "compiler/cpu_compiler.h"
+#include "cpu/compiler/cpu_compiler.h"
 #include "hmo/ir/shape.h"
 
 namespace hmo::cpu {

@@ -1,20 +1,21 @@
-#include "compiler/cpu_compiler.h"
+#include "cpu/compiler/cpu_compiler.h"
 
 #include <chrono>
 #include <fstream>
 #include <utility>
 
-#include "codegen/fusion_emitter.h"
-#include "codegen/module_emitter.h"
+#include "hmo/codegen/elemental_ir_emitter.h"
+#include "hmo/codegen/fusion_emitter.h"
+#include "cpu/codegen/module_emitter.h"
 #include "fmt/format.h"
 #include "hmo/analysis/buffer_plan_checker.h"
 #include "hmo/analysis/heap_simulator.h"
 #include "hmo/base/status_macros.h"
 #include "hmo/transforms/execution_preparation.h"
-#include "jit/cpu_jit.h"
+#include "hmo/codegen/jit/cpu_jit.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/raw_ostream.h"
-#include "runtime/runtime_functions.h"
+#include "hmo/codegen/runtime/runtime_functions.h"
 
 namespace hmo::cpu {
 namespace {
@@ -23,14 +24,14 @@ namespace {
 // JIT's read-only data (offset as the assignment placed the value); null for
 // other allocations and for constants the generated code does not use.
 absl::StatusOr<std::vector<char*>> ConstantAllocationAddresses(const BufferAssignment& assignment,
-                                                               CpuJit& jit) {
+                                                               codegen::CpuJit& jit) {
   std::vector<char*> addresses(assignment.Allocations().size(), nullptr);
   for (const BufferAllocation& allocation : assignment.Allocations()) {
     if (!allocation.is_constant()) continue;
     for (const auto& [value, place] : allocation.SortedAssignedBuffers()) {
       const HloInstruction* constant = value->defining_instruction();
       if (constant->opcode() != HloOpcode::kConstant) continue;
-      absl::StatusOr<void*> global = jit.Lookup(ConstantGlobalName(*constant));
+      absl::StatusOr<void*> global = jit.Lookup(codegen::ConstantGlobalName(*constant));
       // Constants of computations generated code inlines (reducers, map
       // functions) have no global and their allocation is never used.
       if (absl::IsNotFound(global.status())) break;
@@ -59,7 +60,9 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileForCpu(const HloModule& mo
                                                              const CpuCompileOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   ExecutionPreparationOptions preparation;
-  preparation.expand_fusion = [](const HloInstruction& fusion) { return !IsLoopFusionEmittable(fusion); };
+  preparation.expand_fusion = [](const HloInstruction& fusion) {
+    return !codegen::IsLoopFusionEmittable(fusion);
+  };
   HMO_ASSIGN_OR_RETURN(std::unique_ptr<HloModule> owned, CloneForExecution(module, preparation));
   const HloModule& scheduled = *owned;
 
@@ -82,12 +85,12 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileForCpu(const HloModule& mo
     HMO_RETURN_IF_ERROR(DumpIr(*emitted.module, options.dump_ir_to));
   }
   const std::string entry_name = emitted.entry_function_name;
-  JitOptions jit_options;
+  codegen::JitOptions jit_options;
   jit_options.opt_level = options.opt_level;
-  jit_options.symbols = RuntimeSymbols();
-  HMO_ASSIGN_OR_RETURN(std::unique_ptr<CpuJit> jit,
-                       CpuJit::Compile(std::move(emitted.context), std::move(emitted.module),
-                                       jit_options));
+  jit_options.symbols = codegen::RuntimeSymbols();
+  HMO_ASSIGN_OR_RETURN(
+      std::unique_ptr<codegen::CpuJit> jit,
+      codegen::CpuJit::Compile(std::move(emitted.context), std::move(emitted.module), jit_options));
   HMO_ASSIGN_OR_RETURN(void* entry, jit->Lookup(entry_name));
   HMO_ASSIGN_OR_RETURN(std::vector<char*> constant_addresses,
                        ConstantAllocationAddresses(*assignment, *jit));

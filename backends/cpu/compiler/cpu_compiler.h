@@ -17,7 +17,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "compiler/cpu_executable.h"
+#include "cpu/compiler/cpu_executable.h"
 #include "hmo/analysis/buffer_assignment.h"
 #include "hmo/ir/hlo_module.h"
 

@@ -1,4 +1,4 @@
-#include "compiler/cpu_executable.h"
+#include "cpu/compiler/cpu_executable.h"
 
 #include <sys/mman.h>
 
@@ -7,8 +7,8 @@
 #include <string>
 #include <utility>
 
-#include "compiler/cpu_compiler.h"
-#include "compiler/layout_copy.h"
+#include "cpu/compiler/cpu_compiler.h"
+#include "hmo/codegen/runtime/layout_copy.h"
 #include "fmt/format.h"
 #include "hmo/base/status_macros.h"
 #include "hmo/execution/peak_memory.h"
@@ -70,7 +70,7 @@ absl::StatusOr<BufferAssignment::Slice> UniqueSlice(const BufferAssignment& assi
 
 CpuExecutable::CpuExecutable(std::unique_ptr<HloModule> owned_module, const HloModule& module,
                              std::unique_ptr<BufferAssignment> assignment,
-                             std::unique_ptr<CpuJit> jit, CpuEntryFunction entry,
+                             std::unique_ptr<codegen::CpuJit> jit, CpuEntryFunction entry,
                              ExecutableStats stats, std::vector<char*> constant_addresses)
     : owned_module_(std::move(owned_module)),
       module_(module),
@@ -153,7 +153,7 @@ absl::StatusOr<Literal> CpuExecutable::Execute(absl::Span<const Literal> argumen
           for (int64_t i : index) leaf = &leaf->tuple_elements()[i];
           HMO_ASSIGN_OR_RETURN(BufferAssignment::Slice slice,
                                UniqueSlice(*assignment_, parameter, index));
-          return CopyLiteralToBuffer(*leaf, subshape, address(slice));
+          return codegen::CopyLiteralToBuffer(*leaf, subshape, address(slice));
         });
     HMO_RETURN_IF_ERROR(status);
   }
@@ -178,7 +178,7 @@ absl::StatusOr<Literal> CpuExecutable::Execute(absl::Span<const Literal> argumen
     }
     if (!shape.IsArray()) return Literal(shape);
     HMO_ASSIGN_OR_RETURN(BufferAssignment::Slice slice, UniqueSlice(*assignment_, root, index));
-    return LiteralFromBuffer(shape, address(slice));
+    return codegen::LiteralFromBuffer(shape, address(slice));
   };
   HMO_ASSIGN_OR_RETURN(Literal result, read(root->shape(), {}));
 

@@ -18,7 +18,7 @@
 #include "hmo/analysis/buffer_assignment.h"
 #include "hmo/plugin/executable.h"
 #include "hmo/ir/hlo_module.h"
-#include "jit/cpu_jit.h"
+#include "hmo/codegen/jit/cpu_jit.h"
 
 namespace hmo::cpu {
 
@@ -32,7 +32,7 @@ class CpuExecutable : public Executable {
   // `constant_addresses[i]` is the global of allocation i when it is a
   // constant allocation (null otherwise).
   CpuExecutable(std::unique_ptr<HloModule> owned_module, const HloModule& module,
-                std::unique_ptr<BufferAssignment> assignment, std::unique_ptr<CpuJit> jit,
+                std::unique_ptr<BufferAssignment> assignment, std::unique_ptr<codegen::CpuJit> jit,
                 CpuEntryFunction entry, ExecutableStats stats,
                 std::vector<char*> constant_addresses);
 
@@ -64,7 +64,7 @@ class CpuExecutable : public Executable {
   std::unique_ptr<HloModule> owned_module_;
   const HloModule& module_;
   std::unique_ptr<BufferAssignment> assignment_;
-  std::unique_ptr<CpuJit> jit_;
+  std::unique_ptr<codegen::CpuJit> jit_;
   CpuEntryFunction entry_;
   ExecutableStats stats_;
   std::vector<Placement> placements_;

@@ -1,4 +1,4 @@
-#include "blas/cublas_gemm_arguments.h"
+#include "gpu/blas/cublas_gemm_arguments.h"
 
 #include <algorithm>
 #include <limits>

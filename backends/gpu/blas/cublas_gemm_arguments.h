@@ -19,8 +19,8 @@
 #include <cstdint>
 
 #include "absl/status/statusor.h"
-#include "blas/cublas_library.h"
-#include "blas/gemm_descriptor.h"
+#include "gpu/blas/cublas_library.h"
+#include "gpu/blas/gemm_descriptor.h"
 
 namespace hmo::gpu {
 

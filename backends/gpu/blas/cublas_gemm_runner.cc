@@ -1,9 +1,9 @@
-#include "blas/cublas_gemm_runner.h"
+#include "gpu/blas/cublas_gemm_runner.h"
 
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "blas/cublas_gemm_arguments.h"
+#include "gpu/blas/cublas_gemm_arguments.h"
 #include "hmo/gpu/cuda_device_query.h"
 
 #if HMO_GPU_HAVE_CUDA_RUNTIME

@@ -8,8 +8,8 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
-#include "blas/cublas_library.h"
-#include "blas/gemm_descriptor.h"
+#include "gpu/blas/cublas_library.h"
+#include "gpu/blas/gemm_descriptor.h"
 
 namespace hmo::gpu {
 

@@ -1,4 +1,4 @@
-#include "blas/cublas_library.h"
+#include "gpu/blas/cublas_library.h"
 
 #include <dlfcn.h>
 

@@ -1,4 +1,4 @@
-#include "blas/gemm_descriptor.h"
+#include "gpu/blas/gemm_descriptor.h"
 
 #include "absl/strings/str_cat.h"
 

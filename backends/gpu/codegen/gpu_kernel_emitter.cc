@@ -1,4 +1,4 @@
-#include "codegen/gpu_kernel_emitter.h"
+#include "gpu/codegen/gpu_kernel_emitter.h"
 
 #include <algorithm>
 #include <memory>
@@ -10,12 +10,12 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
-#include "codegen/elemental_ir_emitter.h"
-#include "codegen/fused_generators.h"
-#include "codegen/gpu_parallel_loops.h"
-#include "codegen/ir_array.h"
-#include "codegen/kernel_emit_context.h"
-#include "codegen/kernel_emitter.h"
+#include "hmo/codegen/elemental_ir_emitter.h"
+#include "hmo/codegen/fused_generators.h"
+#include "gpu/codegen/gpu_parallel_loops.h"
+#include "hmo/codegen/ir_array.h"
+#include "hmo/codegen/kernel_emit_context.h"
+#include "hmo/codegen/kernel_emitter.h"
 #include "hmo/base/status_macros.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Metadata.h"
@@ -23,11 +23,11 @@
 namespace hmo::gpu {
 namespace {
 
-using cpu::ElementGenerator;
-using cpu::ElementalIrEmitter;
-using cpu::FusedGenerators;
-using cpu::IrArray;
-using cpu::KernelEmitContext;
+using codegen::ElementalIrEmitter;
+using codegen::ElementGenerator;
+using codegen::FusedGenerators;
+using codegen::IrArray;
+using codegen::KernelEmitContext;
 
 absl::Status NotSupported(const HloInstruction& instruction, std::string_view why = "") {
   std::string message = "GPU codegen: " + std::string(HloOpcodeString(instruction.opcode())) +
@@ -249,13 +249,13 @@ absl::StatusOr<int64_t> EmitElemental(KernelEmitContext& context) {
   return output.element_count();
 }
 
-// Opcodes whose kernel is the CPU backend's op emitter (op_emitters.h).
-// The CPU backend's op emitter, with a grid-stride parallel loop, no runtime
+// Opcodes whose kernel is a shared op emitter (hmo/codegen/op_emitters.h).
+// The shared op emitter, with a grid-stride parallel loop, no runtime
 // calls, and outputs that scatter/sort update in place initialized by the
 // launcher (prologue copies).
 absl::StatusOr<int64_t> EmitWithOpEmitter(KernelEmitContext& context, const GridStrideLoopEmitter& loops) {
-  // cpu::EmitKernelBody dispatches HasOpEmitter opcodes to op_emitters.h.
-  absl::Status status = cpu::EmitKernelBody(context);
+  // codegen::EmitKernelBody dispatches HasOpEmitter opcodes to op_emitters.h.
+  absl::Status status = codegen::EmitKernelBody(context);
   if (status.code() == absl::StatusCode::kUnimplemented) {
     return NotSupported(context.instruction(), std::string(status.message()));
   }
@@ -296,7 +296,7 @@ class KernelIrEmitter {
 
  private:
   absl::Status EmitKernel(const HloInstruction& instruction) {
-    if (instruction.opcode() != HloOpcode::kFusion && !cpu::HasOpEmitter(instruction) &&
+    if (instruction.opcode() != HloOpcode::kFusion && !codegen::HasOpEmitter(instruction) &&
         !ElementalIrEmitter::IsElementalOpcode(instruction.opcode())) {
       return NotSupported(instruction);
     }
@@ -316,14 +316,15 @@ class KernelIrEmitter {
 
     llvm::IRBuilder<> b(llvm::BasicBlock::Create(context, "entry", kernel));
     GridStrideLoopEmitter loops;
-    cpu::KernelTarget target;
+    codegen::KernelTarget target;
     target.parallel_loops = &loops;
     target.runtime_calls_available = false;
     target.launcher_initializes_outputs = true;
     KernelEmitContext emit_context(b, module_, *kernel, kernel->getArg(0), assignment_, instruction, target);
-    absl::StatusOr<int64_t> count = instruction.opcode() == HloOpcode::kFusion ? EmitFusion(emit_context)
-                                    : cpu::HasOpEmitter(instruction)      ? EmitWithOpEmitter(emit_context, loops)
-                                                                              : EmitElemental(emit_context);
+    absl::StatusOr<int64_t> count =
+        instruction.opcode() == HloOpcode::kFusion ? EmitFusion(emit_context)
+        : codegen::HasOpEmitter(instruction)       ? EmitWithOpEmitter(emit_context, loops)
+                                                   : EmitElemental(emit_context);
     if (!count.ok()) {
       kernel->eraseFromParent();
       return count.status();
@@ -335,7 +336,7 @@ class KernelIrEmitter {
                                     llvm::ValueAsMetadata::get(llvm::ConstantInt::get(b.getInt32Ty(), 1))};
     module_.getOrInsertNamedMetadata("nvvm.annotations")->addOperand(llvm::MDNode::get(context, annotation));
     KernelIr entry{name, &instruction, *count, {}};
-    for (const cpu::OutputInitialization& copy : emit_context.output_initializations()) {
+    for (const codegen::OutputInitialization& copy : emit_context.output_initializations()) {
       entry.prologue_copies.push_back(OutputInitialization{copy.operand_number, copy.output_index});
     }
     kernels_.push_back(std::move(entry));
@@ -361,7 +362,7 @@ bool InstructionNeedsGpuKernel(const HloInstruction& instruction) {
     default:
       break;
   }
-  if (!cpu::NeedsKernel(instruction)) return false;
+  if (!codegen::NeedsKernel(instruction)) return false;
   if (instruction.shape().IsArray() && ShapeUtil::ElementsIn(instruction.shape()) == 0) return false;
   return true;
 }

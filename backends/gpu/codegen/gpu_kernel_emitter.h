@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "codegen/gpu_kernel_module.h"
+#include "gpu/codegen/gpu_kernel_module.h"
 #include "hmo/analysis/buffer_assignment.h"
 #include "hmo/ir/hlo_module.h"
 #include "llvm/IR/Module.h"
@@ -42,7 +42,7 @@ bool InstructionNeedsGpuKernel(const HloInstruction& instruction);
 // schedule order) to `module`: kLoop fusions and elemental instructions
 // (grid-stride loop over the output, composed element generators), and dot,
 // convolution, reduce, reduce-window, gather, scatter and sort through the
-// CPU backend's op emitters (cpu/codegen/op_emitters.h) with a
+// shared op emitters (hmo/codegen/op_emitters.h) with a
 // GridStrideLoopEmitter, no runtime calls and launcher-initialized outputs.
 // Errors: UnimplementedError naming the first instruction it cannot emit.
 absl::StatusOr<std::vector<KernelIr>> EmitKernelIr(const HloModule& hlo,

@@ -1,11 +1,11 @@
-#include "codegen/gpu_kernel_module.h"
+#include "gpu/codegen/gpu_kernel_module.h"
 
 #include <algorithm>
 #include <cstdlib>
 #include <memory>
 
-#include "codegen/gpu_kernel_emitter.h"
-#include "codegen/nvptx_compiler.h"
+#include "gpu/codegen/gpu_kernel_emitter.h"
+#include "gpu/codegen/nvptx_compiler.h"
 #include "hmo/base/status_macros.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"

@@ -2,7 +2,7 @@
 #define HMO_BACKENDS_GPU_CODEGEN_GPU_KERNEL_MODULE_H_
 
 // EmitGpuKernels: PTX for the kernels of a scheduled, buffer-assigned module,
-// generated with the CPU backend's elemental emitters (backends/cpu/codegen)
+// generated with the shared elemental emitters (backends/codegen)
 // and LLVM's NVPTX target.
 //
 // Kernel ABI: every kernel is `.entry <name>(char** buffer_table)`.
@@ -23,8 +23,8 @@
 // updates would race between threads: UnimplementedError).
 //
 // Non-elemental operations (dot, convolution, reduce, reduce-window,
-// gather, scatter, sort) use the CPU backend's op emitters
-// (backends/cpu/codegen/op_emitters.h) with a GPU target: their outermost
+// gather, scatter, sort) use the shared op emitters
+// (hmo/codegen/op_emitters.h) with a GPU target: their outermost
 // loop is the grid-stride loop (over the output; for scatter over the
 // updates; for sort over the rows, each thread insertion-sorting its row),
 // inner loops (contractions, windows, reductions) run sequentially in the

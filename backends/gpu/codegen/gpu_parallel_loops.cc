@@ -1,9 +1,9 @@
-#include "codegen/gpu_parallel_loops.h"
+#include "gpu/codegen/gpu_parallel_loops.h"
 
 #include <algorithm>
 #include <string>
 
-#include "codegen/ir_array.h"
+#include "hmo/codegen/ir_array.h"
 #include "hmo/base/status_macros.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
 
@@ -58,7 +58,7 @@ absl::Status GridStrideLoopEmitter::EmitLoop(llvm::IRBuilder<>& b, std::string_v
   const int64_t count = ShapeUtil::ElementsIn(shape);
   if (count == 0) return absl::OkStatus();
   iteration_count_ = std::max(iteration_count_, count);
-  const cpu::IrArray space(nullptr, shape);
+  const codegen::IrArray space(nullptr, shape);
   return EmitGridStrideLoop(
       b, count, [&](llvm::Value* linear) -> absl::Status { return body(space.EmitMultiIndex(linear, b)); },
       name);

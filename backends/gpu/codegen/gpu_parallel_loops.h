@@ -11,7 +11,7 @@
 #include <string_view>
 
 #include "absl/status/status.h"
-#include "codegen/kernel_emit_context.h"
+#include "hmo/codegen/kernel_emit_context.h"
 #include "llvm/IR/IRBuilder.h"
 
 namespace hmo::gpu {
@@ -23,13 +23,13 @@ absl::Status EmitGridStrideLoop(llvm::IRBuilder<>& b, int64_t count,
                                 const std::function<absl::Status(llvm::Value*)>& body,
                                 std::string_view name = "grid");
 
-// The op emitters' parallel loop on a GPU (cpu::ParallelLoopEmitter):
+// The op emitters' parallel loop on a GPU (codegen::ParallelLoopEmitter):
 // EmitLoop is a grid-stride loop over the shape's elements, the linear
 // position delinearized by the shape's layout; EmitOnce runs its body in
 // global thread 0 only. Remembers how many parallel iterations the kernel
 // has (iteration_count: the largest loop's element count, at least 1 once
 // EmitOnce was used) so the launch can give each its own thread.
-class GridStrideLoopEmitter final : public cpu::ParallelLoopEmitter {
+class GridStrideLoopEmitter final : public codegen::ParallelLoopEmitter {
  public:
   absl::Status EmitLoop(llvm::IRBuilder<>& b, std::string_view name, const Shape& shape,
                         const Body& body) override;

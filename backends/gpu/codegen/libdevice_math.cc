@@ -1,4 +1,4 @@
-#include "codegen/libdevice_math.h"
+#include "gpu/codegen/libdevice_math.h"
 
 #include <set>
 

@@ -1,11 +1,11 @@
-#include "codegen/nvptx_compiler.h"
+#include "gpu/codegen/nvptx_compiler.h"
 
 #include <fstream>
 #include <memory>
 #include <mutex>
 #include <set>
 
-#include "codegen/libdevice_math.h"
+#include "gpu/codegen/libdevice_math.h"
 #include "hmo/base/status_macros.h"
 #include "llvm/Analysis/CGSCCPassManager.h"
 #include "llvm/Analysis/LoopAnalysisManager.h"

@@ -1,16 +1,16 @@
-#include "compiler/cuda_device_runtime.h"
+#include "gpu/compiler/cuda_device_runtime.h"
 
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "blas/cublas_gemm_runner.h"
+#include "gpu/blas/cublas_gemm_runner.h"
 #include "hmo/base/status_macros.h"
 #include "hmo/gpu/cuda_device_query.h"
 #include "hmo/gpu/host_memory_allocator.h"
 #include "hmo/gpu/pinned_host_memory_allocator.h"
-#include "nccl/cuda_collective_transport.h"
-#include "nccl/nccl_library.h"
+#include "gpu/nccl/cuda_collective_transport.h"
+#include "gpu/nccl/nccl_library.h"
 
 #if HMO_GPU_HAVE_CUDA_RUNTIME
 #include <cuda_runtime_api.h>

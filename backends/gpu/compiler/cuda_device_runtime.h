@@ -23,7 +23,7 @@
 #include <memory>
 
 #include "absl/status/statusor.h"
-#include "compiler/gpu_device_runtime.h"
+#include "gpu/compiler/gpu_device_runtime.h"
 
 namespace hmo::gpu {
 

@@ -1,7 +1,7 @@
-#include "compiler/gpu_backend.h"
+#include "gpu/compiler/gpu_backend.h"
 
-#include "compiler/gpu_compiler.h"
-#include "compiler/gpu_module_preparation.h"
+#include "gpu/compiler/gpu_compiler.h"
+#include "gpu/compiler/gpu_module_preparation.h"
 #include "hmo/ir/shape.h"
 
 namespace hmo::gpu {

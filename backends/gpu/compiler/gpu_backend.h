@@ -8,7 +8,7 @@
 // the same compiler whose executables run on the host CPU
 // (HostEmulatedDeviceRuntime): the GPU backend's tests without a GPU.
 
-#include "compiler/gpu_compiler.h"
+#include "gpu/compiler/gpu_compiler.h"
 #include "hmo/plugin/backend.h"
 
 namespace hmo::gpu {

@@ -1,4 +1,4 @@
-#include "compiler/gpu_collectives.h"
+#include "gpu/compiler/gpu_collectives.h"
 
 #include <algorithm>
 #include <string>

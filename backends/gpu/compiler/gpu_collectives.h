@@ -33,7 +33,7 @@
 #include "absl/status/statusor.h"
 #include "hmo/ir/collective_attributes.h"  // ParseReplicaGroups, ReplicaGroupSize, ParseSourceTargetPairs
 #include "hmo/ir/hlo_instruction.h"
-#include "nccl/collective_thunk.h"
+#include "gpu/nccl/collective_thunk.h"
 
 namespace hmo::gpu {
 

@@ -1,13 +1,13 @@
-#include "compiler/gpu_compiler.h"
+#include "gpu/compiler/gpu_compiler.h"
 
 #include <chrono>
 #include <string>
 #include <utility>
 
-#include "compiler/gpu_module_preparation.h"
-#include "compiler/host_emulated_device_runtime.h"
-#include "compiler/host_kernel_library.h"
-#include "compiler/gpu_thunk_plan.h"
+#include "gpu/compiler/gpu_module_preparation.h"
+#include "gpu/compiler/host_emulated_device_runtime.h"
+#include "gpu/compiler/host_kernel_library.h"
+#include "gpu/compiler/gpu_thunk_plan.h"
 #include "hmo/base/status_macros.h"
 
 namespace hmo::gpu {

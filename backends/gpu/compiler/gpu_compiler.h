@@ -19,8 +19,8 @@
 #include <memory>
 
 #include "absl/status/statusor.h"
-#include "codegen/gpu_kernel_module.h"
-#include "compiler/gpu_executable.h"
+#include "gpu/codegen/gpu_kernel_module.h"
+#include "gpu/compiler/gpu_executable.h"
 #include "hmo/ir/hlo_module.h"
 
 namespace hmo::gpu {

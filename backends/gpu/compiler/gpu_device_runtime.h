@@ -32,9 +32,9 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "blas/gemm_descriptor.h"
-#include "codegen/gpu_kernel_module.h"
-#include "nccl/collective_thunk.h"
+#include "gpu/blas/gemm_descriptor.h"
+#include "gpu/codegen/gpu_kernel_module.h"
+#include "gpu/nccl/collective_thunk.h"
 
 namespace hmo::gpu {
 

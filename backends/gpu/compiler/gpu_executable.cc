@@ -1,4 +1,4 @@
-#include "compiler/gpu_executable.h"
+#include "gpu/compiler/gpu_executable.h"
 
 #include <algorithm>
 #include <chrono>
@@ -7,8 +7,8 @@
 #include <thread>
 #include <utility>
 
-#include "compiler/cuda_device_runtime.h"
-#include "compiler/layout_copy.h"
+#include "gpu/compiler/cuda_device_runtime.h"
+#include "hmo/codegen/runtime/layout_copy.h"
 #include "fmt/format.h"
 #include "hmo/base/status_macros.h"
 #include "hmo/gpu/cuda_device_query.h"
@@ -348,7 +348,8 @@ absl::StatusOr<std::unique_ptr<GpuExecutable::DeviceState>> GpuExecutable::Creat
   for (const HloInstruction* constant : plan_.constants) {
     HMO_ASSIGN_OR_RETURN(BufferAssignment::Slice slice, UniqueSlice(*prepared_.assignment, *constant, {}));
     std::vector<char> staging(static_cast<size_t>(ShapeUtil::ByteSizeOf(constant->shape())));
-    HMO_RETURN_IF_ERROR(cpu::CopyLiteralToBuffer(constant->literal(), constant->shape(), staging.data()));
+    HMO_RETURN_IF_ERROR(
+        codegen::CopyLiteralToBuffer(constant->literal(), constant->shape(), staging.data()));
     HMO_RETURN_IF_ERROR(runtime.CopyAsync(GpuStream::kCompute, state->Address(slice), staging.data(),
                                           static_cast<int64_t>(staging.size())));
   }
@@ -385,7 +386,8 @@ absl::StatusOr<Literal> GpuExecutable::RunOnDevice(DeviceState& state, absl::Spa
     if (bytes == 0) continue;
     HMO_ASSIGN_OR_RETURN(BufferAssignment::Slice slice, UniqueSlice(assignment, parameter, {}));
     std::vector<char> staging(static_cast<size_t>(bytes));
-    HMO_RETURN_IF_ERROR(cpu::CopyLiteralToBuffer(arguments[i], parameter.shape(), staging.data()));
+    HMO_RETURN_IF_ERROR(
+        codegen::CopyLiteralToBuffer(arguments[i], parameter.shape(), staging.data()));
     // On the compute stream, so the kernels see it; a pageable source may go
     // away once the call returns.
     HMO_RETURN_IF_ERROR(runtime.CopyAsync(GpuStream::kCompute, state.Address(slice), staging.data(), bytes));
@@ -415,7 +417,7 @@ absl::StatusOr<Literal> GpuExecutable::RunOnDevice(DeviceState& state, absl::Spa
                                             static_cast<int64_t>(staging.size())));
       HMO_RETURN_IF_ERROR(runtime.Synchronize(GpuStream::kCompute));
     }
-    return cpu::LiteralFromBuffer(shape, staging.data());
+    return codegen::LiteralFromBuffer(shape, staging.data());
   };
   HMO_ASSIGN_OR_RETURN(Literal result, read(root.shape(), {}));
   if (profile != nullptr) {

@@ -41,10 +41,10 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "codegen/gpu_kernel_module.h"
-#include "compiler/gpu_device_runtime.h"
-#include "compiler/gpu_module_preparation.h"
-#include "compiler/gpu_thunk_plan.h"
+#include "gpu/codegen/gpu_kernel_module.h"
+#include "gpu/compiler/gpu_device_runtime.h"
+#include "gpu/compiler/gpu_module_preparation.h"
+#include "gpu/compiler/gpu_thunk_plan.h"
 #include "hmo/plugin/executable.h"
 
 namespace hmo::gpu {

@@ -1,8 +1,8 @@
-#include "compiler/gpu_module_preparation.h"
+#include "gpu/compiler/gpu_module_preparation.h"
 
 #include <utility>
 
-#include "codegen/fusion_emitter.h"
+#include "hmo/codegen/fusion_emitter.h"
 #include "hmo/analysis/buffer_plan_checker.h"
 #include "hmo/analysis/heap_simulator.h"
 #include "hmo/base/status_macros.h"
@@ -15,7 +15,9 @@ absl::StatusOr<PreparedGpuModule> PrepareGpuModule(const HloModule& module) {
   ExecutionPreparationOptions preparation;
   // The loop-fusion emitter is shared with the CPU backend; other fusions
   // run one kernel per fused instruction.
-  preparation.expand_fusion = [](const HloInstruction& fusion) { return !cpu::IsLoopFusionEmittable(fusion); };
+  preparation.expand_fusion = [](const HloInstruction& fusion) {
+    return !codegen::IsLoopFusionEmittable(fusion);
+  };
   HMO_ASSIGN_OR_RETURN(prepared.module, CloneForExecution(module, preparation));
   HloModule& clone = *prepared.module;
 

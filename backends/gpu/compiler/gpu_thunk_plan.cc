@@ -1,11 +1,11 @@
-#include "compiler/gpu_thunk_plan.h"
+#include "gpu/compiler/gpu_thunk_plan.h"
 
 #include <utility>
 
-#include "codegen/gpu_kernel_emitter.h"
-#include "codegen/gemm_plan.h"
-#include "codegen/value_copies.h"
-#include "compiler/gpu_collectives.h"
+#include "gpu/codegen/gpu_kernel_emitter.h"
+#include "hmo/codegen/gemm_plan.h"
+#include "hmo/codegen/value_copies.h"
+#include "gpu/compiler/gpu_collectives.h"
 #include "fmt/format.h"
 #include "hmo/base/status_macros.h"
 
@@ -52,7 +52,7 @@ class ThunkPlanBuilder {
         instruction.operand(1)->shape().element_type() != type) {
       return absl::OkStatus();
     }
-    const std::optional<cpu::GemmPlan> plan = cpu::GemmPlanFor(instruction);
+    const std::optional<codegen::GemmPlan> plan = codegen::GemmPlanFor(instruction);
     if (!plan.has_value()) return absl::OkStatus();
     HMO_ASSIGN_OR_RETURN(thunk.gemm_lhs, UniqueSlice(*instruction.operand(0), {}));
     HMO_ASSIGN_OR_RETURN(thunk.gemm_rhs, UniqueSlice(*instruction.operand(1), {}));
@@ -85,9 +85,10 @@ class ThunkPlanBuilder {
   absl::Status CopyValue(const HloInstruction& from, const ShapeIndex& from_index, const HloInstruction& to,
                          const ShapeIndex& to_index, const HloInstruction& cause, ThunkSequence& out,
                          bool memory_space_copy = false) {
-    return cpu::ForEachLeafNeedingCopy(
+    return codegen::ForEachLeafNeedingCopy(
         assignment_, from, from_index, to, to_index,
-        [&](const ShapeIndex& src_index, const ShapeIndex& dst_index, int64_t bytes) -> absl::Status {
+        [&](const ShapeIndex& src_index, const ShapeIndex& dst_index,
+            int64_t bytes) -> absl::Status {
           HMO_ASSIGN_OR_RETURN(BufferAssignment::Slice src, UniqueSlice(from, src_index));
           HMO_ASSIGN_OR_RETURN(BufferAssignment::Slice dst, UniqueSlice(to, dst_index));
           Thunk thunk;

@@ -39,11 +39,11 @@
 #include <optional>
 
 #include "absl/status/statusor.h"
-#include "blas/gemm_descriptor.h"
-#include "codegen/gpu_kernel_module.h"
+#include "gpu/blas/gemm_descriptor.h"
+#include "gpu/codegen/gpu_kernel_module.h"
 #include "hmo/analysis/buffer_assignment.h"
 #include "hmo/ir/hlo_module.h"
-#include "nccl/collective_thunk.h"
+#include "gpu/nccl/collective_thunk.h"
 
 namespace hmo::gpu {
 
@@ -59,7 +59,7 @@ struct Thunk {
   // kKernel: index into GpuKernelModule::kernels.
   int64_t kernel = -1;
   // kKernel of a dot whose operands and result are dense row-major f32 (or
-  // f64) matrices (cpu::GemmPlanFor): the GEMM computing it and the slices
+  // f64) matrices (codegen::GemmPlanFor): the GEMM computing it and the slices
   // of lhs, rhs and result. The executable calls the runtime's GEMM
   // (cuBLAS) instead of launching the kernel when it has one and the dot
   // has at least kMinGemmFlops multiply-adds.

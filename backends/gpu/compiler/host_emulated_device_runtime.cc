@@ -1,4 +1,4 @@
-#include "compiler/host_emulated_device_runtime.h"
+#include "gpu/compiler/host_emulated_device_runtime.h"
 
 #include <chrono>
 #include <cstdlib>
@@ -11,10 +11,10 @@
 
 #include <cblas.h>
 
-#include "blas/cublas_gemm_arguments.h"
+#include "gpu/blas/cublas_gemm_arguments.h"
 #include "hmo/base/status_macros.h"
 #include "hmo/gpu/rendezvous.h"
-#include "nccl/host_collective_transport.h"
+#include "gpu/nccl/host_collective_transport.h"
 
 namespace hmo::gpu {
 namespace {

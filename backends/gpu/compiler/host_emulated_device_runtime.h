@@ -27,8 +27,8 @@
 #include <memory>
 
 #include "absl/status/statusor.h"
-#include "compiler/gpu_device_runtime.h"
-#include "compiler/host_kernel_library.h"
+#include "gpu/compiler/gpu_device_runtime.h"
+#include "gpu/compiler/host_kernel_library.h"
 
 namespace hmo::gpu {
 

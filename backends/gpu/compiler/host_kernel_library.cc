@@ -1,11 +1,11 @@
-#include "compiler/host_kernel_library.h"
+#include "gpu/compiler/host_kernel_library.h"
 
 #include <algorithm>
 #include <utility>
 
-#include "codegen/gpu_kernel_emitter.h"
+#include "gpu/codegen/gpu_kernel_emitter.h"
 #include "hmo/base/status_macros.h"
-#include "jit/cpu_jit.h"
+#include "hmo/codegen/jit/cpu_jit.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/IRBuilder.h"
@@ -13,7 +13,7 @@
 #include "llvm/IR/IntrinsicsNVPTX.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
-#include "runtime/runtime_functions.h"
+#include "hmo/codegen/runtime/runtime_functions.h"
 
 namespace hmo::gpu {
 namespace {
@@ -76,11 +76,12 @@ absl::StatusOr<std::unique_ptr<HostKernelLibrary>> HostKernelLibrary::Compile(co
   HMO_ASSIGN_OR_RETURN(std::vector<KernelIr> kernels, EmitKernelIr(module, assignment, *llvm_module));
   HMO_RETURN_IF_ERROR(RewriteForHost(*llvm_module));
 
-  cpu::JitOptions options;
+  codegen::JitOptions options;
   options.opt_level = opt_level;
-  options.symbols = cpu::RuntimeSymbols();
-  HMO_ASSIGN_OR_RETURN(std::unique_ptr<cpu::CpuJit> jit,
-                       cpu::CpuJit::Compile(std::move(context), std::move(llvm_module), options));
+  options.symbols = codegen::RuntimeSymbols();
+  HMO_ASSIGN_OR_RETURN(
+      std::unique_ptr<codegen::CpuJit> jit,
+      codegen::CpuJit::Compile(std::move(context), std::move(llvm_module), options));
   auto library = std::unique_ptr<HostKernelLibrary>(new HostKernelLibrary());
   for (int r = 0; r < 4; ++r) {
     HMO_ASSIGN_OR_RETURN(void* address, jit->Lookup(kRegisters[r].global));

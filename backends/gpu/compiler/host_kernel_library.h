@@ -20,12 +20,12 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "codegen/gpu_kernel_emitter.h"
-#include "codegen/gpu_kernel_module.h"
+#include "gpu/codegen/gpu_kernel_emitter.h"
+#include "gpu/codegen/gpu_kernel_module.h"
 #include "hmo/analysis/buffer_assignment.h"
 #include "hmo/ir/hlo_module.h"
 
-namespace hmo::cpu {
+namespace hmo::codegen {
 class CpuJit;
 }
 
@@ -63,7 +63,7 @@ class HostKernelLibrary {
   using KernelFunction = void (*)(char**);
   HostKernelLibrary() = default;
 
-  std::unique_ptr<cpu::CpuJit> jit_;
+  std::unique_ptr<codegen::CpuJit> jit_;
   std::vector<KernelIr> kernels_;
   std::vector<std::string> names_;
   std::vector<KernelFunction> functions_;

@@ -1,4 +1,4 @@
-#include "nccl/collective_thunk.h"
+#include "gpu/nccl/collective_thunk.h"
 
 #include <string>
 

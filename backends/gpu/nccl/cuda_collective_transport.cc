@@ -1,4 +1,4 @@
-#include "nccl/cuda_collective_transport.h"
+#include "gpu/nccl/cuda_collective_transport.h"
 
 #include <string>
 

@@ -13,8 +13,8 @@
 #include <memory>
 
 #include "absl/status/statusor.h"
-#include "nccl/collective_thunk.h"
-#include "nccl/nccl_library.h"
+#include "gpu/nccl/collective_thunk.h"
+#include "gpu/nccl/nccl_library.h"
 
 namespace hmo::gpu {
 

@@ -1,4 +1,4 @@
-#include "nccl/host_collective_transport.h"
+#include "gpu/nccl/host_collective_transport.h"
 
 #include <algorithm>
 #include <cstring>

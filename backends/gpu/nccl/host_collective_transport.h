@@ -17,7 +17,7 @@
 
 #include "absl/time/time.h"
 #include "hmo/gpu/rendezvous.h"
-#include "nccl/collective_thunk.h"
+#include "gpu/nccl/collective_thunk.h"
 
 namespace hmo::gpu {
 

@@ -1,4 +1,4 @@
-#include "nccl/nccl_library.h"
+#include "gpu/nccl/nccl_library.h"
 
 #include <dlfcn.h>
 

@@ -9,7 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "hmo/ir/hlo_computation.h"
 #include "hmo/ir/hlo_module.h"
-#include "hmo/text/hlo_printer.h"
+#include "hmo/ir/hlo_printer.h"
 
 namespace hmo {
 

@@ -26,7 +26,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
-#include "hlo_attribute_order.h"
+#include "../ir/hlo_attribute_order.h"
 #include "hmo/base/status_macros.h"
 #include "hlo_instruction_checks.h"
 #include "hlo_lexer.h"

@@ -9,7 +9,7 @@
 #include "exit_codes.h"
 #include "fmt/format.h"
 #include "hmo/text/hlo_parser.h"
-#include "hmo/text/hlo_printer.h"
+#include "hmo/ir/hlo_printer.h"
 #include "logging_options.h"
 #include "spdlog/spdlog.h"
 #include "subcommand.h"

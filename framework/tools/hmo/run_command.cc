@@ -24,7 +24,7 @@
 #include "hmo/pipeline/verify_after_pass.h"
 #include "verifier_diagnostics.h"
 #include "hmo/text/hlo_parser.h"
-#include "hmo/text/hlo_printer.h"
+#include "hmo/ir/hlo_printer.h"
 #include "hmo/verifier/hlo_verifier.h"
 #include "logging_options.h"
 #include "module_execution.h"

@@ -7,7 +7,7 @@
 // XLA's --xla_dump_hlo_as_text writes (the long form without operand shapes).
 
 #include "argument_parser.h"
-#include "hmo/text/hlo_printer.h"
+#include "hmo/ir/hlo_printer.h"
 
 namespace hmo::cli {
 

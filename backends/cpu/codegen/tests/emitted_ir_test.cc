@@ -5,7 +5,7 @@
 #include <memory>
 #include <string>
 
-#include "codegen/module_emitter.h"
+#include "cpu/codegen/module_emitter.h"
 #include "gtest/gtest.h"
 #include "hmo/analysis/buffer_assignment.h"
 #include "hmo/analysis/heap_simulator.h"

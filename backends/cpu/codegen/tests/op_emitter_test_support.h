@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "compiler/cpu_compiler.h"
+#include "cpu/compiler/cpu_compiler.h"
 #include "gtest/gtest.h"
 #include "hmo/eval/hlo_evaluator.h"
 #include "hmo/execution/literal_comparison.h"

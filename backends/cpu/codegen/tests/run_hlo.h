@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "compiler/cpu_compiler.h"
+#include "cpu/compiler/cpu_compiler.h"
 #include "hmo/ir/literal.h"
 #include "hmo/text/hlo_parser.h"
 

@@ -15,7 +15,7 @@
 
 #include <gtest/gtest.h>
 
-#include "compiler/cpu_compiler.h"
+#include "cpu/compiler/cpu_compiler.h"
 #include "hmo/eval/hlo_evaluator.h"
 #include "hmo/execution/random_literals.h"
 #include "hmo/text/hlo_parser.h"

@@ -17,8 +17,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "compiler/cpu_backend.h"
-#include "compiler/cpu_compiler.h"
+#include "cpu/compiler/cpu_backend.h"
+#include "cpu/compiler/cpu_compiler.h"
 #include "hmo/eval/hlo_evaluator.h"
 #include "hmo/execution/literal_comparison.h"
 #include "hmo/execution/random_literals.h"

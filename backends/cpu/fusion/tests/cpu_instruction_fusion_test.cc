@@ -1,7 +1,7 @@
 // cpu-fusion: which producers end up inside which kLoop fusion, in which
 // operand order, and that the module stays verifiable and printable.
 
-#include "fusion/cpu_instruction_fusion.h"
+#include "cpu/fusion/cpu_instruction_fusion.h"
 
 #include <memory>
 #include <string>

@@ -7,7 +7,7 @@
 #include <limits>
 #include <vector>
 
-#include "blas/cublas_gemm_arguments.h"
+#include "gpu/blas/cublas_gemm_arguments.h"
 #include "gemm_reference.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

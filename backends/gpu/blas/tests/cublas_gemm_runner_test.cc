@@ -2,7 +2,7 @@
 // device and cuBLAS, GEMMs on device memory checked against the host
 // reference.
 
-#include "blas/cublas_gemm_runner.h"
+#include "gpu/blas/cublas_gemm_runner.h"
 
 #include <string>
 #include <vector>

@@ -3,7 +3,7 @@
 // lacking a single entry point) with stand-in libraries built next to the
 // tests (fake_cublas/).
 
-#include "blas/cublas_library.h"
+#include "gpu/blas/cublas_library.h"
 
 #include <string>
 #include <vector>

@@ -1,6 +1,6 @@
 // GemmDescriptor: the dense constructor's strides, validation, and names.
 
-#include "blas/gemm_descriptor.h"
+#include "gpu/blas/gemm_descriptor.h"
 
 #include <string>
 

@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "blas/cublas_gemm_arguments.h"
-#include "blas/gemm_descriptor.h"
+#include "gpu/blas/cublas_gemm_arguments.h"
+#include "gpu/blas/gemm_descriptor.h"
 #include "gtest/gtest.h"
 
 namespace hmo::gpu::testing_reference {

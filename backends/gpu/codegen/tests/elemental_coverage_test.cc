@@ -7,7 +7,7 @@
 #include <set>
 #include <string>
 
-#include "codegen/gpu_kernel_module.h"
+#include "gpu/codegen/gpu_kernel_module.h"
 #include "gpu_codegen_test_support.h"
 #include "gtest/gtest.h"
 

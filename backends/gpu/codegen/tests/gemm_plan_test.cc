@@ -1,4 +1,4 @@
-// GemmPlanFor (cpu/codegen/gemm_plan.h), which the GPU backend can use to map
+// GemmPlanFor (hmo/codegen/gemm_plan.h), which the GPU backend can use to map
 // dots to a library GEMM: sizes, transpose flags, and the layouts that give
 // no plan.
 
@@ -6,11 +6,11 @@
 #include <optional>
 #include <string>
 
-#include "codegen/gemm_plan.h"
+#include "hmo/codegen/gemm_plan.h"
 #include "gtest/gtest.h"
 #include "hmo/text/hlo_parser.h"
 
-namespace hmo::cpu {
+namespace hmo::codegen {
 namespace {
 
 // The plan of the root dot of a module whose entry is `body`.
@@ -83,4 +83,4 @@ TEST(GemmPlanTest, DotFreeDimensionsSkipBatchAndContracting) {
 }
 
 }  // namespace
-}  // namespace hmo::cpu
+}  // namespace hmo::codegen

@@ -17,8 +17,8 @@
 #include <string_view>
 #include <utility>
 
-#include "codegen/gpu_kernel_module.h"
-#include "compiler/gpu_module_preparation.h"
+#include "gpu/codegen/gpu_kernel_module.h"
+#include "gpu/compiler/gpu_module_preparation.h"
 #include "gtest/gtest.h"
 #include "hmo/text/hlo_parser.h"
 

@@ -12,9 +12,9 @@
 #include <string>
 
 #include "support/test_data.h"
-#include "codegen/gpu_kernel_module.h"
+#include "gpu/codegen/gpu_kernel_module.h"
 #include "gpu_codegen_test_support.h"
-#include "codegen/libdevice_math.h"
+#include "gpu/codegen/libdevice_math.h"
 #include "gtest/gtest.h"
 #include "hmo/text/hlo_parser.h"
 

@@ -21,9 +21,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "codegen/gpu_kernel_emitter.h"
-#include "compiler/gpu_module_preparation.h"
-#include "compiler/host_kernel_library.h"
+#include "gpu/codegen/gpu_kernel_emitter.h"
+#include "gpu/compiler/gpu_module_preparation.h"
+#include "gpu/compiler/host_kernel_library.h"
 #include "hmo/base/status_macros.h"
 #include "hmo/ir/literal.h"
 #include "hmo/text/hlo_parser.h"

@@ -1,5 +1,5 @@
 // GPU kernels of the non-elemental operations (dot, convolution, reduce,
-// reduce-window, gather, scatter, sort), emitted by the CPU backend's op
+// reduce-window, gather, scatter, sort), emitted by the shared op
 // emitters with the GPU target: the iteration count that sizes the launch,
 // the prologue copies of in-place ops, no runtime call left in the PTX, the
 // scatter strategy (atomic add / parallel / one thread), and ptxas accepting
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "codegen/gpu_kernel_module.h"
+#include "gpu/codegen/gpu_kernel_module.h"
 #include "gpu_codegen_test_support.h"
 #include "gtest/gtest.h"
 

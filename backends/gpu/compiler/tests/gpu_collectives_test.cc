@@ -7,8 +7,8 @@
 #include <memory>
 #include <string>
 
-#include "compiler/gpu_collectives.h"
-#include "compiler/gpu_compiler.h"
+#include "gpu/compiler/gpu_collectives.h"
+#include "gpu/compiler/gpu_compiler.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hmo/gpu/cuda_device_query.h"

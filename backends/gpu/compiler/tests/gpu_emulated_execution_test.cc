@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "compiler/gpu_backend.h"
-#include "compiler/gpu_compiler.h"
+#include "gpu/compiler/gpu_backend.h"
+#include "gpu/compiler/gpu_compiler.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hmo/eval/hlo_evaluator.h"

@@ -9,8 +9,8 @@
 #include <string>
 
 #include "support/test_data.h"
-#include "compiler/gpu_backend.h"
-#include "compiler/gpu_compiler.h"
+#include "gpu/compiler/gpu_backend.h"
+#include "gpu/compiler/gpu_compiler.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hmo/gpu/cuda_device_query.h"

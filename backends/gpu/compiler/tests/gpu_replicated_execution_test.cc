@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "compiler/gpu_compiler.h"
+#include "gpu/compiler/gpu_compiler.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hmo/gpu/cuda_device_query.h"

@@ -6,9 +6,9 @@
 #include <memory>
 #include <vector>
 
-#include "compiler/gpu_module_preparation.h"
-#include "compiler/host_emulated_device_runtime.h"
-#include "compiler/host_kernel_library.h"
+#include "gpu/compiler/gpu_module_preparation.h"
+#include "gpu/compiler/host_emulated_device_runtime.h"
+#include "gpu/compiler/host_kernel_library.h"
 #include "gtest/gtest.h"
 #include "hmo/text/hlo_parser.h"
 

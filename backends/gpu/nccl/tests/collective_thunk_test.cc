@@ -10,10 +10,10 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hmo/gpu/cuda_device_query.h"
-#include "nccl/collective_thunk.h"
-#include "nccl/cuda_collective_transport.h"
-#include "nccl/host_collective_transport.h"
-#include "nccl/nccl_library.h"
+#include "gpu/nccl/collective_thunk.h"
+#include "gpu/nccl/cuda_collective_transport.h"
+#include "gpu/nccl/host_collective_transport.h"
+#include "gpu/nccl/nccl_library.h"
 
 #if HMO_GPU_HAVE_CUDA_RUNTIME
 #include <cuda_runtime_api.h>

@@ -171,7 +171,7 @@ class HloModule {
   // the module name as `name-suffix`.
   std::unique_ptr<HloModule> Clone(std::string_view suffix = "") const;
 
-  // Canonical HLO text (see hmo/text/hlo_printer.h); computations in post
+  // Canonical HLO text (see hmo/ir/hlo_printer.h); computations in post
   // order, instructions in schedule order when scheduled.
   std::string ToString() const;
 

@@ -1,0 +1,98 @@
+// Kernel body of reduce (op_emitters.h).
+//
+// reduce(inputs[0..N), inits[0..N)), dimensions=D, to_apply=f: for every
+// output index, N accumulators start at the init values and take, for every
+// index of the reduced dimensions (in increasing order, the most minor
+// reduced dimension innermost), acc = f(acc..., input_values...). The output
+// is one array (N == 1) or a tuple of N arrays, all with the kept dimensions
+// of the inputs in increasing order.
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "hmo/codegen/element_types.h"
+#include "hmo/codegen/op_emitters.h"
+#include "hmo/codegen/window_loops.h"
+#include "hmo/base/status_macros.h"
+
+namespace hmo::codegen {
+namespace {
+
+// Calls body(ivs) for every index of `sizes` (one loop per entry, the last
+// innermost).
+absl::Status EmitIndexLoops(
+    KernelEmitContext& context, const std::vector<int64_t>& sizes, std::vector<llvm::Value*>& ivs,
+    const std::function<absl::Status(const std::vector<llvm::Value*>&)>& body) {
+  if (ivs.size() == sizes.size()) return body(ivs);
+  llvm::IRBuilder<>& b = context.builder();
+  return context.EmitForLoop("reduce.dim", I64(b, 0), I64(b, sizes[ivs.size()]), 1,
+                             [&](llvm::Value* iv) {
+                               ivs.push_back(iv);
+                               absl::Status st = EmitIndexLoops(context, sizes, ivs, body);
+                               ivs.pop_back();
+                               return st;
+                             });
+}
+
+}  // namespace
+
+absl::Status EmitReduce(KernelEmitContext& context) {
+  const HloInstruction& reduce = context.instruction();
+  const int64_t n = reduce.operand_count() / 2;
+  if (n < 1 || reduce.operand_count() != 2 * n || reduce.to_apply() == nullptr) {
+    return absl::InvalidArgumentError("CPU reduce: " + reduce.name() +
+                                      " needs N inputs, N inits and to_apply");
+  }
+  llvm::IRBuilder<>& b = context.builder();
+  const Shape& input_shape = reduce.operand(0)->shape();
+  const int64_t rank = static_cast<int64_t>(input_shape.dimensions().size());
+  const std::vector<int64_t>& reduced = reduce.dimensions();
+  std::vector<int64_t> kept;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (std::find(reduced.begin(), reduced.end(), d) == reduced.end()) kept.push_back(d);
+  }
+  std::vector<int64_t> reduced_sorted = reduced;
+  std::sort(reduced_sorted.begin(), reduced_sorted.end());
+  std::vector<int64_t> reduced_sizes;
+  for (int64_t d : reduced_sorted) reduced_sizes.push_back(input_shape.dimensions()[d]);
+
+  std::vector<IrArray> inputs, inits, outputs;
+  std::vector<llvm::AllocaInst*> accumulators;
+  for (int64_t i = 0; i < n; ++i) {
+    HMO_ASSIGN_OR_RETURN(IrArray input, context.OperandArray(i));
+    HMO_ASSIGN_OR_RETURN(IrArray init, context.OperandArray(n + i));
+    HMO_ASSIGN_OR_RETURN(IrArray output, reduce.shape().IsTuple() ? context.OutputArray({i})
+                                                                  : context.OutputArray());
+    HMO_ASSIGN_OR_RETURN(llvm::Type * type,
+                         ComputeType(init.element_type(), context.llvm_context()));
+    accumulators.push_back(context.EmitEntryAlloca(type, "reduce.acc" + std::to_string(i)));
+    inputs.push_back(std::move(input));
+    inits.push_back(std::move(init));
+    outputs.push_back(std::move(output));
+  }
+
+  return context.EmitParallelLoop(
+      "reduce", outputs[0].shape(), [&](const IrArray::Index& out_index) -> absl::Status {
+        for (int64_t i = 0; i < n; ++i)
+          b.CreateStore(inits[i].EmitReadElement({}, b), accumulators[i]);
+        IrArray::Index input_index(rank);
+        for (size_t k = 0; k < kept.size(); ++k) input_index[kept[k]] = out_index[k];
+        std::vector<llvm::Value*> ivs;
+        HMO_RETURN_IF_ERROR(EmitIndexLoops(
+            context, reduced_sizes, ivs, [&](const std::vector<llvm::Value*>& r) -> absl::Status {
+              for (size_t k = 0; k < r.size(); ++k) input_index[reduced_sorted[k]] = r[k];
+              return EmitAccumulateStep(context, reduce, accumulators, inputs, input_index);
+            }));
+        for (int64_t i = 0; i < n; ++i) {
+          outputs[i].EmitWriteElement(
+              out_index, b.CreateLoad(accumulators[i]->getAllocatedType(), accumulators[i]), b);
+        }
+        return absl::OkStatus();
+      });
+}
+
+}  // namespace hmo::codegen

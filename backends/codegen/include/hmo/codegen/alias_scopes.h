@@ -1,0 +1,36 @@
+#ifndef HMO_CODEGEN_ALIAS_SCOPES_H_
+#define HMO_CODEGEN_ALIAS_SCOPES_H_
+
+// Scoped-alias metadata for a kernel whose output buffers are disjoint from
+// each other and from every buffer it reads: each output gets its own scope
+// and every other access is marked as not aliasing it, so LLVM's vectorizer
+// needs no runtime overlap checks. Kernels updating a buffer in place (an
+// output slice overlapping an input slice) get no metadata.
+
+#include <set>
+#include <vector>
+
+#include "hmo/codegen/ir_array.h"
+#include "hmo/analysis/buffer_assignment.h"
+#include "hmo/ir/hlo_instruction.h"
+#include "llvm/IR/LLVMContext.h"
+
+namespace hmo::codegen {
+
+// The slices an operand array is read from: none for a constant (read from
+// its read-only global), else the instruction's slices at `index`.
+std::set<BufferAssignment::Slice> ReadSlices(const BufferAssignment& assignment,
+                                             const HloInstruction& instruction,
+                                             const ShapeIndex& index = {});
+
+// Annotates `outputs` (written through `output_slices`) and `inputs` (read
+// through `input_slices`) when every output slice overlaps no other output
+// slice and no input slice. Returns whether it did.
+bool AnnotateDisjointAccesses(llvm::LLVMContext& context, std::vector<IrArray*> outputs,
+                              const std::vector<std::set<BufferAssignment::Slice>>& output_slices,
+                              std::vector<IrArray*> inputs,
+                              const std::vector<std::set<BufferAssignment::Slice>>& input_slices);
+
+}  // namespace hmo::codegen
+
+#endif  // HMO_CODEGEN_ALIAS_SCOPES_H_

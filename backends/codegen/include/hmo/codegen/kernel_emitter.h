@@ -1,0 +1,33 @@
+#ifndef HMO_CODEGEN_KERNEL_EMITTER_H_
+#define HMO_CODEGEN_KERNEL_EMITTER_H_
+
+// The body of the kernel computing one instruction: dispatches fusions to
+// fusion_emitter.h, dot/convolution/reduce/... to op_emitters.h, and emits
+// elemental instructions as one loop nest over their output.
+
+#include "absl/status/status.h"
+#include "hmo/codegen/kernel_emit_context.h"
+
+namespace hmo::codegen {
+
+// Whether the instruction is computed by a kernel (else it is data movement
+// or control flow that the computation's function handles).
+bool NeedsKernel(const HloInstruction& instruction);
+
+// Emits the kernel body for context.instruction().
+absl::Status EmitKernelBody(KernelEmitContext& context);
+
+// Whether EmitKernelBody emits `instruction` with an op emitter
+// (op_emitters.h) rather than element by element.
+bool HasOpEmitter(const HloInstruction& instruction);
+
+// One loop over `output`'s shape writing generator(index) at each index;
+// a single flat loop over the elements when `flat` (the generator then
+// receives a rank-1 index; the caller guarantees every array it reads has
+// the output's dimensions and layout).
+absl::Status EmitElementLoop(KernelEmitContext& context, const IrArray& output,
+                             const ElementGenerator& generator, bool flat);
+
+}  // namespace hmo::codegen
+
+#endif  // HMO_CODEGEN_KERNEL_EMITTER_H_

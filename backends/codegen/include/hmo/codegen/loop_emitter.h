@@ -1,0 +1,35 @@
+#ifndef HMO_CODEGEN_LOOP_EMITTER_H_
+#define HMO_CODEGEN_LOOP_EMITTER_H_
+
+// Loops in generated code: a counted loop, and a nest of counted loops over
+// every index of an array shape with the most-minor dimension innermost
+// (contiguous accesses in the innermost loop, which the vectorizer wants).
+// Induction variables are i64 starting at 0 (EmitForLoop: at `start`).
+// The builder is left positioned after the loop(s).
+
+#include <functional>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "hmo/codegen/ir_array.h"
+#include "hmo/ir/shape.h"
+#include "llvm/IR/IRBuilder.h"
+
+namespace hmo::codegen {
+
+// for (iv = start; iv < end; iv += step) body(iv). `start`, `end` are i64;
+// step > 0. The body may create blocks; it must leave the builder in the
+// block that continues to the next iteration.
+absl::Status EmitForLoop(llvm::IRBuilderBase& b, std::string_view name, llvm::Value* start,
+                         llvm::Value* end, int64_t step,
+                         const std::function<absl::Status(llvm::Value* iv)>& body);
+
+// Calls body(index) for every index of `shape` (an array shape; its layout,
+// or the default, orders the loops). A shape with no elements emits nothing;
+// a scalar calls body once with an empty index and no loop.
+absl::Status EmitLoopNest(llvm::IRBuilderBase& b, std::string_view name, const Shape& shape,
+                          const std::function<absl::Status(const IrArray::Index& index)>& body);
+
+}  // namespace hmo::codegen
+
+#endif  // HMO_CODEGEN_LOOP_EMITTER_H_

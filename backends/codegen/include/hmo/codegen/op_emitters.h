@@ -1,0 +1,43 @@
+#ifndef HMO_CODEGEN_OP_EMITTERS_H_
+#define HMO_CODEGEN_OP_EMITTERS_H_
+
+// Kernel bodies of the non-elemental operations. Each function emits the
+// whole body of the kernel computing context.instruction() (whose opcode is
+// the one in the function's name) into the kernel the context describes:
+// it reads the operands' arrays and writes the output array(s) through the
+// context, and returns with the builder where the kernel returns.
+// Errors (e.g. an unsupported element type or configuration) are
+// UnimplementedError / InvalidArgumentError naming the instruction.
+//
+// Each emits its outermost loop over the output (for scatter: over the
+// updates; for sort: over the rows) with context.EmitParallelLoop and every
+// inner loop sequentially, so the same body serves a sequential target (CPU)
+// and a concurrent one (GPU: one grid-stride loop). Target differences
+// (KernelTarget in kernel_emit_context.h):
+//  - runtime calls unavailable: dot and convolution never call the runtime
+//    GEMM / conv2d; sort sorts each row with an inlined insertion sort;
+//  - launcher initializes outputs: scatter and sort record their
+//    operand -> output copies (context.output_initializations()) instead of
+//    emitting them, and update the outputs in place;
+//  - concurrent parallel iterations: scatter picks a parallel, atomic-add or
+//    single-thread update loop (scatter_emitter.cc).
+
+#include "absl/status/status.h"
+#include "hmo/codegen/kernel_emit_context.h"
+
+namespace hmo::codegen {
+
+absl::Status EmitDot(KernelEmitContext& context);               // dot_emitter.cc
+absl::Status EmitConvolution(KernelEmitContext& context);       // convolution_emitter.cc
+absl::Status EmitReduce(KernelEmitContext& context);            // reduce_emitter.cc
+absl::Status EmitReduceWindow(KernelEmitContext& context);      // reduce_window_emitter.cc
+absl::Status EmitGather(KernelEmitContext& context);            // gather_emitter.cc
+absl::Status EmitScatter(KernelEmitContext& context);           // scatter_emitter.cc
+absl::Status EmitSort(KernelEmitContext& context);              // sort_emitter.cc
+absl::Status EmitSelectAndScatter(KernelEmitContext& context);  // select_and_scatter_emitter.cc
+// topk, and the TopK custom call.
+absl::Status EmitTopK(KernelEmitContext& context);  // topk_emitter.cc
+
+}  // namespace hmo::codegen
+
+#endif  // HMO_CODEGEN_OP_EMITTERS_H_

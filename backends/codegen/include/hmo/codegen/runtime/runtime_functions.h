@@ -1,0 +1,155 @@
+// The library functions that JIT-compiled CPU code calls.
+//
+// Generated code declares each function below with the matching LLVM type and
+// calls it by name; the JIT resolves the names to the addresses listed by
+// hmo::codegen::RuntimeSymbols() (passed as JitOptions::symbols), so nothing here
+// has to be exported from the plugin's shared object.
+//
+// Conventions shared by every function:
+//   - All arrays are dense and row-major in the order the comment states;
+//     generated code transposes (copies) operands whose layout differs.
+//   - Sizes and counts are int64_t; boolean flags are int32_t (0 = false).
+//   - Output buffers never alias input buffers unless a comment says so.
+//   - Sizes handed to BLAS (GEMM m, n, k; a convolution's output pixels per
+//     image, output features and kernel_rows*kernel_cols*input_features per
+//     group) must be below 2^31, BLAS's int.
+//   - The functions cannot fail: their preconditions are the caller's to keep
+//     (codegen validates shapes before emitting a call), and they never throw.
+
+#ifndef HMO_CODEGEN_RUNTIME_RUNTIME_FUNCTIONS_H_
+#define HMO_CODEGEN_RUNTIME_RUNTIME_FUNCTIONS_H_
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+extern "C" {
+
+// ---------------------------------------------------------------------------
+// Batched matrix multiplication (BLAS).
+//
+// For each b in [0, batch):
+//   out[b] (m x n, row-major) = op(lhs[b]) * op(rhs[b])
+// where lhs[b] is m x k row-major (stored k x m when transpose_lhs != 0) and
+// rhs[b] is k x n row-major (stored n x k when transpose_rhs != 0). The batches
+// of every array are contiguous: lhs[b] starts at lhs + b*m*k, rhs[b] at
+// rhs + b*k*n and out[b] at out + b*m*n. `out` is overwritten (not accumulated
+// into). m, n or k may be 0; with k == 0 the output is all zeros.
+void __hmo_cpu_gemm_f32(float* out, const float* lhs, const float* rhs, int64_t batch, int64_t m,
+                        int64_t n, int64_t k, int32_t transpose_lhs, int32_t transpose_rhs);
+void __hmo_cpu_gemm_f64(double* out, const double* lhs, const double* rhs, int64_t batch, int64_t m,
+                        int64_t n, int64_t k, int32_t transpose_lhs, int32_t transpose_rhs);
+
+// ---------------------------------------------------------------------------
+// 2-D convolution, f32.
+//
+// Layouts (all dense, row-major in the order written):
+//   input  [batch, input_rows, input_cols, input_features]            (NHWC)
+//   filter [kernel_rows, kernel_cols, input_features / feature_group_count,
+//           output_features]                                          (HWIO)
+//   output [batch, output_rows, output_cols, output_features]         (NHWC)
+//
+// Semantics (the HLO convolution with batch_group_count == 1): the input is
+// first dilated by lhs_dilation (dilation d puts d-1 zeros between adjacent
+// elements, so a size-s dimension becomes (s-1)*d+1 long), then padded with
+// pad_low zeros before and pad_high zeros after (negative padding crops); the
+// kernel is dilated by rhs_dilation the same way. Output position (r, c) reads
+// the padded, dilated input at row r*stride_rows + kr*rhs_dilation_rows (and
+// likewise for columns) for every kernel tap kr. The caller computes
+// output_rows/output_cols from these (the standard
+// floor((padded - dilated_kernel) / stride) + 1) and passes them.
+//
+// Feature groups: with G = feature_group_count, input feature block g
+// (features [g*C/G, (g+1)*C/G)) is convolved only with output feature block g
+// (features [g*O/G, (g+1)*O/G)). input_features and output_features must be
+// divisible by G. Depthwise convolution is G == input_features.
+//
+// A 1-D convolution is a 2-D one with rows (input, kernel, output) of size 1.
+struct HmoCpuConv2DShape {
+  int64_t batch;
+  int64_t input_rows;
+  int64_t input_cols;
+  int64_t input_features;  // C: all input features, across every group.
+  int64_t kernel_rows;
+  int64_t kernel_cols;
+  int64_t output_features;  // O: all output features, across every group.
+  int64_t output_rows;
+  int64_t output_cols;
+  int64_t stride_rows;  // >= 1
+  int64_t stride_cols;  // >= 1
+  int64_t pad_low_rows;
+  int64_t pad_high_rows;
+  int64_t pad_low_cols;
+  int64_t pad_high_cols;
+  int64_t lhs_dilation_rows;    // >= 1; input (base) dilation
+  int64_t lhs_dilation_cols;    // >= 1
+  int64_t rhs_dilation_rows;    // >= 1; kernel (window) dilation
+  int64_t rhs_dilation_cols;    // >= 1
+  int64_t feature_group_count;  // >= 1
+};
+
+// Writes the convolution of `input` with `filter` described by `shape` to
+// `output` (overwritten). Grouped convolutions run one im2col + SGEMM per
+// group; depthwise ones (one input feature per group) run a direct loop.
+// `shape` is only read during the call.
+void __hmo_cpu_conv2d_f32(float* output, const float* input, const float* filter,
+                          const HmoCpuConv2DShape* shape);
+
+// The same for bf16 input, filter and output (raw bf16 bits): the operands
+// are widened to f32, convolved by __hmo_cpu_conv2d_f32 (f32 accumulation)
+// and the result rounded to bf16 (nearest even) once, as XLA:CPU computes a
+// bf16 convolution. Uses heap scratch of the f32 sizes for the call.
+void __hmo_cpu_conv2d_bf16(uint16_t* output, const uint16_t* input, const uint16_t* filter,
+                           const HmoCpuConv2DShape* shape);
+
+// ---------------------------------------------------------------------------
+// Multi-operand sort.
+//
+// Each operand i is an array of shape [outer, sort_size, inner] (dense,
+// row-major) of element_bytes[i]-byte elements; operands[i] points at its
+// first byte. For every (o, j) in [0, outer) x [0, inner), the sort_size
+// elements at operands[i] + ((o*sort_size + s)*inner + j)*element_bytes[i],
+// s in [0, sort_size), are permuted in place — every operand by the same
+// permutation — into the order that `less_than` defines.
+//
+// less_than(result, elements) compares two positions `a` (lhs) and `b` (rhs):
+// `elements` holds 2*num_operands pointers, in the order
+//   lhs of operand 0, rhs of operand 0, lhs of operand 1, rhs of operand 1, ...
+// and the comparator writes 1 to the byte at `result` when lhs sorts strictly
+// before rhs, else 0. It must be a strict weak order for the result to be
+// sorted; an inconsistent comparator (e.g. one ordering NaNs badly) yields
+// some permutation of the inputs but never reads or writes out of bounds.
+//
+// The sort is always stable (equal elements keep their input order), so
+// is_stable only records what the HLO asked for.
+void __hmo_cpu_sort(int64_t outer, int64_t sort_size, int64_t inner, int32_t num_operands,
+                    char** operands, const int64_t* element_bytes, int32_t is_stable,
+                    void (*less_than)(char* result_pred_i8, char** elements));
+
+// ---------------------------------------------------------------------------
+// Half- and bfloat16-precision conversions, for targets or code paths where
+// generated code does not emit the conversion inline. Values are passed as
+// their raw 16-bit patterns.
+
+// IEEE binary16 -> binary32; exact (subnormals, infinities and NaNs kept).
+float __hmo_cpu_f16_to_f32(uint16_t value);
+// binary32 -> IEEE binary16, rounding to nearest, ties to even; overflow gives
+// infinity, NaNs stay (quiet) NaNs with the sign kept.
+uint16_t __hmo_cpu_f32_to_f16(float value);
+// bfloat16 -> binary32; exact.
+float __hmo_cpu_bf16_to_f32(uint16_t value);
+// binary32 -> bfloat16, rounding to nearest, ties to even; NaNs stay NaNs.
+uint16_t __hmo_cpu_f32_to_bf16(float value);
+
+}  // extern "C"
+
+namespace hmo::codegen {
+
+// Every function declared above, as (symbol name, address) pairs, for
+// JitOptions::symbols. The names are exactly the C names above.
+std::vector<std::pair<std::string, void*>> RuntimeSymbols();
+
+}  // namespace hmo::codegen
+
+#endif  // HMO_CODEGEN_RUNTIME_RUNTIME_FUNCTIONS_H_

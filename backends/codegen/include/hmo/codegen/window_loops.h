@@ -1,0 +1,90 @@
+#ifndef HMO_CODEGEN_WINDOW_LOOPS_H_
+#define HMO_CODEGEN_WINDOW_LOOPS_H_
+
+// Helpers shared by the windowed and indexed op emitters (reduce-window,
+// convolution, gather, scatter): nested counted loops over a list of sizes,
+// and a guarded block that runs only when a condition holds.
+
+#include <cstdint>
+#include <string>
+#include <functional>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "hmo/codegen/kernel_emit_context.h"
+
+namespace hmo::codegen {
+
+// Calls body(ivs) once for every index of `sizes`: one i64 loop per entry,
+// the last one innermost. With no sizes, calls body({}) once.
+inline absl::Status EmitLoopsOverSizes(
+    KernelEmitContext& context, std::string_view name, const std::vector<int64_t>& sizes,
+    const std::function<absl::Status(const std::vector<llvm::Value*>&)>& body) {
+  std::vector<llvm::Value*> ivs;
+  std::function<absl::Status()> level = [&]() -> absl::Status {
+    if (ivs.size() == sizes.size()) return body(ivs);
+    llvm::IRBuilder<>& b = context.builder();
+    return context.EmitForLoop(name, I64(b, 0), I64(b, sizes[ivs.size()]), 1,
+                               [&](llvm::Value* iv) -> absl::Status {
+                                 ivs.push_back(iv);
+                                 absl::Status st = level();
+                                 ivs.pop_back();
+                                 return st;
+                               });
+  };
+  return level();
+}
+
+// Emits `body` in a block entered only when `condition` (i1) holds; the
+// builder continues after it either way.
+inline absl::Status EmitIf(KernelEmitContext& context, llvm::Value* condition,
+                           std::string_view name, const std::function<absl::Status()>& body) {
+  llvm::IRBuilder<>& b = context.builder();
+  llvm::Function* function = b.GetInsertBlock()->getParent();
+  llvm::BasicBlock* then_block =
+      llvm::BasicBlock::Create(context.llvm_context(), std::string(name) + ".then", function);
+  llvm::BasicBlock* after_block =
+      llvm::BasicBlock::Create(context.llvm_context(), std::string(name) + ".after", function);
+  b.CreateCondBr(condition, then_block, after_block);
+  b.SetInsertPoint(then_block);
+  absl::Status st = body();
+  if (!st.ok()) return st;
+  b.CreateBr(after_block);
+  b.SetInsertPoint(after_block);
+  return absl::OkStatus();
+}
+
+// `value` (i64) in [0, limit).
+inline llvm::Value* EmitInRange(llvm::IRBuilderBase& b, llvm::Value* value, int64_t limit) {
+  return b.CreateICmpULT(value, I64(b, limit));
+}
+
+// One reduction step of reduce and reduce-window: the N accumulators
+// become to_apply(accumulators..., inputs[i] at `index`...).
+inline absl::Status EmitAccumulateStep(KernelEmitContext& context, const HloInstruction& op,
+                                       const std::vector<llvm::AllocaInst*>& accumulators,
+                                       const std::vector<IrArray>& inputs,
+                                       const IrArray::Index& index) {
+  llvm::IRBuilderBase& b = context.builder();
+  const size_t n = accumulators.size();
+  std::vector<llvm::Value*> args;
+  for (llvm::AllocaInst* accumulator : accumulators) {
+    args.push_back(b.CreateLoad(accumulator->getAllocatedType(), accumulator));
+  }
+  for (size_t i = 0; i < n; ++i) args.push_back(inputs[i].EmitReadElement(index, b));
+  absl::StatusOr<std::vector<llvm::Value*>> results =
+      context.EmitScalarComputation(*op.to_apply(), args);
+  if (!results.ok()) return results.status();
+  if (results->size() != n) {
+    return absl::InvalidArgumentError("CPU " + std::string(HloOpcodeString(op.opcode())) +
+                                      ": to_apply of " + op.name() +
+                                      " does not return one value per input");
+  }
+  for (size_t i = 0; i < n; ++i) b.CreateStore((*results)[i], accumulators[i]);
+  return absl::OkStatus();
+}
+
+}  // namespace hmo::codegen
+
+#endif  // HMO_CODEGEN_WINDOW_LOOPS_H_

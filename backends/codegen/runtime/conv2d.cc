@@ -1,0 +1,191 @@
+// 2-D f32 convolution (NHWC input, HWIO filter, NHWC output).
+//
+// General and grouped convolutions lower to im2col + one SGEMM per (image,
+// group): the patch matrix has one row per output pixel and one column per
+// (kernel row, kernel col, group input feature), which is exactly the row
+// order of the HWIO filter, so the filter is used in place as the GEMM's rhs
+// (its group's output columns selected through the leading dimension).
+// Depthwise convolutions (one input feature per group) would give GEMMs with
+// K = kernel taps and N = channel multiplier — too thin for BLAS — so they run
+// a direct loop whose innermost dimension is the contiguous output feature.
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "hmo/codegen/runtime/runtime_functions.h"
+
+namespace {
+
+// Maps an output pixel's kernel tap along one dimension to an input index, or
+// -1 when it falls on padding or on a hole inserted by input dilation.
+struct DimensionMap {
+  int64_t input_size;
+  int64_t stride;
+  int64_t pad_low;
+  int64_t lhs_dilation;
+  int64_t rhs_dilation;
+
+  int64_t InputIndex(int64_t output_index, int64_t kernel_index) const {
+    const int64_t dilated = output_index * stride + kernel_index * rhs_dilation - pad_low;
+    if (dilated < 0 || dilated % lhs_dilation != 0) return -1;
+    const int64_t index = dilated / lhs_dilation;
+    return index < input_size ? index : -1;
+  }
+};
+
+DimensionMap RowMap(const HmoCpuConv2DShape& s) {
+  return {s.input_rows, s.stride_rows, s.pad_low_rows, s.lhs_dilation_rows, s.rhs_dilation_rows};
+}
+DimensionMap ColMap(const HmoCpuConv2DShape& s) {
+  return {s.input_cols, s.stride_cols, s.pad_low_cols, s.lhs_dilation_cols, s.rhs_dilation_cols};
+}
+
+bool IsPointwise(const HmoCpuConv2DShape& s) {
+  return s.kernel_rows == 1 && s.kernel_cols == 1 && s.stride_rows == 1 && s.stride_cols == 1 &&
+         s.pad_low_rows == 0 && s.pad_high_rows == 0 && s.pad_low_cols == 0 &&
+         s.pad_high_cols == 0 && s.lhs_dilation_rows == 1 && s.lhs_dilation_cols == 1 &&
+         s.feature_group_count == 1 && s.output_rows == s.input_rows &&
+         s.output_cols == s.input_cols;
+}
+
+// C[m x n] = A[m x k] * B[k x n] with the given leading dimensions.
+void Sgemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
+           int64_t ldb, float* c, int64_t ldc) {
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<blasint>(m),
+              static_cast<blasint>(n), static_cast<blasint>(k), 1.0f, a, static_cast<blasint>(lda),
+              b, static_cast<blasint>(ldb), 0.0f, c, static_cast<blasint>(ldc));
+}
+
+// Upper bound on the patch matrix, in floats (4 MiB): large images are
+// convolved a band of output rows at a time so the scratch stays cache- and
+// memory-friendly instead of growing with the image.
+constexpr int64_t kMaxPatchFloats = int64_t{1} << 20;
+
+void ConvolveIm2Col(float* output, const float* input, const float* filter,
+                    const HmoCpuConv2DShape& s) {
+  const int64_t groups = s.feature_group_count;
+  const int64_t group_inputs = s.input_features / groups;
+  const int64_t group_outputs = s.output_features / groups;
+  const int64_t patch = s.kernel_rows * s.kernel_cols * group_inputs;
+  const int64_t row_floats = s.output_cols * patch;
+  const int64_t band_rows = std::clamp<int64_t>(kMaxPatchFloats / row_floats, 1, s.output_rows);
+  const DimensionMap rows = RowMap(s);
+  const DimensionMap cols = ColMap(s);
+  std::vector<float> patches(static_cast<size_t>(band_rows * row_floats));
+  for (int64_t b = 0; b < s.batch; ++b) {
+    const float* image = input + b * s.input_rows * s.input_cols * s.input_features;
+    for (int64_t first_row = 0; first_row < s.output_rows; first_row += band_rows) {
+      const int64_t last_row = std::min(first_row + band_rows, s.output_rows);
+      float* band_output =
+          output + ((b * s.output_rows + first_row) * s.output_cols) * s.output_features;
+      for (int64_t g = 0; g < groups; ++g) {
+        float* row_out = patches.data();
+        for (int64_t r = first_row; r < last_row; ++r) {
+          for (int64_t c = 0; c < s.output_cols; ++c) {
+            for (int64_t kr = 0; kr < s.kernel_rows; ++kr) {
+              const int64_t ir = rows.InputIndex(r, kr);
+              for (int64_t kc = 0; kc < s.kernel_cols; ++kc) {
+                const int64_t ic = ir < 0 ? -1 : cols.InputIndex(c, kc);
+                if (ic < 0) {
+                  std::fill(row_out, row_out + group_inputs, 0.0f);
+                } else {
+                  const float* src =
+                      image + (ir * s.input_cols + ic) * s.input_features + g * group_inputs;
+                  std::copy(src, src + group_inputs, row_out);
+                }
+                row_out += group_inputs;
+              }
+            }
+          }
+        }
+        Sgemm((last_row - first_row) * s.output_cols, group_outputs, patch, patches.data(), patch,
+              filter + g * group_outputs, s.output_features, band_output + g * group_outputs,
+              s.output_features);
+      }
+    }
+  }
+}
+
+void ConvolveDepthwise(float* output, const float* input, const float* filter,
+                       const HmoCpuConv2DShape& s) {
+  // Output feature o belongs to group o / multiplier, whose one input feature
+  // is that same index.
+  const int64_t features = s.output_features;
+  const int64_t multiplier = features / s.input_features;
+  const DimensionMap rows = RowMap(s);
+  const DimensionMap cols = ColMap(s);
+  std::vector<float> expanded_input(static_cast<size_t>(features));
+  for (int64_t b = 0; b < s.batch; ++b) {
+    const float* image = input + b * s.input_rows * s.input_cols * s.input_features;
+    for (int64_t r = 0; r < s.output_rows; ++r) {
+      for (int64_t c = 0; c < s.output_cols; ++c) {
+        float* out = output + ((b * s.output_rows + r) * s.output_cols + c) * features;
+        std::fill(out, out + features, 0.0f);
+        for (int64_t kr = 0; kr < s.kernel_rows; ++kr) {
+          const int64_t ir = rows.InputIndex(r, kr);
+          if (ir < 0) continue;
+          for (int64_t kc = 0; kc < s.kernel_cols; ++kc) {
+            const int64_t ic = cols.InputIndex(c, kc);
+            if (ic < 0) continue;
+            const float* in = image + (ir * s.input_cols + ic) * s.input_features;
+            const float* taps = filter + (kr * s.kernel_cols + kc) * features;
+            if (multiplier == 1) {
+              for (int64_t o = 0; o < features; ++o) out[o] += in[o] * taps[o];
+            } else {
+              for (int64_t o = 0; o < features; ++o) out[o] += in[o / multiplier] * taps[o];
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+extern "C" void __hmo_cpu_conv2d_f32(float* output, const float* input, const float* filter,
+                                     const HmoCpuConv2DShape* shape) {
+  const HmoCpuConv2DShape& s = *shape;
+  const int64_t output_elements = s.batch * s.output_rows * s.output_cols * s.output_features;
+  if (output_elements <= 0) return;
+  const int64_t group_inputs = s.input_features / s.feature_group_count;
+  if (group_inputs == 0 || s.kernel_rows == 0 || s.kernel_cols == 0) {
+    // An empty contraction: every output is the empty sum.
+    std::fill(output, output + output_elements, 0.0f);
+    return;
+  }
+  if (IsPointwise(s)) {
+    // A 1x1 kernel over an undilated, unpadded, unstrided image: the NHWC
+    // input already is the [pixels, features] patch matrix.
+    const int64_t pixels = s.batch * s.input_rows * s.input_cols;
+    Sgemm(pixels, s.output_features, s.input_features, input, s.input_features, filter,
+          s.output_features, output, s.output_features);
+    return;
+  }
+  if (group_inputs == 1 && s.feature_group_count > 1) {
+    ConvolveDepthwise(output, input, filter, s);
+    return;
+  }
+  ConvolveIm2Col(output, input, filter, s);
+}
+
+extern "C" void __hmo_cpu_conv2d_bf16(uint16_t* output, const uint16_t* input,
+                                      const uint16_t* filter, const HmoCpuConv2DShape* shape) {
+  const HmoCpuConv2DShape& s = *shape;
+  const int64_t input_elements = s.batch * s.input_rows * s.input_cols * s.input_features;
+  const int64_t filter_elements = s.kernel_rows * s.kernel_cols *
+                                  (s.input_features / std::max<int64_t>(1, s.feature_group_count)) *
+                                  s.output_features;
+  const int64_t output_elements = s.batch * s.output_rows * s.output_cols * s.output_features;
+  if (output_elements <= 0) return;
+  std::vector<float> wide_input(static_cast<size_t>(std::max<int64_t>(0, input_elements)));
+  std::vector<float> wide_filter(static_cast<size_t>(std::max<int64_t>(0, filter_elements)));
+  std::vector<float> wide_output(static_cast<size_t>(output_elements));
+  for (int64_t i = 0; i < input_elements; ++i) wide_input[i] = __hmo_cpu_bf16_to_f32(input[i]);
+  for (int64_t i = 0; i < filter_elements; ++i) wide_filter[i] = __hmo_cpu_bf16_to_f32(filter[i]);
+  __hmo_cpu_conv2d_f32(wide_output.data(), wide_input.data(), wide_filter.data(), shape);
+  for (int64_t i = 0; i < output_elements; ++i) output[i] = __hmo_cpu_f32_to_bf16(wide_output[i]);
+}

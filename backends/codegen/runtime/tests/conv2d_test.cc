@@ -1,0 +1,192 @@
+// __hmo_cpu_conv2d_f32 against a reference that materializes the dilated,
+// padded input and the dilated kernel and then slides a plain window.
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "hmo/codegen/runtime/runtime_functions.h"
+
+namespace {
+
+struct ConvCase {
+  const char* name;
+  int64_t batch, rows, cols, features;
+  int64_t kernel_rows, kernel_cols, output_features;
+  int64_t stride_rows, stride_cols;
+  int64_t pad_low_rows, pad_high_rows, pad_low_cols, pad_high_cols;
+  int64_t lhs_dilation_rows, lhs_dilation_cols;
+  int64_t rhs_dilation_rows, rhs_dilation_cols;
+  int64_t groups;
+};
+
+int64_t Dilated(int64_t size, int64_t dilation) {
+  return size == 0 ? 0 : (size - 1) * dilation + 1;
+}
+
+HmoCpuConv2DShape ShapeFor(const ConvCase& c) {
+  HmoCpuConv2DShape s{};
+  s.batch = c.batch;
+  s.input_rows = c.rows;
+  s.input_cols = c.cols;
+  s.input_features = c.features;
+  s.kernel_rows = c.kernel_rows;
+  s.kernel_cols = c.kernel_cols;
+  s.output_features = c.output_features;
+  s.stride_rows = c.stride_rows;
+  s.stride_cols = c.stride_cols;
+  s.pad_low_rows = c.pad_low_rows;
+  s.pad_high_rows = c.pad_high_rows;
+  s.pad_low_cols = c.pad_low_cols;
+  s.pad_high_cols = c.pad_high_cols;
+  s.lhs_dilation_rows = c.lhs_dilation_rows;
+  s.lhs_dilation_cols = c.lhs_dilation_cols;
+  s.rhs_dilation_rows = c.rhs_dilation_rows;
+  s.rhs_dilation_cols = c.rhs_dilation_cols;
+  s.feature_group_count = c.groups;
+  const int64_t padded_rows =
+      c.pad_low_rows + Dilated(c.rows, c.lhs_dilation_rows) + c.pad_high_rows;
+  const int64_t padded_cols =
+      c.pad_low_cols + Dilated(c.cols, c.lhs_dilation_cols) + c.pad_high_cols;
+  s.output_rows = (padded_rows - Dilated(c.kernel_rows, c.rhs_dilation_rows)) / c.stride_rows + 1;
+  s.output_cols = (padded_cols - Dilated(c.kernel_cols, c.rhs_dilation_cols)) / c.stride_cols + 1;
+  return s;
+}
+
+std::vector<float> Reference(const HmoCpuConv2DShape& s, const std::vector<float>& input,
+                             const std::vector<float>& filter) {
+  const int64_t C = s.input_features, O = s.output_features, G = s.feature_group_count;
+  const int64_t Cg = C / G, Og = O / G;
+  // The input, dilated then padded (negative padding crops).
+  const int64_t dilated_rows = Dilated(s.input_rows, s.lhs_dilation_rows);
+  const int64_t dilated_cols = Dilated(s.input_cols, s.lhs_dilation_cols);
+  const int64_t pr = s.pad_low_rows + dilated_rows + s.pad_high_rows;
+  const int64_t pc = s.pad_low_cols + dilated_cols + s.pad_high_cols;
+  std::vector<float> padded(s.batch * pr * pc * C, 0.0f);
+  for (int64_t b = 0; b < s.batch; ++b)
+    for (int64_t r = 0; r < s.input_rows; ++r)
+      for (int64_t c = 0; c < s.input_cols; ++c) {
+        const int64_t prow = r * s.lhs_dilation_rows + s.pad_low_rows;
+        const int64_t pcol = c * s.lhs_dilation_cols + s.pad_low_cols;
+        if (prow < 0 || prow >= pr || pcol < 0 || pcol >= pc) continue;
+        for (int64_t f = 0; f < C; ++f)
+          padded[((b * pr + prow) * pc + pcol) * C + f] =
+              input[((b * s.input_rows + r) * s.input_cols + c) * C + f];
+      }
+  // The kernel, dilated.
+  const int64_t kr = Dilated(s.kernel_rows, s.rhs_dilation_rows);
+  const int64_t kc = Dilated(s.kernel_cols, s.rhs_dilation_cols);
+  std::vector<float> kernel(kr * kc * Cg * O, 0.0f);
+  for (int64_t r = 0; r < s.kernel_rows; ++r)
+    for (int64_t c = 0; c < s.kernel_cols; ++c)
+      for (int64_t i = 0; i < Cg * O; ++i)
+        kernel[((r * s.rhs_dilation_rows) * kc + c * s.rhs_dilation_cols) * Cg * O + i] =
+            filter[(r * s.kernel_cols + c) * Cg * O + i];
+  std::vector<float> out(s.batch * s.output_rows * s.output_cols * O, 0.0f);
+  for (int64_t b = 0; b < s.batch; ++b)
+    for (int64_t r = 0; r < s.output_rows; ++r)
+      for (int64_t c = 0; c < s.output_cols; ++c)
+        for (int64_t o = 0; o < O; ++o) {
+          const int64_t g = o / Og;
+          double sum = 0;
+          for (int64_t a = 0; a < kr; ++a)
+            for (int64_t d = 0; d < kc; ++d)
+              for (int64_t ci = 0; ci < Cg; ++ci)
+                sum += padded[((b * pr + r * s.stride_rows + a) * pc + c * s.stride_cols + d) * C +
+                              g * Cg + ci] *
+                       kernel[((a * kc + d) * Cg + ci) * O + o];
+          out[((b * s.output_rows + r) * s.output_cols + c) * O + o] = static_cast<float>(sum);
+        }
+  return out;
+}
+
+std::vector<float> Random(int64_t size, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> values(size);
+  for (float& v : values) v = dist(rng);
+  return values;
+}
+
+class Conv2DTest : public ::testing::TestWithParam<ConvCase> {};
+
+TEST_P(Conv2DTest, MatchesReference) {
+  const HmoCpuConv2DShape s = ShapeFor(GetParam());
+  ASSERT_GT(s.output_rows, 0);
+  ASSERT_GT(s.output_cols, 0);
+  const auto input = Random(s.batch * s.input_rows * s.input_cols * s.input_features, 11);
+  const auto filter = Random(s.kernel_rows * s.kernel_cols *
+                                 (s.input_features / s.feature_group_count) * s.output_features,
+                             12);
+  std::vector<float> out(s.batch * s.output_rows * s.output_cols * s.output_features, 99.0f);
+  __hmo_cpu_conv2d_f32(out.data(), input.data(), filter.data(), &s);
+  const auto expected = Reference(s, input, filter);
+  ASSERT_EQ(out.size(), expected.size());
+  for (size_t i = 0; i < out.size(); ++i) ASSERT_NEAR(out[i], expected[i], 1e-4f) << "at " << i;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, Conv2DTest,
+    ::testing::Values(
+        // name, N H W C, KH KW O, strides, pads (lo/hi rows, lo/hi cols), lhs dil, rhs dil, groups
+        ConvCase{"Valid3x3", 2, 6, 5, 3, 3, 3, 4, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 1},
+        ConvCase{"SamePadded", 1, 5, 5, 2, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+        ConvCase{"StridedPaddedDilated", 2, 9, 8, 3, 3, 2, 5, 2, 3, 2, 1, 1, 2, 1, 1, 2, 3, 1},
+        ConvCase{"InputDilated", 1, 4, 5, 2, 2, 3, 3, 1, 2, 1, 0, 2, 1, 2, 3, 1, 1, 1},
+        ConvCase{"NegativePadding", 1, 7, 7, 2, 2, 2, 2, 1, 1, -1, -2, 0, -1, 1, 1, 1, 1, 1},
+        ConvCase{"Grouped", 2, 5, 6, 6, 3, 2, 4, 1, 2, 1, 1, 0, 1, 1, 1, 1, 2, 2},
+        ConvCase{"Pointwise", 2, 4, 3, 5, 1, 1, 7, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 1},
+        ConvCase{"Depthwise", 2, 7, 6, 4, 3, 3, 4, 2, 1, 1, 1, 1, 1, 1, 1, 1, 2, 4},
+        ConvCase{"DepthwiseMultiplier", 1, 6, 6, 3, 3, 2, 6, 1, 1, 1, 1, 0, 2, 1, 2, 2, 1, 3},
+        // 128x128 outputs x 72-wide patches exceed the 1M-float patch budget,
+        // so the image is convolved in bands of output rows.
+        ConvCase{"LargeImageInRowBands", 2, 128, 128, 8, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}),
+    [](const ::testing::TestParamInfo<ConvCase>& info) { return info.param.name; });
+
+TEST(Conv2DKnownValuesTest, SingleChannelBoxFilter) {
+  // A 3x3 image 1..9 with a 2x2 all-ones kernel sums each 2x2 window.
+  HmoCpuConv2DShape s{};
+  s.batch = 1;
+  s.input_rows = s.input_cols = 3;
+  s.input_features = 1;
+  s.kernel_rows = s.kernel_cols = 2;
+  s.output_features = 1;
+  s.output_rows = s.output_cols = 2;
+  s.stride_rows = s.stride_cols = 1;
+  s.lhs_dilation_rows = s.lhs_dilation_cols = 1;
+  s.rhs_dilation_rows = s.rhs_dilation_cols = 1;
+  s.feature_group_count = 1;
+  const std::vector<float> input = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+  const std::vector<float> filter = {1, 1, 1, 1};
+  std::vector<float> out(4);
+  __hmo_cpu_conv2d_f32(out.data(), input.data(), filter.data(), &s);
+  EXPECT_EQ(out, (std::vector<float>{12, 16, 24, 28}));
+}
+
+TEST(Conv2DBf16Test, WidensAccumulatesInF32AndRoundsOnce) {
+  // Depthwise 3x3 over two channels of a 4x4 image: bf16 operands widened
+  // to f32 must give exactly the f32 convolution of the widened values,
+  // rounded once to bf16.
+  const ConvCase c{"Depthwise", 1, 4, 4, 2, 3, 3, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2};
+  const HmoCpuConv2DShape s = ShapeFor(c);
+  std::mt19937 random(5);
+  std::uniform_real_distribution<float> value(-2.0f, 2.0f);
+  std::vector<uint16_t> input(4 * 4 * 2), filter(3 * 3 * 1 * 2);
+  for (uint16_t& v : input) v = __hmo_cpu_f32_to_bf16(value(random));
+  for (uint16_t& v : filter) v = __hmo_cpu_f32_to_bf16(value(random));
+  std::vector<float> wide_input, wide_filter;
+  for (uint16_t v : input) wide_input.push_back(__hmo_cpu_bf16_to_f32(v));
+  for (uint16_t v : filter) wide_filter.push_back(__hmo_cpu_bf16_to_f32(v));
+  const int64_t outputs = s.output_rows * s.output_cols * s.output_features;
+  std::vector<float> expected(outputs);
+  __hmo_cpu_conv2d_f32(expected.data(), wide_input.data(), wide_filter.data(), &s);
+  std::vector<uint16_t> actual(outputs);
+  __hmo_cpu_conv2d_bf16(actual.data(), input.data(), filter.data(), &s);
+  for (int64_t i = 0; i < outputs; ++i) {
+    EXPECT_EQ(actual[i], __hmo_cpu_f32_to_bf16(expected[i])) << "output " << i;
+  }
+}
+
+}  // namespace
