@@ -87,5 +87,27 @@ TEST(LayeringTest, NoAreaIncludesAnAreaAboveIt) {
   }
 }
 
+// Backends share code only through backends/codegen (hmo/codegen/...): a
+// backend includes its own headers ("cpu/...", "gpu/...") and never
+// another's, and the shared code includes no backend.
+TEST(LayeringTest, BackendsIncludeNoOtherBackend) {
+  const fs::path backends = fs::path(HMO_SOURCE_DIR) / "backends";
+  const std::regex include_line(R"(#include\s+"(cpu|gpu)/[^"]+\")");
+  int files = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(backends)) {
+    const std::string extension = entry.path().extension().string();
+    if (!entry.is_regular_file() || (extension != ".h" && extension != ".cc")) continue;
+    ++files;
+    const std::string owner = fs::relative(entry.path(), backends).begin()->string();
+    const std::string text = ReadFile(entry.path());
+    for (std::sregex_iterator it(text.begin(), text.end(), include_line), end; it != end; ++it) {
+      EXPECT_EQ((*it)[1].str(), owner)
+          << entry.path() << " includes " << (*it)[0] << ": backends share code through "
+          << "backends/codegen (hmo/codegen/...) only (docs/ARCHITECTURE.md)";
+    }
+  }
+  EXPECT_GT(files, 100);
+}
+
 }  // namespace
 }  // namespace hmo
