@@ -245,10 +245,32 @@ absl::Status Parser::ParseAttribute(HloInstruction* instr, CallRefs* refs,
   }
   seen->push_back(name);
   HMO_RETURN_IF_ERROR(Expect(TokKind::kEqual, StrCat("'=' after ", AbslView(name))));
-  const HloOpcode op = instr->opcode();
   const size_t value_offset = lexer_.Peek().offset;
   attribute_offsets_.emplace_back(name, value_offset);
 
+  // Each group parses the attributes it knows for this opcode; what none
+  // knows is kept verbatim.
+  HMO_ASSIGN_OR_RETURN(bool parsed, ParseEnumAttribute(instr, name));
+  if (!parsed) {
+    HMO_ASSIGN_OR_RETURN(parsed, ParseScalarAttribute(instr, name));
+  }
+  if (!parsed) {
+    HMO_ASSIGN_OR_RETURN(parsed, ParseArrayAttribute(instr, name, value_offset));
+  }
+  if (!parsed) {
+    HMO_ASSIGN_OR_RETURN(parsed, ParseDimensionNumbersAttribute(instr, name));
+  }
+  if (!parsed) {
+    HMO_ASSIGN_OR_RETURN(parsed, ParseReferenceAttribute(instr, name, refs));
+  }
+  if (!parsed) {
+    HMO_RETURN_IF_ERROR(ParseRawAttribute(instr, name, value_offset));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<bool> Parser::ParseEnumAttribute(HloInstruction* instr, std::string_view name) {
+  const HloOpcode op = instr->opcode();
   if (name == "mode" && (op == HloOpcode::kAllReduce || op == HloOpcode::kAllReduceStart ||
                          op == HloOpcode::kReduceScatter)) {
     // XLA reads the collective group mode, checks it and drops it: it is
@@ -262,33 +284,12 @@ absl::Status Parser::ParseAttribute(HloInstruction* instr, CallRefs* refs,
                               "flattened_id)"));
     }
     lexer_.Next();
-  } else if (name == "index" && op == HloOpcode::kGetTupleElement) {
-    int64_t v;
-    HMO_RETURN_IF_ERROR(ParseInt(&v));
-    instr->set_tuple_index(v);
   } else if (name == "kind" && op == HloOpcode::kFusion) {
     if (lexer_.kind() != TokKind::kName) return Unexpected("a fusion kind");
     auto kind = StringToFusionKind(lexer_.Peek().text);
     if (!kind) return ErrorHere(StrCat("unknown fusion kind ", Describe(lexer_.Peek())));
     lexer_.Next();
     instr->set_fusion_kind(*kind);
-  } else if (name == "custom_call_target") {
-    std::string target;
-    HMO_RETURN_IF_ERROR(ParseString(&target));
-    instr->set_custom_call_target(target);
-  } else if (name == "iota_dimension") {
-    int64_t v;
-    HMO_RETURN_IF_ERROR(ParseInt(&v));
-    instr->set_iota_dimension(v);
-  } else if (name == "channel_id") {
-    int64_t v;
-    HMO_RETURN_IF_ERROR(ParseInt(&v));
-    instr->set_channel_id(v);
-  } else if (name == "dimensions") {
-    std::vector<int64_t> dims;
-    HMO_RETURN_IF_ERROR(ParseIntList(&dims));
-    instr->set_dimensions(std::move(dims));
-    instr->set_has_dimensions(true);
   } else if (name == "direction" && op == HloOpcode::kCompare) {
     if (lexer_.kind() != TokKind::kName) return Unexpected("a comparison direction");
     auto d = StringToComparisonDirection(lexer_.Peek().text);
@@ -301,6 +302,71 @@ absl::Status Parser::ParseAttribute(HloInstruction* instr, CallRefs* refs,
     if (!t) return ErrorHere(StrCat("unknown comparison type ", Describe(lexer_.Peek())));
     lexer_.Next();
     instr->set_comparison_type(*t);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+absl::StatusOr<bool> Parser::ParseScalarAttribute(HloInstruction* instr, std::string_view name) {
+  const HloOpcode op = instr->opcode();
+  const bool gather_or_scatter = op == HloOpcode::kGather || op == HloOpcode::kScatter;
+  // Integer attributes and where they go.
+  using IntSetter = void (*)(HloInstruction*, int64_t);
+  IntSetter set_int = nullptr;
+  if (name == "index" && op == HloOpcode::kGetTupleElement) {
+    set_int = [](HloInstruction* i, int64_t v) { i->set_tuple_index(v); };
+  } else if (name == "iota_dimension") {
+    set_int = [](HloInstruction* i, int64_t v) { i->set_iota_dimension(v); };
+  } else if (name == "channel_id") {
+    set_int = [](HloInstruction* i, int64_t v) { i->set_channel_id(v); };
+  } else if (name == "feature_group_count") {
+    set_int = [](HloInstruction* i, int64_t v) { i->set_feature_group_count(v); };
+  } else if (name == "batch_group_count") {
+    set_int = [](HloInstruction* i, int64_t v) { i->set_batch_group_count(v); };
+  } else if (name == "index_vector_dim" && op == HloOpcode::kGather) {
+    set_int = [](HloInstruction* i, int64_t v) {
+      i->mutable_gather_dimension_numbers()->index_vector_dim = v;
+    };
+  } else if (name == "index_vector_dim" && op == HloOpcode::kScatter) {
+    set_int = [](HloInstruction* i, int64_t v) {
+      i->mutable_scatter_dimension_numbers()->index_vector_dim = v;
+    };
+  }
+  if (set_int != nullptr) {
+    int64_t v;
+    HMO_RETURN_IF_ERROR(ParseInt(&v));
+    set_int(instr, v);
+    return true;
+  }
+  if ((name == "indices_are_sorted" && gather_or_scatter) ||
+      (name == "unique_indices" && op == HloOpcode::kScatter)) {
+    bool v;
+    HMO_RETURN_IF_ERROR(ParseBool(&v));
+    if (name == "unique_indices") {
+      instr->set_unique_indices(v);
+    } else {
+      instr->set_indices_are_sorted(v);
+    }
+    return true;
+  }
+  if (name == "custom_call_target") {
+    std::string target;
+    HMO_RETURN_IF_ERROR(ParseString(&target));
+    instr->set_custom_call_target(target);
+    return true;
+  }
+  return false;
+}
+
+absl::StatusOr<bool> Parser::ParseArrayAttribute(HloInstruction* instr, std::string_view name,
+                                                 size_t value_offset) {
+  const HloOpcode op = instr->opcode();
+  if (name == "dimensions") {
+    std::vector<int64_t> dims;
+    HMO_RETURN_IF_ERROR(ParseIntList(&dims));
+    instr->set_dimensions(std::move(dims));
+    instr->set_has_dimensions(true);
   } else if (name == "slice" && op == HloOpcode::kSlice) {
     HMO_RETURN_IF_ERROR(ParseSlice(instr));
   } else if (name == "dynamic_slice_sizes") {
@@ -320,78 +386,65 @@ absl::Status Parser::ParseAttribute(HloInstruction* instr, CallRefs* refs,
     auto dnums = ParseConvolutionDimLabels(text);
     if (!dnums.ok()) return Error(value_offset, StdView(dnums.status().message()));
     instr->set_convolution_dimension_numbers(*dnums, std::string(text));
-  } else if (name == "feature_group_count") {
-    int64_t v;
-    HMO_RETURN_IF_ERROR(ParseInt(&v));
-    instr->set_feature_group_count(v);
-  } else if (name == "batch_group_count") {
-    int64_t v;
-    HMO_RETURN_IF_ERROR(ParseInt(&v));
-    instr->set_batch_group_count(v);
-  } else if ((op == HloOpcode::kDot || op == HloOpcode::kRaggedDot) &&
-             (name == "lhs_batch_dims" || name == "lhs_contracting_dims" ||
-              name == "rhs_batch_dims" || name == "rhs_contracting_dims")) {
-    DotDimensionNumbers* d = instr->mutable_dot_dimension_numbers();
-    std::vector<int64_t>* target = name == "lhs_batch_dims"         ? &d->lhs_batch_dimensions
-                                   : name == "lhs_contracting_dims" ? &d->lhs_contracting_dimensions
-                                   : name == "rhs_batch_dims"       ? &d->rhs_batch_dimensions
-                                                              : &d->rhs_contracting_dimensions;
-    HMO_RETURN_IF_ERROR(ParseIntList(target));
-  } else if (op == HloOpcode::kGather &&
-             (name == "offset_dims" || name == "collapsed_slice_dims" ||
-              name == "start_index_map" || name == "operand_batching_dims" ||
-              name == "start_indices_batching_dims" || name == "slice_sizes")) {
-    GatherDimensionNumbers* d = instr->mutable_gather_dimension_numbers();
-    std::vector<int64_t> v;
-    HMO_RETURN_IF_ERROR(ParseIntList(&v));
-    if (name == "offset_dims")
-      d->offset_dims = std::move(v);
-    else if (name == "collapsed_slice_dims")
-      d->collapsed_slice_dims = std::move(v);
-    else if (name == "start_index_map")
-      d->start_index_map = std::move(v);
-    else if (name == "operand_batching_dims")
-      d->operand_batching_dims = std::move(v);
-    else if (name == "start_indices_batching_dims")
-      d->start_indices_batching_dims = std::move(v);
-    else
-      instr->set_gather_slice_sizes(std::move(v));
-  } else if (op == HloOpcode::kScatter &&
-             (name == "update_window_dims" || name == "inserted_window_dims" ||
-              name == "scatter_dims_to_operand_dims" || name == "input_batching_dims" ||
-              name == "scatter_indices_batching_dims")) {
-    ScatterDimensionNumbers* d = instr->mutable_scatter_dimension_numbers();
-    std::vector<int64_t> v;
-    HMO_RETURN_IF_ERROR(ParseIntList(&v));
-    if (name == "update_window_dims")
-      d->update_window_dims = std::move(v);
-    else if (name == "inserted_window_dims")
-      d->inserted_window_dims = std::move(v);
-    else if (name == "scatter_dims_to_operand_dims")
-      d->scatter_dims_to_operand_dims = std::move(v);
-    else if (name == "input_batching_dims")
-      d->input_batching_dims = std::move(v);
-    else
-      d->scatter_indices_batching_dims = std::move(v);
-  } else if (name == "index_vector_dim" &&
-             (op == HloOpcode::kGather || op == HloOpcode::kScatter)) {
-    int64_t v;
-    HMO_RETURN_IF_ERROR(ParseInt(&v));
-    if (op == HloOpcode::kGather) {
-      instr->mutable_gather_dimension_numbers()->index_vector_dim = v;
-    } else {
-      instr->mutable_scatter_dimension_numbers()->index_vector_dim = v;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+absl::StatusOr<bool> Parser::ParseDimensionNumbersAttribute(HloInstruction* instr,
+                                                            std::string_view name) {
+  // Where each dimension-number list of dot, ragged-dot, gather and scatter
+  // goes; gather's slice_sizes is a field of the instruction.
+  std::vector<int64_t>* target = nullptr;
+  switch (instr->opcode()) {
+    case HloOpcode::kDot:
+    case HloOpcode::kRaggedDot: {
+      DotDimensionNumbers* d = instr->mutable_dot_dimension_numbers();
+      if (name == "lhs_batch_dims") target = &d->lhs_batch_dimensions;
+      if (name == "lhs_contracting_dims") target = &d->lhs_contracting_dimensions;
+      if (name == "rhs_batch_dims") target = &d->rhs_batch_dimensions;
+      if (name == "rhs_contracting_dims") target = &d->rhs_contracting_dimensions;
+      break;
     }
-  } else if (name == "indices_are_sorted" &&
-             (op == HloOpcode::kGather || op == HloOpcode::kScatter)) {
-    bool v;
-    HMO_RETURN_IF_ERROR(ParseBool(&v));
-    instr->set_indices_are_sorted(v);
-  } else if (name == "unique_indices" && op == HloOpcode::kScatter) {
-    bool v;
-    HMO_RETURN_IF_ERROR(ParseBool(&v));
-    instr->set_unique_indices(v);
-  } else if (name == "output_to_operand_aliasing") {
+    case HloOpcode::kGather: {
+      if (name == "slice_sizes") {
+        std::vector<int64_t> v;
+        HMO_RETURN_IF_ERROR(ParseIntList(&v));
+        instr->set_gather_slice_sizes(std::move(v));
+        return true;
+      }
+      GatherDimensionNumbers* d = instr->mutable_gather_dimension_numbers();
+      if (name == "offset_dims") target = &d->offset_dims;
+      if (name == "collapsed_slice_dims") target = &d->collapsed_slice_dims;
+      if (name == "start_index_map") target = &d->start_index_map;
+      if (name == "operand_batching_dims") target = &d->operand_batching_dims;
+      if (name == "start_indices_batching_dims") target = &d->start_indices_batching_dims;
+      break;
+    }
+    case HloOpcode::kScatter: {
+      ScatterDimensionNumbers* d = instr->mutable_scatter_dimension_numbers();
+      if (name == "update_window_dims") target = &d->update_window_dims;
+      if (name == "inserted_window_dims") target = &d->inserted_window_dims;
+      if (name == "scatter_dims_to_operand_dims") target = &d->scatter_dims_to_operand_dims;
+      if (name == "input_batching_dims") target = &d->input_batching_dims;
+      if (name == "scatter_indices_batching_dims") target = &d->scatter_indices_batching_dims;
+      break;
+    }
+    default:
+      break;
+  }
+  if (target == nullptr) return false;
+  std::vector<int64_t> v;
+  HMO_RETURN_IF_ERROR(ParseIntList(&v));
+  *target = std::move(v);
+  return true;
+}
+
+absl::StatusOr<bool> Parser::ParseReferenceAttribute(HloInstruction* instr, std::string_view name,
+                                                     CallRefs* refs) {
+  const HloOpcode op = instr->opcode();
+  if (name == "output_to_operand_aliasing") {
     std::vector<OutputOperandAlias> aliases;
     HMO_RETURN_IF_ERROR(ParseOutputOperandAliasing(&aliases));
     instr->set_output_to_operand_aliasing(std::move(aliases));
@@ -407,42 +460,52 @@ absl::Status Parser::ParseAttribute(HloInstruction* instr, CallRefs* refs,
   } else if (name == "branch_computations" || name == "called_computations" || name == "calls") {
     HMO_RETURN_IF_ERROR(ParseComputationRefs(name, /*list=*/true, refs));
   } else if (name == "control-predecessors") {
-    HMO_RETURN_IF_ERROR(Expect(TokKind::kLbrace, "'{'"));
-    bool first = true;
-    while (lexer_.kind() != TokKind::kRbrace) {
-      if (!first) {
-        HMO_RETURN_IF_ERROR(Expect(TokKind::kComma, "',' or '}'"));
-      }
-      first = false;
-      if (lexer_.kind() != TokKind::kName) return Unexpected("an instruction name");
-      const Token t = lexer_.Next();
-      auto it = instructions_.find(AbslView(StripPercent(t.text)));
-      if (it == instructions_.end()) {
-        return Error(t.offset, StrCat("undefined control predecessor '",
-                                      AbslView(StripPercent(t.text)), "'"));
-      }
-      // Edges are added once the instruction joins the computation.
-      pending_control_predecessors_.push_back(it->second);
-    }
-    lexer_.Next();
+    HMO_RETURN_IF_ERROR(ParseControlPredecessors());
   } else {
-    std::string raw;
-    HMO_RETURN_IF_ERROR(ParseRawValue(&raw));
-    if (name == "metadata") {
-      const int64_t frame = StackFrameIdFromMetadata(raw);
-      // XLA's own tests write stack_frame_id without tables; with tables,
-      // the id must name one of their frames.
-      const StackFrameIndex& index = module_->stack_frame_index();
-      if (frame != 0 && !index.empty() && !index.HasFrame(frame)) {
-        const size_t at = value_offset + raw.find("stack_frame_id=");
-        return Error(at, StrCat("stack_frame_id=", frame,
-                                " does not name a frame of the StackFrames "
-                                "table (",
-                                module_->stack_frame_index().stack_frames().size(), " frames)"));
-      }
-    }
-    instr->SetRawAttribute(name, std::move(raw));
+    return false;
   }
+  return true;
+}
+
+absl::Status Parser::ParseControlPredecessors() {
+  HMO_RETURN_IF_ERROR(Expect(TokKind::kLbrace, "'{'"));
+  bool first = true;
+  while (lexer_.kind() != TokKind::kRbrace) {
+    if (!first) {
+      HMO_RETURN_IF_ERROR(Expect(TokKind::kComma, "',' or '}'"));
+    }
+    first = false;
+    if (lexer_.kind() != TokKind::kName) return Unexpected("an instruction name");
+    const Token t = lexer_.Next();
+    auto it = instructions_.find(AbslView(StripPercent(t.text)));
+    if (it == instructions_.end()) {
+      return Error(t.offset,
+                   StrCat("undefined control predecessor '", AbslView(StripPercent(t.text)), "'"));
+    }
+    // Edges are added once the instruction joins the computation.
+    pending_control_predecessors_.push_back(it->second);
+  }
+  lexer_.Next();
+  return absl::OkStatus();
+}
+
+absl::Status Parser::ParseRawAttribute(HloInstruction* instr, std::string_view name,
+                                       size_t value_offset) {
+  std::string raw;
+  HMO_RETURN_IF_ERROR(ParseRawValue(&raw));
+  if (name == "metadata") {
+    const int64_t frame = StackFrameIdFromMetadata(raw);
+    // XLA's own tests write stack_frame_id without tables; with tables,
+    // the id must name one of their frames.
+    const StackFrameIndex& index = module_->stack_frame_index();
+    if (frame != 0 && !index.empty() && !index.HasFrame(frame)) {
+      const size_t at = value_offset + raw.find("stack_frame_id=");
+      return Error(
+          at, StrCat("stack_frame_id=", frame, " does not name a frame of the StackFrames table (",
+                     index.stack_frames().size(), " frames)"));
+    }
+  }
+  instr->SetRawAttribute(name, std::move(raw));
   return absl::OkStatus();
 }
 

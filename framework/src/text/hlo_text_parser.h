@@ -128,6 +128,18 @@ class Parser {
   absl::Status CheckParameterNumbering(const HloComputation& computation, size_t offset);
   absl::Status ParseAttribute(HloInstruction* instr, CallRefs* refs,
                               std::vector<std::string_view>* seen);
+  // The attribute groups ParseAttribute tries in turn: each parses the value
+  // of `name` when it knows that attribute for the instruction's opcode and
+  // says whether it did; ParseRawAttribute keeps the rest verbatim.
+  absl::StatusOr<bool> ParseEnumAttribute(HloInstruction* instr, std::string_view name);
+  absl::StatusOr<bool> ParseScalarAttribute(HloInstruction* instr, std::string_view name);
+  absl::StatusOr<bool> ParseArrayAttribute(HloInstruction* instr, std::string_view name,
+                                           size_t value_offset);
+  absl::StatusOr<bool> ParseDimensionNumbersAttribute(HloInstruction* instr, std::string_view name);
+  absl::StatusOr<bool> ParseReferenceAttribute(HloInstruction* instr, std::string_view name,
+                                               CallRefs* refs);
+  absl::Status ParseControlPredecessors();
+  absl::Status ParseRawAttribute(HloInstruction* instr, std::string_view name, size_t value_offset);
   absl::Status CheckRequiredAttributes(const HloInstruction* instr, const CallRefs& refs,
                                        const std::vector<std::string_view>& seen,
                                        size_t opcode_offset);
