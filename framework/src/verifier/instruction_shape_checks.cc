@@ -238,44 +238,12 @@ ShapeCheckResult CheckAsyncOps(const HloInstruction& instr, const ShapeCheckCont
   }
 }
 
-}  // namespace
-
-ShapeCheckResult ShapeCheckContext::Expect(const Shape& actual, const Shape& expected,
-                                           std::string_view rule, bool forwarding,
-                                           std::string_view what,
-                                           std::string_view expected_what) const {
-  if (ShapesEqual(actual, expected, equality(forwarding))) return std::nullopt;
-  bool layout_only = ShapesEqual(actual, expected, equality(/*forwarding=*/false));
-  bool show_layout = forwarding && options_.layout_sensitive;
-  return Violation(layout_only ? "layout" : rule,
-                   StrCat(what, " ", actual.ToString(show_layout), " does not match ",
-                          expected_what, " ", expected.ToString(show_layout)));
-}
-
-ShapeCheckResult CheckInstructionShape(const HloInstruction& instr, const ShapeCheckContext& ctx) {
-  const HloOpcode op = instr.opcode();
+// convert, stochastic-convert, bitcast-convert and bitcast: element types
+// change, dimensions (or bytes) do not.
+ShapeCheckResult CheckConversionShape(const HloInstruction& instr, const ShapeCheckContext& ctx) {
   const Shape& shape = instr.shape();
-  const ShapeInferenceOptions opts = ctx.inference();
   auto operand_shape = [&](int64_t k) -> const Shape& { return instr.operand(k)->shape(); };
-
-  const HloOpcodeClass op_class = HloOpcodeClassOf(op);
-  if (op_class == HloOpcodeClass::kElementwiseUnary) {
-    return FromInference(ShapeInference::InferUnaryOpShape(op, operand_shape(0)), instr,
-                         "elementwise-shapes", ctx);
-  }
-  if (op_class == HloOpcodeClass::kElementwiseBinary) {
-    return FromInference(ShapeInference::InferBinaryOpShape(op, operand_shape(0),
-                                                            operand_shape(1), opts),
-                         instr, op == HloOpcode::kCompare ? "compare" : "elementwise-shapes", ctx);
-  }
-
-  switch (op) {
-    case HloOpcode::kSelect:
-    case HloOpcode::kClamp:
-      return FromInference(
-          ShapeInference::InferTernaryOpShape(op, operand_shape(0), operand_shape(1),
-                                              operand_shape(2), opts),
-          instr, op == HloOpcode::kSelect ? "select" : "clamp", ctx);
+  switch (instr.opcode()) {
     case HloOpcode::kConvert:
       return FromInference(
           ShapeInference::InferConvertShape(operand_shape(0), shape.element_type()), instr,
@@ -310,6 +278,20 @@ ShapeCheckResult CheckInstructionShape(const HloInstruction& instr, const ShapeC
       }
       return std::nullopt;
     }
+    default:
+      return std::nullopt;
+  }
+}
+
+// Ops that move or rearrange values without computing on them: copies,
+// broadcast, reshape, transpose, reverse, slices, concatenate, pad, iota,
+// constants, tuples.
+ShapeCheckResult CheckDataMovementShape(const HloInstruction& instr, const ShapeCheckContext& ctx) {
+  const HloOpcode op = instr.opcode();
+  const Shape& shape = instr.shape();
+  const ShapeInferenceOptions opts = ctx.inference();
+  auto operand_shape = [&](int64_t k) -> const Shape& { return instr.operand(k)->shape(); };
+  switch (instr.opcode()) {
     case HloOpcode::kCopy:
       return ctx.Expect(shape, operand_shape(0), "copy", false, "shape",
                         "the operand shape");
@@ -381,6 +363,24 @@ ShapeCheckResult CheckInstructionShape(const HloInstruction& instr, const ShapeC
       return ctx.Expect(shape, ShapeInference::InferTupleShape(AllOperandShapes(instr)), "tuple",
                         true,
                         "shape", "the tuple of its operand shapes");
+    default:
+      return std::nullopt;
+  }
+}
+
+// Ops that compute on whole arrays: select, clamp, dot, convolution,
+// reductions, gather, scatter, map, sort.
+ShapeCheckResult CheckComputationShape(const HloInstruction& instr, const ShapeCheckContext& ctx) {
+  const HloOpcode op = instr.opcode();
+  const Shape& shape = instr.shape();
+  const ShapeInferenceOptions opts = ctx.inference();
+  auto operand_shape = [&](int64_t k) -> const Shape& { return instr.operand(k)->shape(); };
+  switch (instr.opcode()) {
+    case HloOpcode::kSelect:
+    case HloOpcode::kClamp:
+      return FromInference(ShapeInference::InferTernaryOpShape(
+                               op, operand_shape(0), operand_shape(1), operand_shape(2), opts),
+                           instr, op == HloOpcode::kSelect ? "select" : "clamp", ctx);
     case HloOpcode::kDot:
       if (!shape.IsArray()) return Violation("dot", "dot must produce an array");
       return FromInference(ShapeInference::InferDotShape(operand_shape(0),
@@ -452,6 +452,14 @@ ShapeCheckResult CheckInstructionShape(const HloInstruction& instr, const ShapeC
           ShapeInference::InferSortShape(AllOperandShapes(instr), instr.dimensions(0),
                                          ProgramShape::Of(*instr.to_apply()), opts),
                            instr, "sort", ctx);
+    default:
+      return std::nullopt;
+  }
+}
+
+// Ops that call computations: while, conditional, call, fusion, custom-call.
+ShapeCheckResult CheckControlFlowShape(const HloInstruction& instr, const ShapeCheckContext& ctx) {
+  switch (instr.opcode()) {
     case HloOpcode::kWhile:
       return CheckWhileShape(instr, ctx);
     case HloOpcode::kConditional:
@@ -462,6 +470,17 @@ ShapeCheckResult CheckInstructionShape(const HloInstruction& instr, const ShapeC
       return CheckFusionShape(instr, ctx);
     case HloOpcode::kCustomCall:
       return CheckOutputOperandAliasing(instr);
+    default:
+      return std::nullopt;
+  }
+}
+
+// Collectives, async pairs and token-carrying ops.
+ShapeCheckResult CheckCommunicationShape(const HloInstruction& instr,
+                                         const ShapeCheckContext& ctx) {
+  const ShapeInferenceOptions opts = ctx.inference();
+  auto operand_shape = [&](int64_t k) -> const Shape& { return instr.operand(k)->shape(); };
+  switch (instr.opcode()) {
     case HloOpcode::kAllReduce:
     case HloOpcode::kAllReduceStart:
       return CheckAllReduce(instr, ctx);
@@ -498,6 +517,17 @@ ShapeCheckResult CheckInstructionShape(const HloInstruction& instr, const ShapeC
     case HloOpcode::kRecv:
     case HloOpcode::kRecvDone:
       return CheckTokenOps(instr, ctx);
+    default:
+      return std::nullopt;
+  }
+}
+
+// rng, partition-id, replica-id and the dynamic dimension sizes.
+ShapeCheckResult CheckMiscShape(const HloInstruction& instr, const ShapeCheckContext& ctx) {
+  const HloOpcode op = instr.opcode();
+  const Shape& shape = instr.shape();
+  auto operand_shape = [&](int64_t k) -> const Shape& { return instr.operand(k)->shape(); };
+  switch (instr.opcode()) {
     case HloOpcode::kRng: {
       if (!shape.IsArray()) return Violation("rng", "rng must produce an array");
       for (int64_t k = 0; k < 2; ++k) {
@@ -541,11 +571,47 @@ ShapeCheckResult CheckInstructionShape(const HloInstruction& instr, const ShapeC
       return ctx.ExpectInferred(instr, operand_shape(0), "misc");
     }
     default:
-      // parameter, custom-call-like opcodes (send/recv, rng-bit-generator,
-      // *-start/-done collectives, topk, cholesky, fft, batch-norm-*, ...):
-      // operand counts only.
       return std::nullopt;
   }
+}
+
+}  // namespace
+
+ShapeCheckResult ShapeCheckContext::Expect(const Shape& actual, const Shape& expected,
+                                           std::string_view rule, bool forwarding,
+                                           std::string_view what,
+                                           std::string_view expected_what) const {
+  if (ShapesEqual(actual, expected, equality(forwarding))) return std::nullopt;
+  bool layout_only = ShapesEqual(actual, expected, equality(/*forwarding=*/false));
+  bool show_layout = forwarding && options_.layout_sensitive;
+  return Violation(layout_only ? "layout" : rule,
+                   StrCat(what, " ", actual.ToString(show_layout), " does not match ",
+                          expected_what, " ", expected.ToString(show_layout)));
+}
+
+ShapeCheckResult CheckInstructionShape(const HloInstruction& instr, const ShapeCheckContext& ctx) {
+  const HloOpcode op = instr.opcode();
+  auto operand_shape = [&](int64_t k) -> const Shape& { return instr.operand(k)->shape(); };
+
+  const HloOpcodeClass op_class = HloOpcodeClassOf(op);
+  if (op_class == HloOpcodeClass::kElementwiseUnary) {
+    return FromInference(ShapeInference::InferUnaryOpShape(op, operand_shape(0)), instr,
+                         "elementwise-shapes", ctx);
+  }
+  if (op_class == HloOpcodeClass::kElementwiseBinary) {
+    return FromInference(
+        ShapeInference::InferBinaryOpShape(op, operand_shape(0), operand_shape(1), ctx.inference()),
+        instr, op == HloOpcode::kCompare ? "compare" : "elementwise-shapes", ctx);
+  }
+  // Every other opcode belongs to at most one group; one that none checks
+  // (parameter, rng-bit-generator, topk, cholesky, fft, batch-norm-*, ...)
+  // has its operand counts checked only.
+  using GroupCheck = ShapeCheckResult (*)(const HloInstruction&, const ShapeCheckContext&);
+  for (GroupCheck check : {CheckConversionShape, CheckDataMovementShape, CheckComputationShape,
+                           CheckControlFlowShape, CheckCommunicationShape, CheckMiscShape}) {
+    if (ShapeCheckResult violation = check(instr, ctx)) return violation;
+  }
+  return std::nullopt;
 }
 
 }  // namespace hmo::verifier_internal
