@@ -74,10 +74,26 @@ TEST(PipelineYamlParserTest, DefaultsVerifyToChangedAndFixedPointCap) {
   EXPECT_EQ(spec->steps[0].max_iterations, kDefaultFixedPointIterations);
 }
 
+TEST(PipelineYamlParserTest, MemoryLimitInBytesOrBinaryUnits) {
+  auto spec = ParsePipelineYaml("version: 1\nmemory-limit: 1.5GiB\npasses: [a]\n", "p.yaml");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->memory_limit, int64_t{3} << 29);
+  EXPECT_EQ(spec->memory_limit_position.line, 2);
+  auto none = ParsePipelineYaml("version: 1\npasses: [a]\n", "p.yaml");
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_FALSE(none->memory_limit.has_value());
+  EXPECT_EQ(ErrorOf("version: 1\nmemory-limit: 80GB\npasses: [a]\n"),
+            "p.yaml:2:15: error: 'memory-limit': invalid byte size '80GB': unknown unit 'GB' (B, "
+            "KiB, MiB, GiB or TiB) (write e.g. 80GiB, 512MiB, 1.5GiB or 4096)\n"
+            "memory-limit: 80GB\n"
+            "              ^");
+  EXPECT_THAT(ErrorOf("version: 1\nmemory-limit: [1]\npasses: [a]\n"), HasSubstr("p.yaml:2:15:"));
+}
+
 TEST(PipelineYamlParserTest, UnknownTopLevelKeyWithSuggestionAndCaret) {
   EXPECT_EQ(ErrorOf("version: 1\nverfy: always\npasses: [a]\n"),
             "p.yaml:2:1: error: unknown key 'verfy' at the top level (did you mean 'verify'?); "
-            "expected one of: version, plugins, verify, dump, passes\n"
+            "expected one of: version, plugins, verify, dump, memory-limit, passes\n"
             "verfy: always\n"
             "^");
 }

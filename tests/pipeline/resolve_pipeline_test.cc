@@ -168,6 +168,14 @@ TEST_F(ResolvePipelineTest, PrintedPipelineListsDefaultsAndReadsBackTheSame) {
   const ResolvedStep& nested = reresolved->steps[1].steps[0];
   EXPECT_EQ(nested.options, resolved->steps[1].steps[0].options);
   EXPECT_EQ(CountPassSteps(reresolved->steps), 2);
+  // A memory limit is printed in bytes and reads back the same.
+  auto limited =
+      ParsePipelineYaml("version: 1\nmemory-limit: 2KiB\npasses: [simplify]\n", "l.yaml");
+  ASSERT_TRUE(limited.ok()) << limited.status();
+  auto limited_resolved = ResolvePipeline(*limited, passes_);
+  ASSERT_TRUE(limited_resolved.ok()) << limited_resolved.status();
+  EXPECT_EQ(limited_resolved->memory_limit, 2048);
+  EXPECT_THAT(PrintPipelineYaml(*limited_resolved), HasSubstr("\nmemory-limit: 2048\n"));
 }
 
 TEST(PassRegistryTest, RejectsCollisionsNamingBothPluginsAndBadNames) {

@@ -10,6 +10,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "fmt/format.h"
+#include "hmo/analysis/byte_size.h"
 #include "hmo/base/status_macros.h"
 #include "hmo/pass/spelling_suggestion.h"
 
@@ -46,8 +47,9 @@ class YamlPipelineReader {
                    fmt::format("a pipeline is a mapping with 'version' and 'passes', got {}",
                                NodeKindName(root)));
     }
-    HMO_RETURN_IF_ERROR(CheckKeys(root, {"version", "plugins", "verify", "dump", "passes"},
-                                  "at the top level"));
+    HMO_RETURN_IF_ERROR(
+        CheckKeys(root, {"version", "plugins", "verify", "dump", "memory-limit", "passes"},
+                  "at the top level"));
     PipelineSpec spec;
     spec.source = source_;
 
@@ -94,6 +96,17 @@ class YamlPipelineReader {
         HMO_ASSIGN_OR_RETURN(spec.dump.after, ReadScalar(after, "'dump.after'"));
         spec.dump_after_position = Position(after, {});
       }
+    }
+
+    if (const YAML::Node limit = root["memory-limit"]; limit) {
+      HMO_ASSIGN_OR_RETURN(std::string text, ReadScalar(limit, "'memory-limit'"));
+      absl::StatusOr<int64_t> bytes = ParseByteSize(text);
+      if (!bytes.ok()) {
+        return Error(limit, {},
+                     fmt::format("'memory-limit': {}", std::string(bytes.status().message())));
+      }
+      spec.memory_limit = *bytes;
+      spec.memory_limit_position = Position(limit, {});
     }
 
     const YAML::Node passes = root["passes"];

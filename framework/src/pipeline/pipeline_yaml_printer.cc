@@ -67,6 +67,10 @@ std::string PrintPipelineYaml(const ResolvedPipeline& pipeline) {
     out << YAML::Key << "after" << YAML::Value << pipeline.dump.after;
     out << YAML::EndMap;
   }
+  if (pipeline.memory_limit.has_value()) {
+    // Plain bytes: read back exactly.
+    out << YAML::Key << "memory-limit" << YAML::Value << std::to_string(*pipeline.memory_limit);
+  }
   out << YAML::Key << "passes" << YAML::Value;
   EmitSteps(out, pipeline.steps);
   out << YAML::EndMap;

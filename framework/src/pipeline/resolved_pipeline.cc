@@ -79,6 +79,7 @@ absl::StatusOr<ResolvedPipeline> ResolvePipeline(const PipelineSpec& spec,
   }
   pipeline.verify = spec.verify;
   pipeline.dump = spec.dump;
+  pipeline.memory_limit = spec.memory_limit;
   try {
     std::regex check(spec.dump.after);
   } catch (const std::regex_error& e) {

@@ -3,6 +3,7 @@
 #include <regex>
 
 #include "fmt/format.h"
+#include "hmo/analysis/byte_size.h"
 #include "hmo/base/status_macros.h"
 #include "hmo/pipeline/pipeline_text_parser.h"
 #include "hmo/pipeline/pipeline_yaml_parser.h"
@@ -46,6 +47,14 @@ absl::StatusOr<ResolvedPipeline> SetUpPipeline(const PipelineArguments& argument
           fmt::format("--dump-after '{}' is not a valid regex: {}", arguments.dump_after, e.what()));
     }
     pipeline.dump.after = arguments.dump_after;
+  }
+  if (!arguments.memory_limit.empty()) {
+    absl::StatusOr<int64_t> bytes = ParseByteSize(arguments.memory_limit);
+    if (!bytes.ok()) {
+      return absl::InvalidArgumentError(
+          fmt::format("--memory-limit: {}", std::string(bytes.status().message())));
+    }
+    pipeline.memory_limit = *bytes;
   }
   return pipeline;
 }

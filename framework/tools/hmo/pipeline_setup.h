@@ -21,6 +21,7 @@ struct PipelineArguments {
   std::string verify;        // --verify: never|changed|always, or empty
   std::string dump_to;       // --dump-to, or empty
   std::string dump_after;    // --dump-after, or empty
+  std::string memory_limit;  // --memory-limit SIZE, or empty
 };
 
 // Returns the resolved pipeline. `host` must already hold the search path's

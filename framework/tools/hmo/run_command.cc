@@ -16,6 +16,7 @@
 #include "fmt/format.h"
 #include "hmo/execution/random_literals.h"
 #include "hmo/ir/hlo_module.h"
+#include "hmo/analysis/memory_limit.h"
 #include "hmo/pipeline/changed_check.h"
 #include "hmo/pipeline/dump_after_pass.h"
 #include "hmo/pipeline/pass_manager.h"
@@ -60,6 +61,7 @@ struct ModuleResult {
   PipelineRunSummary summary;
   std::string text;  // the result, kept only when it goes to stdout
   std::string execution_summary;  // --execute: what ExecuteModule reported
+  std::string memory_limit;       // the memory-limit check, when there is a limit
 };
 
 // Shared, read-only state of one `hmo run`.
@@ -117,6 +119,19 @@ ModuleResult RunOneModule(const RunSetup& setup, const fs::path& input,
     return result;
   }
   result.summary = *std::move(summary);
+  if (setup.pipeline->memory_limit.has_value()) {
+    // The figure `hmo stats` reports for the device, on the module as the
+    // pipeline left it; over the limit, nothing is written.
+    absl::StatusOr<MemoryLimitCheck> check =
+        CheckMemoryLimit(**module, *setup.pipeline->memory_limit);
+    if (check.ok()) result.memory_limit = check->Describe();
+    absl::Status fits = check.ok() ? MemoryLimitStatus(*check) : check.status();
+    if (!fits.ok()) {
+      result.status = absl::Status(
+          fits.code(), fmt::format("{}: {}", input.string(), std::string(fits.message())));
+      return result;
+    }
+  }
   if (output.has_value()) {
     result.status = WriteFileAtomically(*output, PrintHloModule(**module, setup.print_options));
   } else if (setup.keep_text) {
@@ -236,6 +251,10 @@ int RunRun(const std::vector<std::string>& args) {
   parser.AddFlag("--report", &arguments.report,
                  "print what each pass reported (e.g. memory-scheduler: every candidate's "
                  "peak and the one chosen) after each module's summary");
+  parser.AddOption("--memory-limit", "SIZE", &arguments.pipeline.memory_limit,
+                   "fail unless the device bytes after the pipeline (as hmo stats counts them) "
+                   "are at most SIZE (80GiB, 512MiB, bytes; overrides the pipeline's "
+                   "'memory-limit')");
   parser.AddOption("--dump-to", "DIR", &arguments.pipeline.dump_to,
                    "dump the module after passes, and the resolved pipeline, into DIR");
   parser.AddOption("--dump-after", "REGEX", &arguments.pipeline.dump_after,
@@ -342,6 +361,9 @@ int RunRun(const std::vector<std::string>& args) {
       continue;
     }
     fmt::print(summary_out, "{}\n", DescribeResult((*files)[i], results[i]));
+    if (!results[i].memory_limit.empty()) {
+      fmt::print(summary_out, "  memory-limit: {}\n", results[i].memory_limit);
+    }
     if (arguments.report) fmt::print(summary_out, "{}", FormatPassReports(results[i].summary));
     fmt::print(summary_out, "{}", results[i].execution_summary);
   }

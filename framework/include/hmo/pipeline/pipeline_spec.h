@@ -75,6 +75,10 @@ struct PipelineSpec {
   VerifyMode verify = VerifyMode::kChanged;
   DumpSettings dump;
   SourcePosition dump_after_position;  // where dump.after was written, if it was
+  // `memory-limit:` (bytes; hmo/analysis/byte_size.h): the device bytes the
+  // module may need after the pipeline (hmo/analysis/memory_limit.h).
+  std::optional<int64_t> memory_limit;
+  SourcePosition memory_limit_position;
 };
 
 }  // namespace hmo

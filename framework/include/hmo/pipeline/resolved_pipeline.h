@@ -6,6 +6,7 @@
 // runs of many modules in parallel share one.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,7 @@ struct ResolvedPipeline {
   std::vector<ResolvedStep> steps;
   VerifyMode verify = VerifyMode::kChanged;
   DumpSettings dump;
+  std::optional<int64_t> memory_limit;  // bytes; none when not set
 };
 
 // Checks `spec` against `passes`. Errors point into the spec's source:

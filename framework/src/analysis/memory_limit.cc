@@ -1,0 +1,161 @@
+#include "hmo/analysis/memory_limit.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "hmo/analysis/byte_size.h"
+#include "hmo/base/status_macros.h"
+
+namespace hmo {
+namespace {
+
+// Why a value of an allocation of `kind` takes device memory at the peak.
+std::string ReasonFor(const MemoryReportAllocation& allocation) {
+  if (allocation.kind == "parameter") {
+    return allocation.parameter_aliased_with_output
+               ? "parameter donated to an output: its buffer lives for the whole run"
+               : "parameter: an argument, in device memory for the whole run";
+  }
+  if (allocation.kind == "output") return "output: returned by the program";
+  if (allocation.kind == "constant") return "constant: in device memory for the whole run";
+  return "temporary: live at the peak, and nothing in the pipeline recomputes it or moves it "
+         "to the host";
+}
+
+}  // namespace
+
+absl::StatusOr<MemoryLimitCheck> CheckMemoryLimit(const HloModule& module, int64_t limit,
+                                                  const MemoryReportOptions& options) {
+  HMO_ASSIGN_OR_RETURN(MemoryReport report, BuildMemoryReport(module, options));
+  MemoryLimitCheck check;
+  check.limit = limit;
+  check.stats = report.stats;
+  check.device_bytes = report.stats.PeakEstimateBytes();
+
+  std::map<int64_t, const MemoryReportAllocation*> allocations;
+  for (const MemoryReportAllocation& allocation : report.allocations) {
+    allocations[allocation.index] = &allocation;
+  }
+  // Values that share a slice (a tuple element and its get-tuple-element, a
+  // bitcast, an in-place update) occupy its bytes once: the device bytes are
+  // counted per slice (allocation, offset, size), over the union of the live
+  // ranges of its values.
+  struct Slice {
+    std::vector<const MemoryReportBuffer*> values;
+    std::vector<std::pair<int64_t, int64_t>> live;  // merged, inclusive
+  };
+  std::map<std::tuple<int64_t, int64_t, int64_t>, Slice> temp_slices;
+  // Allocations that hold their bytes for the whole run, and their values.
+  std::map<int64_t, std::vector<const MemoryReportBuffer*>> whole_run;
+  for (const MemoryReportBuffer& buffer : report.buffers) {
+    const MemoryReportAllocation& allocation = *allocations.at(buffer.allocation);
+    if (allocation.is_host) continue;
+    if (allocation.kind == "temp") {
+      temp_slices[{buffer.allocation, buffer.offset, buffer.size}].values.push_back(&buffer);
+    } else {
+      whole_run[buffer.allocation].push_back(&buffer);
+    }
+  }
+  std::vector<std::pair<int64_t, int64_t>> events;  // (time, +size at start / -size after end)
+  for (auto& [key, slice] : temp_slices) {
+    std::vector<std::pair<int64_t, int64_t>> ranges;
+    for (const MemoryReportBuffer* value : slice.values)
+      ranges.emplace_back(value->start, value->end);
+    std::sort(ranges.begin(), ranges.end());
+    for (const auto& range : ranges) {
+      if (!slice.live.empty() && range.first <= slice.live.back().second + 1) {
+        slice.live.back().second = std::max(slice.live.back().second, range.second);
+      } else {
+        slice.live.push_back(range);
+      }
+    }
+    const int64_t size = std::get<2>(key);
+    for (const auto& [start, end] : slice.live) {
+      events.emplace_back(start, size);
+      events.emplace_back(end + 1, -size);
+    }
+  }
+  // At one time the ends (negative) come before the starts.
+  std::sort(events.begin(), events.end());
+  int64_t live = 0;
+  for (size_t i = 0; i < events.size();) {
+    const int64_t time = events[i].first;
+    for (; i < events.size() && events[i].first == time; ++i) live += events[i].second;
+    if (live > check.peak_temp_bytes) {
+      check.peak_temp_bytes = live;
+      check.peak_time = time;
+    }
+  }
+
+  // The values to name: a value live at the peak, else the first.
+  auto named = [&](const std::vector<const MemoryReportBuffer*>& values) {
+    for (const MemoryReportBuffer* value : values) {
+      if (value->start <= check.peak_time && check.peak_time <= value->end) return value;
+    }
+    return values.front();
+  };
+  for (const auto& [index, values] : whole_run) {
+    // Named by its largest value (the parameter or the output itself),
+    // the earliest on ties.
+    const MemoryReportBuffer& value =
+        **std::min_element(values.begin(), values.end(), [](const auto* a, const auto* b) {
+          return std::make_pair(-a->size, a->start) < std::make_pair(-b->size, b->start);
+        });
+    const MemoryReportAllocation& allocation = *allocations.at(index);
+    std::string reason = ReasonFor(allocation);
+    if (values.size() > 1) absl::StrAppend(&reason, " (", values.size(), " values use it in turn)");
+    check.live_at_peak.push_back({value.instruction, value.index, value.shape, allocation.size,
+                                  allocation.kind, std::move(reason)});
+  }
+  for (const auto& [key, slice] : temp_slices) {
+    const bool live_at_peak =
+        std::any_of(slice.live.begin(), slice.live.end(), [&](const auto& range) {
+          return range.first <= check.peak_time && check.peak_time <= range.second;
+        });
+    if (!live_at_peak) continue;
+    const MemoryReportBuffer& value = *named(slice.values);
+    check.live_at_peak.push_back({value.instruction, value.index, value.shape, std::get<2>(key),
+                                  "temp", ReasonFor(*allocations.at(std::get<0>(key)))});
+  }
+  std::stable_sort(check.live_at_peak.begin(), check.live_at_peak.end(),
+                   [](const PeakValue& a, const PeakValue& b) { return a.size > b.size; });
+  return check;
+}
+
+std::string MemoryLimitCheck::Describe(size_t max_values) const {
+  std::string text =
+      absl::StrCat("device ", FormatByteSize(device_bytes), fits() ? " <= " : " > ", "limit ",
+                   FormatByteSize(limit), " (argument ", stats.argument_size_in_bytes, ", output ",
+                   stats.output_size_in_bytes, ", alias ", stats.alias_size_in_bytes, ", temp ",
+                   stats.temp_size_in_bytes, ")");
+  if (fits()) return text;
+  absl::StrAppend(&text, "\n  the floor of this schedule: ", FormatByteSize(peak_temp_bytes),
+                  " of temporaries live together at schedule time ", peak_time, ", beside ",
+                  FormatByteSize(stats.argument_size_in_bytes + stats.output_size_in_bytes -
+                                 stats.alias_size_in_bytes),
+                  " of arguments and outputs; live then, largest first:");
+  const size_t shown = std::min(max_values, live_at_peak.size());
+  for (size_t i = 0; i < shown; ++i) {
+    const PeakValue& value = live_at_peak[i];
+    absl::StrAppend(&text, "\n    ", value.instruction, value.index == "{}" ? "" : value.index, " ",
+                    value.shape, " ", FormatByteSize(value.size), ": ", value.reason);
+  }
+  if (shown < live_at_peak.size()) {
+    int64_t rest = 0;
+    for (size_t i = shown; i < live_at_peak.size(); ++i) rest += live_at_peak[i].size;
+    absl::StrAppend(&text, "\n    ... and ", live_at_peak.size() - shown, " more values (",
+                    FormatByteSize(rest), ")");
+  }
+  return text;
+}
+
+absl::Status MemoryLimitStatus(const MemoryLimitCheck& check) {
+  if (check.fits()) return absl::OkStatus();
+  return absl::ResourceExhaustedError(
+      absl::StrCat("the module does not fit the memory limit: ", check.Describe()));
+}
+
+}  // namespace hmo
