@@ -7,13 +7,16 @@
 
 #include "absl/strings/str_cat.h"
 #include "hmo/analysis/byte_size.h"
+#include "hmo/analysis/rematerialization_rules.h"
 #include "hmo/base/status_macros.h"
 
 namespace hmo {
 namespace {
 
-// Why a value of an allocation of `kind` takes device memory at the peak.
-std::string ReasonFor(const MemoryReportAllocation& allocation) {
+// Why a value of `allocation` takes device memory at the peak; for a
+// temporary, whether its instruction could be computed again instead.
+std::string ReasonFor(const MemoryReportAllocation& allocation,
+                      const HloInstruction* instruction = nullptr) {
   if (allocation.kind == "parameter") {
     return allocation.parameter_aliased_with_output
                ? "parameter donated to an output: its buffer lives for the whole run"
@@ -21,8 +24,14 @@ std::string ReasonFor(const MemoryReportAllocation& allocation) {
   }
   if (allocation.kind == "output") return "output: returned by the program";
   if (allocation.kind == "constant") return "constant: in device memory for the whole run";
-  return "temporary: live at the peak, and nothing in the pipeline recomputes it or moves it "
-         "to the host";
+  if (instruction != nullptr) {
+    if (std::optional<std::string> why = WhyNotRematerializable(*instruction)) {
+      return absl::StrCat("temporary, not recomputable: ", *why);
+    }
+    return "temporary, recomputable from its operands, but nothing in the pipeline "
+           "rematerializes it or moves it to the host";
+  }
+  return "temporary: nothing in the pipeline rematerializes it or moves it to the host";
 }
 
 }  // namespace
@@ -117,8 +126,12 @@ absl::StatusOr<MemoryLimitCheck> CheckMemoryLimit(const HloModule& module, int64
         });
     if (!live_at_peak) continue;
     const MemoryReportBuffer& value = *named(slice.values);
+    const HloComputation* computation = module.GetComputationWithName(value.computation);
+    const HloInstruction* instruction =
+        computation == nullptr ? nullptr : computation->GetInstructionWithName(value.instruction);
     check.live_at_peak.push_back({value.instruction, value.index, value.shape, std::get<2>(key),
-                                  "temp", ReasonFor(*allocations.at(std::get<0>(key)))});
+                                  "temp",
+                                  ReasonFor(*allocations.at(std::get<0>(key)), instruction)});
   }
   std::stable_sort(check.live_at_peak.begin(), check.live_at_peak.end(),
                    [](const PeakValue& a, const PeakValue& b) { return a.size > b.size; });
