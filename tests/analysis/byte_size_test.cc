@@ -61,6 +61,8 @@ TEST(ByteSizeTest, FormatsWithThousandsAndAUnit) {
   EXPECT_EQ(FormatByteSize(512), "512 B");
   EXPECT_EQ(FormatByteSize(62732), "62,732 B (61.26 KiB)");
   EXPECT_EQ(FormatByteSize(int64_t{80} << 30), "85,899,345,920 B (80.00 GiB)");
+  EXPECT_EQ(FormatByteSize(-2048), "-2,048 B (-2.00 KiB)");
+  EXPECT_EQ(FormatByteSize(INT64_MIN), "-9,223,372,036,854,775,808 B (-8388608.00 TiB)");
 }
 
 }  // namespace

@@ -81,24 +81,25 @@ absl::StatusOr<int64_t> ParseByteSize(std::string_view text) {
 }
 
 std::string FormatByteSize(int64_t bytes) {
+  // The magnitude as unsigned: -INT64_MIN does not fit an int64_t.
+  const uint64_t magnitude =
+      bytes < 0 ? uint64_t{0} - static_cast<uint64_t>(bytes) : static_cast<uint64_t>(bytes);
   // Digits grouped by thousands.
-  std::string digits = absl::StrCat(bytes < 0 ? -bytes : bytes);
-  std::string grouped;
+  const std::string digits = absl::StrCat(magnitude);
+  std::string grouped = bytes < 0 ? "-" : "";
   for (size_t i = 0; i < digits.size(); ++i) {
     if (i > 0 && (digits.size() - i) % 3 == 0) grouped.push_back(',');
     grouped.push_back(digits[i]);
   }
-  if (bytes < 0) grouped.insert(grouped.begin(), '-');
-  const int64_t magnitude = bytes < 0 ? -bytes : bytes;
   if (magnitude < 1024) return absl::StrCat(grouped, " B");
   int shift = 10;
-  while (shift < 40 && magnitude >= (int64_t{1} << (shift + 10))) shift += 10;
+  while (shift < 40 && magnitude >= (uint64_t{1} << (shift + 10))) shift += 10;
   const std::string_view name = shift == 10   ? "KiB"
                                 : shift == 20 ? "MiB"
                                 : shift == 30 ? "GiB"
                                               : "TiB";
   return absl::StrFormat("%s B (%.2f %s)", grouped,
-                         static_cast<double>(bytes) / static_cast<double>(int64_t{1} << shift),
+                         static_cast<double>(bytes) / static_cast<double>(uint64_t{1} << shift),
                          std::string(name));
 }
 
