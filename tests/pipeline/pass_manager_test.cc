@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "fmt/format.h"
+#include "hmo/analysis/memory_report.h"
 #include "hmo/ir/hlo_computation.h"
 #include "hmo/ir/hlo_instruction.h"
 #include "hmo/ir/hlo_module.h"
@@ -202,6 +203,35 @@ TEST_F(PassManagerTest, RunsPassesInOrderAndSummarizesChanges) {
   EXPECT_THAT(Runs(*summary), ElementsAre("nothing-", "grow+", "nothing-"));
   EXPECT_TRUE(summary->changed);
   EXPECT_EQ(module_->name(), "mx");
+}
+
+// A pipeline's memory limit is checked on the module the passes leave: the
+// summary carries the check, and a module over the limit fails the run.
+TEST_F(PassManagerTest, MemoryLimitIsCheckedAfterThePasses) {
+  ResolvedPipeline pipeline = Resolve("nothing");
+  auto report = BuildMemoryReport(*module_);
+  ASSERT_TRUE(report.ok()) << report.status();
+  const int64_t device_bytes = report->stats.PeakEstimateBytes();
+  ASSERT_GT(device_bytes, 0);
+  pipeline.memory_limit = device_bytes;
+  PassManager fits(pipeline, registries_);
+  auto summary = fits.Run(*module_);
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  ASSERT_TRUE(summary->memory_limit.has_value());
+  EXPECT_EQ(summary->memory_limit->device_bytes, device_bytes);
+  EXPECT_TRUE(summary->memory_limit->fits());
+
+  pipeline.memory_limit = device_bytes - 1;
+  PassManager over(pipeline, registries_);
+  auto failed = over.Run(*module_);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(failed.status().message(), HasSubstr("does not fit the memory limit"));
+
+  PassManager unlimited(Resolve("nothing"), registries_);
+  auto none = unlimited.Run(*module_);
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_FALSE(none->memory_limit.has_value());
 }
 
 TEST_F(PassManagerTest, FixedPointRepeatsUntilAnIterationChangesNothing) {

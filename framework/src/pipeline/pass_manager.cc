@@ -23,6 +23,11 @@ absl::StatusOr<PipelineRunSummary> PassManager::Run(HloModule& module) {
   for (auto it = instrumentations_.rbegin(); it != instrumentations_.rend(); ++it) {
     HMO_RETURN_IF_ERROR((*it)->AfterPipeline(module));
   }
+  if (pipeline_.memory_limit.has_value()) {
+    // The device figure of `hmo stats`, on the module as the passes left it.
+    HMO_ASSIGN_OR_RETURN(summary.memory_limit, CheckMemoryLimit(module, *pipeline_.memory_limit));
+    HMO_RETURN_IF_ERROR(MemoryLimitStatus(*summary.memory_limit));
+  }
   return summary;
 }
 

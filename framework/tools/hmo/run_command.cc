@@ -16,7 +16,6 @@
 #include "fmt/format.h"
 #include "hmo/execution/random_literals.h"
 #include "hmo/ir/hlo_module.h"
-#include "hmo/analysis/memory_limit.h"
 #include "hmo/pipeline/changed_check.h"
 #include "hmo/pipeline/dump_after_pass.h"
 #include "hmo/pipeline/pass_manager.h"
@@ -119,18 +118,8 @@ ModuleResult RunOneModule(const RunSetup& setup, const fs::path& input,
     return result;
   }
   result.summary = *std::move(summary);
-  if (setup.pipeline->memory_limit.has_value()) {
-    // The figure `hmo stats` reports for the device, on the module as the
-    // pipeline left it; over the limit, nothing is written.
-    absl::StatusOr<MemoryLimitCheck> check =
-        CheckMemoryLimit(**module, *setup.pipeline->memory_limit);
-    if (check.ok()) result.memory_limit = check->Describe();
-    absl::Status fits = check.ok() ? MemoryLimitStatus(*check) : check.status();
-    if (!fits.ok()) {
-      result.status = absl::Status(
-          fits.code(), fmt::format("{}: {}", input.string(), std::string(fits.message())));
-      return result;
-    }
+  if (result.summary.memory_limit.has_value()) {
+    result.memory_limit = result.summary.memory_limit->Describe();
   }
   if (output.has_value()) {
     result.status = WriteFileAtomically(*output, PrintHloModule(**module, setup.print_options));

@@ -8,10 +8,12 @@
 // (one PassManager per module, or one per thread).
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "hmo/analysis/memory_limit.h"
 #include "hmo/pipeline/pass_instrumentation.h"
 #include "hmo/pipeline/resolved_pipeline.h"
 #include "hmo/pass/pass_context.h"
@@ -37,6 +39,9 @@ struct PipelineRunSummary {
   // How many fixed-point groups stopped at max-iterations while a pass still
   // reported a change.
   int64_t fixed_point_caps_reached = 0;
+  // With a pipeline memory limit: the check of the module the pipeline left
+  // (hmo/analysis/memory_limit.h); Run fails when it does not fit.
+  std::optional<MemoryLimitCheck> memory_limit;
 };
 
 class PassManager {
