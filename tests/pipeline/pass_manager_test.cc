@@ -228,7 +228,9 @@ TEST_F(PassManagerTest, MemoryLimitIsCheckedAfterThePasses) {
   EXPECT_EQ(failed.status().code(), absl::StatusCode::kResourceExhausted);
   EXPECT_THAT(failed.status().message(), HasSubstr("does not fit the memory limit"));
 
-  PassManager unlimited(Resolve("nothing"), registries_);
+  // The manager keeps a reference to its pipeline.
+  const ResolvedPipeline no_limit = Resolve("nothing");
+  PassManager unlimited(no_limit, registries_);
   auto none = unlimited.Run(*module_);
   ASSERT_TRUE(none.ok()) << none.status();
   EXPECT_FALSE(none->memory_limit.has_value());
