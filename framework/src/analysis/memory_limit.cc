@@ -93,10 +93,14 @@ absl::StatusOr<MemoryLimitCheck> CheckMemoryLimit(const HloModule& module, int64
   for (size_t i = 0; i < events.size();) {
     const int64_t time = events[i].first;
     for (; i < events.size() && events[i].first == time; ++i) live += events[i].second;
+    const int64_t next = i < events.size() ? events[i].first : time + 1;
     if (live > check.peak_temp_bytes) {
       check.peak_temp_bytes = live;
       check.peak_time = time;
+      check.peak_moments = 0;
     }
+    // The level holds from `time` until the next event.
+    if (live == check.peak_temp_bytes && live > 0) check.peak_moments += next - time;
   }
 
   // The values to name: a value live at the peak, else the first.

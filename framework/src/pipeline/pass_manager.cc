@@ -84,6 +84,7 @@ absl::Status PassManager::RunPass(const ResolvedStep& step, HloModule& module,
   spdlog::debug("module '{}': running pass '{}' (#{})", module.name(), run.pass_name,
                 run.sequence);
   PassContext context(analyses, registries_, &run_state);
+  context.set_memory_limit(pipeline_.memory_limit);
   absl::StatusOr<bool> pass_changed = (*pass)->Run(module, context);
   if (!pass_changed.ok()) {
     return absl::Status(pass_changed.status().code(),

@@ -41,6 +41,9 @@ struct MemoryLimitCheck {
   // and their bytes (a lower bound of the temp arena, whatever the packing).
   int64_t peak_time = 0;
   int64_t peak_temp_bytes = 0;
+  // How many schedule times reach peak_temp_bytes (a pass lowering the peak
+  // makes progress when it removes one of several equal peaks).
+  int64_t peak_moments = 0;
   // Device values live at peak_time, largest first: arguments and outputs
   // (live for the whole run) and the temps live then.
   std::vector<PeakValue> live_at_peak;

@@ -6,7 +6,9 @@
 // passes of its pipeline run share, and where it declares which analyses its
 // changes leave valid.
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -45,6 +47,13 @@ class PassContext {
   // What the passes of this pipeline run on this module share.
   PipelineRunState& run_state() { return *run_state_; }
 
+  // The device memory limit of the pipeline run, in bytes (`memory-limit:`
+  // or `hmo run --memory-limit`), when it has one: the figure of
+  // hmo/analysis/memory_limit.h the module must fit after the pipeline.
+  // Passes that trade time for memory (rematerialization) work towards it.
+  const std::optional<int64_t>& memory_limit() const { return memory_limit_; }
+  void set_memory_limit(std::optional<int64_t> limit) { memory_limit_ = limit; }
+
   // Declares that analysis `A` stays valid although the pass changed the
   // module. Without this, every cached analysis is dropped after a change.
   template <typename A>
@@ -72,6 +81,7 @@ class PassContext {
   std::unique_ptr<PipelineRunState> own_run_state_;
   PipelineRunState* run_state_;
   PreservedAnalyses preserved_;
+  std::optional<int64_t> memory_limit_;
   std::string report_;
 };
 

@@ -1,0 +1,235 @@
+#include "rematerialization_block.h"
+
+#include <algorithm>
+#include <memory>
+#include <set>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "hmo/analysis/flop_count.h"
+#include "hmo/analysis/rematerialization_rules.h"
+#include "hmo/base/status_macros.h"
+#include "hmo/ir/layout.h"
+#include "hmo/ir/shape.h"
+
+namespace hmo {
+namespace {
+
+// Ops whose result is (part of) another buffer: recomputing them frees
+// nothing, and keeping them longer costs nothing of their own.
+bool AliasesAnotherBuffer(const HloInstruction& instruction) {
+  switch (instruction.opcode()) {
+    case HloOpcode::kBitcast:
+    case HloOpcode::kGetTupleElement:
+    case HloOpcode::kTuple:
+      return true;
+    default:
+      return false;
+  }
+}
+
+int64_t DeviceBytes(const HloInstruction& instruction) {
+  const Shape& shape = instruction.shape();
+  if (!shape.IsArray() || shape.memory_space() == Layout::kHostMemorySpace) return 0;
+  return ShapeUtil::ByteSizeOf(shape);
+}
+
+bool MayRecompute(const HloInstruction& instruction) {
+  return instruction.shape().IsArray() && !AliasesAnotherBuffer(instruction) &&
+         !instruction.IsRoot() && instruction.control_predecessors().empty() &&
+         instruction.control_successors().empty() && !WhyNotRematerializable(instruction);
+}
+
+// Positions of a computation's instructions in its sequence.
+using Positions = absl::flat_hash_map<const HloInstruction*, int64_t>;
+
+// Whether `instruction` holds its bytes at `peak` anyway: a parameter or a
+// constant (held for the whole run), a value used at or after the peak, or
+// an alias of a buffer held elsewhere.
+bool LiveAtPeak(const HloInstruction& instruction, const Positions& positions, int64_t peak) {
+  if (instruction.opcode() == HloOpcode::kParameter ||
+      instruction.opcode() == HloOpcode::kConstant || AliasesAnotherBuffer(instruction) ||
+      instruction.IsRoot()) {
+    return true;
+  }
+  return std::any_of(instruction.users().begin(), instruction.users().end(),
+                     [&](const HloInstruction* user) {
+                       auto it = positions.find(user);
+                       return it != positions.end() && it->second >= peak;
+                     });
+}
+
+// Grows the block of `value` by the operands dead at the peak, up to
+// `max_size` instructions, breadth first; fills the estimate.
+RematerializationBlock GrowBlock(const HloComputation& computation, const HloInstruction& value,
+                                 const Positions& positions, int64_t peak, int64_t max_size) {
+  std::vector<const HloInstruction*> members = {&value};
+  absl::flat_hash_set<const HloInstruction*> in_block = {&value};
+  for (size_t next = 0; next < members.size(); ++next) {
+    for (const HloInstruction* operand : members[next]->unique_operands()) {
+      if (in_block.contains(operand) || LiveAtPeak(*operand, positions, peak)) continue;
+      if (static_cast<int64_t>(members.size()) >= max_size || !MayRecompute(*operand)) continue;
+      members.push_back(operand);
+      in_block.insert(operand);
+    }
+  }
+  // Operands outside the block that were dead at the peak now live across it.
+  absl::flat_hash_set<const HloInstruction*> extended;
+  for (const HloInstruction* member : members) {
+    for (const HloInstruction* operand : member->unique_operands()) {
+      if (!in_block.contains(operand) && !LiveAtPeak(*operand, positions, peak)) {
+        extended.insert(operand);
+      }
+    }
+  }
+  std::sort(members.begin(), members.end(), [&](const HloInstruction* a, const HloInstruction* b) {
+    return positions.at(a) < positions.at(b);
+  });
+  RematerializationBlock block;
+  block.computation = computation.name();
+  block.peak_position = peak;
+  block.estimated_freed_bytes = DeviceBytes(value);
+  for (const HloInstruction* operand : extended)
+    block.estimated_freed_bytes -= DeviceBytes(*operand);
+  for (const HloInstruction* member : members) {
+    block.instructions.push_back(member->name());
+    block.flops += FlopCount(*member);
+    block.bytes_written += DeviceBytes(*member);
+  }
+  return block;
+}
+
+// A copy of fused computation `fused` for a cloned fusion, named after it.
+absl::StatusOr<HloComputation*> CloneFusedComputation(HloModule& module,
+                                                      const HloComputation& fused) {
+  auto copy = std::make_unique<HloComputation>(fused.name());  // uniquified when added
+  absl::flat_hash_map<const HloInstruction*, HloInstruction*> copy_of;
+  for (const HloInstruction* parameter : fused.parameter_instructions()) {
+    copy_of[parameter] = copy->AddParameter(parameter->Clone(""));
+  }
+  for (const HloInstruction* instruction : fused.MakeInstructionPostOrder()) {
+    if (instruction->opcode() == HloOpcode::kParameter) continue;
+    std::vector<HloInstruction*> operands;
+    for (const HloInstruction* operand : instruction->operands()) {
+      operands.push_back(copy_of.at(operand));
+    }
+    std::unique_ptr<HloInstruction> clone =
+        instruction->CloneWithNewOperands(instruction->shape(), operands);
+    if (instruction->opcode() == HloOpcode::kFusion) {
+      HMO_ASSIGN_OR_RETURN(
+          HloComputation * nested,
+          CloneFusedComputation(module, *instruction->fused_instructions_computation()));
+      clone->set_called_computations({nested});
+    }
+    copy_of[instruction] = copy->AddInstruction(std::move(clone));
+  }
+  copy->set_root_instruction(copy_of.at(fused.root_instruction()));
+  return module.AddEmbeddedComputation(std::move(copy));
+}
+
+}  // namespace
+
+std::string RematerializationBlock::ToString() const {
+  if (instructions.size() == 1) return value();
+  return absl::StrCat(value(), " (with ", instructions.size() - 1,
+                      instructions.size() == 2 ? " operand)" : " operands)");
+}
+
+std::vector<RematerializationBlock> FindRematerializationBlocks(const HloModule& module,
+                                                                const HloComputation& computation,
+                                                                int64_t peak_position,
+                                                                int64_t max_block_size) {
+  std::vector<RematerializationBlock> blocks;
+  if (!module.has_schedule() || !module.schedule().is_computation_scheduled(&computation)) {
+    return blocks;
+  }
+  const std::vector<HloInstruction*>& sequence =
+      module.schedule().sequence(&computation).instructions();
+  Positions positions;
+  for (int64_t i = 0; i < static_cast<int64_t>(sequence.size()); ++i) positions[sequence[i]] = i;
+  for (int64_t i = 0; i < peak_position && i < static_cast<int64_t>(sequence.size()); ++i) {
+    const HloInstruction& value = *sequence[i];
+    if (!MayRecompute(value) || DeviceBytes(value) == 0) continue;
+    bool used_at_peak = false, used_after = false;
+    for (const HloInstruction* user : value.users()) {
+      const int64_t position = positions.at(user);
+      used_at_peak |= position == peak_position;
+      used_after |= position > peak_position;
+    }
+    if (used_at_peak || !used_after) continue;
+    std::set<std::vector<std::string>> seen;
+    for (int64_t size = 1; size <= max_block_size; ++size) {
+      RematerializationBlock block = GrowBlock(computation, value, positions, peak_position, size);
+      if (block.estimated_freed_bytes <= 0 || !seen.insert(block.instructions).second) continue;
+      blocks.push_back(std::move(block));
+    }
+  }
+  return blocks;
+}
+
+absl::StatusOr<HloInstruction*> ApplyRematerializationBlock(HloModule& module,
+                                                            const RematerializationBlock& block) {
+  HloComputation* computation = module.GetComputationWithName(block.computation);
+  if (computation == nullptr) {
+    return absl::NotFoundError(absl::StrCat("no computation ", block.computation));
+  }
+  if (!module.has_schedule() || !module.schedule().is_computation_scheduled(computation)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("computation ", block.computation, " is not scheduled"));
+  }
+  HloInstructionSequence& sequence = module.schedule().GetOrCreateSequence(computation);
+  Positions positions;
+  for (int64_t i = 0; i < sequence.size(); ++i) positions[sequence.instructions()[i]] = i;
+
+  std::vector<HloInstruction*> members;
+  for (const std::string& name : block.instructions) {
+    HloInstruction* member = computation->GetInstructionWithName(name);
+    if (member == nullptr) {
+      return absl::NotFoundError(absl::StrCat("no instruction ", name, " in ", block.computation));
+    }
+    members.push_back(member);
+  }
+  HloInstruction* value = members.back();
+  std::vector<HloInstruction*> later_users;
+  int64_t insert_at = sequence.size();
+  for (HloInstruction* user : value->users()) {
+    const int64_t position = positions.at(user);
+    if (position <= block.peak_position) continue;
+    if (std::find(later_users.begin(), later_users.end(), user) == later_users.end()) {
+      later_users.push_back(user);
+    }
+    insert_at = std::min(insert_at, position);
+  }
+  if (later_users.empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(value->name(), " has no use after the peak"));
+  }
+
+  absl::flat_hash_map<const HloInstruction*, HloInstruction*> clone_of;
+  for (HloInstruction* member : members) {
+    std::vector<HloInstruction*> operands;
+    for (HloInstruction* operand : member->operands()) {
+      auto it = clone_of.find(operand);
+      operands.push_back(it == clone_of.end() ? operand : it->second);
+    }
+    std::unique_ptr<HloInstruction> clone = member->CloneWithNewOperands(member->shape(), operands);
+    if (member->opcode() == HloOpcode::kFusion) {
+      HMO_ASSIGN_OR_RETURN(
+          HloComputation * fused,
+          CloneFusedComputation(module, *member->fused_instructions_computation()));
+      clone->set_called_computations({fused});
+    }
+    HloInstruction* added =
+        computation->AddInstruction(std::move(clone), absl::StrCat(member->name(), ".remat"));
+    sequence.insert_instruction(added, insert_at++);
+    clone_of[member] = added;
+  }
+  HloInstruction* recomputed = clone_of.at(value);
+  for (HloInstruction* user : later_users) {
+    HMO_RETURN_IF_ERROR(value->ReplaceUseWith(user, recomputed));
+  }
+  return recomputed;
+}
+
+}  // namespace hmo

@@ -1,0 +1,52 @@
+#include "rematerialization_floor.h"
+
+#include <algorithm>
+
+#include "absl/container/flat_hash_set.h"
+#include "hmo/ir/layout.h"
+#include "hmo/ir/shape.h"
+
+namespace hmo {
+namespace {
+
+// The device bytes of `instruction`'s own array value; 0 for values that
+// may share memory counted elsewhere.
+int64_t OwnDeviceBytes(const HloInstruction& instruction) {
+  const Shape& shape = instruction.shape();
+  if (!shape.IsArray() || shape.memory_space() == Layout::kHostMemorySpace) return 0;
+  switch (instruction.opcode()) {
+    case HloOpcode::kParameter:
+    case HloOpcode::kConstant:
+    case HloOpcode::kBitcast:
+    case HloOpcode::kGetTupleElement:
+    case HloOpcode::kTuple:
+      return 0;
+    default:
+      return ShapeUtil::ByteSizeOf(shape);
+  }
+}
+
+}  // namespace
+
+RematerializationFloor ComputeRematerializationFloor(const HloModule& module,
+                                                     const CompiledMemoryStats& stats) {
+  const int64_t whole_run =
+      stats.argument_size_in_bytes + stats.output_size_in_bytes - stats.alias_size_in_bytes;
+  const int64_t undonated_arguments = stats.argument_size_in_bytes - stats.alias_size_in_bytes;
+  RematerializationFloor floor{whole_run, ""};
+  for (const HloComputation* computation : module.computations()) {
+    if (computation->IsFusionComputation()) continue;
+    for (const HloInstruction* instruction : computation->instructions()) {
+      int64_t operands = 0;
+      absl::flat_hash_set<const HloInstruction*> counted;
+      for (const HloInstruction* operand : instruction->operands()) {
+        if (counted.insert(operand).second) operands += OwnDeviceBytes(*operand);
+      }
+      const int64_t bytes = undonated_arguments + std::max(operands, OwnDeviceBytes(*instruction));
+      if (bytes > floor.bytes) floor = {bytes, instruction->name()};
+    }
+  }
+  return floor;
+}
+
+}  // namespace hmo
