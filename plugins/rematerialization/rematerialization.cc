@@ -135,6 +135,10 @@ const PassOptionBinding<RematerializationPass::Options>& RematerializationPass::
           .Option("evaluated-candidates", &Options::evaluated_candidates, 8,
                   "selection=evaluated: blocks measured per step, by rank and by bytes freed")
           .Option("max-steps", &Options::max_steps, 1000, "most rematerializations in one run")
+          .Option("trial-node-budget", &Options::trial_node_budget, 10000,
+                  "selection=evaluated: branch-and-bound nodes of the temp packing that measures "
+                  "a candidate (the chosen step is measured with the full budget, as the "
+                  "pipeline's limit check does)")
           .Option("fail-over-limit", &Options::fail_over_limit, true,
                   "fail when the module still does not fit (else leave the check to the "
                   "pipeline's memory limit, or to a later pass)");
@@ -158,6 +162,10 @@ absl::StatusOr<std::unique_ptr<RematerializationPass>> RematerializationPass::Cr
   pass->evaluated_candidates_ = options.evaluated_candidates;
   pass->max_steps_ = options.max_steps;
   pass->fail_over_limit_ = options.fail_over_limit;
+  pass->trial_node_budget_ = options.trial_node_budget;
+  if (pass->trial_node_budget_ <= 0) {
+    return absl::InvalidArgumentError("option 'trial-node-budget' must be positive");
+  }
   if (pass->max_block_size_ <= 0) {
     return absl::InvalidArgumentError("option 'max-block-size' must be positive");
   }
@@ -191,6 +199,8 @@ absl::StatusOr<bool> RematerializationPass::Run(HloModule& module, PassContext& 
   metrics_.floor_bytes = floor.bytes;
   metrics_.floor_instruction = floor.instruction;
 
+  MemoryReportOptions trial_options;
+  trial_options.tight_packing.node_budget = trial_node_budget_;
   bool changed = false;
   for (int64_t step = 0; step < max_steps_ && !check.fits(); ++step) {
     HMO_ASSIGN_OR_RETURN(const std::vector<PeakSite> sites, LocatePeak(module, check.peak_time));
@@ -211,8 +221,6 @@ absl::StatusOr<bool> RematerializationPass::Run(HloModule& module, PassContext& 
 
     const Measure before = MeasureOf(check);
     int chosen = -1;
-    std::unique_ptr<HloModule> chosen_module;
-    std::optional<MemoryLimitCheck> chosen_check;
     int64_t evaluated = 0;
     if (!evaluate_) {
       chosen = 0;
@@ -234,6 +242,8 @@ absl::StatusOr<bool> RematerializationPass::Run(HloModule& module, PassContext& 
       }
       // A block reaching the limit alone, at the least cost; else the best
       // gain per cost on the first part of the measure any block improves.
+      // (Trials pack with a smaller budget; the step taken is measured again
+      // with the full one, and the loop goes on if it no longer fits.)
       int best_fitting = -1;
       double best_fitting_cost = 0;
       int best_level = 3;
@@ -242,15 +252,14 @@ absl::StatusOr<bool> RematerializationPass::Run(HloModule& module, PassContext& 
       for (int index : shortlist) {
         std::unique_ptr<HloModule> trial = module.Clone();
         HMO_RETURN_IF_ERROR(ApplyRematerializationBlock(*trial, blocks[index]).status());
-        HMO_ASSIGN_OR_RETURN(MemoryLimitCheck trial_check, CheckMemoryLimit(*trial, *limit));
+        HMO_ASSIGN_OR_RETURN(MemoryLimitCheck trial_check,
+                             CheckMemoryLimit(*trial, *limit, trial_options));
         ++evaluated;
         const double cost = CostOf(blocks[index]);
         if (trial_check.fits()) {
           if (best_fitting < 0 || cost < best_fitting_cost) {
             best_fitting = index;
             best_fitting_cost = cost;
-            chosen_module = std::move(trial);
-            chosen_check = std::move(trial_check);
           }
           continue;
         }
@@ -266,7 +275,6 @@ absl::StatusOr<bool> RematerializationPass::Run(HloModule& module, PassContext& 
       }
       chosen = best_fitting >= 0 ? best_fitting : best;
       if (chosen < 0) break;  // nothing lowers the measure any more
-      if (best_fitting < 0) chosen_module.reset();
     }
     const RematerializationBlock& block = blocks[chosen];
     HMO_RETURN_IF_ERROR(ApplyRematerializationBlock(module, block).status());

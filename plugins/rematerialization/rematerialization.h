@@ -92,6 +92,7 @@ class RematerializationPass : public HloPass {
     int64_t evaluated_candidates = 0;
     int64_t max_steps = 0;
     bool fail_over_limit = true;
+    int64_t trial_node_budget = 0;
   };
   static const PassOptionBinding<Options>& Binding();
   static PassOptionSchema OptionSchema() { return Binding().schema(); }
@@ -116,6 +117,7 @@ class RematerializationPass : public HloPass {
   int64_t evaluated_candidates_ = 8;
   int64_t max_steps_ = 1000;
   bool fail_over_limit_ = true;
+  int64_t trial_node_budget_ = 10000;
   RematerializationMetrics metrics_;
 };
 

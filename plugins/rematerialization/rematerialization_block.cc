@@ -87,14 +87,28 @@ RematerializationBlock GrowBlock(const HloComputation& computation, const HloIns
   std::sort(members.begin(), members.end(), [&](const HloInstruction* a, const HloInstruction* b) {
     return positions.at(a) < positions.at(b);
   });
+  // A member whose every use moves to the clones is moved, not recomputed:
+  // the value when nothing before the peak reads it, an operand when only
+  // moved members read it. Users first, so walk the members backwards.
+  absl::flat_hash_set<const HloInstruction*> moved;
+  for (auto it = members.rbegin(); it != members.rend(); ++it) {
+    const HloInstruction* member = *it;
+    const bool all_uses_move = std::all_of(
+        member->users().begin(), member->users().end(), [&](const HloInstruction* user) {
+          return member == &value ? positions.at(user) > peak : moved.contains(user);
+        });
+    if (all_uses_move) moved.insert(member);
+  }
   RematerializationBlock block;
   block.computation = computation.name();
   block.peak_position = peak;
   block.estimated_freed_bytes = DeviceBytes(value);
-  for (const HloInstruction* operand : extended)
+  for (const HloInstruction* operand : extended) {
     block.estimated_freed_bytes -= DeviceBytes(*operand);
+  }
   for (const HloInstruction* member : members) {
     block.instructions.push_back(member->name());
+    if (moved.contains(member)) continue;
     block.flops += FlopCount(*member);
     block.bytes_written += DeviceBytes(*member);
   }
@@ -228,6 +242,17 @@ absl::StatusOr<HloInstruction*> ApplyRematerializationBlock(HloModule& module,
   HloInstruction* recomputed = clone_of.at(value);
   for (HloInstruction* user : later_users) {
     HMO_RETURN_IF_ERROR(value->ReplaceUseWith(user, recomputed));
+  }
+  // Originals nothing reads any more were moved, not recomputed: they go,
+  // users first, with the fused computations of fusions.
+  for (auto it = members.rbegin(); it != members.rend(); ++it) {
+    HloInstruction* member = *it;
+    if (!member->IsDead()) continue;
+    HloComputation* fused =
+        member->opcode() == HloOpcode::kFusion ? member->fused_instructions_computation() : nullptr;
+    sequence.remove_instruction(member);
+    HMO_RETURN_IF_ERROR(computation->RemoveInstruction(member));
+    if (fused != nullptr) HMO_RETURN_IF_ERROR(module.RemoveComputation(fused));
   }
   return recomputed;
 }

@@ -4,8 +4,10 @@
 // pipelines/memory-scheduler.yaml and pipelines/device-default.yaml; each
 // result is executed by `hmo run --execute` on XLA's inputs, on the cpu and
 // gpu-emulated backends, and every output must match XLA's own .npy output
-// (tests/corpus/<program>/output_<i>.npy). A mismatch names the output, the
-// first differing index and both values.
+// (tests/corpus/<program>/output_<i>.npy); so must the after dumps of the
+// programs pipelines/rematerialization.yaml fits into 80% of their device
+// bytes. A mismatch names the output, the first differing index and both
+// values.
 
 #include <cctype>
 #include <filesystem>
@@ -17,6 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
+#include "hmo/analysis/memory_report.h"
 #include "hmo/execution/literal_comparison.h"
 #include "hmo/execution/npy.h"
 #include "hmo/text/hlo_parser.h"
@@ -33,10 +36,14 @@ struct CorpusRun {
   std::string dump;      // "before" or "after"
   std::string pipeline;  // a file of pipelines/
   std::string backend;
+  // A memory limit, as a percentage of the device bytes of the dump as XLA
+  // scheduled it; 0 for none.
+  int64_t limit_percent = 0;
 };
 
 void PrintTo(const CorpusRun& run, std::ostream* out) {
   *out << run.program << " " << run.dump << " " << run.pipeline << " " << run.backend;
+  if (run.limit_percent > 0) *out << " " << run.limit_percent << "%";
 }
 
 std::vector<CorpusRun> AllRuns() {
@@ -48,11 +55,17 @@ std::vector<CorpusRun> AllRuns() {
       runs.push_back({program, "after", "device-default", backend});
     }
   }
+  // Rematerialized to 80% of XLA's device bytes (the programs that fit it),
+  // executed: recomputation must not change a result.
+  for (const std::string program : {"batch_norm", "cnn_maxpool", "kv_decode", "transformer_adam"}) {
+    runs.push_back({program, "after", "rematerialization", "cpu", 80});
+  }
   return runs;
 }
 
 std::string Name(const CorpusRun& run) {
   std::string name = absl::StrCat(run.program, "_", run.dump, "_", run.pipeline, "_", run.backend);
+  if (run.limit_percent > 0) absl::StrAppend(&name, "_", run.limit_percent, "_percent");
   for (char& c : name) {
     if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
   }
@@ -78,9 +91,16 @@ TEST_P(JaxCorpusExecutionTest, MatchesXla) {
       fs::temp_directory_path() / ("hmo_corpus_" + Name(run) + "_" + std::to_string(::getpid()));
   fs::remove_all(results);
   const fs::path pipeline = fs::path(HMO_TEST_DATA_DIR) / ".." / "pipelines" / (run.pipeline + ".yaml");
-  const test_support::HmoCliRun hmo = test_support::RunHmoCli(
-      absl::StrCat("run ", pipeline.string(), " ", dump.string(), " --execute --backend ", run.backend,
-                   " --inputs ", absl::StrJoin(inputs, ","), " --results-dir ", results.string()));
+  std::string limit;
+  if (run.limit_percent > 0) {
+    auto report = BuildMemoryReport(**module);
+    ASSERT_TRUE(report.ok()) << report.status();
+    limit = absl::StrCat(" --memory-limit ",
+                         report->stats.PeakEstimateBytes() * run.limit_percent / 100);
+  }
+  const test_support::HmoCliRun hmo = test_support::RunHmoCli(absl::StrCat(
+      "run ", pipeline.string(), " ", dump.string(), " --execute --backend ", run.backend,
+      " --inputs ", absl::StrJoin(inputs, ","), " --results-dir ", results.string(), limit));
   ASSERT_EQ(hmo.exit_code, 0) << hmo.err;
 
   const std::vector<ShapeUtil::IndexedShape> leaves = ShapeUtil::GetLeafShapes(entry->root_instruction()->shape());
