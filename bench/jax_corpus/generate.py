@@ -180,7 +180,13 @@ def _transformer_setup(mode):
     tokens = rng.integers(0, T_VOCAB, (T_BATCH, T_SEQ)).astype(np.int32)
     targets = rng.integers(0, T_VOCAB, (T_BATCH, T_SEQ)).astype(np.int32)
 
-    layer_fn = jax.checkpoint(_layer) if mode == "remat" else _layer
+    # "remat": jax.checkpoint saving nothing; "remat_dots": saving the
+    # matmul results (the dots_saveable policy; bench/fit compares with it).
+    layer_fn = {
+        "remat": jax.checkpoint(_layer),
+        "remat_dots": jax.checkpoint(
+            _layer, policy=jax.checkpoint_policies.dots_saveable),
+    }.get(mode, _layer)
 
     def loss_fn(params, tokens, targets):
         x = jnp.take(params["embed"], tokens, axis=0)

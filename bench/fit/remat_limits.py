@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""Rematerialization under device memory limits, over the JAX corpus.
+
+For each training-step program of tests/corpus (XLA's optimized dump) and each
+limit of 100%, 80%, 60% and 40% of the device bytes XLA's own schedule needs
+(`hmo stats`: argument + output - alias + temp), runs
+
+    hmo run pipelines/rematerialization.yaml DUMP --memory-limit L --report
+
+and prints the fitted device bytes (or the proven floor when it cannot fit),
+the recomputed FLOPs as a share of the step's FLOPs (hmo's count,
+hmo/analysis/flop_count.h), the bytes offloaded (0: host offload is not part
+of this pipeline) and the time to fit.
+
+With --jax PYTHON (a python with jax, e.g. .venv-jax/bin/python), it also
+runs bench/fit/jax_policies.py in the same run: XLA's transformer step under
+jax.checkpoint policies (none, full, dots_saveable), and hmo on the same
+step at the device bytes each policy reaches, so the added FLOPs compare at
+equal memory (XLA's share from compiled.cost_analysis()).
+
+    python3 bench/fit/remat_limits.py --hmo build/bin/hmo [--jax .venv-jax/bin/python]
+"""
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+CORPUS = os.path.join(ROOT, "tests", "corpus")
+PIPELINE = os.path.join(ROOT, "pipelines", "rematerialization.yaml")
+PROGRAMS = ["mlp_sgd", "transformer_adam", "transformer_remat", "transformer_scan",
+            "cnn_maxpool", "batch_norm", "embedding", "layer_norm", "random_dropout",
+            "kv_decode"]
+LIMITS = [100, 80, 60, 40]
+
+SUMMARY = re.compile(r"limit (\d+) B: device (\d+) -> (\d+) B \((fits|does not fit)\); "
+                     r"floor >= (\d+) B .*?; (\d+) recomputations, (\d+) FLOPs \(([\d.]+)% "
+                     r"of the module's (\d+)\)")
+FLOOR = re.compile(r"proven floor (?:of|is) (\d+) B")
+
+
+def dump(program):
+    directory = os.path.join(CORPUS, program)
+    for name in sorted(os.listdir(directory)):
+        if name.endswith("cpu_after_optimizations.txt"):
+            return os.path.join(directory, name)
+    raise SystemExit(f"no optimized dump in {directory}")
+
+
+def device_bytes(hmo, path):
+    out = subprocess.run([hmo, "stats", "--format", "json", path], check=True,
+                         capture_output=True, text=True).stdout
+    stats = json.loads(out)["stats"]
+    return (stats["argument_size_in_bytes"] + stats["output_size_in_bytes"] -
+            stats["alias_size_in_bytes"] + stats["temp_size_in_bytes"])
+
+
+def fit(hmo, path, limit):
+    start = time.perf_counter()
+    run = subprocess.run([hmo, "run", PIPELINE, path, "-o", os.devnull, "--memory-limit",
+                          str(limit), "--report"], capture_output=True, text=True)
+    seconds = time.perf_counter() - start
+    text = run.stdout + run.stderr
+    summary = SUMMARY.search(text)
+    if run.returncode == 0:
+        device = re.findall(r"memory-limit: device ([\d,]+) B", text)
+        fitted = int(device[-1].replace(",", "")) if device else None
+        return {"fits": True, "device": fitted,
+                "flops": int(summary.group(7)) if summary else 0,
+                "share": float(summary.group(8)) if summary else 0.0,
+                "floor": int(summary.group(5)) if summary else None, "seconds": seconds}
+    floor = FLOOR.search(text)
+    reached = re.search(r"device (\d+) -> (\d+) B", text)
+    return {"fits": False, "device": int(reached.group(2)) if reached else None,
+            "floor": int(floor.group(1)) if floor else None, "seconds": seconds,
+            "error": text.strip().splitlines()[0][:160] if text.strip() else ""}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hmo", default=os.path.join(ROOT, "build", "bin", "hmo"))
+    parser.add_argument("--jax", help="a python with jax: compare with jax.checkpoint policies")
+    args = parser.parse_args()
+
+    print(f"{'program':18} {'limit':>5} {'limit B':>9} {'fitted B':>9} {'floor B':>9} "
+          f"{'recompute FLOPs':>15} {'% step':>7} {'offload B':>9} {'s':>6}")
+    misses = []
+    for program in PROGRAMS:
+        path = dump(program)
+        full = device_bytes(args.hmo, path)
+        for percent in LIMITS:
+            limit = full * percent // 100
+            result = fit(args.hmo, path, limit)
+            if result["fits"]:
+                print(f"{program:18} {percent:>4}% {limit:>9} {result['device'] or 0:>9} "
+                      f"{result['floor'] or 0:>9} {result['flops']:>15} {result['share']:>6.2f}% "
+                      f"{0:>9} {result['seconds']:>6.2f}")
+            else:
+                floor = result["floor"]
+                why = ("below the proven floor" if floor is not None and limit < floor
+                       else "not reached (above the proven floor)")
+                if floor is None or limit >= floor:
+                    misses.append((program, percent))
+                print(f"{program:18} {percent:>4}% {limit:>9} {'-':>9} {floor or 0:>9} "
+                      f"{'-':>15} {'-':>7} {0:>9} {result['seconds']:>6.2f}  {why}; reached "
+                      f"{result['device']}")
+    print(f"limits above the proven floor not met: {len(misses)} "
+          f"({', '.join(f'{p} {q}%' for p, q in misses)})")
+
+    if args.jax:
+        out = subprocess.run([args.jax, os.path.join(ROOT, "bench", "fit", "jax_policies.py")],
+                             check=True, capture_output=True, text=True).stdout
+        xla = json.loads(out.strip().splitlines()[-1])
+        base_flops = xla["none"]["flops"]
+        path = dump("transformer_adam")
+        print(f"\ntransformer step, XLA:CPU (jax {xla['jax']}) jax.checkpoint policies vs hmo "
+              f"at the same device bytes")
+        print(f"{'policy':14} {'XLA device B':>12} {'XLA +FLOPs':>10} {'hmo device B':>12} "
+              f"{'hmo +FLOPs':>10}")
+        for policy in ("none", "full", "dots_saveable"):
+            target = xla[policy]["device_bytes"]
+            extra = 100.0 * (xla[policy]["flops"] - base_flops) / base_flops
+            ours = fit(args.hmo, path, target)
+            hmo = (f"{ours['device']:>12} {ours['share']:>9.2f}%" if ours["fits"]
+                   else f"{'-':>12} {'-':>10}")
+            print(f"{policy:14} {target:>12} {extra:>9.2f}% {hmo}")
+        target = device_bytes(args.hmo, path) * 60 // 100
+        ours = fit(args.hmo, path, target)
+        print(f"{'(60% limit)':14} {'-':>12} {'-':>10} "
+              f"{(ours['device'] if ours['fits'] else '-')!s:>12} "
+              f"{(format(ours['share'], '.2f') + '%') if ours['fits'] else '-':>10}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
