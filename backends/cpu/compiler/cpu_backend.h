@@ -13,6 +13,8 @@ class CpuBackend : public Backend {
   std::string_view name() const override { return "cpu"; }
   int64_t BufferSizeBytes(const Shape& shape) const override;
   int64_t BufferAlignment() const override;
+  // A few cores' worth of FLOPs; "host transfers" are copies within RAM.
+  BackendCostRates CostRates() const override { return {5e10, 2e10, 1e10}; }
   bool CanExecute() const override { return true; }
   absl::StatusOr<std::unique_ptr<Executable>> Compile(const HloModule& module,
                                                       const CompileOptions& options) const override;

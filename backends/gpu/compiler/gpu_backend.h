@@ -21,6 +21,9 @@ class GpuBackend : public Backend {
   }
   int64_t BufferSizeBytes(const Shape& shape) const override;
   int64_t BufferAlignment() const override;
+  // A data-center GPU (fp32 without tensor cores, HBM3, PCIe 5 x16 to
+  // pinned host memory); the emulation describes the same target.
+  BackendCostRates CostRates() const override { return {5e13, 4.8e12, 5e10}; }
   bool CanExecute() const override { return true; }
   absl::StatusOr<std::unique_ptr<Executable>> Compile(const HloModule& module,
                                                       const CompileOptions& options) const override;

@@ -74,9 +74,9 @@ ENTRY %main (p: f32[1024]) -> f32[1024] {
   ROOT %out = f32[1024]{0} add(%f, %big)
 }
 )";
-absl::StatusOr<RematerializationMetrics> RunPass(HloModule& module,
-                                                 std::vector<PassOptionAssignment> options,
-                                                 std::optional<int64_t> pipeline_limit = {}) {
+absl::StatusOr<MemoryFitMetrics> RunPass(HloModule& module,
+                                         std::vector<PassOptionAssignment> options,
+                                         std::optional<int64_t> pipeline_limit = {}) {
   HMO_ASSIGN_OR_RETURN(PassOptions bound, RematerializationPass::OptionSchema().Bind(options));
   HMO_ASSIGN_OR_RETURN(std::unique_ptr<RematerializationPass> pass,
                        RematerializationPass::Create(bound));
@@ -106,12 +106,12 @@ std::vector<std::string> EntryOrder(const HloModule& module) {
 TEST(RematerializationTest, MovesAValueNothingReadsBeforeThePeak) {
   auto module = test_support::ParseTestModule(kLateUse);
   const int64_t before = DeviceBytes(*module);
-  absl::StatusOr<RematerializationMetrics> metrics =
+  absl::StatusOr<MemoryFitMetrics> metrics =
       RunPass(*module, {{"memory-limit", std::to_string(before - 4096)}});
   ASSERT_TRUE(metrics.ok()) << metrics.status();
   EXPECT_TRUE(metrics->fits);
   ASSERT_EQ(metrics->decisions.size(), 1u);
-  EXPECT_EQ(metrics->decisions[0].block, "big");
+  EXPECT_EQ(metrics->decisions[0].change, "big");
   EXPECT_EQ(metrics->decisions[0].flops, 0);
   EXPECT_EQ(metrics->device_bytes_after, before - 4096);
   EXPECT_EQ(DeviceBytes(*module), before - 4096);
@@ -128,12 +128,12 @@ TEST(RematerializationTest, MovesAValueNothingReadsBeforeThePeak) {
 TEST(RematerializationTest, RecomputesAValueReadBeforeAndAfterThePeak) {
   auto module = test_support::ParseTestModule(kEarlyAndLateUse);
   const int64_t before = DeviceBytes(*module);
-  absl::StatusOr<RematerializationMetrics> metrics =
+  absl::StatusOr<MemoryFitMetrics> metrics =
       RunPass(*module, {{"memory-limit", std::to_string(before - 1)}});
   ASSERT_TRUE(metrics.ok()) << metrics.status();
   EXPECT_TRUE(metrics->fits);
   ASSERT_EQ(metrics->decisions.size(), 1u);
-  EXPECT_EQ(metrics->decisions[0].block, "big");
+  EXPECT_EQ(metrics->decisions[0].change, "big");
   EXPECT_EQ(metrics->decisions[0].flops, 1024);  // one negate per element
   EXPECT_EQ(metrics->recompute_flops, 1024);
   EXPECT_THAT(EntryOrder(*module),
@@ -151,13 +151,13 @@ TEST(RematerializationTest, RecomputesAValueReadBeforeAndAfterThePeak) {
 TEST(RematerializationTest, TheLimitComesFromThePipelineWhenThePassHasNone) {
   auto module = test_support::ParseTestModule(kLateUse);
   const int64_t before = DeviceBytes(*module);
-  absl::StatusOr<RematerializationMetrics> metrics = RunPass(*module, {}, before - 4096);
+  absl::StatusOr<MemoryFitMetrics> metrics = RunPass(*module, {}, before - 4096);
   ASSERT_TRUE(metrics.ok()) << metrics.status();
   EXPECT_EQ(metrics->limit, before - 4096);
   EXPECT_TRUE(metrics->fits);
 
   auto unlimited = test_support::ParseTestModule(kLateUse);
-  absl::StatusOr<RematerializationMetrics> none = RunPass(*unlimited, {});
+  absl::StatusOr<MemoryFitMetrics> none = RunPass(*unlimited, {});
   EXPECT_EQ(none.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(none.status().message(), HasSubstr("no memory limit"));
 }
@@ -165,7 +165,7 @@ TEST(RematerializationTest, TheLimitComesFromThePipelineWhenThePassHasNone) {
 TEST(RematerializationTest, BelowTheProvenFloorItFailsNamingIt) {
   auto module = test_support::ParseTestModule(kLateUse);
   // %e reads %a and %c (8 KiB) beside the 4 KiB argument: 12 KiB.
-  absl::StatusOr<RematerializationMetrics> metrics =
+  absl::StatusOr<MemoryFitMetrics> metrics =
       RunPass(*module, {{"memory-limit", std::string("12287")}});
   ASSERT_FALSE(metrics.ok());
   EXPECT_EQ(metrics.status().code(), absl::StatusCode::kResourceExhausted);
@@ -180,7 +180,7 @@ ENTRY %main (p: f32[4]) -> f32[4] {
   %p = f32[4]{0} parameter(0)
   ROOT %n = f32[4]{0} negate(%p)
 })");
-  absl::StatusOr<RematerializationMetrics> metrics =
+  absl::StatusOr<MemoryFitMetrics> metrics =
       RunPass(*module, {{"memory-limit", std::string("1KiB")}});
   EXPECT_EQ(metrics.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(metrics.status().message(), HasSubstr("run memory-scheduler first"));
@@ -201,7 +201,7 @@ TEST_P(CorpusRematerializationTest, FitsEightyPercentOfXlasDeviceBytes) {
   ASSERT_TRUE(module.ok()) << module.status();
   const int64_t before = DeviceBytes(**module);
   const int64_t limit = before * 8 / 10;
-  absl::StatusOr<RematerializationMetrics> metrics =
+  absl::StatusOr<MemoryFitMetrics> metrics =
       RunPass(**module, {{"memory-limit", std::to_string(limit)}});
   ASSERT_TRUE(metrics.ok()) << metrics.status();
   EXPECT_TRUE(metrics->fits);
@@ -224,10 +224,10 @@ TEST(RematerializationTest, EvaluatedChoicesBeatTheEstimateOnTheTransformer) {
   absl::StatusOr<std::unique_ptr<HloModule>> evaluated = load(), estimated = load();
   ASSERT_TRUE(evaluated.ok() && estimated.ok());
   const int64_t limit = DeviceBytes(**evaluated) * 85 / 100;
-  absl::StatusOr<RematerializationMetrics> by_measure =
+  absl::StatusOr<MemoryFitMetrics> by_measure =
       RunPass(**evaluated, {{"memory-limit", std::to_string(limit)}});
   ASSERT_TRUE(by_measure.ok()) << by_measure.status();
-  absl::StatusOr<RematerializationMetrics> by_estimate =
+  absl::StatusOr<MemoryFitMetrics> by_estimate =
       RunPass(**estimated, {{"memory-limit", std::to_string(limit)},
                             {"selection", std::string("estimate")},
                             {"fail-over-limit", std::string("false")}});

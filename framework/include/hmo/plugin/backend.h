@@ -32,6 +32,16 @@ struct CompileOptions {
   int64_t num_replicas = 1;
 };
 
+// Nominal sustained rates of a target, for passes that weigh recomputing a
+// value against keeping it in host memory (the `fit` pass): what a FLOP, a
+// byte written to device memory and a byte moved between device and host
+// memory (S(5)) cost in time. Descriptions, not measurements.
+struct BackendCostRates {
+  double flops_per_second = 1e11;
+  double device_memory_bytes_per_second = 2e10;
+  double host_transfer_bytes_per_second = 1e10;
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -44,6 +54,9 @@ class Backend {
 
   // Returns the alignment, in bytes, the target requires of buffer offsets.
   virtual int64_t BufferAlignment() const = 0;
+
+  // The target's cost rates (the defaults: a generic host).
+  virtual BackendCostRates CostRates() const { return {}; }
 
   // Whether Compile is implemented (an executing backend, not only a
   // description of a target).

@@ -1,0 +1,296 @@
+#include "memory_fitter.h"
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <tuple>
+#include <utility>
+#include <variant>
+
+#include "absl/strings/str_cat.h"
+#include "fmt/format.h"
+#include "hmo/analysis/flop_count.h"
+#include "hmo/analysis/hlo_alias_analysis.h"
+#include "hmo/analysis/hlo_live_range.h"
+#include "hmo/analysis/memory_limit.h"
+#include "hmo/base/status_macros.h"
+#include "host_offload_choice.h"
+#include "rematerialization_block.h"
+#include "rematerialization_floor.h"
+
+namespace hmo {
+namespace {
+
+// Where the temporaries peak, in each computation that runs then: the
+// computation of the instruction at the peak and every one that calls it,
+// with the position in its sequence of the instruction running the peak.
+struct PeakSite {
+  const HloComputation* computation;
+  int64_t position;
+};
+
+absl::StatusOr<std::vector<PeakSite>> LocatePeak(const HloModule& module, int64_t peak_time) {
+  HMO_ASSIGN_OR_RETURN(std::unique_ptr<HloAliasAnalysis> alias, HloAliasAnalysis::Run(&module));
+  HMO_ASSIGN_OR_RETURN(
+      std::unique_ptr<HloLiveRange> live_range,
+      HloLiveRange::Run(module.schedule(), *alias, module.entry_computation(), true));
+  std::vector<PeakSite> sites;
+  for (const HloComputation* computation : module.computations()) {
+    if (computation->IsFusionComputation() ||
+        !module.schedule().is_computation_scheduled(computation)) {
+      continue;
+    }
+    auto span = live_range->computation_span_times().find(computation);
+    if (span == live_range->computation_span_times().end() || peak_time < span->second.start ||
+        peak_time >= span->second.end) {
+      continue;
+    }
+    // A callee is laid out right before the instruction that runs it, so
+    // the first instruction at or after the peak is the one running it.
+    const std::vector<HloInstruction*>& sequence =
+        module.schedule().sequence(computation).instructions();
+    for (int64_t i = 0; i < static_cast<int64_t>(sequence.size()); ++i) {
+      auto time = live_range->instruction_schedule().find(sequence[i]);
+      if (time != live_range->instruction_schedule().end() && time->second >= peak_time) {
+        sites.push_back({computation, i});
+        break;
+      }
+    }
+  }
+  return sites;
+}
+
+// One change, with its estimate and cost.
+struct Change {
+  std::variant<RematerializationBlock, HostOffloadChoice> what;
+  int64_t estimated_freed_bytes = 0;
+  double seconds = 0;
+
+  bool is_recompute() const { return std::holds_alternative<RematerializationBlock>(what); }
+  const std::string& computation() const {
+    return is_recompute() ? std::get<RematerializationBlock>(what).computation
+                          : std::get<HostOffloadChoice>(what).computation;
+  }
+  std::string ToString() const {
+    return is_recompute() ? std::get<RematerializationBlock>(what).ToString()
+                          : std::get<HostOffloadChoice>(what).ToString();
+  }
+  int64_t flops() const {
+    return is_recompute() ? std::get<RematerializationBlock>(what).flops : 0;
+  }
+  int64_t transferred_bytes() const {
+    return is_recompute() ? 0 : 2 * std::get<HostOffloadChoice>(what).bytes;
+  }
+  absl::Status Apply(HloModule& module) const {
+    if (is_recompute()) {
+      return ApplyRematerializationBlock(module, std::get<RematerializationBlock>(what)).status();
+    }
+    return ApplyHostOffloadChoice(module, std::get<HostOffloadChoice>(what)).status();
+  }
+  // Bytes freed per second of cost; a change that costs nothing (a move)
+  // ranks by its bytes alone, above every change that costs.
+  double Rank() const {
+    return static_cast<double>(estimated_freed_bytes) / std::max(seconds, 1e-15);
+  }
+};
+
+std::vector<Change> FindChanges(const HloModule& module, const std::vector<PeakSite>& sites,
+                                const MemoryFitterOptions& options) {
+  std::vector<Change> changes;
+  const BackendCostRates& rates = options.rates;
+  for (const PeakSite& site : sites) {
+    if (options.recompute) {
+      for (RematerializationBlock& block : FindRematerializationBlocks(
+               module, *site.computation, site.position, options.max_block_size)) {
+        const double seconds =
+            static_cast<double>(block.flops) / rates.flops_per_second +
+            static_cast<double>(block.bytes_written) / rates.device_memory_bytes_per_second;
+        const int64_t freed = block.estimated_freed_bytes;
+        changes.push_back({std::move(block), freed, seconds});
+      }
+    }
+    if (options.offload) {
+      for (HostOffloadChoice& choice :
+           FindHostOffloadChoices(module, *site.computation, site.position)) {
+        const double seconds =
+            2.0 * static_cast<double>(choice.bytes) / rates.host_transfer_bytes_per_second;
+        const int64_t freed = choice.bytes;
+        changes.push_back({std::move(choice), freed, seconds});
+      }
+    }
+  }
+  // Best rank first; ties by more bytes freed (stable: the sites' order).
+  std::stable_sort(changes.begin(), changes.end(), [](const Change& a, const Change& b) {
+    return std::make_tuple(-a.Rank(), -a.estimated_freed_bytes) <
+           std::make_tuple(-b.Rank(), -b.estimated_freed_bytes);
+  });
+  return changes;
+}
+
+// What a step compares, most important first: the device bytes, then the
+// temporaries' peak, then how many moments reach it.
+using Measure = std::tuple<int64_t, int64_t, int64_t>;
+
+Measure MeasureOf(const MemoryLimitCheck& check) {
+  return {check.device_bytes, check.peak_temp_bytes, check.peak_moments};
+}
+
+// The gain of `after` over `before` on the first part of the measure that
+// differs (positive: better): (which part, by how much).
+std::pair<int, int64_t> GainOf(const Measure& before, const Measure& after) {
+  if (std::get<0>(after) != std::get<0>(before))
+    return {0, std::get<0>(before) - std::get<0>(after)};
+  if (std::get<1>(after) != std::get<1>(before))
+    return {1, std::get<1>(before) - std::get<1>(after)};
+  return {2, std::get<2>(before) - std::get<2>(after)};
+}
+
+// The changes a step measures: the best-ranked ones and those freeing the
+// most bytes, `count` of each.
+std::vector<int> Shortlist(const std::vector<Change>& changes, int64_t count) {
+  std::vector<int> shortlist;
+  for (int i = 0; i < static_cast<int>(changes.size()) && i < count; ++i) shortlist.push_back(i);
+  std::vector<int> by_bytes(changes.size());
+  for (size_t i = 0; i < changes.size(); ++i) by_bytes[i] = static_cast<int>(i);
+  std::stable_sort(by_bytes.begin(), by_bytes.end(), [&](int a, int b) {
+    return changes[a].estimated_freed_bytes > changes[b].estimated_freed_bytes;
+  });
+  for (int i = 0; i < static_cast<int>(by_bytes.size()) && i < count; ++i) {
+    if (std::find(shortlist.begin(), shortlist.end(), by_bytes[i]) == shortlist.end()) {
+      shortlist.push_back(by_bytes[i]);
+    }
+  }
+  return shortlist;
+}
+
+// What sets the floor, for the user.
+std::string FloorReason(const std::string& instruction) {
+  if (instruction.empty()) return "the arguments and outputs";
+  return absl::StrCat("the undonated arguments, plus the operands and result of ", instruction,
+                      ", on the device at once");
+}
+
+}  // namespace
+
+std::string MemoryFitMetrics::ToString() const {
+  std::string text;
+  for (size_t i = 0; i < decisions.size(); ++i) {
+    const Decision& decision = decisions[i];
+    absl::StrAppend(
+        &text,
+        fmt::format("step {}: {} {} in {}: device {} -> {} B, {} FLOPs, {} B transferred, "
+                    "~{:.3g} s ({} measured)\n",
+                    i + 1, decision.kind, decision.change, decision.computation,
+                    decision.device_bytes_before, decision.device_bytes_after, decision.flops,
+                    decision.transferred_bytes, decision.seconds, decision.evaluated));
+  }
+  const double share = module_flops > 0 ? 100.0 * static_cast<double>(recompute_flops) /
+                                              static_cast<double>(module_flops)
+                                        : 0.0;
+  absl::StrAppend(
+      &text, fmt::format("limit {} B: device {} -> {} B ({}); floor >= {} B ({}); {} changes, "
+                         "{} FLOPs recomputed ({:.2f}% of the module's {}), {} B offloaded; "
+                         "~{:.3g} s added; {:.3f} s",
+                         limit, device_bytes_before, device_bytes_after,
+                         fits ? "fits" : "does not fit", floor_bytes,
+                         floor_instruction.empty() ? "arguments and outputs" : floor_instruction,
+                         decisions.size(), recompute_flops, share, module_flops, offloaded_bytes,
+                         cost_seconds, seconds));
+  return text;
+}
+
+std::string MemoryFitMetrics::FailureMessage() const {
+  const std::string floor =
+      floor_bytes > limit
+          ? fmt::format("the limit is below the proven floor of {} B ({}): nothing can fit it",
+                        floor_bytes, FloorReason(floor_instruction))
+          : fmt::format("the proven floor is {} B ({}); no change found lowers the peak further",
+                        floor_bytes, FloorReason(floor_instruction));
+  return fmt::format("cannot fit the limit after {} changes (device {} -> {} B): {}\n{}",
+                     decisions.size(), device_bytes_before, device_bytes_after, floor, limit_check);
+}
+
+absl::StatusOr<MemoryFitMetrics> FitModuleToMemoryLimit(HloModule& module, int64_t limit,
+                                                        const MemoryFitterOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  if (!module.has_schedule()) {
+    return absl::FailedPreconditionError(
+        "the module has no schedule: recomputations and host copies are placed in a schedule "
+        "(run memory-scheduler first)");
+  }
+  MemoryFitMetrics metrics;
+  metrics.limit = limit;
+  metrics.module_flops = FlopCount(*module.entry_computation());
+  HMO_ASSIGN_OR_RETURN(MemoryLimitCheck check, CheckMemoryLimit(module, limit));
+  metrics.device_bytes_before = check.device_bytes;
+  const RematerializationFloor floor = ComputeRematerializationFloor(module, check.stats);
+  metrics.floor_bytes = floor.bytes;
+  metrics.floor_instruction = floor.instruction;
+
+  MemoryReportOptions trial_options;
+  trial_options.tight_packing.node_budget = options.trial_node_budget;
+  for (int64_t step = 0; step < options.max_steps && !check.fits(); ++step) {
+    HMO_ASSIGN_OR_RETURN(const std::vector<PeakSite> sites, LocatePeak(module, check.peak_time));
+    const std::vector<Change> changes = FindChanges(module, sites, options);
+    if (changes.empty()) break;
+
+    const Measure before = MeasureOf(check);
+    int chosen = 0;
+    int64_t evaluated = 0;
+    if (options.evaluate) {
+      // One that meets the limit alone, at the least cost; else the best
+      // gain per second on the first part of the measure any improves.
+      // (Trials pack with a smaller budget; the step taken is measured
+      // again with the full one, and the loop goes on if it no longer fits.)
+      int best_fitting = -1;
+      int best = -1;
+      int best_level = 3;
+      double best_ratio = 0;
+      for (int index : Shortlist(changes, options.evaluated_candidates)) {
+        std::unique_ptr<HloModule> trial = module.Clone();
+        HMO_RETURN_IF_ERROR(changes[index].Apply(*trial));
+        HMO_ASSIGN_OR_RETURN(MemoryLimitCheck trial_check,
+                             CheckMemoryLimit(*trial, limit, trial_options));
+        ++evaluated;
+        const double seconds = changes[index].seconds;
+        if (trial_check.fits()) {
+          if (best_fitting < 0 || seconds < changes[best_fitting].seconds) best_fitting = index;
+          continue;
+        }
+        if (best_fitting >= 0) continue;
+        const auto [level, gain] = GainOf(before, MeasureOf(trial_check));
+        if (gain <= 0) continue;
+        const double ratio = static_cast<double>(gain) / std::max(seconds, 1e-15);
+        if (level < best_level || (level == best_level && ratio > best_ratio)) {
+          best_level = level;
+          best_ratio = ratio;
+          best = index;
+        }
+      }
+      chosen = best_fitting >= 0 ? best_fitting : best;
+      if (chosen < 0) break;  // nothing lowers the measure any more
+    }
+    const Change& change = changes[chosen];
+    HMO_RETURN_IF_ERROR(change.Apply(module));
+    HMO_ASSIGN_OR_RETURN(MemoryLimitCheck next, CheckMemoryLimit(module, limit));
+    metrics.decisions.push_back({change.is_recompute() ? "recompute" : "offload",
+                                 change.computation(), change.ToString(), check.device_bytes,
+                                 next.device_bytes, change.flops(), change.transferred_bytes(),
+                                 change.seconds, evaluated});
+    metrics.recompute_flops += change.flops();
+    metrics.offloaded_bytes += change.transferred_bytes() / 2;
+    metrics.cost_seconds += change.seconds;
+    const bool progressed = MeasureOf(next) < before;
+    check = std::move(next);
+    // The estimate was wrong about this peak; the greedy choice stops.
+    if (!options.evaluate && !progressed) break;
+  }
+  metrics.device_bytes_after = check.device_bytes;
+  metrics.fits = check.fits();
+  metrics.limit_check = check.Describe();
+  metrics.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return metrics;
+}
+
+}  // namespace hmo

@@ -1,0 +1,102 @@
+#ifndef HMO_PLUGINS_REMATERIALIZATION_MEMORY_FITTER_H_
+#define HMO_PLUGINS_REMATERIALIZATION_MEMORY_FITTER_H_
+
+// The search both memory-limit passes run (`rematerialization`, `fit`):
+// lower the device bytes of a scheduled module, one change at a time, until
+// it fits a limit, at the least cost in time.
+//
+// Each step measures the module as buffer assignment lays it out
+// (hmo/analysis/memory_limit.h), finds the moment its temporaries peak and
+// collects the changes that free bytes there, in the computation that runs
+// the peak and in every computation that calls it (a value of the entry live
+// across the while loop whose body peaks):
+//   recompute  a value and the operands that would otherwise outlive the
+//              peak (rematerialization_block.h): FLOPs and bytes written;
+//   offload    the value kept in host memory across the peak
+//              (host_offload_choice.h): its bytes, to host and back.
+// Changes are ranked by bytes freed per second of cost (the backend's
+// rates, BackendCostRates). Then:
+//   evaluate=false  the best-ranked change is applied (XLA's greedy choice
+//                   on a local estimate);
+//   evaluate=true   the `evaluated_candidates` best-ranked changes, and as
+//                   many freeing the most bytes, are each applied to a copy
+//                   and measured by buffer assignment; one that alone meets
+//                   the limit is taken at the least cost, else the one with
+//                   the most device bytes saved per second (ties on the
+//                   device figure are broken by the temporaries' peak, then
+//                   by how many moments reach it).
+// It stops when the module fits, when no change lowers the measure, or
+// after `max_steps`.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "hmo/ir/hlo_module.h"
+#include "hmo/plugin/backend.h"
+
+namespace hmo {
+
+struct MemoryFitterOptions {
+  bool recompute = true;
+  bool offload = false;
+  bool evaluate = true;
+  int64_t max_block_size = 3;
+  int64_t evaluated_candidates = 8;
+  int64_t max_steps = 1000;
+  // Branch-and-bound nodes of the temp packing that measures a candidate
+  // (the step taken is measured with the full budget, as the pipeline's
+  // limit check does).
+  int64_t trial_node_budget = 10000;
+  BackendCostRates rates;
+};
+
+// What one fitting did.
+struct MemoryFitMetrics {
+  struct Decision {
+    std::string kind;  // "recompute" or "offload"
+    std::string computation;
+    std::string change;  // "fusion.3 (with 1 operand)", "copy.4 to host"
+    int64_t device_bytes_before = 0;
+    int64_t device_bytes_after = 0;
+    int64_t flops = 0;              // recomputed
+    int64_t transferred_bytes = 0;  // to host and back
+    double seconds = 0;             // estimated cost
+    int64_t evaluated = 0;          // changes measured for this decision
+  };
+  int64_t limit = 0;
+  int64_t device_bytes_before = 0;
+  int64_t device_bytes_after = 0;
+  // A lower bound of the device bytes under any of these changes
+  // (rematerialization_floor.h), and the instruction that sets it.
+  int64_t floor_bytes = 0;
+  std::string floor_instruction;
+  // FLOPs of one run of the module as it came, and the totals of the
+  // decisions.
+  int64_t module_flops = 0;
+  int64_t recompute_flops = 0;
+  int64_t offloaded_bytes = 0;  // bytes kept in host memory (each moved twice)
+  double cost_seconds = 0;
+  std::vector<Decision> decisions;
+  bool fits = false;
+  double seconds = 0;  // time to fit
+  // MemoryLimitCheck::Describe() of the module as left: when it does not
+  // fit, the peak and the values live then with why each stays.
+  std::string limit_check;
+
+  // One line per decision, then the totals.
+  std::string ToString() const;
+  // Why the module does not fit: what was done, the floor, limit_check.
+  std::string FailureMessage() const;
+};
+
+// Fits scheduled `module` under `limit` device bytes as described above.
+// Returns the metrics whether or not it fits; errors: no schedule, buffer
+// assignment's errors.
+absl::StatusOr<MemoryFitMetrics> FitModuleToMemoryLimit(HloModule& module, int64_t limit,
+                                                        const MemoryFitterOptions& options);
+
+}  // namespace hmo
+
+#endif  // HMO_PLUGINS_REMATERIALIZATION_MEMORY_FITTER_H_
