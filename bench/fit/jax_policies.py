@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""XLA's side of bench/fit/remat_limits.py: the corpus transformer step under
+"""XLA's side of bench/fit/memory_limits.py: the corpus transformer step under
 jax.checkpoint policies, compiled by the installed jax on XLA:CPU.
 
 Prints one JSON object: for each policy ("none", "full" = jax.checkpoint,

@@ -5,8 +5,8 @@
 // result is executed by `hmo run --execute` on XLA's inputs, on the cpu and
 // gpu-emulated backends, and every output must match XLA's own .npy output
 // (tests/corpus/<program>/output_<i>.npy); so must the after dumps of the
-// programs pipelines/rematerialization.yaml fits into 80% of their device
-// bytes. A mismatch names the output, the first differing index and both
+// programs pipelines/rematerialization.yaml and pipelines/fit.yaml fit under
+// a share of their device bytes. A mismatch names the output, the first differing index and both
 // values.
 
 #include <cctype>
@@ -60,6 +60,16 @@ std::vector<CorpusRun> AllRuns() {
   for (const std::string program : {"batch_norm", "cnn_maxpool", "kv_decode", "transformer_adam"}) {
     runs.push_back({program, "after", "rematerialization", "cpu", 80});
   }
+  // Fitted by recomputation and host offload (bench/fit/memory_limits.py: each
+  // fits its limit, most with values in host memory), on both backends: the
+  // gpu-emulated one runs the host copies on its copy stream.
+  for (const std::string backend : {"cpu", "gpu-emulated"}) {
+    runs.push_back({"mlp_sgd", "after", "fit", backend, 80});
+    runs.push_back({"batch_norm", "after", "fit", backend, 40});
+    runs.push_back({"cnn_maxpool", "after", "fit", backend, 60});
+    runs.push_back({"transformer_adam", "after", "fit", backend, 80});
+  }
+  runs.push_back({"transformer_adam", "after", "fit", "cpu", 60});
   return runs;
 }
 

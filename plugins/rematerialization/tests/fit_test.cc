@@ -1,0 +1,156 @@
+// The fit pass: recomputation against host offload at a backend's rates.
+
+#include "fit.h"
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "hmo/analysis/memory_limit.h"
+#include "hmo/base/status_macros.h"
+#include "hmo/ir/hlo_module.h"
+#include "hmo/ir/layout.h"
+#include "hmo/pass/analysis_manager.h"
+#include "hmo/pass/pass_context.h"
+#include "hmo/plugin/plugin_host.h"
+#include "hmo/text/hlo_parser.h"
+#include "hmo/verifier/hlo_verifier.h"
+#include "jax_corpus.h"
+#include "support/parsed_module.h"
+
+namespace hmo {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+// %big is read before and after the peak of %a, %c and %d.
+constexpr char kEarlyAndLateUse[] = R"(
+HloModule early_and_late_use, is_scheduled=true
+
+ENTRY %main (p: f32[1024]) -> f32[1024] {
+  %p = f32[1024]{0} parameter(0)
+  %big = f32[1024]{0} negate(%p)
+  %a = f32[1024]{0} multiply(%p, %big)
+  %c = f32[1024]{0} log(%p)
+  %d = f32[1024]{0} sine(%p)
+  %e = f32[1024]{0} add(%a, %c)
+  %f = f32[1024]{0} add(%e, %d)
+  ROOT %out = f32[1024]{0} add(%f, %big)
+}
+)";
+
+// Loads the backends whose rates the pass reads.
+PluginHost& Host() {
+  static PluginHost* host = [] {
+    auto* host = new PluginHost();
+    const std::filesystem::path dir = HMO_TEST_PLUGIN_DIR;
+    for (const char* name : {"libhmo_cpu_backend.so"}) {
+      absl::Status status = host->LoadPlugin(dir / name);
+      EXPECT_TRUE(status.ok()) << status;
+    }
+    return host;
+  }();
+  return *host;
+}
+
+absl::StatusOr<MemoryFitMetrics> RunFit(HloModule& module,
+                                        std::vector<PassOptionAssignment> options) {
+  HMO_ASSIGN_OR_RETURN(PassOptions bound, FitPass::OptionSchema().Bind(options));
+  HMO_ASSIGN_OR_RETURN(std::unique_ptr<FitPass> pass, FitPass::Create(bound));
+  AnalysisManager analyses(module, &Host().registries().analyses);
+  PassContext context(analyses, Host().registries());
+  HMO_RETURN_IF_ERROR(pass->Run(module, context).status());
+  return pass->metrics();
+}
+
+int64_t DeviceBytes(const HloModule& module) {
+  absl::StatusOr<MemoryLimitCheck> check = CheckMemoryLimit(module, 0);
+  EXPECT_TRUE(check.ok()) << check.status();
+  return check.ok() ? check->device_bytes : -1;
+}
+
+std::vector<std::string> EntryOrder(const HloModule& module) {
+  std::vector<std::string> names;
+  for (const HloInstruction* instruction :
+       module.schedule().sequence(module.entry_computation()).instructions()) {
+    names.push_back(instruction->name());
+  }
+  return names;
+}
+
+TEST(FitTest, OffloadKeepsTheValueOnTheHostAcrossThePeak) {
+  auto module = test_support::ParseTestModule(kEarlyAndLateUse);
+  const int64_t before = DeviceBytes(*module);
+  absl::StatusOr<MemoryFitMetrics> metrics = RunFit(
+      *module, {{"memory-limit", std::to_string(before - 1)}, {"recompute", std::string("false")}});
+  ASSERT_TRUE(metrics.ok()) << metrics.status();
+  EXPECT_TRUE(metrics->fits);
+  ASSERT_EQ(metrics->decisions.size(), 1u);
+  EXPECT_EQ(metrics->decisions[0].kind, "offload");
+  EXPECT_EQ(metrics->decisions[0].change, "big to host");
+  EXPECT_EQ(metrics->decisions[0].transferred_bytes, 8192);
+  EXPECT_EQ(metrics->offloaded_bytes, 4096);
+  EXPECT_EQ(metrics->recompute_flops, 0);
+  // To the host after its last use before the peak, back before the use
+  // after it.
+  EXPECT_THAT(EntryOrder(*module), ElementsAre("p", "big", "a", "big.to_host", "c", "d", "e", "f",
+                                               "big.to_device", "out"));
+  const HloInstruction* to_host =
+      module->entry_computation()->GetInstructionWithName("big.to_host");
+  ASSERT_NE(to_host, nullptr);
+  EXPECT_EQ(to_host->shape().memory_space(), Layout::kHostMemorySpace);
+  EXPECT_TRUE(VerifyHloModule(*module).ok()) << VerifyHloModule(*module);
+}
+
+TEST(FitTest, TheBackendsRatesDecideBetweenRecomputeAndOffload) {
+  // On the cpu backend, recomputing %big (1024 FLOPs, 4 KiB written) costs
+  // less than 8 KiB over the host link; both free the same bytes.
+  auto module = test_support::ParseTestModule(kEarlyAndLateUse);
+  const int64_t limit = DeviceBytes(*module) - 1;
+  absl::StatusOr<MemoryFitMetrics> cpu = RunFit(*module, {{"memory-limit", std::to_string(limit)}});
+  ASSERT_TRUE(cpu.ok()) << cpu.status();
+  ASSERT_EQ(cpu->decisions.size(), 1u);
+  EXPECT_EQ(cpu->decisions[0].kind, "recompute");
+  EXPECT_EQ(cpu->recompute_flops, 1024);
+
+  absl::StatusOr<MemoryFitMetrics> unknown =
+      RunFit(*module, {{"memory-limit", std::to_string(limit)}, {"backend", std::string("tpu")}});
+  EXPECT_EQ(unknown.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(unknown.status().message(), HasSubstr("no backend 'tpu'"));
+
+  absl::StatusOr<PassOptions> neither = FitPass::OptionSchema().Bind(
+      {{"recompute", std::string("false")}, {"offload", std::string("false")}});
+  ASSERT_TRUE(neither.ok());
+  EXPECT_FALSE(FitPass::Create(*neither).ok());
+}
+
+// XLA's optimized MLP training step at 80% of its device bytes: the copy
+// that keeps the old weights cannot be recomputed, so rematerialization
+// alone stops short (bench/fit); with offload it fits.
+TEST(FitTest, OffloadFitsWhatRecomputationCannot) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module =
+      ParseHloModuleFile(testing::JaxCorpusDump("mlp_sgd", "after").string());
+  ASSERT_TRUE(module.ok()) << module.status();
+  const int64_t limit = DeviceBytes(**module) * 8 / 10;
+  std::unique_ptr<HloModule> copy = (*module)->Clone();
+  absl::StatusOr<MemoryFitMetrics> recompute_only =
+      RunFit(*copy, {{"memory-limit", std::to_string(limit)}, {"offload", std::string("false")}});
+  ASSERT_FALSE(recompute_only.ok());
+  EXPECT_THAT(recompute_only.status().message(), HasSubstr("proven floor"));
+
+  absl::StatusOr<MemoryFitMetrics> metrics =
+      RunFit(**module, {{"memory-limit", std::to_string(limit)}});
+  ASSERT_TRUE(metrics.ok()) << metrics.status();
+  EXPECT_TRUE(metrics->fits);
+  EXPECT_GT(metrics->offloaded_bytes, 0);
+  EXPECT_LE(DeviceBytes(**module), limit);
+  EXPECT_TRUE(VerifyHloModule(**module).ok()) << VerifyHloModule(**module);
+}
+
+}  // namespace
+}  // namespace hmo

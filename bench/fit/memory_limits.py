@@ -1,16 +1,17 @@
 #!/usr/bin/env python3
-"""Rematerialization under device memory limits, over the JAX corpus.
+"""Fitting under device memory limits, over the JAX corpus.
 
-For each training-step program of tests/corpus (XLA's optimized dump) and each
+For each program of tests/corpus (XLA's optimized dump) and each
 limit of 100%, 80%, 60% and 40% of the device bytes XLA's own schedule needs
 (`hmo stats`: argument + output - alias + temp), runs
 
     hmo run pipelines/rematerialization.yaml DUMP --memory-limit L --report
+    hmo run pipelines/fit.yaml DUMP --memory-limit L --report
 
-and prints the fitted device bytes (or the proven floor when it cannot fit),
-the recomputed FLOPs as a share of the step's FLOPs (hmo's count,
-hmo/analysis/flop_count.h), the bytes offloaded (0: host offload is not part
-of this pipeline) and the time to fit.
+and prints, for each, the fitted device bytes ("floor" when the limit is below
+the proven floor, "-" when it is above and not reached), the recomputed FLOPs
+as a share of the step's FLOPs (hmo's count, hmo/analysis/flop_count.h), for
+fit the bytes kept in host memory, and fit's time to fit.
 
 With --jax PYTHON (a python with jax, e.g. .venv-jax/bin/python), it also
 runs bench/fit/jax_policies.py in the same run: XLA's transformer step under
@@ -18,7 +19,7 @@ jax.checkpoint policies (none, full, dots_saveable), and hmo on the same
 step at the device bytes each policy reaches, so the added FLOPs compare at
 equal memory (XLA's share from compiled.cost_analysis()).
 
-    python3 bench/fit/remat_limits.py --hmo build/bin/hmo [--jax .venv-jax/bin/python]
+    python3 bench/fit/memory_limits.py --hmo build/bin/hmo [--jax .venv-jax/bin/python]
 """
 
 import argparse
@@ -31,15 +32,16 @@ import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 CORPUS = os.path.join(ROOT, "tests", "corpus")
-PIPELINE = os.path.join(ROOT, "pipelines", "rematerialization.yaml")
+PIPELINES = {"remat": os.path.join(ROOT, "pipelines", "rematerialization.yaml"),
+             "fit": os.path.join(ROOT, "pipelines", "fit.yaml")}
 PROGRAMS = ["mlp_sgd", "transformer_adam", "transformer_remat", "transformer_scan",
             "cnn_maxpool", "batch_norm", "embedding", "layer_norm", "random_dropout",
             "kv_decode"]
 LIMITS = [100, 80, 60, 40]
 
 SUMMARY = re.compile(r"limit (\d+) B: device (\d+) -> (\d+) B \((fits|does not fit)\); "
-                     r"floor >= (\d+) B .*?; (\d+) recomputations, (\d+) FLOPs \(([\d.]+)% "
-                     r"of the module's (\d+)\)")
+                     r"floor >= (\d+) B .*?; (\d+) changes, (\d+) FLOPs recomputed \(([\d.]+)% "
+                     r"of the module's (\d+)\), (\d+) B offloaded")
 FLOOR = re.compile(r"proven floor (?:of|is) (\d+) B")
 
 
@@ -59,9 +61,9 @@ def device_bytes(hmo, path):
             stats["alias_size_in_bytes"] + stats["temp_size_in_bytes"])
 
 
-def fit(hmo, path, limit):
+def fit(hmo, path, limit, pipeline="fit"):
     start = time.perf_counter()
-    run = subprocess.run([hmo, "run", PIPELINE, path, "-o", os.devnull, "--memory-limit",
+    run = subprocess.run([hmo, "run", PIPELINES[pipeline], path, "-o", os.devnull, "--memory-limit",
                           str(limit), "--report"], capture_output=True, text=True)
     seconds = time.perf_counter() - start
     text = run.stdout + run.stderr
@@ -72,6 +74,7 @@ def fit(hmo, path, limit):
         return {"fits": True, "device": fitted,
                 "flops": int(summary.group(7)) if summary else 0,
                 "share": float(summary.group(8)) if summary else 0.0,
+                "offloaded": int(summary.group(10)) if summary else 0,
                 "floor": int(summary.group(5)) if summary else None, "seconds": seconds}
     floor = FLOOR.search(text)
     reached = re.search(r"device (\d+) -> (\d+) B", text)
@@ -86,30 +89,40 @@ def main():
     parser.add_argument("--jax", help="a python with jax: compare with jax.checkpoint policies")
     args = parser.parse_args()
 
-    print(f"{'program':18} {'limit':>5} {'limit B':>9} {'fitted B':>9} {'floor B':>9} "
-          f"{'recompute FLOPs':>15} {'% step':>7} {'offload B':>9} {'s':>6}")
-    misses = []
+    print("device bytes each limit leaves (remat: pipelines/rematerialization.yaml; fit: "
+          "pipelines/fit.yaml, recomputation and host offload at the cpu backend's rates)")
+    print(f"{'program':18} {'limit':>5} {'limit B':>9} {'floor B':>9} | {'remat B':>9} "
+          f"{'+FLOPs':>7} | {'fit B':>9} {'+FLOPs':>7} {'offload B':>9} {'s':>6}")
+    misses = {"remat": [], "fit": []}
     for program in PROGRAMS:
         path = dump(program)
         full = device_bytes(args.hmo, path)
         for percent in LIMITS:
             limit = full * percent // 100
-            result = fit(args.hmo, path, limit)
-            if result["fits"]:
-                print(f"{program:18} {percent:>4}% {limit:>9} {result['device'] or 0:>9} "
-                      f"{result['floor'] or 0:>9} {result['flops']:>15} {result['share']:>6.2f}% "
-                      f"{0:>9} {result['seconds']:>6.2f}")
-            else:
-                floor = result["floor"]
-                why = ("below the proven floor" if floor is not None and limit < floor
-                       else "not reached (above the proven floor)")
-                if floor is None or limit >= floor:
-                    misses.append((program, percent))
-                print(f"{program:18} {percent:>4}% {limit:>9} {'-':>9} {floor or 0:>9} "
-                      f"{'-':>15} {'-':>7} {0:>9} {result['seconds']:>6.2f}  {why}; reached "
-                      f"{result['device']}")
-    print(f"limits above the proven floor not met: {len(misses)} "
-          f"({', '.join(f'{p} {q}%' for p, q in misses)})")
+            cells = {}
+            floor = None
+            for pipeline in ("remat", "fit"):
+                result = fit(args.hmo, path, limit, pipeline)
+                floor = result["floor"] if result["floor"] is not None else floor
+                if result["fits"]:
+                    cells[pipeline] = result
+                elif result["floor"] is None or limit >= result["floor"]:
+                    misses[pipeline].append(f"{program} {percent}%")
+                if pipeline == "fit":
+                    seconds = result["seconds"]
+            remat, fitted = cells.get("remat"), cells.get("fit")
+            below = floor is not None and limit < floor
+            dash = "floor" if below else "-"
+            print(f"{program:18} {percent:>4}% {limit:>9} {floor or 0:>9} | "
+                  + (f"{remat['device'] or 0:>9} {remat['share']:>6.2f}%" if remat
+                     else f"{dash:>9} {'':>7}")
+                  + " | "
+                  + (f"{fitted['device'] or 0:>9} {fitted['share']:>6.2f}% "
+                     f"{fitted['offloaded']:>9}" if fitted else f"{dash:>9} {'':>7} {'':>9}")
+                  + f" {seconds:>6.2f}")
+    for pipeline in ("remat", "fit"):
+        print(f"{pipeline}: limits above the proven floor not met: {len(misses[pipeline])} "
+              f"({', '.join(misses[pipeline])})")
 
     if args.jax:
         out = subprocess.run([args.jax, os.path.join(ROOT, "bench", "fit", "jax_policies.py")],
