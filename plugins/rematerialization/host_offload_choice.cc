@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <memory>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "hmo/base/status_macros.h"
 #include "hmo/ir/layout.h"
 #include "hmo/ir/shape.h"
+#include "peak_crossing.h"
 
 namespace hmo {
 namespace {
@@ -36,65 +36,27 @@ std::vector<HostOffloadChoice> FindHostOffloadChoices(const HloModule& module,
                                                       const HloComputation& computation,
                                                       int64_t peak_position) {
   std::vector<HostOffloadChoice> choices;
-  if (!module.has_schedule() || !module.schedule().is_computation_scheduled(&computation)) {
-    return choices;
-  }
-  const std::vector<HloInstruction*>& sequence =
-      module.schedule().sequence(&computation).instructions();
-  absl::flat_hash_map<const HloInstruction*, int64_t> positions;
-  for (int64_t i = 0; i < static_cast<int64_t>(sequence.size()); ++i) positions[sequence[i]] = i;
-  for (int64_t i = 0; i < peak_position && i < static_cast<int64_t>(sequence.size()); ++i) {
-    const HloInstruction& value = *sequence[i];
-    if (!MayOffload(value)) continue;
-    bool used_at_peak = false, used_after = false;
-    for (const HloInstruction* user : value.users()) {
-      const int64_t position = positions.at(user);
-      used_at_peak |= position == peak_position;
-      used_after |= position > peak_position;
-    }
-    if (used_at_peak || !used_after) continue;
+  for (const HloInstruction* value :
+       FindValuesCrossingPeak(module, computation, peak_position).values) {
+    if (!MayOffload(*value)) continue;
     choices.push_back(
-        {computation.name(), value.name(), peak_position, ShapeUtil::ByteSizeOf(value.shape())});
+        {computation.name(), value->name(), peak_position, ShapeUtil::ByteSizeOf(value->shape())});
   }
   return choices;
 }
 
 absl::StatusOr<HloInstruction*> ApplyHostOffloadChoice(HloModule& module,
                                                        const HostOffloadChoice& choice) {
-  HloComputation* computation = module.GetComputationWithName(choice.computation);
-  if (computation == nullptr) {
-    return absl::NotFoundError(absl::StrCat("no computation ", choice.computation));
-  }
-  if (!module.has_schedule() || !module.schedule().is_computation_scheduled(computation)) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("computation ", choice.computation, " is not scheduled"));
-  }
+  HMO_ASSIGN_OR_RETURN(ScheduledComputation scheduled,
+                       FindScheduledComputation(module, choice.computation));
+  HloComputation* computation = scheduled.computation;
   HloInstruction* value = computation->GetInstructionWithName(choice.value);
   if (value == nullptr) {
     return absl::NotFoundError(
         absl::StrCat("no instruction ", choice.value, " in ", choice.computation));
   }
-  HloInstructionSequence& sequence = module.schedule().GetOrCreateSequence(computation);
-  absl::flat_hash_map<const HloInstruction*, int64_t> positions;
-  for (int64_t i = 0; i < sequence.size(); ++i) positions[sequence.instructions()[i]] = i;
-
-  int64_t last_before = positions.at(value);
-  int64_t first_after = sequence.size();
-  std::vector<HloInstruction*> later_users;
-  for (HloInstruction* user : value->users()) {
-    const int64_t position = positions.at(user);
-    if (position < choice.peak_position) {
-      last_before = std::max(last_before, position);
-    } else if (position > choice.peak_position) {
-      first_after = std::min(first_after, position);
-      if (std::find(later_users.begin(), later_users.end(), user) == later_users.end()) {
-        later_users.push_back(user);
-      }
-    }
-  }
-  if (later_users.empty()) {
-    return absl::FailedPreconditionError(absl::StrCat(value->name(), " has no use after the peak"));
-  }
+  HMO_ASSIGN_OR_RETURN(const UsesAroundPeak uses,
+                       FindUsesAroundPeak(*value, scheduled.positions, choice.peak_position));
   Shape host_shape = value->shape();
   host_shape.mutable_layout()->set_memory_space(Layout::kHostMemorySpace);
   HloInstruction* to_host =
@@ -104,9 +66,9 @@ absl::StatusOr<HloInstruction*> ApplyHostOffloadChoice(HloModule& module,
       HloInstruction::CreateUnary(value->shape(), HloOpcode::kCopy, to_host),
       absl::StrCat(value->name(), ".to_device"));
   // The copy back first: inserting it does not move positions before it.
-  sequence.insert_instruction(to_device, first_after);
-  sequence.insert_instruction(to_host, last_before + 1);
-  for (HloInstruction* user : later_users) {
+  scheduled.sequence->insert_instruction(to_device, uses.first_after);
+  scheduled.sequence->insert_instruction(to_host, uses.last_before + 1);
+  for (HloInstruction* user : uses.later_users) {
     HMO_RETURN_IF_ERROR(value->ReplaceUseWith(user, to_device));
   }
   return to_device;

@@ -13,6 +13,7 @@
 #include "hmo/base/status_macros.h"
 #include "hmo/ir/layout.h"
 #include "hmo/ir/shape.h"
+#include "peak_crossing.h"
 
 namespace hmo {
 namespace {
@@ -42,8 +43,7 @@ bool MayRecompute(const HloInstruction& instruction) {
          instruction.control_successors().empty() && !WhyNotRematerializable(instruction);
 }
 
-// Positions of a computation's instructions in its sequence.
-using Positions = absl::flat_hash_map<const HloInstruction*, int64_t>;
+using Positions = SequencePositions;
 
 // Whether `instruction` holds its bytes at `peak` anyway: a parameter or a
 // constant (held for the whole run), a value used at or after the peak, or
@@ -156,26 +156,13 @@ std::vector<RematerializationBlock> FindRematerializationBlocks(const HloModule&
                                                                 int64_t peak_position,
                                                                 int64_t max_block_size) {
   std::vector<RematerializationBlock> blocks;
-  if (!module.has_schedule() || !module.schedule().is_computation_scheduled(&computation)) {
-    return blocks;
-  }
-  const std::vector<HloInstruction*>& sequence =
-      module.schedule().sequence(&computation).instructions();
-  Positions positions;
-  for (int64_t i = 0; i < static_cast<int64_t>(sequence.size()); ++i) positions[sequence[i]] = i;
-  for (int64_t i = 0; i < peak_position && i < static_cast<int64_t>(sequence.size()); ++i) {
-    const HloInstruction& value = *sequence[i];
-    if (!MayRecompute(value) || DeviceBytes(value) == 0) continue;
-    bool used_at_peak = false, used_after = false;
-    for (const HloInstruction* user : value.users()) {
-      const int64_t position = positions.at(user);
-      used_at_peak |= position == peak_position;
-      used_after |= position > peak_position;
-    }
-    if (used_at_peak || !used_after) continue;
+  const PeakCrossing crossing = FindValuesCrossingPeak(module, computation, peak_position);
+  for (const HloInstruction* value : crossing.values) {
+    if (!MayRecompute(*value) || DeviceBytes(*value) == 0) continue;
     std::set<std::vector<std::string>> seen;
     for (int64_t size = 1; size <= max_block_size; ++size) {
-      RematerializationBlock block = GrowBlock(computation, value, positions, peak_position, size);
+      RematerializationBlock block =
+          GrowBlock(computation, *value, crossing.positions, peak_position, size);
       if (block.estimated_freed_bytes <= 0 || !seen.insert(block.instructions).second) continue;
       blocks.push_back(std::move(block));
     }
@@ -185,18 +172,10 @@ std::vector<RematerializationBlock> FindRematerializationBlocks(const HloModule&
 
 absl::StatusOr<HloInstruction*> ApplyRematerializationBlock(HloModule& module,
                                                             const RematerializationBlock& block) {
-  HloComputation* computation = module.GetComputationWithName(block.computation);
-  if (computation == nullptr) {
-    return absl::NotFoundError(absl::StrCat("no computation ", block.computation));
-  }
-  if (!module.has_schedule() || !module.schedule().is_computation_scheduled(computation)) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("computation ", block.computation, " is not scheduled"));
-  }
-  HloInstructionSequence& sequence = module.schedule().GetOrCreateSequence(computation);
-  Positions positions;
-  for (int64_t i = 0; i < sequence.size(); ++i) positions[sequence.instructions()[i]] = i;
-
+  HMO_ASSIGN_OR_RETURN(ScheduledComputation scheduled,
+                       FindScheduledComputation(module, block.computation));
+  HloComputation* computation = scheduled.computation;
+  HloInstructionSequence& sequence = *scheduled.sequence;
   std::vector<HloInstruction*> members;
   for (const std::string& name : block.instructions) {
     HloInstruction* member = computation->GetInstructionWithName(name);
@@ -206,19 +185,9 @@ absl::StatusOr<HloInstruction*> ApplyRematerializationBlock(HloModule& module,
     members.push_back(member);
   }
   HloInstruction* value = members.back();
-  std::vector<HloInstruction*> later_users;
-  int64_t insert_at = sequence.size();
-  for (HloInstruction* user : value->users()) {
-    const int64_t position = positions.at(user);
-    if (position <= block.peak_position) continue;
-    if (std::find(later_users.begin(), later_users.end(), user) == later_users.end()) {
-      later_users.push_back(user);
-    }
-    insert_at = std::min(insert_at, position);
-  }
-  if (later_users.empty()) {
-    return absl::FailedPreconditionError(absl::StrCat(value->name(), " has no use after the peak"));
-  }
+  HMO_ASSIGN_OR_RETURN(const UsesAroundPeak uses,
+                       FindUsesAroundPeak(*value, scheduled.positions, block.peak_position));
+  int64_t insert_at = uses.first_after;
 
   absl::flat_hash_map<const HloInstruction*, HloInstruction*> clone_of;
   for (HloInstruction* member : members) {
@@ -240,7 +209,7 @@ absl::StatusOr<HloInstruction*> ApplyRematerializationBlock(HloModule& module,
     clone_of[member] = added;
   }
   HloInstruction* recomputed = clone_of.at(value);
-  for (HloInstruction* user : later_users) {
+  for (HloInstruction* user : uses.later_users) {
     HMO_RETURN_IF_ERROR(value->ReplaceUseWith(user, recomputed));
   }
   // Originals nothing reads any more were moved, not recomputed: they go,

@@ -19,6 +19,7 @@
 #include "hmo/plugin/plugin_host.h"
 #include "hmo/text/hlo_parser.h"
 #include "hmo/verifier/hlo_verifier.h"
+#include "fitting_test_support.h"
 #include "jax_corpus.h"
 #include "support/parsed_module.h"
 
@@ -27,22 +28,6 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-
-// %big is read before and after the peak of %a, %c and %d.
-constexpr char kEarlyAndLateUse[] = R"(
-HloModule early_and_late_use, is_scheduled=true
-
-ENTRY %main (p: f32[1024]) -> f32[1024] {
-  %p = f32[1024]{0} parameter(0)
-  %big = f32[1024]{0} negate(%p)
-  %a = f32[1024]{0} multiply(%p, %big)
-  %c = f32[1024]{0} log(%p)
-  %d = f32[1024]{0} sine(%p)
-  %e = f32[1024]{0} add(%a, %c)
-  %f = f32[1024]{0} add(%e, %d)
-  ROOT %out = f32[1024]{0} add(%f, %big)
-}
-)";
 
 // Loads the backends whose rates the pass reads.
 PluginHost& Host() {
@@ -60,31 +45,14 @@ PluginHost& Host() {
 
 absl::StatusOr<MemoryFitMetrics> RunFit(HloModule& module,
                                         std::vector<PassOptionAssignment> options) {
-  HMO_ASSIGN_OR_RETURN(PassOptions bound, FitPass::OptionSchema().Bind(options));
-  HMO_ASSIGN_OR_RETURN(std::unique_ptr<FitPass> pass, FitPass::Create(bound));
-  AnalysisManager analyses(module, &Host().registries().analyses);
-  PassContext context(analyses, Host().registries());
-  HMO_RETURN_IF_ERROR(pass->Run(module, context).status());
-  return pass->metrics();
+  return testing::RunMemoryLimitPass<FitPass>(module, std::move(options), Host());
 }
 
-int64_t DeviceBytes(const HloModule& module) {
-  absl::StatusOr<MemoryLimitCheck> check = CheckMemoryLimit(module, 0);
-  EXPECT_TRUE(check.ok()) << check.status();
-  return check.ok() ? check->device_bytes : -1;
-}
-
-std::vector<std::string> EntryOrder(const HloModule& module) {
-  std::vector<std::string> names;
-  for (const HloInstruction* instruction :
-       module.schedule().sequence(module.entry_computation()).instructions()) {
-    names.push_back(instruction->name());
-  }
-  return names;
-}
+using testing::DeviceBytes;
+using testing::EntryOrder;
 
 TEST(FitTest, OffloadKeepsTheValueOnTheHostAcrossThePeak) {
-  auto module = test_support::ParseTestModule(kEarlyAndLateUse);
+  auto module = test_support::ParseTestModule(testing::kEarlyAndLateUse);
   const int64_t before = DeviceBytes(*module);
   absl::StatusOr<MemoryFitMetrics> metrics = RunFit(
       *module, {{"memory-limit", std::to_string(before - 1)}, {"recompute", std::string("false")}});
@@ -110,7 +78,7 @@ TEST(FitTest, OffloadKeepsTheValueOnTheHostAcrossThePeak) {
 TEST(FitTest, TheBackendsRatesDecideBetweenRecomputeAndOffload) {
   // On the cpu backend, recomputing %big (1024 FLOPs, 4 KiB written) costs
   // less than 8 KiB over the host link; both free the same bytes.
-  auto module = test_support::ParseTestModule(kEarlyAndLateUse);
+  auto module = test_support::ParseTestModule(testing::kEarlyAndLateUse);
   const int64_t limit = DeviceBytes(*module) - 1;
   absl::StatusOr<MemoryFitMetrics> cpu = RunFit(*module, {{"memory-limit", std::to_string(limit)}});
   ASSERT_TRUE(cpu.ok()) << cpu.status();

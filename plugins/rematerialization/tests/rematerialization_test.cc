@@ -22,6 +22,7 @@
 #include "hmo/plugin/plugin_host.h"
 #include "hmo/text/hlo_parser.h"
 #include "hmo/verifier/hlo_verifier.h"
+#include "fitting_test_support.h"
 #include "jax_corpus.h"
 #include "rematerialization_block.h"
 #include "support/parsed_module.h"
@@ -31,80 +32,19 @@ namespace {
 
 using ::testing::HasSubstr;
 
-// %big (4 KiB) is computed first and read only at the end; in between, %a,
-// %c and %d peak beside it. Moving %big (a fusion) right before %out frees
-// 4 KiB at the peak for free: nothing before the peak reads it.
-constexpr char kLateUse[] = R"(
-HloModule late_use, is_scheduled=true
-
-%fused_negate (param_0: f32[1024]) -> f32[1024] {
-  %param_0 = f32[1024]{0} parameter(0)
-  ROOT %negate = f32[1024]{0} negate(%param_0)
-}
-
-ENTRY %main (p: f32[1024]) -> f32[1024] {
-  %p = f32[1024]{0} parameter(0)
-  %big = f32[1024]{0} fusion(%p), kind=kLoop, calls=%fused_negate
-  %a = f32[1024]{0} exponential(%p)
-  %c = f32[1024]{0} log(%p)
-  %d = f32[1024]{0} sine(%p)
-  %e = f32[1024]{0} add(%a, %c)
-  %f = f32[1024]{0} add(%e, %d)
-  ROOT %out = f32[1024]{0} add(%f, %big)
-}
-)";
-
-// The same, with %big also read before the peak: now it is recomputed.
-constexpr char kEarlyAndLateUse[] = R"(
-HloModule early_and_late_use, is_scheduled=true
-
-%fused_negate (param_0: f32[1024]) -> f32[1024] {
-  %param_0 = f32[1024]{0} parameter(0)
-  ROOT %negate = f32[1024]{0} negate(%param_0)
-}
-
-ENTRY %main (p: f32[1024]) -> f32[1024] {
-  %p = f32[1024]{0} parameter(0)
-  %big = f32[1024]{0} fusion(%p), kind=kLoop, calls=%fused_negate
-  %a = f32[1024]{0} multiply(%p, %big)
-  %c = f32[1024]{0} log(%p)
-  %d = f32[1024]{0} sine(%p)
-  %e = f32[1024]{0} add(%a, %c)
-  %f = f32[1024]{0} add(%e, %d)
-  ROOT %out = f32[1024]{0} add(%f, %big)
-}
-)";
 absl::StatusOr<MemoryFitMetrics> RunPass(HloModule& module,
                                          std::vector<PassOptionAssignment> options,
                                          std::optional<int64_t> pipeline_limit = {}) {
-  HMO_ASSIGN_OR_RETURN(PassOptions bound, RematerializationPass::OptionSchema().Bind(options));
-  HMO_ASSIGN_OR_RETURN(std::unique_ptr<RematerializationPass> pass,
-                       RematerializationPass::Create(bound));
-  PluginHost host;
-  AnalysisManager analyses(module, &host.registries().analyses);
-  PassContext context(analyses, host.registries());
-  context.set_memory_limit(pipeline_limit);
-  HMO_RETURN_IF_ERROR(pass->Run(module, context).status());
-  return pass->metrics();
+  static const PluginHost* host = new PluginHost();
+  return testing::RunMemoryLimitPass<RematerializationPass>(module, std::move(options), *host,
+                                                            pipeline_limit);
 }
 
-int64_t DeviceBytes(const HloModule& module) {
-  absl::StatusOr<MemoryLimitCheck> check = CheckMemoryLimit(module, 0);
-  EXPECT_TRUE(check.ok()) << check.status();
-  return check.ok() ? check->device_bytes : -1;
-}
-
-std::vector<std::string> EntryOrder(const HloModule& module) {
-  std::vector<std::string> names;
-  for (const HloInstruction* instruction :
-       module.schedule().sequence(module.entry_computation()).instructions()) {
-    names.push_back(instruction->name());
-  }
-  return names;
-}
+using testing::DeviceBytes;
+using testing::EntryOrder;
 
 TEST(RematerializationTest, MovesAValueNothingReadsBeforeThePeak) {
-  auto module = test_support::ParseTestModule(kLateUse);
+  auto module = test_support::ParseTestModule(testing::kLateUse);
   const int64_t before = DeviceBytes(*module);
   absl::StatusOr<MemoryFitMetrics> metrics =
       RunPass(*module, {{"memory-limit", std::to_string(before - 4096)}});
@@ -126,7 +66,7 @@ TEST(RematerializationTest, MovesAValueNothingReadsBeforeThePeak) {
 }
 
 TEST(RematerializationTest, RecomputesAValueReadBeforeAndAfterThePeak) {
-  auto module = test_support::ParseTestModule(kEarlyAndLateUse);
+  auto module = test_support::ParseTestModule(testing::kEarlyAndLateUse);
   const int64_t before = DeviceBytes(*module);
   absl::StatusOr<MemoryFitMetrics> metrics =
       RunPass(*module, {{"memory-limit", std::to_string(before - 1)}});
@@ -149,21 +89,21 @@ TEST(RematerializationTest, RecomputesAValueReadBeforeAndAfterThePeak) {
 }
 
 TEST(RematerializationTest, TheLimitComesFromThePipelineWhenThePassHasNone) {
-  auto module = test_support::ParseTestModule(kLateUse);
+  auto module = test_support::ParseTestModule(testing::kLateUse);
   const int64_t before = DeviceBytes(*module);
   absl::StatusOr<MemoryFitMetrics> metrics = RunPass(*module, {}, before - 4096);
   ASSERT_TRUE(metrics.ok()) << metrics.status();
   EXPECT_EQ(metrics->limit, before - 4096);
   EXPECT_TRUE(metrics->fits);
 
-  auto unlimited = test_support::ParseTestModule(kLateUse);
+  auto unlimited = test_support::ParseTestModule(testing::kLateUse);
   absl::StatusOr<MemoryFitMetrics> none = RunPass(*unlimited, {});
   EXPECT_EQ(none.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(none.status().message(), HasSubstr("no memory limit"));
 }
 
 TEST(RematerializationTest, BelowTheProvenFloorItFailsNamingIt) {
-  auto module = test_support::ParseTestModule(kLateUse);
+  auto module = test_support::ParseTestModule(testing::kLateUse);
   // %e reads %a and %c (8 KiB) beside the 4 KiB argument: 12 KiB.
   absl::StatusOr<MemoryFitMetrics> metrics =
       RunPass(*module, {{"memory-limit", std::string("12287")}});
@@ -250,7 +190,7 @@ TEST(RematerializationTest, PipelineLimitReachesThePass) {
   ASSERT_TRUE(spec.ok()) << spec.status();
   absl::StatusOr<ResolvedPipeline> pipeline = ResolvePipeline(*spec, host.registries().passes);
   ASSERT_TRUE(pipeline.ok()) << pipeline.status();
-  auto module = test_support::ParseTestModule(kLateUse);
+  auto module = test_support::ParseTestModule(testing::kLateUse);
   pipeline->memory_limit = DeviceBytes(*module) - 4096;
   PassManager manager(*pipeline, host.registries());
   absl::StatusOr<PipelineRunSummary> summary = manager.Run(*module);
