@@ -14,8 +14,10 @@
 #include "hmo/analysis/hlo_alias_analysis.h"
 #include "hmo/analysis/hlo_live_range.h"
 #include "hmo/analysis/memory_limit.h"
+#include "hmo/analysis/rematerialization_rules.h"
 #include "hmo/base/status_macros.h"
 #include "host_offload_choice.h"
+#include "peak_crossing.h"
 #include "rematerialization_block.h"
 #include "rematerialization_floor.h"
 
@@ -171,6 +173,53 @@ std::string FloorReason(const std::string& instruction) {
                       ", on the device at once");
 }
 
+// Why a temporary live at the peak is still there after the search, in the
+// terms of its changes: how it meets the peak in its computation.
+std::string WhyItStays(const HloModule& module, const std::vector<PeakSite>& sites,
+                       const MemoryFitterOptions& options, const PeakValue& value) {
+  if (value.index != "{}") {
+    return absl::StrCat("an element of ", value.instruction,
+                        "'s tuple (loop state or a tuple result): the search recomputes and "
+                        "offloads whole arrays only");
+  }
+  for (const PeakSite& site : sites) {
+    const HloInstruction* instruction = site.computation->GetInstructionWithName(value.instruction);
+    if (instruction == nullptr) continue;
+    const HloInstructionSequence& sequence = module.schedule().sequence(site.computation);
+    const SequencePositions positions = PositionsIn(sequence);
+    const int64_t position = positions.at(instruction);
+    const std::string& peak = sequence.instructions()[site.position]->name();
+    if (position == site.position) return absl::StrCat("computed at the peak (", peak, ")");
+    if (position > site.position) return "defined after the peak instruction of its computation";
+    bool read_at_peak = false, read_after = false;
+    for (const HloInstruction* user : instruction->users()) {
+      read_at_peak |= positions.at(user) == site.position;
+      read_after |= positions.at(user) > site.position;
+    }
+    if (read_at_peak) return absl::StrCat("read at the peak, by ", peak);
+    if (!read_after) {
+      return "not read after the peak: its buffer is live for a value that shares it "
+             "(an in-place update, a bitcast, a tuple)";
+    }
+    if (const std::optional<std::string> why = WhyNotRematerializable(*instruction);
+        why.has_value() && !options.offload) {
+      return absl::StrCat("crosses the peak; not recomputable (", *why, ") and offload is off");
+    }
+    const char* changes = options.recompute && options.offload ? "recomputing or offloading"
+                          : options.recompute                  ? "recomputing"
+                                                               : "offloading";
+    return absl::StrCat("crosses the peak, but ", changes, " it measured no lower");
+  }
+  return value.reason;
+}
+
+void ExplainWhyTheyStay(const HloModule& module, const std::vector<PeakSite>& sites,
+                        const MemoryFitterOptions& options, MemoryLimitCheck& check) {
+  for (PeakValue& value : check.live_at_peak) {
+    if (value.kind == "temp") value.reason = WhyItStays(module, sites, options, value);
+  }
+}
+
 }  // namespace
 
 std::string MemoryFitMetrics::ToString() const {
@@ -288,6 +337,10 @@ absl::StatusOr<MemoryFitMetrics> FitModuleToMemoryLimit(HloModule& module, int64
   }
   metrics.device_bytes_after = check.device_bytes;
   metrics.fits = check.fits();
+  if (!check.fits()) {
+    HMO_ASSIGN_OR_RETURN(const std::vector<PeakSite> sites, LocatePeak(module, check.peak_time));
+    ExplainWhyTheyStay(module, sites, options, check);
+  }
   metrics.limit_check = check.Describe();
   metrics.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return metrics;

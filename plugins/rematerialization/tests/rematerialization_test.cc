@@ -111,6 +111,12 @@ TEST(RematerializationTest, BelowTheProvenFloorItFailsNamingIt) {
   EXPECT_EQ(metrics.status().code(), absl::StatusCode::kResourceExhausted);
   EXPECT_THAT(metrics.status().message(), HasSubstr("below the proven floor of 12288 B"));
   EXPECT_THAT(metrics.status().message(), HasSubstr("operands and result of e,"));
+  // Each temporary at the peak says how it meets it.
+  EXPECT_THAT(metrics.status().message(),
+              HasSubstr("d f32[1024]{0} 4,096 B (4.00 KiB): computed at the peak (d)"));
+  EXPECT_THAT(metrics.status().message(),
+              HasSubstr("c f32[1024]{0} 4,096 B (4.00 KiB): crosses the peak, but recomputing it "
+                        "measured no lower"));
 }
 
 TEST(RematerializationTest, NeedsAScheduleAndValidOptions) {
