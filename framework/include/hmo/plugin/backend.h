@@ -38,7 +38,7 @@ struct CompileOptions {
 // memory (S(5)) cost in time. Descriptions, not measurements.
 struct BackendCostRates {
   double flops_per_second = 1e11;
-  double device_memory_bytes_per_second = 2e10;
+  double device_memory_bytes_per_second = 1e11;
   double host_transfer_bytes_per_second = 1e10;
 };
 
@@ -55,7 +55,8 @@ class Backend {
   // Returns the alignment, in bytes, the target requires of buffer offsets.
   virtual int64_t BufferAlignment() const = 0;
 
-  // The target's cost rates (the defaults: a generic host).
+  // The target's cost rates (the defaults: a FLOP and a byte written cost
+  // alike, a byte to or from host memory ten times more).
   virtual BackendCostRates CostRates() const { return {}; }
 
   // Whether Compile is implemented (an executing backend, not only a
