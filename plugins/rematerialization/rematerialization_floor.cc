@@ -9,13 +9,20 @@
 namespace hmo {
 namespace {
 
-// The device bytes of `instruction`'s own array value; 0 for values that
-// may share memory counted elsewhere.
-int64_t OwnDeviceBytes(const HloInstruction& instruction) {
+// The device bytes of `instruction`'s own array value while it is an operand
+// or result; 0 for values that may share memory counted elsewhere: the
+// undonated arguments (counted whole), constants and aliases. A donated
+// argument counts: its buffer is the output's, and holds it until read.
+int64_t OwnDeviceBytes(const HloModule& module, const HloInstruction& instruction) {
   const Shape& shape = instruction.shape();
   if (!shape.IsArray() || shape.memory_space() == Layout::kHostMemorySpace) return 0;
   switch (instruction.opcode()) {
     case HloOpcode::kParameter:
+      return instruction.parent() == module.entry_computation() &&
+                     module.input_output_alias_config().ParameterHasAlias(
+                         instruction.parameter_number(), ShapeIndex{})
+                 ? ShapeUtil::ByteSizeOf(shape)
+                 : 0;
     case HloOpcode::kConstant:
     case HloOpcode::kBitcast:
     case HloOpcode::kGetTupleElement:
@@ -40,9 +47,9 @@ RematerializationFloor ComputeRematerializationFloor(const HloModule& module,
       int64_t operands = 0;
       absl::flat_hash_set<const HloInstruction*> counted;
       for (const HloInstruction* operand : instruction->operands()) {
-        if (counted.insert(operand).second) operands += OwnDeviceBytes(*operand);
+        if (counted.insert(operand).second) operands += OwnDeviceBytes(module, *operand);
       }
-      const int64_t bytes = undonated_arguments + std::max(operands, OwnDeviceBytes(*instruction));
+      const int64_t bytes = undonated_arguments + std::max(operands, OwnDeviceBytes(module, *instruction));
       if (bytes > floor.bytes) floor = {bytes, instruction->name()};
     }
   }

@@ -8,9 +8,10 @@
 //     device at once (the result in its own buffer, or in the place of an
 //     operand: max(operands, result)), beside the arguments that are not
 //     donated (their buffers hold nothing else).
-// Only values certainly held apart count: parameters, constants and
-// aliases (bitcast, get-tuple-element, tuple) are left out, so the bound
-// holds for every buffer assignment.
+// Only values certainly held apart count: undonated parameters (counted
+// whole), constants and aliases (bitcast, get-tuple-element, tuple) are left
+// out, so the bound holds for every buffer assignment. A donated argument an
+// instruction reads counts: its buffer, the output's, holds it until then.
 
 #include <cstdint>
 #include <string>
