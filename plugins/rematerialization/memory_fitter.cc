@@ -316,6 +316,9 @@ absl::StatusOr<MemoryFitMetrics> FitModuleToMemoryLimit(HloModule& module, int64
           best_ratio = ratio;
           best = index;
         }
+        // Measured at least its estimate: the changes after it rank lower,
+        // so they would have to beat their own estimates to win. Take it.
+        if (best == index && level == 0 && gain >= changes[index].estimated_freed_bytes) break;
       }
       chosen = best_fitting >= 0 ? best_fitting : best;
       if (chosen < 0) break;  // nothing lowers the measure any more
