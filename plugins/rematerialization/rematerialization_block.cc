@@ -37,10 +37,48 @@ int64_t DeviceBytes(const HloInstruction& instruction) {
   return ShapeUtil::ByteSizeOf(shape);
 }
 
+// Whether `parameter`'s buffer is written in place during its computation:
+// a donated entry argument (its output overwrites it) or a loop body's
+// state (the next iteration's values replace it).
+bool UpdatedInPlace(const HloInstruction& parameter) {
+  const HloComputation& computation = *parameter.parent();
+  const HloModule* module = computation.parent();
+  if (module != nullptr && &computation == module->entry_computation()) {
+    bool donated = false;
+    module->input_output_alias_config().ForEachAlias(
+        [&](const ShapeIndex&, const HloInputOutputAliasConfig::Alias& alias) {
+          donated |= alias.parameter_number == parameter.parameter_number();
+        });
+    return donated || module->buffer_donor_config().ParameterIsBufferDonor(
+                          parameter.parameter_number(), ShapeIndex{});
+  }
+  const std::vector<HloInstruction*>& callers = computation.caller_instructions();
+  return std::any_of(callers.begin(), callers.end(), [&](const HloInstruction* caller) {
+    return caller->opcode() == HloOpcode::kWhile && caller->while_body() == &computation;
+  });
+}
+
+// Whether `instruction` reads (through tuple elements and bitcasts) a
+// parameter whose buffer is written in place. Computed again later, it
+// could read the new contents: copy insertion protects only the reads the
+// module had.
+bool ReadsParameterUpdatedInPlace(const HloInstruction& instruction) {
+  return std::any_of(instruction.operands().begin(), instruction.operands().end(),
+                     [](const HloInstruction* operand) {
+                       while (operand->opcode() == HloOpcode::kGetTupleElement ||
+                              operand->opcode() == HloOpcode::kBitcast) {
+                         operand = operand->operand(0);
+                       }
+                       return operand->opcode() == HloOpcode::kParameter &&
+                              UpdatedInPlace(*operand);
+                     });
+}
+
 bool MayRecompute(const HloInstruction& instruction) {
   return instruction.shape().IsArray() && !AliasesAnotherBuffer(instruction) &&
          !instruction.IsRoot() && instruction.control_predecessors().empty() &&
-         instruction.control_successors().empty() && !WhyNotRematerializable(instruction);
+         instruction.control_successors().empty() && !WhyNotRematerializable(instruction) &&
+         !ReadsParameterUpdatedInPlace(instruction);
 }
 
 using Positions = SequencePositions;

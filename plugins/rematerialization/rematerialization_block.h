@@ -50,7 +50,9 @@ struct RematerializationBlock {
 // operands frees more and costs more). Only values XLA may rematerialize
 // (hmo/analysis/rematerialization_rules.h) are taken: single arrays defined
 // in the computation, not its root, without control edges, not aliases of
-// another buffer (bitcast, get-tuple-element, tuple).
+// another buffer (bitcast, get-tuple-element, tuple), not reading a
+// parameter whose buffer is written in place (a donated argument, a loop
+// body's state): computed later, they could read the new contents.
 std::vector<RematerializationBlock> FindRematerializationBlocks(const HloModule& module,
                                                                 const HloComputation& computation,
                                                                 int64_t peak_position,
