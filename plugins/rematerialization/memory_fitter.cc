@@ -97,8 +97,13 @@ struct Change {
   }
 };
 
+// How a search ranks changes: by bytes freed per second of cost (the
+// cheapest way), or by bytes freed alone (the fallback when the cheapest
+// way runs into a dead end: the most memory first).
+enum class Ranking { kBytesPerSecond, kBytes };
+
 std::vector<Change> FindChanges(const HloModule& module, const std::vector<PeakSite>& sites,
-                                const MemoryFitterOptions& options) {
+                                const MemoryFitterOptions& options, Ranking ranking) {
   std::vector<Change> changes;
   const BackendCostRates& rates = options.rates;
   for (const PeakSite& site : sites) {
@@ -123,7 +128,11 @@ std::vector<Change> FindChanges(const HloModule& module, const std::vector<PeakS
     }
   }
   // Best rank first; ties by more bytes freed (stable: the sites' order).
-  std::stable_sort(changes.begin(), changes.end(), [](const Change& a, const Change& b) {
+  std::stable_sort(changes.begin(), changes.end(), [ranking](const Change& a, const Change& b) {
+    if (ranking == Ranking::kBytes) {
+      return std::make_tuple(-a.estimated_freed_bytes, a.seconds) <
+             std::make_tuple(-b.estimated_freed_bytes, b.seconds);
+    }
     return std::make_tuple(-a.Rank(), -a.estimated_freed_bytes) <
            std::make_tuple(-b.Rank(), -b.estimated_freed_bytes);
   });
@@ -238,14 +247,15 @@ std::string MemoryFitMetrics::ToString() const {
                                               static_cast<double>(module_flops)
                                         : 0.0;
   absl::StrAppend(
-      &text, fmt::format("limit {} B: device {} -> {} B ({}); floor >= {} B ({}); {} changes, "
-                         "{} FLOPs recomputed ({:.2f}% of the module's {}), {} B offloaded; "
-                         "~{:.3g} s added; {:.3f} s",
-                         limit, device_bytes_before, device_bytes_after,
-                         fits ? "fits" : "does not fit", floor_bytes,
-                         floor_instruction.empty() ? "arguments and outputs" : floor_instruction,
-                         decisions.size(), recompute_flops, share, module_flops, offloaded_bytes,
-                         cost_seconds, seconds));
+      &text,
+      fmt::format(
+          "limit {} B: device {} -> {} B ({}, ranked by {}); floor >= {} B ({}); {} changes, "
+          "{} FLOPs recomputed ({:.2f}% of the module's {}), {} B offloaded; "
+          "~{:.3g} s added; {:.3f} s",
+          limit, device_bytes_before, device_bytes_after, fits ? "fits" : "does not fit", ranking,
+          floor_bytes, floor_instruction.empty() ? "arguments and outputs" : floor_instruction,
+          decisions.size(), recompute_flops, share, module_flops, offloaded_bytes, cost_seconds,
+          seconds));
   return text;
 }
 
@@ -260,15 +270,13 @@ std::string MemoryFitMetrics::FailureMessage() const {
                      decisions.size(), device_bytes_before, device_bytes_after, floor, limit_check);
 }
 
-absl::StatusOr<MemoryFitMetrics> FitModuleToMemoryLimit(HloModule& module, int64_t limit,
-                                                        const MemoryFitterOptions& options) {
-  const auto start = std::chrono::steady_clock::now();
-  if (!module.has_schedule()) {
-    return absl::FailedPreconditionError(
-        "the module has no schedule: recomputations and host copies are placed in a schedule "
-        "(run memory-scheduler first)");
-  }
+namespace {
+
+// One search on `module` in `ranking` order (the loop of memory_fitter.h).
+absl::StatusOr<MemoryFitMetrics> Search(HloModule& module, int64_t limit,
+                                        const MemoryFitterOptions& options, Ranking ranking) {
   MemoryFitMetrics metrics;
+  metrics.ranking = ranking == Ranking::kBytes ? "bytes freed" : "bytes freed per second";
   metrics.limit = limit;
   metrics.module_flops = FlopCount(*module.entry_computation());
   HMO_ASSIGN_OR_RETURN(MemoryLimitCheck check, CheckMemoryLimit(module, limit));
@@ -281,7 +289,7 @@ absl::StatusOr<MemoryFitMetrics> FitModuleToMemoryLimit(HloModule& module, int64
   trial_options.tight_packing.node_budget = options.trial_node_budget;
   for (int64_t step = 0; step < options.max_steps && !check.fits(); ++step) {
     HMO_ASSIGN_OR_RETURN(const std::vector<PeakSite> sites, LocatePeak(module, check.peak_time));
-    const std::vector<Change> changes = FindChanges(module, sites, options);
+    const std::vector<Change> changes = FindChanges(module, sites, options, ranking);
     if (changes.empty()) break;
 
     const Measure before = MeasureOf(check);
@@ -310,7 +318,9 @@ absl::StatusOr<MemoryFitMetrics> FitModuleToMemoryLimit(HloModule& module, int64
         if (best_fitting >= 0) continue;
         const auto [level, gain] = GainOf(before, MeasureOf(trial_check));
         if (gain <= 0) continue;
-        const double ratio = static_cast<double>(gain) / std::max(seconds, 1e-15);
+        const double ratio = ranking == Ranking::kBytes
+                                 ? static_cast<double>(gain)
+                                 : static_cast<double>(gain) / std::max(seconds, 1e-15);
         if (level < best_level || (level == best_level && ratio > best_ratio)) {
           best_level = level;
           best_ratio = ratio;
@@ -345,6 +355,53 @@ absl::StatusOr<MemoryFitMetrics> FitModuleToMemoryLimit(HloModule& module, int64
     ExplainWhyTheyStay(module, sites, options, check);
   }
   metrics.limit_check = check.Describe();
+  return metrics;
+}
+
+}  // namespace
+
+absl::StatusOr<MemoryFitMetrics> FitModuleToMemoryLimit(HloModule& module, int64_t limit,
+                                                        const MemoryFitterOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  if (!module.has_schedule()) {
+    return absl::FailedPreconditionError(
+        "the module has no schedule: recomputations and host copies are placed in a schedule "
+        "(run memory-scheduler first)");
+  }
+  // The cheapest way first. When it stops short, other orders from the
+  // module as it came, until one fits: the most memory first, then (with
+  // both kinds) offload alone, which never extends an operand's life. The
+  // best result stays.
+  struct Attempt {
+    Ranking ranking;
+    bool recompute;
+    std::string name;
+  };
+  std::vector<Attempt> fallbacks;
+  if (options.fallback) {
+    fallbacks.push_back({Ranking::kBytes, options.recompute, "bytes freed"});
+    if (options.recompute && options.offload) {
+      fallbacks.push_back(
+          {Ranking::kBytesPerSecond, false, "bytes freed per second, offload only"});
+    }
+  }
+  std::unique_ptr<HloModule> original = fallbacks.empty() ? nullptr : module.Clone();
+  HMO_ASSIGN_OR_RETURN(MemoryFitMetrics metrics,
+                       Search(module, limit, options, Ranking::kBytesPerSecond));
+  const int64_t first_reached = metrics.device_bytes_after;
+  for (const Attempt& attempt : fallbacks) {
+    if (metrics.fits) break;
+    std::unique_ptr<HloModule> candidate = original->Clone();
+    MemoryFitterOptions attempt_options = options;
+    attempt_options.recompute = attempt.recompute;
+    HMO_ASSIGN_OR_RETURN(MemoryFitMetrics result,
+                         Search(*candidate, limit, attempt_options, attempt.ranking));
+    if (!result.fits && result.device_bytes_after >= metrics.device_bytes_after) continue;
+    result.ranking = absl::StrCat(attempt.name, " (by bytes freed per second it stopped at ",
+                                  first_reached, " B)");
+    module.ReplaceContentsWith(std::move(candidate));
+    metrics = std::move(result);
+  }
   metrics.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return metrics;
 }

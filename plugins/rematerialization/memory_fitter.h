@@ -26,7 +26,10 @@
 //                   device figure are broken by the temporaries' peak, then
 //                   by how many moments reach it).
 // It stops when the module fits, when no change lowers the measure, or
-// after `max_steps`.
+// after `max_steps`. Greedy by cost can walk into a dead end: when it stops
+// short and `fallback` is set, searches from the module as it came in other
+// orders follow until one fits (bytes freed alone; then, with both kinds,
+// offload alone, which never extends an operand's life); the best stays.
 
 #include <cstdint>
 #include <string>
@@ -49,6 +52,7 @@ struct MemoryFitterOptions {
   // (the step taken is measured with the full budget, as the pipeline's
   // limit check does).
   int64_t trial_node_budget = 10000;
+  bool fallback = true;
   BackendCostRates rates;
 };
 
@@ -80,6 +84,9 @@ struct MemoryFitMetrics {
   double cost_seconds = 0;
   std::vector<Decision> decisions;
   bool fits = false;
+  // How the changes were ranked ("bytes freed per second", or the
+  // fallback's "bytes freed ...").
+  std::string ranking;
   double seconds = 0;  // time to fit
   // MemoryLimitCheck::Describe() of the module as left: when it does not
   // fit, the peak and the values live then with why each stays.

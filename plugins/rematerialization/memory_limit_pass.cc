@@ -27,6 +27,9 @@ PassOptionBinding<MemoryLimitPassOptions>& BindCommonMemoryLimitOptions(
               "selection=evaluated: branch-and-bound nodes of the temp packing that measures a "
               "candidate (the change taken is measured with the full budget, as the pipeline's "
               "limit check does)")
+      .Option("fallback", &Options::fallback, true,
+              "when the cheapest order stops short, search again from the module as it came in "
+              "other orders (bytes freed alone; offload alone) and keep the best")
       .Option("fail-over-limit", &Options::fail_over_limit, true,
               "fail when the module still does not fit (else leave the check to the pipeline's "
               "memory limit, or to a later pass)");
@@ -46,6 +49,7 @@ absl::Status MemoryLimitPass::ReadCommonOptions(const MemoryLimitPassOptions& op
   fitter_.evaluated_candidates = options.evaluated_candidates;
   fitter_.max_steps = options.max_steps;
   fitter_.trial_node_budget = options.trial_node_budget;
+  fitter_.fallback = options.fallback;
   fail_over_limit_ = options.fail_over_limit;
   if (fitter_.max_block_size <= 0) {
     return absl::InvalidArgumentError("option 'max-block-size' must be positive");

@@ -32,6 +32,7 @@ struct MemoryLimitPassOptions {
   int64_t max_steps = 0;
   int64_t trial_node_budget = 0;
   bool fail_over_limit = true;
+  bool fallback = true;
   // `fit` only.
   std::string backend;
   bool recompute = true;

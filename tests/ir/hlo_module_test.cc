@@ -88,6 +88,31 @@ TEST(HloModuleTest, CloneIsDeepAndPrintsTheSame) {
   EXPECT_TRUE(clone->GetComputationWithName("fused")->IsFusionComputation());
 }
 
+TEST(HloModuleTest, ReplaceContentsWithTakesAChangedCloneKeepingTheName) {
+  auto parsed = ParseHloModule(kModule);
+  ASSERT_TRUE(parsed.ok());
+  HloModule& m = **parsed;
+  auto clone = m.Clone("attempt");
+  HloComputation* e = clone->entry_computation();
+  HloInstruction* f = e->GetInstructionWithName("f");
+  HloInstruction* c = e->AddInstruction(HloInstruction::CreateCopy(f->shape(), f));
+  ASSERT_TRUE(e->root_instruction()->ReplaceOperandWith(0, c).ok());
+  ASSERT_TRUE(clone->schedule().Update().ok());
+  clone->set_name("m");
+  const std::string expected = PrintHloModule(*clone);
+
+  m.ReplaceContentsWith(std::move(clone));
+  EXPECT_EQ(m.name(), "m");
+  EXPECT_EQ(PrintHloModule(m), expected);
+  EXPECT_EQ(m.entry_computation(), e);
+  EXPECT_EQ(e->parent(), &m);
+  EXPECT_EQ(m.schedule().module(), &m);
+  EXPECT_TRUE(m.schedule().Verify().ok());
+  // The name registry came along: a new instruction gets a fresh name.
+  HloInstruction* again = e->AddInstruction(HloInstruction::CreateCopy(f->shape(), f));
+  EXPECT_EQ(again->name(), "copy.1");
+}
+
 TEST(HloModuleTest, RemoveComputations) {
   auto parsed = ParseHloModule(kModule);
   ASSERT_TRUE(parsed.ok());

@@ -254,6 +254,38 @@ std::unique_ptr<HloModule> HloModule::Clone(std::string_view suffix) const {
   return module;
 }
 
+void HloModule::ReplaceContentsWith(std::unique_ptr<HloModule> other) {
+  computations_ = std::move(other->computations_);
+  for (const auto& computation : computations_) computation->set_parent(this);
+  entry_ = other->entry_;
+  entry_layout_ = std::move(other->entry_layout_);
+  alias_config_ = std::move(other->alias_config_);
+  buffer_donor_config_ = std::move(other->buffer_donor_config_);
+  alias_passthrough_params_ = other->alias_passthrough_params_;
+  replica_count_ = other->replica_count_;
+  num_partitions_ = other->num_partitions_;
+  frontend_attributes_ = std::move(other->frontend_attributes_);
+  raw_attributes_ = std::move(other->raw_attributes_);
+  stack_frame_index_ = std::move(other->stack_frame_index_);
+  names_ = std::move(other->names_);
+  name_counters_ = std::move(other->name_counters_);
+  next_instruction_id_ = other->next_instruction_id_;
+  next_computation_id_ = other->next_computation_id_;
+  schedule_.reset();
+  if (other->schedule_ != nullptr) {
+    // The sequences are keyed by the computations, which moved here.
+    auto schedule = std::make_unique<HloSchedule>(this);
+    for (const auto& computation : computations_) {
+      if (!other->schedule_->is_computation_scheduled(computation.get())) continue;
+      schedule->set_sequence(computation.get(),
+                             other->schedule_->sequence(computation.get()).instructions());
+    }
+    schedule_ = std::move(schedule);
+  }
+  other->entry_ = nullptr;
+  other->schedule_.reset();
+}
+
 std::string HloModule::ToString() const { return PrintHloModule(*this); }
 
 }  // namespace hmo

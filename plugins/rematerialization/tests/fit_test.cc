@@ -34,7 +34,7 @@ PluginHost& Host() {
   static PluginHost* host = [] {
     auto* host = new PluginHost();
     const std::filesystem::path dir = HMO_TEST_PLUGIN_DIR;
-    for (const char* name : {"libhmo_cpu_backend.so"}) {
+    for (const char* name : {"libhmo_cpu_backend.so", "libhmo_gpu_backend.so"}) {
       absl::Status status = host->LoadPlugin(dir / name);
       EXPECT_TRUE(status.ok()) << status;
     }
@@ -117,6 +117,33 @@ TEST(FitTest, OffloadFitsWhatRecomputationCannot) {
   EXPECT_TRUE(metrics->fits);
   EXPECT_GT(metrics->offloaded_bytes, 0);
   EXPECT_LE(DeviceBytes(**module), limit);
+  EXPECT_TRUE(VerifyHloModule(**module).ok()) << VerifyHloModule(**module);
+}
+
+// At a GPU's rates recomputing is cheap, and ranked by cost the search
+// walks into a dead end on XLA's batch-norm step at half its device bytes;
+// the fallback orders start again from the module as it came, and the
+// one by bytes freed fits.
+TEST(FitTest, WhenTheCheapestOrderStopsShortAnotherOrderFits) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module =
+      ParseHloModuleFile(testing::JaxCorpusDump("batch_norm", "after").string());
+  ASSERT_TRUE(module.ok()) << module.status();
+  const int64_t limit = DeviceBytes(**module) / 2;
+  std::unique_ptr<HloModule> copy = (*module)->Clone();
+  absl::StatusOr<MemoryFitMetrics> greedy = RunFit(*copy, {{"memory-limit", std::to_string(limit)},
+                                                           {"backend", std::string("gpu")},
+                                                           {"fallback", std::string("false")}});
+  ASSERT_FALSE(greedy.ok());
+  EXPECT_THAT(greedy.status().message(), HasSubstr("cannot fit the limit"));
+
+  absl::StatusOr<MemoryFitMetrics> metrics =
+      RunFit(**module, {{"memory-limit", std::to_string(limit)}, {"backend", std::string("gpu")}});
+  ASSERT_TRUE(metrics.ok()) << metrics.status();
+  EXPECT_TRUE(metrics->fits);
+  EXPECT_THAT(metrics->ranking, HasSubstr("bytes freed (by bytes freed per second it stopped at"));
+  EXPECT_LE(DeviceBytes(**module), limit);
+  // The module took the fallback's contents and kept its own name.
+  EXPECT_EQ((*module)->name(), "jit_batch_norm_step");
   EXPECT_TRUE(VerifyHloModule(**module).ok()) << VerifyHloModule(**module);
 }
 

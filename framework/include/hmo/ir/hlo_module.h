@@ -170,6 +170,12 @@ class HloModule {
   // configs mapped onto the copy. `suffix` (if non-empty) is appended to
   // the module name as `name-suffix`.
   std::unique_ptr<HloModule> Clone(std::string_view suffix = "") const;
+  // Takes the computations, schedule, configurations and name registry of
+  // `other` (typically a changed Clone() of this module, when a pass keeps
+  // the better of several attempts), keeping this module's name and id.
+  // Pointers into this module's old contents dangle afterwards; pointers
+  // into `other`'s contents now point into this module.
+  void ReplaceContentsWith(std::unique_ptr<HloModule> other);
 
   // Canonical HLO text (see hmo/ir/hlo_printer.h); computations in post
   // order, instructions in schedule order when scheduled.
