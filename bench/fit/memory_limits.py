@@ -39,7 +39,8 @@ PROGRAMS = ["mlp_sgd", "transformer_adam", "transformer_remat", "transformer_sca
             "kv_decode"]
 LIMITS = [100, 80, 60, 40]
 
-SUMMARY = re.compile(r"limit (\d+) B: device (\d+) -> (\d+) B \((fits|does not fit)\); "
+SUMMARY = re.compile(r"limit (\d+) B: device (\d+) -> (\d+) B \((fits|does not fit), ranked by "
+                     r".*?\); "
                      r"floor >= (\d+) B .*?; (\d+) changes, (\d+) FLOPs recomputed \(([\d.]+)% "
                      r"of the module's (\d+)\), (\d+) B offloaded")
 FLOOR = re.compile(r"proven floor (?:of|is) (\d+) B")
