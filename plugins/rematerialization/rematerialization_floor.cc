@@ -49,7 +49,8 @@ RematerializationFloor ComputeRematerializationFloor(const HloModule& module,
       for (const HloInstruction* operand : instruction->operands()) {
         if (counted.insert(operand).second) operands += OwnDeviceBytes(module, *operand);
       }
-      const int64_t bytes = undonated_arguments + std::max(operands, OwnDeviceBytes(module, *instruction));
+      const int64_t bytes =
+          undonated_arguments + std::max(operands, OwnDeviceBytes(module, *instruction));
       if (bytes > floor.bytes) floor = {bytes, instruction->name()};
     }
   }
