@@ -9,9 +9,11 @@
 #include <memory>
 #include <optional>
 #include <string>
+
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "hmo/analysis/memory_limit.h"
 #include "hmo/base/status_macros.h"
@@ -23,11 +25,10 @@
 
 namespace hmo::testing {
 
-// %big (4 KiB) is computed first and read only at the end; in between, %a,
-// %c and %d peak beside it. Moving %big (a fusion) right before %out frees
-// 4 KiB at the peak for free: nothing before the peak reads it.
-constexpr char kLateUse[] = R"(
-HloModule late_use, is_scheduled=true
+// A module whose entry computes %big first, then %a, %c and %d, which
+// peak beside it, and reads %big at the end; `a` is how %a is computed.
+inline std::string ValueAcrossThePeak(const std::string& name, const std::string& a) {
+  return absl::StrCat("HloModule ", name, R"(, is_scheduled=true
 
 %fused_negate (param_0: f32[1024]) -> f32[1024] {
   %param_0 = f32[1024]{0} parameter(0)
@@ -37,35 +38,24 @@ HloModule late_use, is_scheduled=true
 ENTRY %main (p: f32[1024]) -> f32[1024] {
   %p = f32[1024]{0} parameter(0)
   %big = f32[1024]{0} fusion(%p), kind=kLoop, calls=%fused_negate
-  %a = f32[1024]{0} exponential(%p)
+  %a = f32[1024]{0} )",
+                      a, R"(
   %c = f32[1024]{0} log(%p)
   %d = f32[1024]{0} sine(%p)
   %e = f32[1024]{0} add(%a, %c)
   %f = f32[1024]{0} add(%e, %d)
   ROOT %out = f32[1024]{0} add(%f, %big)
 }
-)";
-
-// The same, with %big also read before the peak: now it is recomputed.
-constexpr char kEarlyAndLateUse[] = R"(
-HloModule early_and_late_use, is_scheduled=true
-
-%fused_negate (param_0: f32[1024]) -> f32[1024] {
-  %param_0 = f32[1024]{0} parameter(0)
-  ROOT %negate = f32[1024]{0} negate(%param_0)
+)");
 }
 
-ENTRY %main (p: f32[1024]) -> f32[1024] {
-  %p = f32[1024]{0} parameter(0)
-  %big = f32[1024]{0} fusion(%p), kind=kLoop, calls=%fused_negate
-  %a = f32[1024]{0} multiply(%p, %big)
-  %c = f32[1024]{0} log(%p)
-  %d = f32[1024]{0} sine(%p)
-  %e = f32[1024]{0} add(%a, %c)
-  %f = f32[1024]{0} add(%e, %d)
-  ROOT %out = f32[1024]{0} add(%f, %big)
-}
-)";
+// %big is read only at the end: moving the fusion right before %out frees
+// 4 KiB at the peak for free, since nothing before the peak reads it.
+inline const std::string kLateUse = ValueAcrossThePeak("late_use", "exponential(%p)");
+
+// %big is also read before the peak: now it is recomputed.
+inline const std::string kEarlyAndLateUse =
+    ValueAcrossThePeak("early_and_late_use", "multiply(%p, %big)");
 
 // Runs pass `Pass` (a MemoryLimitPass) created with `options` on `module`,
 // with the plugins of `host` and, when given, a pipeline limit.
