@@ -8,26 +8,20 @@
 #include "hmo/ir/layout.h"
 #include "hmo/ir/shape.h"
 #include "peak_crossing.h"
+#include "value_buffers.h"
 
 namespace hmo {
 namespace {
 
 bool MayOffload(const HloInstruction& instruction) {
-  const Shape& shape = instruction.shape();
-  if (!shape.IsArray() || !shape.has_layout() || shape.memory_space() == Layout::kHostMemorySpace) {
+  // A device array with a layout, to give its host copy memory space S(5).
+  if (DeviceArrayBytes(instruction) == 0 || !instruction.shape().has_layout()) return false;
+  if (instruction.opcode() == HloOpcode::kParameter ||
+      instruction.opcode() == HloOpcode::kConstant || AliasesAnotherBuffer(instruction)) {
     return false;
   }
-  switch (instruction.opcode()) {
-    case HloOpcode::kParameter:
-    case HloOpcode::kConstant:
-    case HloOpcode::kBitcast:
-    case HloOpcode::kGetTupleElement:
-    case HloOpcode::kTuple:
-      return false;
-    default:
-      return !instruction.IsRoot() && instruction.control_predecessors().empty() &&
-             instruction.control_successors().empty();
-  }
+  return !instruction.IsRoot() && instruction.control_predecessors().empty() &&
+         instruction.control_successors().empty();
 }
 
 }  // namespace
@@ -39,8 +33,7 @@ std::vector<HostOffloadChoice> FindHostOffloadChoices(const HloModule& module,
   for (const HloInstruction* value :
        FindValuesCrossingPeak(module, computation, peak_position).values) {
     if (!MayOffload(*value)) continue;
-    choices.push_back(
-        {computation.name(), value->name(), peak_position, ShapeUtil::ByteSizeOf(value->shape())});
+    choices.push_back({computation.name(), value->name(), peak_position, DeviceArrayBytes(*value)});
   }
   return choices;
 }

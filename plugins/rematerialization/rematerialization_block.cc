@@ -14,49 +14,10 @@
 #include "hmo/ir/layout.h"
 #include "hmo/ir/shape.h"
 #include "peak_crossing.h"
+#include "value_buffers.h"
 
 namespace hmo {
 namespace {
-
-// Ops whose result is (part of) another buffer: recomputing them frees
-// nothing, and keeping them longer costs nothing of their own.
-bool AliasesAnotherBuffer(const HloInstruction& instruction) {
-  switch (instruction.opcode()) {
-    case HloOpcode::kBitcast:
-    case HloOpcode::kGetTupleElement:
-    case HloOpcode::kTuple:
-      return true;
-    default:
-      return false;
-  }
-}
-
-int64_t DeviceBytes(const HloInstruction& instruction) {
-  const Shape& shape = instruction.shape();
-  if (!shape.IsArray() || shape.memory_space() == Layout::kHostMemorySpace) return 0;
-  return ShapeUtil::ByteSizeOf(shape);
-}
-
-// Whether `parameter`'s buffer is written in place during its computation:
-// a donated entry argument (its output overwrites it) or a loop body's
-// state (the next iteration's values replace it).
-bool UpdatedInPlace(const HloInstruction& parameter) {
-  const HloComputation& computation = *parameter.parent();
-  const HloModule* module = computation.parent();
-  if (module != nullptr && &computation == module->entry_computation()) {
-    bool donated = false;
-    module->input_output_alias_config().ForEachAlias(
-        [&](const ShapeIndex&, const HloInputOutputAliasConfig::Alias& alias) {
-          donated |= alias.parameter_number == parameter.parameter_number();
-        });
-    return donated || module->buffer_donor_config().ParameterIsBufferDonor(
-                          parameter.parameter_number(), ShapeIndex{});
-  }
-  const std::vector<HloInstruction*>& callers = computation.caller_instructions();
-  return std::any_of(callers.begin(), callers.end(), [&](const HloInstruction* caller) {
-    return caller->opcode() == HloOpcode::kWhile && caller->while_body() == &computation;
-  });
-}
 
 // Whether `instruction` reads (through tuple elements and bitcasts) a
 // parameter whose buffer is written in place. Computed again later, it
@@ -70,7 +31,7 @@ bool ReadsParameterUpdatedInPlace(const HloInstruction& instruction) {
                          operand = operand->operand(0);
                        }
                        return operand->opcode() == HloOpcode::kParameter &&
-                              UpdatedInPlace(*operand);
+                              IsWrittenInPlace(*operand);
                      });
 }
 
@@ -140,15 +101,15 @@ RematerializationBlock GrowBlock(const HloComputation& computation, const HloIns
   RematerializationBlock block;
   block.computation = computation.name();
   block.peak_position = peak;
-  block.estimated_freed_bytes = DeviceBytes(value);
+  block.estimated_freed_bytes = DeviceArrayBytes(value);
   for (const HloInstruction* operand : extended) {
-    block.estimated_freed_bytes -= DeviceBytes(*operand);
+    block.estimated_freed_bytes -= DeviceArrayBytes(*operand);
   }
   for (const HloInstruction* member : members) {
     block.instructions.push_back(member->name());
     if (moved.contains(member)) continue;
     block.flops += FlopCount(*member);
-    block.bytes_written += DeviceBytes(*member);
+    block.bytes_written += DeviceArrayBytes(*member);
   }
   return block;
 }
@@ -196,7 +157,7 @@ std::vector<RematerializationBlock> FindRematerializationBlocks(const HloModule&
   std::vector<RematerializationBlock> blocks;
   const PeakCrossing crossing = FindValuesCrossingPeak(module, computation, peak_position);
   for (const HloInstruction* value : crossing.values) {
-    if (!MayRecompute(*value) || DeviceBytes(*value) == 0) continue;
+    if (!MayRecompute(*value) || DeviceArrayBytes(*value) == 0) continue;
     std::set<std::vector<std::string>> seen;
     for (int64_t size = 1; size <= max_block_size; ++size) {
       RematerializationBlock block =

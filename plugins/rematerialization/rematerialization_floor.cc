@@ -5,6 +5,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "hmo/ir/layout.h"
 #include "hmo/ir/shape.h"
+#include "value_buffers.h"
 
 namespace hmo {
 namespace {
@@ -13,24 +14,12 @@ namespace {
 // or result; 0 for values that may share memory counted elsewhere: the
 // undonated arguments (counted whole), constants and aliases. A donated
 // argument counts: its buffer is the output's, and holds it until read.
-int64_t OwnDeviceBytes(const HloModule& module, const HloInstruction& instruction) {
-  const Shape& shape = instruction.shape();
-  if (!shape.IsArray() || shape.memory_space() == Layout::kHostMemorySpace) return 0;
-  switch (instruction.opcode()) {
-    case HloOpcode::kParameter:
-      return instruction.parent() == module.entry_computation() &&
-                     module.input_output_alias_config().ParameterHasAlias(
-                         instruction.parameter_number(), ShapeIndex{})
-                 ? ShapeUtil::ByteSizeOf(shape)
-                 : 0;
-    case HloOpcode::kConstant:
-    case HloOpcode::kBitcast:
-    case HloOpcode::kGetTupleElement:
-    case HloOpcode::kTuple:
-      return 0;
-    default:
-      return ShapeUtil::ByteSizeOf(shape);
+int64_t OwnDeviceBytes(const HloInstruction& instruction) {
+  if (instruction.opcode() == HloOpcode::kParameter) {
+    return IsDonatedArgument(instruction) ? DeviceArrayBytes(instruction) : 0;
   }
+  if (instruction.opcode() == HloOpcode::kConstant || AliasesAnotherBuffer(instruction)) return 0;
+  return DeviceArrayBytes(instruction);
 }
 
 }  // namespace
@@ -47,10 +36,9 @@ RematerializationFloor ComputeRematerializationFloor(const HloModule& module,
       int64_t operands = 0;
       absl::flat_hash_set<const HloInstruction*> counted;
       for (const HloInstruction* operand : instruction->operands()) {
-        if (counted.insert(operand).second) operands += OwnDeviceBytes(module, *operand);
+        if (counted.insert(operand).second) operands += OwnDeviceBytes(*operand);
       }
-      const int64_t bytes =
-          undonated_arguments + std::max(operands, OwnDeviceBytes(module, *instruction));
+      const int64_t bytes = undonated_arguments + std::max(operands, OwnDeviceBytes(*instruction));
       if (bytes > floor.bytes) floor = {bytes, instruction->name()};
     }
   }
