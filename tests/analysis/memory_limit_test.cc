@@ -77,5 +77,28 @@ TEST(MemoryLimitTest, ThePeakIsTheTempFloorAndNamesWhatIsLiveThen) {
   EXPECT_THAT(text, HasSubstr(" more values ("));
 }
 
+TEST(MemoryLimitTest, CountsTheMomentsThatReachThePeak) {
+  // %a, %ab, %c and %cd share one 4 KiB slice, live over times 1-7; %b
+  // (times 2-3) and %d (5-6) share another. Together: 8 KiB at times 2, 3,
+  // 5 and 6, 4 KiB at 1, 4 and 7. The output is the 4-byte slice.
+  auto module = test_support::ParseTestModule(R"(
+HloModule two_peaks, is_scheduled=true
+ENTRY %main (p: f32[1024]) -> f32[1] {
+  %p = f32[1024]{0} parameter(0)
+  %a = f32[1024]{0} negate(%p)
+  %b = f32[1024]{0} exponential(%p)
+  %ab = f32[1024]{0} add(%a, %b)
+  %c = f32[1024]{0} log(%ab)
+  %d = f32[1024]{0} sine(%p)
+  %cd = f32[1024]{0} add(%c, %d)
+  ROOT %s = f32[1]{0} slice(%cd), slice={[0:1]}
+})");
+  absl::StatusOr<MemoryLimitCheck> check = CheckMemoryLimit(*module, 0);
+  ASSERT_TRUE(check.ok()) << check.status();
+  EXPECT_EQ(check->peak_temp_bytes, 8192);
+  EXPECT_EQ(check->peak_time, 2);
+  EXPECT_EQ(check->peak_moments, 4);
+}
+
 }  // namespace
 }  // namespace hmo
