@@ -69,26 +69,21 @@ struct Change {
   int64_t estimated_freed_bytes = 0;
   double seconds = 0;
 
-  bool is_recompute() const { return std::holds_alternative<RematerializationBlock>(what); }
+  const RematerializationBlock* block() const { return std::get_if<RematerializationBlock>(&what); }
+  const HostOffloadChoice* offload() const { return std::get_if<HostOffloadChoice>(&what); }
+  const char* kind() const { return block() != nullptr ? "recompute" : "offload"; }
   const std::string& computation() const {
-    return is_recompute() ? std::get<RematerializationBlock>(what).computation
-                          : std::get<HostOffloadChoice>(what).computation;
+    return std::visit([](const auto& change) -> const std::string& { return change.computation; },
+                      what);
   }
   std::string ToString() const {
-    return is_recompute() ? std::get<RematerializationBlock>(what).ToString()
-                          : std::get<HostOffloadChoice>(what).ToString();
+    return std::visit([](const auto& change) { return change.ToString(); }, what);
   }
-  int64_t flops() const {
-    return is_recompute() ? std::get<RematerializationBlock>(what).flops : 0;
-  }
-  int64_t transferred_bytes() const {
-    return is_recompute() ? 0 : 2 * std::get<HostOffloadChoice>(what).bytes;
-  }
+  int64_t flops() const { return block() != nullptr ? block()->flops : 0; }
+  int64_t transferred_bytes() const { return offload() != nullptr ? 2 * offload()->bytes : 0; }
   absl::Status Apply(HloModule& module) const {
-    if (is_recompute()) {
-      return ApplyRematerializationBlock(module, std::get<RematerializationBlock>(what)).status();
-    }
-    return ApplyHostOffloadChoice(module, std::get<HostOffloadChoice>(what)).status();
+    if (block() != nullptr) return ApplyRematerializationBlock(module, *block()).status();
+    return ApplyHostOffloadChoice(module, *offload()).status();
   }
   // Bytes freed per second of cost; a change that costs nothing (a move)
   // ranks by its bytes alone, above every change that costs.
@@ -176,12 +171,6 @@ std::vector<int> Shortlist(const std::vector<Change>& changes, int64_t count) {
 }
 
 // What sets the floor, for the user.
-std::string FloorReason(const std::string& instruction) {
-  if (instruction.empty()) return "the arguments and outputs";
-  return absl::StrCat("the undonated arguments, plus the operands and result of ", instruction,
-                      ", on the device at once");
-}
-
 // Why a temporary live at the peak is still there after the search, in the
 // terms of its changes: how it meets the peak in its computation.
 std::string WhyItStays(const HloModule& module, const std::vector<PeakSite>& sites,
@@ -263,9 +252,9 @@ std::string MemoryFitMetrics::FailureMessage() const {
   const std::string floor =
       floor_bytes > limit
           ? fmt::format("the limit is below the proven floor of {} B ({}): nothing can fit it",
-                        floor_bytes, FloorReason(floor_instruction))
+                        floor_bytes, floor_reason)
           : fmt::format("the proven floor is {} B ({}); no change found lowers the peak further",
-                        floor_bytes, FloorReason(floor_instruction));
+                        floor_bytes, floor_reason);
   return fmt::format("cannot fit the limit after {} changes (device {} -> {} B): {}\n{}",
                      decisions.size(), device_bytes_before, device_bytes_after, floor, limit_check);
 }
@@ -281,13 +270,17 @@ absl::StatusOr<MemoryFitMetrics> Search(HloModule& module, int64_t limit,
   metrics.module_flops = FlopCount(*module.entry_computation());
   HMO_ASSIGN_OR_RETURN(MemoryLimitCheck check, CheckMemoryLimit(module, limit));
   metrics.device_bytes_before = check.device_bytes;
-  const RematerializationFloor floor = ComputeRematerializationFloor(module, check.stats);
+  HMO_ASSIGN_OR_RETURN(const RematerializationFloor floor,
+                       ComputeRematerializationFloor(module, check.stats));
   metrics.floor_bytes = floor.bytes;
   metrics.floor_instruction = floor.instruction;
+  metrics.floor_reason = floor.reason;
 
   MemoryReportOptions trial_options;
   trial_options.tight_packing.node_budget = options.trial_node_budget;
-  for (int64_t step = 0; step < options.max_steps && !check.fits(); ++step) {
+  // Below the floor nothing fits: no search, just the reasons.
+  const int64_t max_steps = limit < floor.bytes ? 0 : options.max_steps;
+  for (int64_t step = 0; step < max_steps && !check.fits(); ++step) {
     HMO_ASSIGN_OR_RETURN(const std::vector<PeakSite> sites, LocatePeak(module, check.peak_time));
     const std::vector<Change> changes = FindChanges(module, sites, options, ranking);
     if (changes.empty()) break;
@@ -336,10 +329,9 @@ absl::StatusOr<MemoryFitMetrics> Search(HloModule& module, int64_t limit,
     const Change& change = changes[chosen];
     HMO_RETURN_IF_ERROR(change.Apply(module));
     HMO_ASSIGN_OR_RETURN(MemoryLimitCheck next, CheckMemoryLimit(module, limit));
-    metrics.decisions.push_back({change.is_recompute() ? "recompute" : "offload",
-                                 change.computation(), change.ToString(), check.device_bytes,
-                                 next.device_bytes, change.flops(), change.transferred_bytes(),
-                                 change.seconds, evaluated});
+    metrics.decisions.push_back({change.kind(), change.computation(), change.ToString(),
+                                 check.device_bytes, next.device_bytes, change.flops(),
+                                 change.transferred_bytes(), change.seconds, evaluated});
     metrics.recompute_flops += change.flops();
     metrics.offloaded_bytes += change.transferred_bytes() / 2;
     metrics.cost_seconds += change.seconds;
@@ -390,7 +382,7 @@ absl::StatusOr<MemoryFitMetrics> FitModuleToMemoryLimit(HloModule& module, int64
                        Search(module, limit, options, Ranking::kBytesPerSecond));
   const int64_t first_reached = metrics.device_bytes_after;
   for (const Attempt& attempt : fallbacks) {
-    if (metrics.fits) break;
+    if (metrics.fits || limit < metrics.floor_bytes) break;
     std::unique_ptr<HloModule> candidate = original->Clone();
     MemoryFitterOptions attempt_options = options;
     attempt_options.recompute = attempt.recompute;

@@ -26,7 +26,8 @@
 //                   device figure are broken by the temporaries' peak, then
 //                   by how many moments reach it).
 // It stops when the module fits, when no change lowers the measure, or
-// after `max_steps`. Greedy by cost can walk into a dead end: when it stops
+// after `max_steps`; it does not start when the limit is below the proven
+// floor (rematerialization_floor.h). Greedy by cost can walk into a dead end: when it stops
 // short and `fallback` is set, searches from the module as it came in other
 // orders follow until one fits (bytes freed alone; then, with both kinds,
 // offload alone, which never extends an operand's life); the best stays.
@@ -73,9 +74,11 @@ struct MemoryFitMetrics {
   int64_t device_bytes_before = 0;
   int64_t device_bytes_after = 0;
   // A lower bound of the device bytes under any of these changes
-  // (rematerialization_floor.h), and the instruction that sets it.
+  // (rematerialization_floor.h), the instruction that sets it and what the
+  // bound adds up.
   int64_t floor_bytes = 0;
   std::string floor_instruction;
+  std::string floor_reason;
   // FLOPs of one run of the module as it came, and the totals of the
   // decisions.
   int64_t module_flops = 0;

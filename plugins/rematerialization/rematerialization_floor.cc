@@ -1,45 +1,340 @@
 #include "rematerialization_floor.h"
 
 #include <algorithm>
+#include <numeric>
+#include <set>
+#include <vector>
 
+#include "absl/algorithm/container.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "fmt/format.h"
+#include "hmo/analysis/hlo_alias_analysis.h"
+#include "hmo/base/status_macros.h"
+#include "hmo/ir/hlo_computation.h"
 #include "hmo/ir/layout.h"
 #include "hmo/ir/shape.h"
-#include "value_buffers.h"
 
 namespace hmo {
 namespace {
 
-// The device bytes of `instruction`'s own array value while it is an operand
-// or result; 0 for values that may share memory counted elsewhere: the
-// undonated arguments (counted whole), constants and aliases. A donated
-// argument counts: its buffer is the output's, and holds it until read.
-int64_t OwnDeviceBytes(const HloInstruction& instruction) {
-  if (instruction.opcode() == HloOpcode::kParameter) {
-    return IsDonatedArgument(instruction) ? DeviceArrayBytes(instruction) : 0;
-  }
-  if (instruction.opcode() == HloOpcode::kConstant || AliasesAnotherBuffer(instruction)) return 0;
-  return DeviceArrayBytes(instruction);
+// What a buffer is to the bound.
+enum class BufferRole {
+  kUncounted,  // an argument's, a constant's, a tuple, on the host, or a copy that may go
+  kTemporary,  // in the temp arena, or in a free output buffer
+  kOutput,     // an output's (or donated argument's) buffer: may hold one temporary
+};
+
+struct BufferFacts {
+  BufferRole role = BufferRole::kUncounted;
+  int64_t bytes = 0;
+};
+
+bool IsLayoutPreservingCopy(const HloInstruction& instruction) {
+  return instruction.opcode() == HloOpcode::kCopy &&
+         instruction.shape() == instruction.operand(0)->shape();
 }
+
+std::vector<BufferFacts> ClassifyBuffers(const HloModule& module, const HloAliasAnalysis& aliases) {
+  std::vector<BufferFacts> facts(aliases.buffers().size());
+  for (const HloBuffer& buffer : aliases.buffers()) {
+    BufferFacts& fact = facts[buffer.id()];
+    bool device_array = true;
+    bool argument = false;
+    bool may_go = false;
+    for (const HloValue* value : buffer.values()) {
+      const HloInstruction& instruction = *value->defining_instruction();
+      const Shape& shape = value->shape();
+      device_array &= shape.IsArray() && shape.memory_space() != Layout::kHostMemorySpace;
+      argument |= instruction.opcode() == HloOpcode::kParameter &&
+                  instruction.parent() == module.entry_computation();
+      may_go |= instruction.opcode() == HloOpcode::kConstant || IsLayoutPreservingCopy(instruction);
+      if (shape.IsArray()) fact.bytes = std::max(fact.bytes, ShapeUtil::ByteSizeOf(shape));
+    }
+    if (!device_array) continue;
+    if (aliases.BufferLivesOut(buffer)) {
+      fact.role = BufferRole::kOutput;
+    } else if (!argument && !may_go) {
+      fact.role = BufferRole::kTemporary;
+    }
+  }
+  return facts;
+}
+
+// The temporaries one instruction reads and writes, and the ways they can
+// lie in memory: each a list of the separate pieces of memory they need.
+struct InstructionTemporaries {
+  const HloInstruction* instruction = nullptr;
+  std::vector<std::vector<int64_t>> layouts;
+  int64_t least_bytes = 0;  // the smallest layout's total
+  // Output buffers holding what it reads (ids): taken while it runs.
+  std::vector<int64_t> taken_buffers;
+};
+
+int64_t Total(const std::vector<int64_t>& pieces) {
+  return std::accumulate(pieces.begin(), pieces.end(), int64_t{0});
+}
+
+InstructionTemporaries TemporariesOf(const HloInstruction& instruction,
+                                     const HloAliasAnalysis& aliases,
+                                     const std::vector<BufferFacts>& facts) {
+  absl::flat_hash_set<int64_t> seen;
+  std::vector<int64_t> operands;
+  std::vector<int64_t> taken;
+  for (const HloInstruction* operand : instruction.operands()) {
+    if (!operand->shape().IsArray()) continue;
+    // A copy that may go is its source's data: where the source lies, or
+    // in the copy's buffer, which the source's could hold instead.
+    if (IsLayoutPreservingCopy(*operand)) operand = operand->operand(0);
+    for (const HloBuffer* buffer : aliases.ComputeBuffersAt(operand, {})) {
+      const BufferFacts& fact = facts[buffer->id()];
+      if (fact.role == BufferRole::kOutput) taken.push_back(buffer->id());
+      if (fact.role == BufferRole::kTemporary && seen.insert(buffer->id()).second) {
+        operands.push_back(fact.bytes);
+      }
+    }
+  }
+  // Results: the array, or the elements of a multi-output fusion (other
+  // tuple results forward buffers their operands hold, or a loop's state).
+  std::vector<ShapeIndex> indices;
+  if (instruction.shape().IsArray()) {
+    indices.push_back({});
+  } else if (instruction.opcode() == HloOpcode::kFusion) {
+    for (const ShapeUtil::IndexedShape& leaf : ShapeUtil::GetLeafShapes(instruction.shape())) {
+      if (leaf.shape.IsArray()) indices.push_back(leaf.index);
+    }
+  }
+  std::vector<int64_t> results;
+  for (const ShapeIndex& index : indices) {
+    for (const HloBuffer* buffer : aliases.ComputeBuffersAt(&instruction, index)) {
+      const BufferFacts& fact = facts[buffer->id()];
+      if (fact.role == BufferRole::kTemporary && seen.insert(buffer->id()).second) {
+        results.push_back(fact.bytes);
+      }
+    }
+  }
+
+  InstructionTemporaries temporaries{&instruction, {}, 0, std::move(taken)};
+  if (results.size() > 1) {
+    // Each result may take an operand's place: at least the larger side.
+    temporaries.layouts.push_back(Total(operands) >= Total(results) ? operands : results);
+  } else {
+    std::vector<int64_t> apart = operands;
+    apart.insert(apart.end(), results.begin(), results.end());
+    temporaries.layouts.push_back(apart);
+    if (results.size() == 1) {
+      // Or in the place of one operand (one that dies here).
+      for (size_t i = 0; i < operands.size(); ++i) {
+        std::vector<int64_t> shared = operands;
+        shared[i] = std::max(shared[i], results[0]);
+        temporaries.layouts.push_back(std::move(shared));
+      }
+    }
+  }
+  temporaries.least_bytes = Total(temporaries.layouts[0]);
+  for (const std::vector<int64_t>& layout : temporaries.layouts) {
+    temporaries.least_bytes = std::min(temporaries.least_bytes, Total(layout));
+  }
+  return temporaries;
+}
+
+// The most of `pieces` free output buffers can hold, one piece per buffer
+// that is at least its size: the largest pieces first, each in the smallest
+// buffer it fits (optimal for this nested fit).
+int64_t MostHeldByFreeBuffers(std::vector<int64_t> pieces, std::multiset<int64_t> free) {
+  std::sort(pieces.rbegin(), pieces.rend());
+  int64_t held = 0;
+  for (int64_t piece : pieces) {
+    auto buffer = free.lower_bound(piece);
+    if (buffer == free.end()) continue;
+    held += piece;
+    free.erase(buffer);
+  }
+  return held;
+}
+
+// Which output buffers are surely taken while an entry instruction runs,
+// from data dependence alone.
+class OutputBufferOccupancy {
+ public:
+  OutputBufferOccupancy(const HloModule& module, const HloAliasAnalysis& aliases,
+                        const std::vector<BufferFacts>& facts)
+      : entry_(*module.entry_computation()), aliases_(aliases), facts_(facts) {
+    for (const HloInstruction* instruction : entry_.instructions()) {
+      position_.emplace(instruction, static_cast<int64_t>(position_.size()));
+    }
+    // A donated argument updated by an instruction that reads it holds the
+    // argument until then and the output from then: never free.
+    for (const HloBuffer& buffer : aliases_.buffers()) {
+      if (facts_[buffer.id()].role != BufferRole::kOutput) continue;
+      for (const HloValue* argument : buffer.values()) {
+        const HloInstruction* parameter = argument->defining_instruction();
+        if (parameter->opcode() != HloOpcode::kParameter || parameter->parent() != &entry_)
+          continue;
+        for (const HloValue* output : buffer.values()) {
+          const HloInstruction* writer = output->defining_instruction();
+          if (output->live_out_of_module() && writer != parameter &&
+              absl::c_linear_search(parameter->users(), writer)) {
+            always_taken_.insert(buffer.id());
+          }
+        }
+      }
+    }
+  }
+
+  // The entry instruction that runs while `instruction` does: itself, or the
+  // one caller chain's entry instruction; null when several callers.
+  const HloInstruction* EntryLevel(const HloInstruction* instruction) const {
+    while (instruction->parent() != &entry_) {
+      const std::vector<HloInstruction*>& callers = instruction->parent()->caller_instructions();
+      if (callers.size() != 1) return nullptr;
+      instruction = callers[0];
+    }
+    return instruction;
+  }
+
+  // The output buffers (ids) that may be free while `instruction` runs:
+  // all but those surely taken. `at` is the entry-level instruction (null
+  // when there is none: then all may be); `inside` says `instruction` runs
+  // within it (a loop's body), where only what comes strictly before and
+  // after `at` is sure.
+  std::vector<int64_t> FreeBuffers(const HloInstruction* at, bool inside) const {
+    std::vector<int64_t> free;
+    if (at == nullptr) {
+      for (const HloBuffer& buffer : aliases_.buffers()) {
+        if (facts_[buffer.id()].role == BufferRole::kOutput &&
+            !always_taken_.contains(buffer.id())) {
+          free.push_back(buffer.id());
+        }
+      }
+      return free;
+    }
+    const std::vector<char> before = Reach(at, /*forward=*/false);
+    const std::vector<char> after = Reach(at, /*forward=*/true);
+    const auto is_before = [&](const HloInstruction* instruction) {
+      if (instruction->opcode() == HloOpcode::kParameter && instruction->parent() == &entry_) {
+        return true;
+      }
+      // Not `at` itself: its result's buffer may hold an operand that dies
+      // there (the result takes its place).
+      return before[position_.at(instruction)] != 0;
+    };
+    const auto is_after = [&](const HloInstruction* instruction) {
+      return after[position_.at(instruction)] != 0 || (!inside && instruction == at);
+    };
+    for (const HloBuffer& buffer : aliases_.buffers()) {
+      const BufferFacts& fact = facts_[buffer.id()];
+      if (fact.role != BufferRole::kOutput || always_taken_.contains(buffer.id())) continue;
+      bool taken = false;
+      for (const HloValue* value : buffer.values()) {
+        // Only arguments and outputs: a value in between could move to
+        // the host and back, leaving the buffer free meanwhile.
+        const HloInstruction* definition = value->defining_instruction();
+        const bool argument = definition->opcode() == HloOpcode::kParameter;
+        if (definition->parent() != &entry_ || !(argument || value->live_out_of_module()) ||
+            !is_before(definition)) {
+          continue;
+        }
+        if (value->live_out_of_module()) {
+          taken = true;
+          break;
+        }
+        for (const HloUse& use : value->GetUses()) {
+          const HloInstruction* reader = EntryLevel(use.instruction);
+          if (reader != nullptr && is_after(reader)) {
+            taken = true;
+            break;
+          }
+        }
+        if (taken) break;
+      }
+      if (!taken) free.push_back(buffer.id());
+    }
+    return free;
+  }
+
+ private:
+  // Entry instructions strictly before (or after) `from` by data dependence.
+  std::vector<char> Reach(const HloInstruction* from, bool forward) const {
+    std::vector<char> reached(position_.size(), 0);
+    std::vector<const HloInstruction*> stack = {from};
+    while (!stack.empty()) {
+      const HloInstruction* instruction = stack.back();
+      stack.pop_back();
+      const auto visit = [&](const HloInstruction* next) {
+        char& mark = reached[position_.at(next)];
+        if (mark == 0) {
+          mark = 1;
+          stack.push_back(next);
+        }
+      };
+      if (forward) {
+        for (const HloInstruction* user : instruction->users()) visit(user);
+      } else {
+        for (const HloInstruction* operand : instruction->operands()) visit(operand);
+      }
+    }
+    return reached;
+  }
+
+  const HloComputation& entry_;
+  const HloAliasAnalysis& aliases_;
+  const std::vector<BufferFacts>& facts_;
+  absl::flat_hash_map<const HloInstruction*, int64_t> position_;
+  absl::flat_hash_set<int64_t> always_taken_;
+};
 
 }  // namespace
 
-RematerializationFloor ComputeRematerializationFloor(const HloModule& module,
-                                                     const CompiledMemoryStats& stats) {
+absl::StatusOr<RematerializationFloor> ComputeRematerializationFloor(
+    const HloModule& module, const CompiledMemoryStats& stats, int64_t max_instructions) {
   const int64_t whole_run =
       stats.argument_size_in_bytes + stats.output_size_in_bytes - stats.alias_size_in_bytes;
-  const int64_t undonated_arguments = stats.argument_size_in_bytes - stats.alias_size_in_bytes;
-  RematerializationFloor floor{whole_run, ""};
+  RematerializationFloor floor{whole_run, "", "the arguments and outputs, held for the whole run"};
+  HMO_ASSIGN_OR_RETURN(std::unique_ptr<HloAliasAnalysis> aliases, HloAliasAnalysis::Run(&module));
+  const std::vector<BufferFacts> facts = ClassifyBuffers(module, *aliases);
+
+  std::vector<InstructionTemporaries> candidates;
   for (const HloComputation* computation : module.computations()) {
     if (computation->IsFusionComputation()) continue;
     for (const HloInstruction* instruction : computation->instructions()) {
-      int64_t operands = 0;
-      absl::flat_hash_set<const HloInstruction*> counted;
-      for (const HloInstruction* operand : instruction->operands()) {
-        if (counted.insert(operand).second) operands += OwnDeviceBytes(*operand);
+      if (IsLayoutPreservingCopy(*instruction)) continue;  // may go
+      InstructionTemporaries temporaries = TemporariesOf(*instruction, *aliases, facts);
+      if (temporaries.least_bytes > 0) candidates.push_back(std::move(temporaries));
+    }
+  }
+  // Largest first: the free output buffers only lower a candidate's bound,
+  // so the search stops once the best bound reaches the next one's total.
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [](const InstructionTemporaries& a, const InstructionTemporaries& b) {
+                     return a.least_bytes > b.least_bytes;
+                   });
+  const OutputBufferOccupancy occupancy(module, *aliases, facts);
+  int64_t checked = 0;
+  for (const InstructionTemporaries& candidate : candidates) {
+    if (whole_run + candidate.least_bytes <= floor.bytes || checked++ >= max_instructions) break;
+    const HloInstruction* at = occupancy.EntryLevel(candidate.instruction);
+    std::multiset<int64_t> free;
+    for (int64_t id : occupancy.FreeBuffers(at, /*inside=*/at != candidate.instruction)) {
+      if (!absl::c_linear_search(candidate.taken_buffers, id)) free.insert(facts[id].bytes);
+    }
+    int64_t least = -1;
+    int64_t least_total = 0;
+    for (const std::vector<int64_t>& layout : candidate.layouts) {
+      const int64_t total = Total(layout);
+      const int64_t needed = total - MostHeldByFreeBuffers(layout, free);
+      if (least < 0 || needed < least) {
+        least = needed;
+        least_total = total;
       }
-      const int64_t bytes = undonated_arguments + std::max(operands, OwnDeviceBytes(*instruction));
-      if (bytes > floor.bytes) floor = {bytes, instruction->name()};
+    }
+    if (whole_run + least > floor.bytes) {
+      floor.bytes = whole_run + least;
+      floor.instruction = candidate.instruction->name();
+      floor.reason = fmt::format(
+          "the arguments and outputs ({} B), plus the {} B of temporaries {} reads and writes, "
+          "less {} B that output buffers free then could hold",
+          whole_run, least_total, floor.instruction, least_total - least);
     }
   }
   return floor;

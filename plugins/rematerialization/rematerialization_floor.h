@@ -1,21 +1,28 @@
 #ifndef HMO_PLUGINS_REMATERIALIZATION_REMATERIALIZATION_FLOOR_H_
 #define HMO_PLUGINS_REMATERIALIZATION_REMATERIALIZATION_FLOOR_H_
 
-// A lower bound of the device bytes under any rematerialization (and any
-// schedule or buffer assignment). Two facts bound it:
-//   - the allocations held for the whole run: arguments + outputs - alias;
-//   - while an instruction runs, its operands and its result are on the
-//     device at once (the result in its own buffer, or in the place of an
-//     operand: max(operands, result)), beside the arguments that are not
-//     donated (their buffers hold nothing else).
-// Only values certainly held apart count: undonated parameters (counted
-// whole), constants and aliases (bitcast, get-tuple-element, tuple) are left
-// out, so the bound holds for every buffer assignment. A donated argument an
-// instruction reads counts: its buffer, the output's, holds it until then.
+// A lower bound of the device bytes (arguments + outputs - alias + temp)
+// under every schedule, recomputation and host offload of temporaries
+// between their uses: the moves of hmo's fit and of XLA's rematerialization.
+// Three facts give it:
+//   - arguments + outputs - alias is fixed by the program's signature;
+//   - while an instruction runs, the temporaries it reads and writes are in
+//     device memory at once (its result may take the place of an operand);
+//   - a temporary is in the temp arena unless it sits in an output's (or a
+//     donated argument's) buffer while that buffer holds nothing else, one
+//     temporary per buffer at a time (buffer assignment's rule). A buffer is
+//     surely taken while its argument still has a reader to come, or once its
+//     output is computed; which instructions come before and after another is
+//     what data dependence says, whatever the schedule.
+// Values that might not be temporaries under some move are left out: the
+// arguments' and constants' buffers, host values, tuples (a loop's state
+// could live on the host), and copies that keep their layout (copy
+// elimination may remove them).
 
 #include <cstdint>
 #include <string>
 
+#include "absl/status/statusor.h"
 #include "hmo/analysis/compiled_memory_stats.h"
 #include "hmo/ir/hlo_module.h"
 
@@ -23,14 +30,18 @@ namespace hmo {
 
 struct RematerializationFloor {
   int64_t bytes = 0;
-  // The instruction whose operands and result set the bound; empty when the
-  // whole-run allocations do.
+  // The instruction whose temporaries set the bound; empty when the
+  // arguments and outputs alone do.
   std::string instruction;
+  // What the bound adds up, for the user.
+  std::string reason;
 };
 
-// The bound for `module`, whose buffer assignment gave `stats`.
-RematerializationFloor ComputeRematerializationFloor(const HloModule& module,
-                                                     const CompiledMemoryStats& stats);
+// The bound for `module`, whose buffer assignment gave `stats`. It checks at
+// most `max_instructions` instructions in full (the bound stays a bound when
+// it stops early). Errors: those of the alias analysis.
+absl::StatusOr<RematerializationFloor> ComputeRematerializationFloor(
+    const HloModule& module, const CompiledMemoryStats& stats, int64_t max_instructions = 64);
 
 }  // namespace hmo
 

@@ -104,13 +104,17 @@ TEST(RematerializationTest, TheLimitComesFromThePipelineWhenThePassHasNone) {
 
 TEST(RematerializationTest, BelowTheProvenFloorItFailsNamingIt) {
   auto module = test_support::ParseTestModule(testing::kLateUse);
-  // %e reads %a and %c (8 KiB) beside the 4 KiB argument: 12 KiB.
+  // %e reads %a and %c (8 KiB) beside the 4 KiB argument and the 4 KiB
+  // output, whose buffer, free until %out, can hold one of them: 12 KiB.
   absl::StatusOr<MemoryFitMetrics> metrics =
       RunPass(*module, {{"memory-limit", std::string("12287")}});
   ASSERT_FALSE(metrics.ok());
   EXPECT_EQ(metrics.status().code(), absl::StatusCode::kResourceExhausted);
   EXPECT_THAT(metrics.status().message(), HasSubstr("below the proven floor of 12288 B"));
-  EXPECT_THAT(metrics.status().message(), HasSubstr("operands and result of e,"));
+  EXPECT_THAT(
+      metrics.status().message(),
+      HasSubstr("the arguments and outputs (8192 B), plus the 8192 B of temporaries e reads "
+                "and writes, less 4096 B that output buffers free then could hold"));
   // Each temporary at the peak says how it meets it.
   EXPECT_THAT(metrics.status().message(),
               HasSubstr("d f32[1024]{0} 4,096 B (4.00 KiB): computed at the peak (d)"));

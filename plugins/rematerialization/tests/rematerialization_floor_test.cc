@@ -1,0 +1,118 @@
+// The proven floor: exact on small modules worked out by hand, and below
+// what XLA's own schedule of every JAX corpus program needs (a floor above
+// a figure XLA reaches would be no floor).
+
+#include "rematerialization_floor.h"
+
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "hmo/analysis/memory_limit.h"
+#include "hmo/text/hlo_parser.h"
+#include "fitting_test_support.h"
+#include "jax_corpus.h"
+#include "support/parsed_module.h"
+
+namespace hmo {
+namespace {
+
+RematerializationFloor FloorOf(const HloModule& module) {
+  absl::StatusOr<MemoryLimitCheck> check =
+      CheckMemoryLimit(module, std::numeric_limits<int64_t>::max());
+  EXPECT_TRUE(check.ok()) << check.status();
+  absl::StatusOr<RematerializationFloor> floor =
+      ComputeRematerializationFloor(module, check->stats);
+  EXPECT_TRUE(floor.ok()) << floor.status();
+  return floor.ok() ? *floor : RematerializationFloor{};
+}
+
+// A donated 4 KiB argument %p and a 4 KiB argument %q: 8 KiB for the whole
+// run. %c reads %a and %b and may take one's place: 8 KiB of temporaries.
+// `update` is how the output, in %p's buffer, is computed.
+std::string DonatedUpdate(const std::string& update) {
+  return absl::StrCat(
+      R"(HloModule donated, is_scheduled=true, input_output_alias={ {}: (0, {}, may-alias) }
+
+ENTRY %main (p: f32[1024], q: f32[1024]) -> f32[1024] {
+  %p = f32[1024]{0} parameter(0)
+  %q = f32[1024]{0} parameter(1)
+  %k = f32[1024]{0} copy(%p)
+  %a = f32[1024]{0} exponential(%q)
+  %b = f32[1024]{0} log(%q)
+  %c = f32[1024]{0} add(%a, %b)
+  ROOT %w = f32[1024]{0} )",
+      update, R"(
+}
+)");
+}
+
+TEST(RematerializationFloorTest, AnOutputBufferHoldsOneTemporaryUntilItsOutputIsComputed) {
+  std::unique_ptr<HloModule> module = test_support::ParseAndVerifyTestModule(testing::kLateUse);
+  ASSERT_NE(module, nullptr);
+  // 4 KiB argument + 4 KiB output; %e's 8 KiB of temporaries, one of which
+  // the output's buffer, free until %out, can hold.
+  const RematerializationFloor floor = FloorOf(*module);
+  EXPECT_EQ(floor.bytes, 12288);
+  EXPECT_EQ(floor.instruction, "e");
+}
+
+TEST(RematerializationFloorTest, ADonatedArgumentItsUpdateReadsIsNeverFree) {
+  // %w reads %p and writes the output in its place: %p's buffer holds the
+  // argument until %w, the output after. 8 KiB + 8 KiB at %c.
+  std::unique_ptr<HloModule> module =
+      test_support::ParseAndVerifyTestModule(DonatedUpdate("add(%p, %c)"));
+  ASSERT_NE(module, nullptr);
+  EXPECT_EQ(FloorOf(*module).bytes, 16384);
+}
+
+TEST(RematerializationFloorTest, ACopyOfTheDonatedArgumentFreesItsBufferEarly) {
+  // %w reads the copy %k: once %k is made, %p's buffer is free until %w
+  // and can hold %a or %b (XLA places dW there in the MLP's update). The
+  // copy itself counts as %p's data, where %p lies (copy elimination could
+  // remove it): at %w, %p's buffer is taken and %c is a temporary.
+  std::unique_ptr<HloModule> module =
+      test_support::ParseAndVerifyTestModule(DonatedUpdate("add(%k, %c)"));
+  ASSERT_NE(module, nullptr);
+  const RematerializationFloor floor = FloorOf(*module);
+  EXPECT_EQ(floor.bytes, 12288);
+  EXPECT_NE(floor.instruction, "k");
+}
+
+// The floor is a bound: no figure XLA's own schedule reaches is below it,
+// neither hmo's measure of the dump nor XLA's memory_analysis().
+class CorpusFloorTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CorpusFloorTest, IsBelowWhatXlasScheduleNeeds) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module =
+      ParseHloModuleFile(testing::JaxCorpusDump(GetParam(), "after").string());
+  ASSERT_TRUE(module.ok()) << module.status();
+  const RematerializationFloor floor = FloorOf(**module);
+  EXPECT_LE(floor.bytes, testing::DeviceBytes(**module));
+  const YAML::Node xla = testing::JaxCorpusMemoryAnalysis(GetParam());
+  const int64_t xla_device =
+      xla["argument_size_in_bytes"].as<int64_t>() + xla["output_size_in_bytes"].as<int64_t>() -
+      xla["alias_size_in_bytes"].as<int64_t>() + xla["temp_size_in_bytes"].as<int64_t>();
+  EXPECT_LE(floor.bytes, xla_device);
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, CorpusFloorTest,
+                         ::testing::ValuesIn(testing::JaxCorpusPrograms()));
+
+// On the embedding step the floor is what hmo's schedule reaches: the
+// scatter of the gradient reads its 8 KiB accumulator and 6 KiB of updates
+// at once, beside the 8,984 B of arguments and outputs.
+TEST(RematerializationFloorTest, IsTightOnTheEmbeddingStep) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module =
+      ParseHloModuleFile(testing::JaxCorpusDump("embedding", "after").string());
+  ASSERT_TRUE(module.ok()) << module.status();
+  const RematerializationFloor floor = FloorOf(**module);
+  EXPECT_EQ(floor.bytes, 23704);
+  EXPECT_EQ(floor.instruction, "wrapped_scatter.1");
+}
+
+}  // namespace
+}  // namespace hmo
