@@ -14,16 +14,33 @@
 #include "hmo/ir/hlo_computation.h"
 #include "hmo/ir/layout.h"
 #include "hmo/ir/shape.h"
+#include "value_buffers.h"
 
 namespace hmo {
 namespace {
 
 // What a buffer is to the bound.
 enum class BufferRole {
-  kUncounted,  // an argument's, a constant's, a tuple, on the host, or a copy that may go
-  kTemporary,  // in the temp arena, or in a free output buffer
-  kOutput,     // an output's (or donated argument's) buffer: may hold one temporary
+  kUncounted,   // an argument's, a constant's, a tuple, on the host, or a copy that may go
+  kTemporary,   // in the temp arena, or in a free output buffer
+  kOutput,      // an output's (or donated argument's) buffer: may hold one temporary
+  kTupleTable,  // a tuple's pointer table: an allocation of its own, for the whole run
 };
+
+// A computation whose values buffer assignment places in the module's
+// allocations: the entry and what control flow runs (not fusions, nor the
+// thread-local computations of reduce, sort, map ...).
+bool RunsSequentially(const HloComputation& computation) {
+  if (computation.IsEntryComputation()) return true;
+  if (computation.IsFusionComputation() || computation.caller_instructions().empty()) return false;
+  for (const HloInstruction* caller : computation.caller_instructions()) {
+    if (caller->opcode() != HloOpcode::kWhile && caller->opcode() != HloOpcode::kConditional &&
+        caller->opcode() != HloOpcode::kCall) {
+      return false;
+    }
+  }
+  return true;
+}
 
 struct BufferFacts {
   BufferRole role = BufferRole::kUncounted;
@@ -40,16 +57,26 @@ std::vector<BufferFacts> ClassifyBuffers(const HloModule& module, const HloAlias
   for (const HloBuffer& buffer : aliases.buffers()) {
     BufferFacts& fact = facts[buffer.id()];
     bool device_array = true;
+    bool tuple = false;
     bool argument = false;
     bool may_go = false;
+    bool sequential = true;
     for (const HloValue* value : buffer.values()) {
       const HloInstruction& instruction = *value->defining_instruction();
       const Shape& shape = value->shape();
       device_array &= shape.IsArray() && shape.memory_space() != Layout::kHostMemorySpace;
+      tuple |= shape.IsTuple();
       argument |= instruction.opcode() == HloOpcode::kParameter &&
                   instruction.parent() == module.entry_computation();
       may_go |= instruction.opcode() == HloOpcode::kConstant || IsLayoutPreservingCopy(instruction);
-      if (shape.IsArray()) fact.bytes = std::max(fact.bytes, ShapeUtil::ByteSizeOf(shape));
+      sequential &= RunsSequentially(*instruction.parent());
+      fact.bytes = std::max(fact.bytes, ShapeUtil::ByteSizeOf(shape));
+    }
+    if (!sequential) continue;
+    if (tuple) {
+      if (!argument && !may_go && !aliases.BufferLivesOut(buffer))
+        fact.role = BufferRole::kTupleTable;
+      continue;
     }
     if (!device_array) continue;
     if (aliases.BufferLivesOut(buffer)) {
@@ -288,17 +315,29 @@ class OutputBufferOccupancy {
 
 absl::StatusOr<RematerializationFloor> ComputeRematerializationFloor(
     const HloModule& module, const CompiledMemoryStats& stats, int64_t max_instructions) {
-  const int64_t whole_run =
-      stats.argument_size_in_bytes + stats.output_size_in_bytes - stats.alias_size_in_bytes;
-  RematerializationFloor floor{whole_run, "", "the arguments and outputs, held for the whole run"};
   HMO_ASSIGN_OR_RETURN(std::unique_ptr<HloAliasAnalysis> aliases, HloAliasAnalysis::Run(&module));
   const std::vector<BufferFacts> facts = ClassifyBuffers(module, *aliases);
+  int64_t tuple_tables = 0;
+  for (const BufferFacts& fact : facts) {
+    if (fact.role == BufferRole::kTupleTable) tuple_tables += fact.bytes;
+  }
+  const int64_t arguments_and_outputs =
+      stats.argument_size_in_bytes + stats.output_size_in_bytes - stats.alias_size_in_bytes;
+  const int64_t whole_run = arguments_and_outputs + tuple_tables;
+  const std::string held =
+      tuple_tables == 0
+          ? fmt::format("the arguments and outputs ({} B)", arguments_and_outputs)
+          : fmt::format("the arguments and outputs ({} B) and the tuples' pointer tables ({} B)",
+                        arguments_and_outputs, tuple_tables);
+  RematerializationFloor floor{whole_run, "", held + ", held for the whole run"};
 
   std::vector<InstructionTemporaries> candidates;
   for (const HloComputation* computation : module.computations()) {
-    if (computation->IsFusionComputation()) continue;
+    if (!RunsSequentially(*computation)) continue;
     for (const HloInstruction* instruction : computation->instructions()) {
-      if (IsLayoutPreservingCopy(*instruction)) continue;  // may go
+      // A copy that may go; a tuple, bitcast or get-tuple-element reads
+      // nothing (a tuple's elements could be a loop's state on the host).
+      if (IsLayoutPreservingCopy(*instruction) || AliasesAnotherBuffer(*instruction)) continue;
       InstructionTemporaries temporaries = TemporariesOf(*instruction, *aliases, facts);
       if (temporaries.least_bytes > 0) candidates.push_back(std::move(temporaries));
     }
@@ -332,9 +371,9 @@ absl::StatusOr<RematerializationFloor> ComputeRematerializationFloor(
       floor.bytes = whole_run + least;
       floor.instruction = candidate.instruction->name();
       floor.reason = fmt::format(
-          "the arguments and outputs ({} B), plus the {} B of temporaries {} reads and writes, "
-          "less {} B that output buffers free then could hold",
-          whole_run, least_total, floor.instruction, least_total - least);
+          "{}, plus the {} B of temporaries {} reads and writes, less {} B that output buffers "
+          "free then could hold",
+          held, least_total, floor.instruction, least_total - least);
     }
   }
   return floor;
