@@ -17,9 +17,11 @@
 #include "hmo/analysis/rematerialization_rules.h"
 #include "hmo/base/status_macros.h"
 #include "host_offload_choice.h"
+#include "loop_state_offload.h"
 #include "peak_crossing.h"
 #include "rematerialization_block.h"
 #include "rematerialization_floor.h"
+#include "spdlog/spdlog.h"
 
 namespace hmo {
 namespace {
@@ -65,12 +67,13 @@ absl::StatusOr<std::vector<PeakSite>> LocatePeak(const HloModule& module, int64_
 
 // One change, with its estimate and cost.
 struct Change {
-  std::variant<RematerializationBlock, HostOffloadChoice> what;
+  std::variant<RematerializationBlock, HostOffloadChoice, LoopStateOffload> what;
   int64_t estimated_freed_bytes = 0;
   double seconds = 0;
 
   const RematerializationBlock* block() const { return std::get_if<RematerializationBlock>(&what); }
   const HostOffloadChoice* offload() const { return std::get_if<HostOffloadChoice>(&what); }
+  const LoopStateOffload* loop_offload() const { return std::get_if<LoopStateOffload>(&what); }
   const char* kind() const { return block() != nullptr ? "recompute" : "offload"; }
   const std::string& computation() const {
     return std::visit([](const auto& change) -> const std::string& { return change.computation; },
@@ -80,10 +83,15 @@ struct Change {
     return std::visit([](const auto& change) { return change.ToString(); }, what);
   }
   int64_t flops() const { return block() != nullptr ? block()->flops : 0; }
-  int64_t transferred_bytes() const { return offload() != nullptr ? 2 * offload()->bytes : 0; }
+  // To host and back (a loop's stack: each slice once each way).
+  int64_t transferred_bytes() const {
+    if (offload() != nullptr) return 2 * offload()->bytes;
+    return loop_offload() != nullptr ? 2 * loop_offload()->bytes() : 0;
+  }
   absl::Status Apply(HloModule& module) const {
     if (block() != nullptr) return ApplyRematerializationBlock(module, *block()).status();
-    return ApplyHostOffloadChoice(module, *offload()).status();
+    if (offload() != nullptr) return ApplyHostOffloadChoice(module, *offload()).status();
+    return ApplyLoopStateOffload(module, *loop_offload());
   }
   // Bytes freed per second of cost; a change that costs nothing (a move)
   // ranks by its bytes alone, above every change that costs.
@@ -119,6 +127,12 @@ std::vector<Change> FindChanges(const HloModule& module, const std::vector<PeakS
             2.0 * static_cast<double>(choice.bytes) / rates.host_transfer_bytes_per_second;
         const int64_t freed = choice.bytes;
         changes.push_back({std::move(choice), freed, seconds});
+      }
+      for (LoopStateOffload& stacks : FindLoopStateOffloads(module, *site.computation)) {
+        const int64_t freed = stacks.bytes();
+        const double seconds =
+            2.0 * static_cast<double>(freed) / rates.host_transfer_bytes_per_second;
+        changes.push_back({std::move(stacks), freed, seconds});
       }
     }
   }
@@ -299,7 +313,12 @@ absl::StatusOr<MemoryFitMetrics> Search(HloModule& module, int64_t limit,
       double best_ratio = 0;
       for (int index : Shortlist(changes, options.evaluated_candidates)) {
         std::unique_ptr<HloModule> trial = module.Clone();
-        HMO_RETURN_IF_ERROR(changes[index].Apply(*trial));
+        if (const absl::Status applied = changes[index].Apply(*trial); !applied.ok()) {
+          // Not a candidate after all (a pattern the finder let through).
+          spdlog::debug("fit: {} not applied: {}", changes[index].ToString(),
+                        std::string(applied.message()));
+          continue;
+        }
         HMO_ASSIGN_OR_RETURN(MemoryLimitCheck trial_check,
                              CheckMemoryLimit(*trial, limit, trial_options));
         ++evaluated;
