@@ -68,6 +68,9 @@ std::vector<CorpusRun> AllRuns() {
     runs.push_back({"batch_norm", "after", "fit", backend, 40});
     runs.push_back({"cnn_maxpool", "after", "fit", backend, 60});
     runs.push_back({"transformer_adam", "after", "fit", backend, 80});
+    // The scan's stacked residuals and gradients cross to the host a slice
+    // per iteration (loop_state_offload.h).
+    runs.push_back({"transformer_scan", "after", "fit", backend, 60});
   }
   runs.push_back({"transformer_adam", "after", "fit", "cpu", 60});
   return runs;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/match.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hmo/analysis/memory_limit.h"
@@ -116,6 +117,29 @@ TEST(FitTest, OffloadFitsWhatRecomputationCannot) {
   ASSERT_TRUE(metrics.ok()) << metrics.status();
   EXPECT_TRUE(metrics->fits);
   EXPECT_GT(metrics->offloaded_bytes, 0);
+  EXPECT_LE(DeviceBytes(**module), limit);
+  EXPECT_TRUE(VerifyHloModule(**module).ok()) << VerifyHloModule(**module);
+}
+
+// XLA's scan transformer at 60% of its device bytes: the forward loop's
+// stacked residuals and the backward loop's stacked gradients are loop
+// state no whole-array change can move; kept on the host a slice per
+// iteration, they fit, and nothing is recomputed.
+TEST(FitTest, AScansStacksGoToTheHostASlicePerIteration) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module =
+      ParseHloModuleFile(testing::JaxCorpusDump("transformer_scan", "after").string());
+  ASSERT_TRUE(module.ok()) << module.status();
+  const int64_t limit = DeviceBytes(**module) * 6 / 10;
+  absl::StatusOr<MemoryFitMetrics> metrics =
+      RunFit(**module, {{"memory-limit", std::to_string(limit)}});
+  ASSERT_TRUE(metrics.ok()) << metrics.status();
+  EXPECT_TRUE(metrics->fits);
+  EXPECT_EQ(metrics->recompute_flops, 0);
+  bool by_slices = false;
+  for (const MemoryFitMetrics::Decision& decision : metrics->decisions) {
+    by_slices |= absl::StrContains(decision.change, "to host by slices");
+  }
+  EXPECT_TRUE(by_slices) << metrics->ToString();
   EXPECT_LE(DeviceBytes(**module), limit);
   EXPECT_TRUE(VerifyHloModule(**module).ok()) << VerifyHloModule(**module);
 }
