@@ -4,6 +4,7 @@
 #include <chrono>
 #include <memory>
 #include <optional>
+#include <thread>
 #include <tuple>
 #include <utility>
 #include <variant>
@@ -166,6 +167,28 @@ std::pair<int, int64_t> GainOf(const Measure& before, const Measure& after) {
   return {2, std::get<2>(before) - std::get<2>(after)};
 }
 
+// `change` applied to a copy of `module` and measured with `options`;
+// nullopt when it does not apply after all (a pattern its finder let
+// through).
+absl::StatusOr<std::optional<MemoryLimitCheck>> MeasureChange(const HloModule& module,
+                                                              const Change& change, int64_t limit,
+                                                              const MemoryReportOptions& options) {
+  std::unique_ptr<HloModule> trial = module.Clone();
+  if (const absl::Status applied = change.Apply(*trial); !applied.ok()) {
+    spdlog::debug("fit: {} not applied: {}", change.ToString(), std::string(applied.message()));
+    return std::nullopt;
+  }
+  return CheckMemoryLimit(*trial, limit, options);
+}
+
+// Whether `check` (a packing on a budget) may fit its limit under a
+// larger budget: it fits, or the temporaries' peak, which no packing goes
+// below, does.
+bool MayFit(const MemoryLimitCheck& check) {
+  return check.fits() ||
+         check.device_bytes - check.stats.temp_size_in_bytes + check.peak_temp_bytes <= check.limit;
+}
+
 // The changes a step measures: the best-ranked ones and those freeing the
 // most bytes, `count` of each.
 std::vector<int> Shortlist(const std::vector<Change>& changes, int64_t count) {
@@ -311,43 +334,63 @@ absl::StatusOr<MemoryFitMetrics> Search(HloModule& module, int64_t limit,
       int best = -1;
       int best_level = 3;
       double best_ratio = 0;
-      for (int index : Shortlist(changes, options.evaluated_candidates)) {
-        std::unique_ptr<HloModule> trial = module.Clone();
-        if (const absl::Status applied = changes[index].Apply(*trial); !applied.ok()) {
-          // Not a candidate after all (a pattern the finder let through).
-          spdlog::debug("fit: {} not applied: {}", changes[index].ToString(),
-                        std::string(applied.message()));
-          continue;
+      const std::vector<int> shortlist = Shortlist(changes, options.evaluated_candidates);
+      const size_t batch_size = static_cast<size_t>(std::max<int64_t>(1, options.threads));
+      bool stop = false;
+      for (size_t begin = 0; begin < shortlist.size() && !stop; begin += batch_size) {
+        // A batch measured at once, then read in order as if measured one
+        // by one (the same choice whatever the batch size).
+        const size_t end = std::min(begin + batch_size, shortlist.size());
+        std::vector<absl::StatusOr<std::optional<MemoryLimitCheck>>> trials(end - begin);
+        const auto measure = [&](size_t i) {
+          trials[i - begin] = MeasureChange(module, changes[shortlist[i]], limit, trial_options);
+        };
+        if (end - begin == 1) {
+          measure(begin);
+        } else {
+          std::vector<std::thread> workers;
+          for (size_t i = begin; i < end; ++i) workers.emplace_back(measure, i);
+          for (std::thread& worker : workers) worker.join();
         }
-        HMO_ASSIGN_OR_RETURN(MemoryLimitCheck trial_check,
-                             CheckMemoryLimit(*trial, limit, trial_options));
-        ++evaluated;
-        const double seconds = changes[index].seconds;
-        if (trial_check.fits()) {
-          if (best_fitting < 0 || seconds < changes[best_fitting].seconds) best_fitting = index;
-          continue;
+        for (size_t i = begin; i < end && !stop; ++i) {
+          const int index = shortlist[i];
+          HMO_ASSIGN_OR_RETURN(const std::optional<MemoryLimitCheck> trial_check,
+                               std::move(trials[i - begin]));
+          if (!trial_check.has_value()) continue;
+          ++evaluated;
+          const double seconds = changes[index].seconds;
+          if (trial_check->fits()) {
+            if (best_fitting < 0 || seconds < changes[best_fitting].seconds) best_fitting = index;
+            continue;
+          }
+          if (best_fitting >= 0) continue;
+          const auto [level, gain] = GainOf(before, MeasureOf(*trial_check));
+          if (gain <= 0) continue;
+          const double ratio = ranking == Ranking::kBytes
+                                   ? static_cast<double>(gain)
+                                   : static_cast<double>(gain) / std::max(seconds, 1e-15);
+          if (level < best_level || (level == best_level && ratio > best_ratio)) {
+            best_level = level;
+            best_ratio = ratio;
+            best = index;
+          }
+          // Measured at least its estimate: the changes after it rank lower,
+          // so they would have to beat their own estimates to win. Take it.
+          stop = best == index && level == 0 && gain >= changes[index].estimated_freed_bytes;
         }
-        if (best_fitting >= 0) continue;
-        const auto [level, gain] = GainOf(before, MeasureOf(trial_check));
-        if (gain <= 0) continue;
-        const double ratio = ranking == Ranking::kBytes
-                                 ? static_cast<double>(gain)
-                                 : static_cast<double>(gain) / std::max(seconds, 1e-15);
-        if (level < best_level || (level == best_level && ratio > best_ratio)) {
-          best_level = level;
-          best_ratio = ratio;
-          best = index;
-        }
-        // Measured at least its estimate: the changes after it rank lower,
-        // so they would have to beat their own estimates to win. Take it.
-        if (best == index && level == 0 && gain >= changes[index].estimated_freed_bytes) break;
       }
       chosen = best_fitting >= 0 ? best_fitting : best;
       if (chosen < 0) break;  // nothing lowers the measure any more
     }
     const Change& change = changes[chosen];
     HMO_RETURN_IF_ERROR(change.Apply(module));
-    HMO_ASSIGN_OR_RETURN(MemoryLimitCheck next, CheckMemoryLimit(module, limit));
+    // Measured as the trials are, so that the next step's gains compare
+    // like with like; with the full budget (the pipeline's check) when it
+    // may fit: the trial packing fits, or its lower bound does.
+    HMO_ASSIGN_OR_RETURN(MemoryLimitCheck next, CheckMemoryLimit(module, limit, trial_options));
+    if (MayFit(next)) {
+      HMO_ASSIGN_OR_RETURN(next, CheckMemoryLimit(module, limit));
+    }
     metrics.decisions.push_back({change.kind(), change.computation(), change.ToString(),
                                  check.device_bytes, next.device_bytes, change.flops(),
                                  change.transferred_bytes(), change.seconds, evaluated});
@@ -358,6 +401,9 @@ absl::StatusOr<MemoryFitMetrics> Search(HloModule& module, int64_t limit,
     check = std::move(next);
     // The estimate was wrong about this peak; the greedy choice stops.
     if (!options.evaluate && !progressed) break;
+  }
+  if (!metrics.decisions.empty() && !check.fits()) {
+    HMO_ASSIGN_OR_RETURN(check, CheckMemoryLimit(module, limit));
   }
   metrics.device_bytes_after = check.device_bytes;
   metrics.fits = check.fits();

@@ -53,6 +53,9 @@ struct MemoryFitterOptions {
   // (the step taken is measured with the full budget, as the pipeline's
   // limit check does).
   int64_t trial_node_budget = 10000;
+  // Candidates measured at once (each on its own copy of the module); the
+  // choice is the one measuring them one by one gives.
+  int64_t threads = 1;
   bool fallback = true;
   BackendCostRates rates;
 };

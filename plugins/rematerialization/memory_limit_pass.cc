@@ -1,5 +1,8 @@
 #include "memory_limit_pass.h"
 
+#include <algorithm>
+#include <thread>
+
 #include "absl/strings/str_cat.h"
 #include "hmo/analysis/byte_size.h"
 #include "hmo/base/status_macros.h"
@@ -27,6 +30,9 @@ PassOptionBinding<MemoryLimitPassOptions>& BindCommonMemoryLimitOptions(
               "selection=evaluated: branch-and-bound nodes of the temp packing that measures a "
               "candidate (the change taken is measured with the full budget, as the pipeline's "
               "limit check does)")
+      .Option("threads", &Options::threads, 0,
+              "selection=evaluated: candidates measured at once (0: one per core); the choice "
+              "does not depend on it")
       .Option("fallback", &Options::fallback, true,
               "when the cheapest order stops short, search again from the module as it came in "
               "other orders (bytes freed alone; offload alone) and keep the best")
@@ -49,6 +55,8 @@ absl::Status MemoryLimitPass::ReadCommonOptions(const MemoryLimitPassOptions& op
   fitter_.evaluated_candidates = options.evaluated_candidates;
   fitter_.max_steps = options.max_steps;
   fitter_.trial_node_budget = options.trial_node_budget;
+  fitter_.threads = options.threads > 0 ? options.threads
+                                        : std::max<int64_t>(1, std::thread::hardware_concurrency());
   fitter_.fallback = options.fallback;
   fail_over_limit_ = options.fail_over_limit;
   if (fitter_.max_block_size <= 0) {
@@ -58,6 +66,7 @@ absl::Status MemoryLimitPass::ReadCommonOptions(const MemoryLimitPassOptions& op
     return absl::InvalidArgumentError("option 'evaluated-candidates' must be positive");
   }
   if (fitter_.max_steps < 0) return absl::InvalidArgumentError("option 'max-steps' must be >= 0");
+  if (options.threads < 0) return absl::InvalidArgumentError("option 'threads' must be >= 0");
   if (fitter_.trial_node_budget <= 0) {
     return absl::InvalidArgumentError("option 'trial-node-budget' must be positive");
   }

@@ -31,6 +31,7 @@ struct MemoryLimitPassOptions {
   int64_t evaluated_candidates = 0;
   int64_t max_steps = 0;
   int64_t trial_node_budget = 0;
+  int64_t threads = 0;
   bool fail_over_limit = true;
   bool fallback = true;
   // `fit` only.

@@ -144,6 +144,31 @@ TEST(FitTest, AScansStacksGoToTheHostASlicePerIteration) {
   EXPECT_TRUE(VerifyHloModule(**module).ok()) << VerifyHloModule(**module);
 }
 
+// Candidates measured several at once lead to the choice measuring them one
+// by one gives: the same decisions and the same order.
+TEST(FitTest, MeasuringCandidatesAtOnceChangesNoChoice) {
+  std::vector<std::vector<std::string>> orders;
+  std::vector<std::string> reports;
+  for (const char* threads : {"1", "3"}) {
+    absl::StatusOr<std::unique_ptr<HloModule>> module =
+        ParseHloModuleFile(testing::JaxCorpusDump("transformer_adam", "after").string());
+    ASSERT_TRUE(module.ok()) << module.status();
+    const int64_t limit = DeviceBytes(**module) * 8 / 10;
+    absl::StatusOr<MemoryFitMetrics> metrics = RunFit(
+        **module, {{"memory-limit", std::to_string(limit)}, {"threads", std::string(threads)}});
+    ASSERT_TRUE(metrics.ok()) << metrics.status();
+    EXPECT_TRUE(metrics->fits);
+    std::string decisions;
+    for (const MemoryFitMetrics::Decision& decision : metrics->decisions) {
+      decisions += decision.change + " " + std::to_string(decision.device_bytes_after) + "\n";
+    }
+    reports.push_back(decisions);
+    orders.push_back(EntryOrder(**module));
+  }
+  EXPECT_EQ(reports[0], reports[1]);
+  EXPECT_EQ(orders[0], orders[1]);
+}
+
 // At a GPU's rates recomputing is cheap, and ranked by cost the search
 // walks into a dead end on XLA's batch-norm step at half its device bytes;
 // the fallback orders start again from the module as it came, and the
