@@ -73,6 +73,7 @@ std::vector<CorpusRun> AllRuns() {
     runs.push_back({"transformer_scan", "after", "fit", backend, 60});
   }
   runs.push_back({"transformer_adam", "after", "fit", "cpu", 60});
+  runs.push_back({"transformer_remat", "after", "fit", "cpu", 60});
   return runs;
 }
 
