@@ -139,6 +139,13 @@ ENTRY %main (p: f32[4]) -> f32[4] {
       RematerializationPass::OptionSchema().Bind({{"memory-limit", std::string("12 parsecs")}});
   ASSERT_TRUE(bad.ok());
   EXPECT_FALSE(RematerializationPass::Create(*bad).ok());
+  absl::StatusOr<PassOptions> negative =
+      RematerializationPass::OptionSchema().Bind({{"threads", std::string("-1")}});
+  ASSERT_TRUE(negative.ok());
+  absl::StatusOr<std::unique_ptr<RematerializationPass>> refused =
+      RematerializationPass::Create(*negative);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(refused.status().message(), HasSubstr("'threads' must be >= 0"));
 }
 
 // XLA's optimized dumps at 80% of the device bytes XLA's own schedule needs:
