@@ -428,6 +428,12 @@ absl::Status CopyResultToDevice(ScheduledRewrite& caller, HloInstruction& loop, 
 
 }  // namespace
 
+bool IsSlicedLoopState(const HloInstruction& loop, int64_t index) {
+  return loop.opcode() == HloOpcode::kWhile && loop.shape().IsTuple() &&
+         index < loop.shape().tuple_shapes_size() &&
+         (IsSliceRead(loop, index) || SliceWriter(loop, index) != nullptr);
+}
+
 int64_t LoopStateOffload::bytes() const {
   int64_t total = 0;
   for (const Stack& stack : stacks) total += stack.bytes;

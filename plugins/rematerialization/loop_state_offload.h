@@ -56,6 +56,11 @@ struct LoopStateOffload {
 std::vector<LoopStateOffload> FindLoopStateOffloads(const HloModule& module,
                                                     const HloComputation& computation);
 
+// Whether element `index` of while `loop`'s state is a stack the offload
+// above can move: read only through dynamic-slices, or written a slice per
+// iteration (what the proven floor leaves out).
+bool IsSlicedLoopState(const HloInstruction& loop, int64_t index);
+
 // Carries `offload` out in `module` (resolved by name) and keeps the module
 // scheduled. Errors: names that do not resolve, a pattern no longer there.
 absl::Status ApplyLoopStateOffload(HloModule& module, const LoopStateOffload& offload);

@@ -14,6 +14,7 @@
 #include "hmo/ir/hlo_computation.h"
 #include "hmo/ir/layout.h"
 #include "hmo/ir/shape.h"
+#include "loop_state_offload.h"
 #include "value_buffers.h"
 
 namespace hmo {
@@ -83,6 +84,20 @@ std::vector<BufferFacts> ClassifyBuffers(const HloModule& module, const HloAlias
       fact.role = BufferRole::kOutput;
     } else if (!argument && !may_go) {
       fact.role = BufferRole::kTemporary;
+    }
+  }
+  // A loop's stack the fit may keep on the host a slice at a time: what
+  // reads or writes it then sees a slice (loop_state_offload.h).
+  for (const HloComputation* computation : module.computations()) {
+    if (!RunsSequentially(*computation)) continue;
+    for (const HloInstruction* loop : computation->instructions()) {
+      if (loop->opcode() != HloOpcode::kWhile || !loop->shape().IsTuple()) continue;
+      for (int64_t index = 0; index < loop->shape().tuple_shapes_size(); ++index) {
+        if (!IsSlicedLoopState(*loop, index)) continue;
+        for (const HloBuffer* buffer : aliases.ComputeBuffersAt(loop, {index})) {
+          facts[buffer->id()].role = BufferRole::kUncounted;
+        }
+      }
     }
   }
   return facts;

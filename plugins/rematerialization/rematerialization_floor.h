@@ -3,7 +3,8 @@
 
 // A lower bound of the device bytes (arguments + outputs - alias + temp)
 // under every schedule, recomputation and host offload of temporaries
-// between their uses: the moves of hmo's fit and of XLA's rematerialization.
+// between their uses or of a loop's stacks by slices: the moves of hmo's fit
+// and of XLA's rematerialization and host offloader.
 // Three facts give it:
 //   - arguments + outputs - alias is fixed by the program's signature;
 //   - while an instruction runs, the temporaries it reads and writes are in
@@ -16,8 +17,9 @@
 //     what data dependence says, whatever the schedule.
 // Values that might not be temporaries under some move are left out: the
 // arguments' and constants' buffers, host values, tuples (a loop's state
-// could live on the host), and copies that keep their layout (copy
-// elimination may remove them).
+// could live on the host), a loop's stacks the fit may keep on the host a
+// slice at a time (loop_state_offload.h), and copies that keep their layout
+// (copy elimination may remove them).
 
 #include <cstdint>
 #include <string>
