@@ -124,7 +124,9 @@ std::unique_ptr<HloModule> ApplyAndCompare(const std::string& text,
   absl::StatusOr<Literal> actual = evaluator.Evaluate(*module, arguments);
   EXPECT_TRUE(expected.ok()) << expected.status();
   EXPECT_TRUE(actual.ok()) << actual.status();
-  if (expected.ok() && actual.ok()) EXPECT_TRUE(*expected == *actual);
+  if (expected.ok() && actual.ok()) {
+    EXPECT_TRUE(*expected == *actual);
+  }
   return module;
 }
 
@@ -214,7 +216,9 @@ TEST(LoopStateOffloadTest, AStackReadWholeStaysOnTheDevice) {
   std::unique_ptr<HloModule> module = test_support::ParseTestModule(text);
   for (const LoopStateOffload& offload :
        FindLoopStateOffloads(*module, *module->entry_computation())) {
-    for (const LoopStateOffload::Stack& stack : offload.stacks) EXPECT_NE(stack.reader, "backward");
+    for (const LoopStateOffload::Stack& stack : offload.stacks) {
+      EXPECT_NE(stack.reader, "backward");
+    }
   }
 }
 

@@ -128,7 +128,9 @@ TEST_P(RandomizedDifferentialTest, EveryPipelineAndStrategyMatchesTheEvaluator) 
   // Fitted programs, below the device bytes they came with, are executed:
   // the MLP steps and fan-outs have values to move at these limits (the
   // attention blocks and loops of these sizes read theirs at the peak).
-  if (family == "mlp" || family == "fanout") EXPECT_GT(fitted, 0);
+  if (family == "mlp" || family == "fanout") {
+    EXPECT_GT(fitted, 0);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Families, RandomizedDifferentialTest,
