@@ -328,7 +328,7 @@ absl::StatusOr<MemoryFitMetrics> Search(HloModule& module, int64_t limit,
     if (options.evaluate) {
       // One that meets the limit alone, at the least cost; else the best
       // gain per second on the first part of the measure any improves.
-      // (Trials pack with a smaller budget; the step taken is measured
+      // (Trials pack with a smaller budget; a step that may fit is measured
       // again with the full one, and the loop goes on if it no longer fits.)
       int best_fitting = -1;
       int best = -1;

@@ -13,7 +13,9 @@
 //   recompute  a value and the operands that would otherwise outlive the
 //              peak (rematerialization_block.h): FLOPs and bytes written;
 //   offload    the value kept in host memory across the peak
-//              (host_offload_choice.h): its bytes, to host and back.
+//              (host_offload_choice.h), or a loop's stack kept there a
+//              slice per iteration (loop_state_offload.h): its bytes, to
+//              host and back.
 // Changes are ranked by bytes freed per second of cost (the backend's
 // rates, BackendCostRates). Then:
 //   evaluate=false  the best-ranked change is applied (XLA's greedy choice
@@ -50,8 +52,8 @@ struct MemoryFitterOptions {
   int64_t evaluated_candidates = 8;
   int64_t max_steps = 1000;
   // Branch-and-bound nodes of the temp packing that measures a candidate
-  // (the step taken is measured with the full budget, as the pipeline's
-  // limit check does).
+  // and each step taken (the full budget, the pipeline's limit check's,
+  // measures a step that may fit).
   int64_t trial_node_budget = 10000;
   // Candidates measured at once (each on its own copy of the module); the
   // choice is the one measuring them one by one gives.

@@ -28,8 +28,8 @@ PassOptionBinding<MemoryLimitPassOptions>& BindCommonMemoryLimitOptions(
       .Option("max-steps", &Options::max_steps, 1000, "most changes in one run")
       .Option("trial-node-budget", &Options::trial_node_budget, 10000,
               "selection=evaluated: branch-and-bound nodes of the temp packing that measures a "
-              "candidate (the change taken is measured with the full budget, as the pipeline's "
-              "limit check does)")
+              "candidate and each step taken (a step that may fit is measured with the full "
+              "budget, as the pipeline's limit check does)")
       .Option("threads", &Options::threads, 0,
               "selection=evaluated: candidates measured at once (0: one per core); the choice "
               "does not depend on it")

@@ -9,6 +9,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "fmt/format.h"
+#include "hmo/analysis/call_graph.h"
 #include "hmo/analysis/hlo_alias_analysis.h"
 #include "hmo/base/status_macros.h"
 #include "hmo/ir/hlo_computation.h"
@@ -33,14 +34,10 @@ enum class BufferRole {
 // thread-local computations of reduce, sort, map ...).
 bool RunsSequentially(const HloComputation& computation) {
   if (computation.IsEntryComputation()) return true;
-  if (computation.IsFusionComputation() || computation.caller_instructions().empty()) return false;
-  for (const HloInstruction* caller : computation.caller_instructions()) {
-    if (caller->opcode() != HloOpcode::kWhile && caller->opcode() != HloOpcode::kConditional &&
-        caller->opcode() != HloOpcode::kCall) {
-      return false;
-    }
-  }
-  return true;
+  const std::vector<HloInstruction*>& callers = computation.caller_instructions();
+  return !callers.empty() && std::all_of(callers.begin(), callers.end(), [](const auto* caller) {
+    return GetInstructionCallContext(caller->opcode()) == CallContext::kControlFlow;
+  });
 }
 
 struct BufferFacts {
