@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "hmo/analysis/heap_block_time_index.h"
+#include "hmo/analysis/skyline_placement.h"
 #include "hmo/analysis/tight_packing_greedy.h"
 
 namespace hmo {
@@ -24,21 +25,33 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// How a greedy pass places the blocks of its order.
+enum class PassPlacement {
+  kBestFit,       // in order, XLA's best-fit gap
+  kLowestOffset,  // in order, the lowest fitting gap
+  kSkyline,       // PlaceBlocksOnSkyline, the order breaking ties
+};
+
+// Skyline steps per work unit: a step costs about 1/32 of a best-fit
+// placement on the real instances.
+constexpr int64_t kSkylineStepsPerWork = 32;
+
 // One greedy candidate of phase 1, built only when it is run.
 struct GreedyCandidate {
   const char* name;
   std::function<std::vector<int32_t>()> order;
-  ChunkPlacement placement;
+  PassPlacement placement;
 };
 
 std::vector<GreedyCandidate> GreedyCandidates(const BlockOrderKeys& keys) {
-  using CP = ChunkPlacement;
+  using CP = PassPlacement;
   const BlockOrderKeys* k = &keys;
   // Most promising first (measured on the MiniMalloc/idealloc real-world
-  // instances: S_1 and Y_1 gain most from size classes of 4, pangu from
-  // size x lifetime^0.5).
+  // instances: S_1 and Y_1 gain most from size classes of 4, pangu from the
+  // skyline in size order).
   return {
       {"size-class-4", [k] { return SizeClassOrder(*k, 4); }, CP::kBestFit},
+      {"skyline-size", [k] { return SizeOrder(*k); }, CP::kSkyline},
       {"size-length-0.5", [k] { return SizeLengthOrder(*k, 0.5); }, CP::kBestFit},
       {"long-lived-0.3", [k] { return LongLivedFirstOrder(*k, 0.3); }, CP::kBestFit},
       {"size-class-6-lowest", [k] { return SizeClassOrder(*k, 6); }, CP::kLowestOffset},
@@ -333,16 +346,40 @@ PackingImproverReport ImprovePacking(const HeapPackingProblem& problem,
   };
   std::vector<int64_t> candidate;
   Clock::duration last_pass{0};
+  // How the best pass so far placed its blocks; the random orders use it.
+  PassPlacement best_placement = PassPlacement::kBestFit;
+  // A skyline pass may take at most this many work units (it is abandoned
+  // past them): a few best-fit passes' worth.
+  const int64_t skyline_work_cap = 4 * n;
   const auto try_order = [&](const char* name, const std::vector<int32_t>& order,
-                             ChunkPlacement placement) {
+                             PassPlacement placement, int64_t limit) {
     const auto pass_begin = Clock::now();
-    const int64_t height = PlaceBlocksInOrder(problem, order, placement, candidate);
+    int64_t height = std::numeric_limits<int64_t>::max();
+    if (placement == PassPlacement::kSkyline) {
+      const int64_t allowed = std::min(skyline_work_cap, limit - work);
+      std::optional<SkylinePlacement> placed =
+          PlaceBlocksOnSkyline(problem, order, allowed * kSkylineStepsPerWork);
+      if (placed.has_value()) {
+        height = placed->height;
+        candidate = std::move(placed->offsets);
+        work += placed->steps / kSkylineStepsPerWork;
+      } else {
+        work += allowed;
+      }
+    } else {
+      height =
+          PlaceBlocksInOrder(problem, order,
+                             placement == PassPlacement::kBestFit ? ChunkPlacement::kBestFit
+                                                                  : ChunkPlacement::kLowestOffset,
+                             candidate);
+      work += n;
+    }
     last_pass = Clock::now() - pass_begin;
-    work += n;
     ++report.greedy_passes;
     if (height < report.height) {
       report.height = height;
       report.method = name;
+      best_placement = placement;
       offsets.swap(candidate);
     }
   };
@@ -357,7 +394,7 @@ PackingImproverReport ImprovePacking(const HeapPackingProblem& problem,
   };
   for (const GreedyCandidate& greedy : GreedyCandidates(keys)) {
     if (!may_pass(share(options.greedy_share))) break;
-    try_order(greedy.name, greedy.order(), greedy.placement);
+    try_order(greedy.name, greedy.order(), greedy.placement, share(options.greedy_share));
   }
   // Phase 3 pays only where a move is cheap next to its budget: a move lifts
   // up to the peak's stack and looks at up to all blocks for each, so on
@@ -367,7 +404,9 @@ PackingImproverReport ImprovePacking(const HeapPackingProblem& problem,
   if (move_work * 4 > budget - random_limit) random_limit = budget;
   std::mt19937_64 rng(options.seed);
   while (may_pass(random_limit)) {
-    try_order("random-size-length", RandomSizeLengthOrder(keys, rng), ChunkPlacement::kBestFit);
+    try_order(best_placement == PassPlacement::kSkyline ? "random-size-length-skyline"
+                                                        : "random-size-length",
+              RandomSizeLengthOrder(keys, rng), best_placement, random_limit);
   }
 
   // Phase 3: ruin and recreate at the peak, on the best placement so far.

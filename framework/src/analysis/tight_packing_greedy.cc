@@ -113,9 +113,7 @@ std::vector<BlockOrder> TightPackingStartOrders(const BlockOrderKeys& k) {
     return static_cast<unsigned __int128>(k.size[b]) * static_cast<uint64_t>(k.live_steps[b]);
   };
   std::vector<BlockOrder> orders;
-  orders.push_back({"size", SortedBy(n, [&](int32_t b) {
-                      return std::make_tuple(k.size[b], k.live_steps[b], -b);
-                    })});
+  orders.push_back({"size", SizeOrder(k)});
   orders.push_back({"area", SortedBy(n, [&](int32_t b) {
                       return std::make_tuple(area(b), k.size[b], -b);
                     })});
@@ -132,6 +130,11 @@ std::vector<BlockOrder> TightPackingStartOrders(const BlockOrderKeys& k) {
                       return std::make_tuple(k.last_end[b], k.size[b], -b);
                     })});
   return orders;
+}
+
+std::vector<int32_t> SizeOrder(const BlockOrderKeys& k) {
+  return SortedBy(k.size.size(),
+                  [&k](int32_t b) { return std::make_tuple(k.size[b], k.live_steps[b], -b); });
 }
 
 std::vector<int32_t> SizeClassOrder(const BlockOrderKeys& k, double base) {

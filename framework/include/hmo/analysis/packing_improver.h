@@ -9,18 +9,23 @@
 // On real instances best fit's excess over the lower bound has one shape:
 // long-lived small blocks are placed last, above the skyline of everything
 // placed before them, and the holes that forces into the stack at the peak
-// time set the height. Three phases attack it:
+// time set the height; or large blocks placed early leave valleys between
+// them that no block placed later in a fixed order fills. Three phases
+// attack it:
 //
 //  1. Greedy orders close to the size order that place long-lived blocks
 //     earlier (size classes, size x lifetime^alpha, long-lived first; see
 //     tight_packing_greedy.h), each a full best-fit or lowest-offset pass,
-//     most promising first, while a full pass fits in `greedy_share` of the
-//     budget. The lowest placement wins.
+//     and the skyline dive in size order (skyline_placement.h: lowest valley
+//     first; abandoned past 4 passes' work), most promising first, while a
+//     full pass fits in `greedy_share` of the budget. The lowest placement
+//     wins.
 //  2. Random orders of the same family (descending log size + alpha x log
-//     lifetime + noise, alpha and the noise's deviation drawn per pass), best
-//     fit, until `random_share` of the budget is spent (all of it when a
-//     phase-3 move would cost more than a quarter of phase 3's share, as on
-//     large instances).
+//     lifetime + noise, alpha and the noise's deviation drawn per pass),
+//     placed as the best pass so far placed its blocks (best fit or the
+//     skyline, where the order only breaks ties), until `random_share` of the
+//     budget is spent (all of it when a phase-3 move would cost more than a
+//     quarter of phase 3's share, as on large instances).
 //  3. Iterated ruin and recreate at the peak: pick a block that reaches the
 //     height, the time of most live bytes in its lifetime, and lift out the
 //     blocks live then (all, or the upper part of that stack), place them
@@ -29,7 +34,8 @@
 //     grow and the lifted blocks end no higher in total (so equal-height
 //     moves compact the peak); otherwise undo it. No recursion.
 //
-// Work is counted in placements: a greedy pass costs one per block, an ILS
+// Work is counted in placements: a greedy pass costs one per block, a
+// skyline pass one per 32 blocks looked at (see skyline_placement.h), an ILS
 // placement one plus one per 64 conflicting blocks it looks at (about the
 // same time per unit). Phase 3 is cheap only on small instances; on large
 // ones the greedy passes do the work. The work
@@ -73,8 +79,9 @@ struct PackingImproverReport {
   int64_t moves = 0;           // ruin-and-recreate moves tried
   int64_t accepted_moves = 0;  // kept (height not higher, peak no higher)
   bool stopped_by_time = false;
-  // What produced the result: "initial", an order's name,
-  // "random-size-length" or "ils".
+  // What produced the result: "initial", an order's name (skyline passes
+  // start with "skyline-"), "random-size-length", "random-size-length-skyline"
+  // or "ils".
   std::string method;
 };
 

@@ -45,6 +45,10 @@ std::vector<BlockOrder> TightPackingStartOrders(const BlockOrderKeys& keys);
 // real instances (long-lived small blocks end up stacked on top of
 // everything, above the peak), used by the packing improver:
 //
+// Size order: larger first, then longer lifetimes, then lower index (XLA's
+// best-fit order, and the tight packer's "size" start order).
+std::vector<int32_t> SizeOrder(const BlockOrderKeys& keys);
+
 // Size classes: blocks grouped by floor(log_base(size)), larger classes first;
 // inside a class longer lifetimes first (then larger, then lower index).
 // `base` > 1.
