@@ -7,6 +7,7 @@
 #include <random>
 #include <tuple>
 
+#include "hmo/analysis/skyline_placement.h"
 #include "hmo/analysis/tight_packing_branch_and_bound.h"
 #include "hmo/analysis/tight_packing_greedy.h"
 #include "hmo/analysis/tight_packing_repair.h"
@@ -84,21 +85,35 @@ class Solver {
   }
 
   void RunGreedy() {
-    keys_ = ComputeBlockOrderKeys(problem_);
+    ForEachGreedyPlacement(
+        [this](const std::string& name, const std::vector<int64_t>& offsets, int64_t height) {
+          Offer(offsets, height, name);
+          return TimeUp();
+        });
+  }
+
+  // The greedy placements: each start order placed by best fit, by lowest
+  // offset, and as a skyline dive (abandoned past a few placements' worth of
+  // looks per block). Calls take(name, offsets, height) after each until it
+  // returns true.
+  template <typename Take>
+  void ForEachGreedyPlacement(Take take) {
+    const BlockOrderKeys keys = ComputeBlockOrderKeys(problem_);
+    const int64_t skyline_steps = 64 * static_cast<int64_t>(problem_.blocks.size()) + 1024;
     std::vector<int64_t> offsets;
-    for (BlockOrder& order : TightPackingStartOrders(keys_)) {
+    for (BlockOrder& order : TightPackingStartOrders(keys)) {
       for (ChunkPlacement placement : {ChunkPlacement::kBestFit, ChunkPlacement::kLowestOffset}) {
         const int64_t height = PlaceBlocksInOrder(problem_, order.order, placement, offsets);
         ++report_.placements;
-        Offer(offsets, height,
-              GreedyName(order.name, placement == ChunkPlacement::kBestFit));
-        if (TimeUp()) return;
+        const char* how = placement == ChunkPlacement::kBestFit ? "-best-fit" : "-lowest-offset";
+        if (take("greedy-" + order.name + how, offsets, height)) return;
       }
+      std::optional<SkylinePlacement> placed =
+          PlaceBlocksOnSkyline(problem_, order.order, skyline_steps);
+      if (!placed.has_value()) continue;
+      ++report_.placements;
+      if (take("greedy-" + order.name + "-skyline", placed->offsets, placed->height)) return;
     }
-  }
-
-  static std::string GreedyName(const std::string& order, bool best_fit) {
-    return "greedy-" + order + (best_fit ? "-best-fit" : "-lowest-offset");
   }
 
   // Round robin over the preorders with doubling node limits, within
@@ -197,19 +212,16 @@ class Solver {
     }
     // Greedy orders first: they cost nothing next to the search and often
     // fit a loose capacity.
-    keys_ = ComputeBlockOrderKeys(problem_);
-    std::vector<int64_t> offsets;
-    for (BlockOrder& order : TightPackingStartOrders(keys_)) {
-      for (ChunkPlacement placement : {ChunkPlacement::kBestFit, ChunkPlacement::kLowestOffset}) {
-        const int64_t height = PlaceBlocksInOrder(problem_, order.order, placement, offsets);
-        if (height <= capacity) {
+    ForEachGreedyPlacement(
+        [&](const std::string& name, const std::vector<int64_t>& offsets, int64_t height) {
+          if (height > capacity) return false;
           decision.outcome = TightPackingOutcome::kFound;
           decision.offsets = offsets;
-          decision.method = GreedyName(order.name, placement == ChunkPlacement::kBestFit);
-          return decision;
-        }
-      }
-    }
+          decision.method = name;
+          return true;
+        });
+    if (decision.outcome == TightPackingOutcome::kFound) return decision;
+    std::vector<int64_t> offsets;
     ExactSearch exact;
     if (options_.node_budget <= 0) {
       decision.method = "no node budget";
@@ -254,7 +266,6 @@ class Solver {
   std::optional<Clock::time_point> deadline_;
   std::vector<int64_t> best_offsets_;
   int64_t best_height_ = 0;
-  BlockOrderKeys keys_;
   std::vector<TightPackingPreorder> preorders_ = TightPackingDefaultPreorders();
 };
 
