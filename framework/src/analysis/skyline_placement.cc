@@ -11,56 +11,62 @@
 namespace hmo {
 namespace {
 
-// Per time step, the skyline height: range maximum queries and range
-// assignments (a placed block's end replaces the skyline under it, which is
-// never higher), each O(log steps).
+// Per time step, the skyline height. A placed block's end is above the whole
+// skyline under it, so "set to its end" is the same as "raise to at least its
+// end"; raises commute, so a raise is recorded on the O(log steps) nodes that
+// cover its range and never pushed down, and both operations are loops (no
+// recursion): a bottom-up segment tree over a power-of-two number of leaves.
 class Skyline {
  public:
-  explicit Skyline(int64_t steps) : size_(1) {
-    while (size_ < steps) size_ *= 2;
-    max_.assign(2 * static_cast<size_t>(size_), 0);
-    pending_.assign(2 * static_cast<size_t>(size_), kNone);
+  explicit Skyline(int64_t steps) {
+    while (leaves_ < steps) leaves_ *= 2;
+    below_.assign(2 * static_cast<size_t>(leaves_), 0);
+    raised_.assign(2 * static_cast<size_t>(leaves_), 0);
   }
 
-  // Highest skyline over the inclusive steps [first, last].
-  int64_t Max(int64_t first, int64_t last) { return Max(1, 0, size_ - 1, first, last); }
-  // Sets the skyline over [first, last] to `value`.
-  void Assign(int64_t first, int64_t last, int64_t value) {
-    Assign(1, 0, size_ - 1, first, last, value);
+  // Highest skyline over the inclusive steps [first, last]: the nodes that
+  // cover the range exactly, and the raises recorded on the ancestors of its
+  // two end leaves (every node above a covering node is one of those).
+  int64_t Max(int64_t first, int64_t last) const {
+    int64_t result = 0;
+    for (int64_t lo = first + leaves_, hi = last + leaves_ + 1; lo < hi; lo /= 2, hi /= 2) {
+      if (lo & 1) result = std::max(result, below_[lo++]);
+      if (hi & 1) result = std::max(result, below_[--hi]);
+    }
+    for (int64_t node = (first + leaves_) / 2; node > 0; node /= 2) {
+      result = std::max(result, raised_[node]);
+    }
+    for (int64_t node = (last + leaves_) / 2; node > 0; node /= 2) {
+      result = std::max(result, raised_[node]);
+    }
+    return result;
+  }
+
+  // Raises the skyline over [first, last] to at least `value`.
+  void Raise(int64_t first, int64_t last, int64_t value) {
+    for (int64_t lo = first + leaves_, hi = last + leaves_ + 1; lo < hi; lo /= 2, hi /= 2) {
+      if (lo & 1) Record(lo++, value);
+      if (hi & 1) Record(--hi, value);
+    }
+    for (int64_t node = (first + leaves_) / 2; node > 0; node /= 2) {
+      below_[node] = std::max(below_[node], value);
+    }
+    for (int64_t node = (last + leaves_) / 2; node > 0; node /= 2) {
+      below_[node] = std::max(below_[node], value);
+    }
   }
 
  private:
-  static constexpr int64_t kNone = -1;
-
-  void PushDown(size_t node) {
-    if (pending_[node] == kNone) return;
-    for (size_t child : {2 * node, 2 * node + 1}) max_[child] = pending_[child] = pending_[node];
-    pending_[node] = kNone;
-  }
-  int64_t Max(size_t node, int64_t lo, int64_t hi, int64_t first, int64_t last) {
-    if (last < lo || hi < first) return 0;
-    if (first <= lo && hi <= last) return max_[node];
-    PushDown(node);
-    const int64_t mid = lo + (hi - lo) / 2;
-    return std::max(Max(2 * node, lo, mid, first, last),
-                    Max(2 * node + 1, mid + 1, hi, first, last));
-  }
-  void Assign(size_t node, int64_t lo, int64_t hi, int64_t first, int64_t last, int64_t value) {
-    if (last < lo || hi < first) return;
-    if (first <= lo && hi <= last) {
-      max_[node] = pending_[node] = value;
-      return;
-    }
-    PushDown(node);
-    const int64_t mid = lo + (hi - lo) / 2;
-    Assign(2 * node, lo, mid, first, last, value);
-    Assign(2 * node + 1, mid + 1, hi, first, last, value);
-    max_[node] = std::max(max_[2 * node], max_[2 * node + 1]);
+  void Record(int64_t node, int64_t value) {
+    below_[node] = std::max(below_[node], value);
+    raised_[node] = std::max(raised_[node], value);
   }
 
-  int64_t size_;
-  std::vector<int64_t> max_;
-  std::vector<int64_t> pending_;  // an assignment not yet pushed to the children
+  int64_t leaves_ = 1;
+  // Per node: the highest skyline in its range counting the raises recorded
+  // on it and below it; the raises recorded on it (covering its whole range).
+  std::vector<int64_t> below_;
+  std::vector<int64_t> raised_;
 };
 
 }  // namespace
@@ -111,7 +117,7 @@ std::optional<SkylinePlacement> PlaceBlocksOnSkyline(const HeapPackingProblem& p
     result.offsets[b] = offset;
     result.height = std::max(result.height, offset + block.size);
     for (const HeapTimeInterval& lifetime : block.lifetimes) {
-      skyline.Assign(lifetime.start, lifetime.end, offset + block.size);
+      skyline.Raise(lifetime.start, lifetime.end, offset + block.size);
     }
   }
   return result;
