@@ -29,6 +29,34 @@ inline HloInstruction* Find(const HloModule& module, std::string_view name) {
   return nullptr;
 }
 
+// A counted while loop carrying (s32[] counter, f32[4] x), the module the
+// analyses' while-loop tests share; `scheduled` marks it is_scheduled.
+inline std::string WhileLoopModule(bool scheduled) {
+  return std::string("HloModule loop") + (scheduled ? ", is_scheduled=true" : "") + R"(
+cond {
+  cp = (s32[], f32[4]) parameter(0)
+  ci = s32[] get-tuple-element(cp), index=0
+  c10 = s32[] constant(10)
+  ROOT lt = pred[] compare(ci, c10), direction=LT
+}
+body {
+  bp = (s32[], f32[4]) parameter(0)
+  bi = s32[] get-tuple-element(bp), index=0
+  bx = f32[4] get-tuple-element(bp), index=1
+  one = s32[] constant(1)
+  inc = s32[] add(bi, one)
+  ROOT bt = (s32[], f32[4]) tuple(inc, bx)
+}
+ENTRY e {
+  zero = s32[] constant(0)
+  x = f32[4] parameter(0)
+  init = (s32[], f32[4]) tuple(zero, x)
+  w = (s32[], f32[4]) while(init), condition=cond, body=body
+  ROOT r = f32[4] get-tuple-element(w), index=1
+}
+)";
+}
+
 inline std::string TestDataPath(std::string_view relative) {
   return test_support::TestDataPath(relative).string();
 }

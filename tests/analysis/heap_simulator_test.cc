@@ -17,6 +17,7 @@ namespace {
 
 using ::hmo::testing::Find;
 using ::hmo::testing::ParseOrDie;
+using ::hmo::testing::WhileLoopModule;
 
 struct Simulation {
   std::unique_ptr<HloModule> module;
@@ -119,33 +120,8 @@ ENTRY e {
   EXPECT_EQ(OffsetOf(s, "c"), 32);
 }
 
-constexpr char kWhileModule[] = R"(
-HloModule loop, is_scheduled=true
-cond {
-  cp = (s32[], f32[4]) parameter(0)
-  ci = s32[] get-tuple-element(cp), index=0
-  c10 = s32[] constant(10)
-  ROOT lt = pred[] compare(ci, c10), direction=LT
-}
-body {
-  bp = (s32[], f32[4]) parameter(0)
-  bi = s32[] get-tuple-element(bp), index=0
-  bx = f32[4] get-tuple-element(bp), index=1
-  one = s32[] constant(1)
-  inc = s32[] add(bi, one)
-  ROOT bt = (s32[], f32[4]) tuple(inc, bx)
-}
-ENTRY e {
-  zero = s32[] constant(0)
-  x = f32[4] parameter(0)
-  init = (s32[], f32[4]) tuple(zero, x)
-  w = (s32[], f32[4]) while(init), condition=cond, body=body
-  ROOT r = f32[4] get-tuple-element(w), index=1
-}
-)";
-
 TEST(HeapSimulatorTest, WhileLoopSharesCarriedBuffers) {
-  Simulation s = Simulate(kWhileModule);
+  Simulation s = Simulate(WhileLoopModule(/*scheduled=*/true));
   // Constants take no heap space; the carried tuple table and counter are
   // allocated once and shared by every value of their HloBuffer.
   EXPECT_EQ(Trace(s), (std::vector<std::string>{
@@ -164,7 +140,7 @@ TEST(HeapSimulatorTest, WhileLoopSharesCarriedBuffers) {
 }
 
 TEST(HeapSimulatorTest, MinimumMemoryCountsEverySharedValueAgainAsXlaDoes) {
-  auto module = ParseOrDie(kWhileModule);
+  auto module = ParseOrDie(WhileLoopModule(/*scheduled=*/true));
   auto alias = HloAliasAnalysis::Run(module.get());
   ASSERT_TRUE(alias.ok());
   // NoFragmentationStatsHeap treats ShareWith as Alloc, so shared values
@@ -230,7 +206,7 @@ ENTRY e {
 }
 
 TEST(HeapSimulatorTest, ComputationScopedRunIgnoresSubcomputations) {
-  auto module = ParseOrDie(kWhileModule);
+  auto module = ParseOrDie(WhileLoopModule(/*scheduled=*/true));
   auto alias = HloAliasAnalysis::Run(module.get());
   ASSERT_TRUE(alias.ok());
   const HloComputation* entry = module->entry_computation();

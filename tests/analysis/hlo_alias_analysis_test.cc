@@ -14,6 +14,7 @@ namespace {
 
 using ::hmo::testing::Find;
 using ::hmo::testing::ParseOrDie;
+using ::hmo::testing::WhileLoopModule;
 
 std::vector<HloValue::Id> ValueIds(const HloBuffer& buffer) {
   std::vector<HloValue::Id> ids;
@@ -27,33 +28,8 @@ std::unique_ptr<HloAliasAnalysis> RunAlias(const HloModule& module) {
   return std::move(*analysis);
 }
 
-constexpr char kWhileModule[] = R"(
-HloModule loop
-cond {
-  cp = (s32[], f32[4]) parameter(0)
-  ci = s32[] get-tuple-element(cp), index=0
-  c10 = s32[] constant(10)
-  ROOT lt = pred[] compare(ci, c10), direction=LT
-}
-body {
-  bp = (s32[], f32[4]) parameter(0)
-  bi = s32[] get-tuple-element(bp), index=0
-  bx = f32[4] get-tuple-element(bp), index=1
-  one = s32[] constant(1)
-  inc = s32[] add(bi, one)
-  ROOT bt = (s32[], f32[4]) tuple(inc, bx)
-}
-ENTRY e {
-  zero = s32[] constant(0)
-  x = f32[4] parameter(0)
-  init = (s32[], f32[4]) tuple(zero, x)
-  w = (s32[], f32[4]) while(init), condition=cond, body=body
-  ROOT r = f32[4] get-tuple-element(w), index=1
-}
-)";
-
 TEST(HloAliasAnalysisTest, WhileCarriesShareOneBufferPerIndex) {
-  auto module = ParseOrDie(kWhileModule);
+  auto module = ParseOrDie(WhileLoopModule(/*scheduled=*/false));
   auto analysis = RunAlias(*module);
   // Values (SSA): 0 one, 1 inc, 2 bt{}, 3 c10, 4 lt, 5 zero, 6 x, 7 init{},
   // 8 cp{}, 9 bp{}, 10 cp{0}, 12 bp{0}, 14 w{}, 15 w{0}.

@@ -14,6 +14,7 @@ namespace {
 
 using ::hmo::testing::Find;
 using ::hmo::testing::ParseOrDie;
+using ::hmo::testing::WhileLoopModule;
 
 std::vector<HloValue::Id> Ids(const HloValueSet& set) {
   std::vector<HloValue::Id> ids;
@@ -81,33 +82,8 @@ TEST(HloDataflowAnalysisTest, TupleDefinesOnlyTopLevelAndGteForwards) {
   EXPECT_FALSE(v1.live_out_of_module());
 }
 
-constexpr char kWhileModule[] = R"(
-HloModule loop
-cond {
-  cp = (s32[], f32[4]) parameter(0)
-  ci = s32[] get-tuple-element(cp), index=0
-  c10 = s32[] constant(10)
-  ROOT lt = pred[] compare(ci, c10), direction=LT
-}
-body {
-  bp = (s32[], f32[4]) parameter(0)
-  bi = s32[] get-tuple-element(bp), index=0
-  bx = f32[4] get-tuple-element(bp), index=1
-  one = s32[] constant(1)
-  inc = s32[] add(bi, one)
-  ROOT bt = (s32[], f32[4]) tuple(inc, bx)
-}
-ENTRY e {
-  zero = s32[] constant(0)
-  x = f32[4] parameter(0)
-  init = (s32[], f32[4]) tuple(zero, x)
-  w = (s32[], f32[4]) while(init), condition=cond, body=body
-  ROOT r = f32[4] get-tuple-element(w), index=1
-}
-)";
-
 TEST(HloDataflowAnalysisTest, WhileNonSsaMergesInitAndBackEdge) {
-  auto module = ParseOrDie(kWhileModule);
+  auto module = ParseOrDie(WhileLoopModule(/*scheduled=*/false));
   auto analysis = RunDataflow(*module, /*ssa=*/false);
   // Computations in XLA's post order: body, cond, e.
   // body: one=0, inc=1, bt{}=2; cond: c10=3, lt=4; e: zero=5, x=6, init{}=7.
@@ -134,7 +110,7 @@ TEST(HloDataflowAnalysisTest, WhileNonSsaMergesInitAndBackEdge) {
 }
 
 TEST(HloDataflowAnalysisTest, WhileSsaCreatesAndOptimizesPhis) {
-  auto module = ParseOrDie(kWhileModule);
+  auto module = ParseOrDie(WhileLoopModule(/*scheduled=*/false));
   auto analysis = RunDataflow(*module, /*ssa=*/true);
   // Worked out by replaying XLA's worklist: phis 8 cp{}, 9 bp{}, 10 cp{0},
   // 11 cp{1}, 12 bp{0}, 13 bp{1}, 14 w{}, 15 w{0}, 16 w{1}; the phi graph

@@ -12,36 +12,12 @@ namespace {
 
 using ::hmo::testing::Find;
 using ::hmo::testing::ParseOrDie;
-
-constexpr char kWhileModule[] = R"(
-HloModule loop, is_scheduled=true
-cond {
-  cp = (s32[], f32[4]) parameter(0)
-  ci = s32[] get-tuple-element(cp), index=0
-  c10 = s32[] constant(10)
-  ROOT lt = pred[] compare(ci, c10), direction=LT
-}
-body {
-  bp = (s32[], f32[4]) parameter(0)
-  bi = s32[] get-tuple-element(bp), index=0
-  bx = f32[4] get-tuple-element(bp), index=1
-  one = s32[] constant(1)
-  inc = s32[] add(bi, one)
-  ROOT bt = (s32[], f32[4]) tuple(inc, bx)
-}
-ENTRY e {
-  zero = s32[] constant(0)
-  x = f32[4] parameter(0)
-  init = (s32[], f32[4]) tuple(zero, x)
-  w = (s32[], f32[4]) while(init), condition=cond, body=body
-  ROOT r = f32[4] get-tuple-element(w), index=1
-}
-)";
+using ::hmo::testing::WhileLoopModule;
 
 class HloLiveRangeTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    module_ = ParseOrDie(kWhileModule);
+    module_ = ParseOrDie(WhileLoopModule(/*scheduled=*/true));
     ASSERT_NE(module_, nullptr);
     ASSERT_TRUE(module_->has_schedule());
     auto alias = HloAliasAnalysis::Run(module_.get());
