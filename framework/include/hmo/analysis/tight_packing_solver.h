@@ -6,7 +6,8 @@
 // placement it starts from.
 //
 //  1. Greedy: best-fit and lowest-offset placement in six block orders
-//     (size, area, lifetime, peak live bytes, start, end).
+//     (size, area, lifetime, peak live bytes, start, end), then the skyline
+//     dive in size order (skyline_placement.h).
 //  2. Exact search (small instances, see the exact_max_* options): the
 //     MiniMalloc-style branch and bound of TightPackingBranchAndBound on the
 //     time-compressed problem, as a decision procedure: first at the lower
