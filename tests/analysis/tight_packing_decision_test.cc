@@ -98,6 +98,32 @@ TEST_P(ChallengingDecisionTest, FindsAValidPlacementWithinTheCapacity) {
 // B and H reach their lower bound (the capacity); J's lower bound is 989,184.
 INSTANTIATE_TEST_SUITE_P(MiniMalloc, ChallengingDecisionTest, testing::Values("B", "H", "J"));
 
+class ChallengingOptimumTest : public testing::TestWithParam<const char*> {};
+
+TEST_P(ChallengingOptimumTest, SolveReachesTheMostBytesLiveAtOnce) {
+  // The nine instances whose optimum is their lower bound
+  // (../shared/bench/minimalloc/README.md; D's and J's are open): the solve
+  // `hmo pack --algorithm tight` runs, from XLA's best fit, within its
+  // default node budget, reaches it and proves it.
+  const PackingInstance instance = ReadChallenging(GetParam());
+  ASSERT_FALSE(instance.empty());
+  absl::StatusOr<PackingResult> best_fit = PackBuffers(instance, "best-fit");
+  ASSERT_TRUE(best_fit.ok()) << best_fit.status();
+  const HeapPackingProblem problem = ToHeapPackingProblem(instance);
+  TightPackingOptions options;
+  options.node_budget = 1'000'000;
+  TightPackingReport report;
+  const std::vector<int64_t> offsets =
+      SolveTightPacking(problem, best_fit->offsets, options, &report);
+  EXPECT_TRUE(ValidatePacking(instance, offsets).ok());
+  EXPECT_GT(best_fit->height, PackingLowerBound(instance));
+  EXPECT_EQ(Height(instance, offsets), PackingLowerBound(instance)) << report.method;
+  EXPECT_TRUE(report.proven_optimal);
+}
+
+INSTANTIATE_TEST_SUITE_P(MiniMalloc, ChallengingOptimumTest,
+                         testing::Values("A", "B", "C", "E", "F", "G", "H", "I", "K"));
+
 TEST(DecideTightPackingTest, DeterministicForGivenOptions) {
   const PackingInstance instance = ReadChallenging("B");
   ASSERT_FALSE(instance.empty());
