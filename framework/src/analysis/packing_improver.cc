@@ -356,7 +356,9 @@ PackingImproverReport ImprovePacking(const HeapPackingProblem& problem,
     const auto pass_begin = Clock::now();
     int64_t height = std::numeric_limits<int64_t>::max();
     if (placement == PassPlacement::kSkyline) {
-      const int64_t allowed = std::min(skyline_work_cap, limit - work);
+      // may_pass left room for a best-fit pass, so this is positive (0 would
+      // mean no limit to PlaceBlocksOnSkyline).
+      const int64_t allowed = std::max<int64_t>(1, std::min(skyline_work_cap, limit - work));
       std::optional<SkylinePlacement> placed =
           PlaceBlocksOnSkyline(problem, order, allowed * kSkylineStepsPerWork);
       if (placed.has_value()) {
