@@ -80,8 +80,9 @@ std::optional<SkylinePlacement> PlaceBlocksOnSkyline(const HeapPackingProblem& p
   const HeapPackingProblem compressed = CompressHeapPackingTime(problem);
   int64_t steps = 1;
   for (const HeapPackingBlock& block : compressed.blocks) {
-    for (const HeapTimeInterval& lifetime : block.lifetimes)
+    for (const HeapTimeInterval& lifetime : block.lifetimes) {
       steps = std::max(steps, lifetime.end + 1);
+    }
   }
   Skyline skyline(steps);
   const auto min_offset = [&](const HeapPackingBlock& block) {
