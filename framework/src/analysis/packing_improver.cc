@@ -32,10 +32,6 @@ enum class PassPlacement {
   kSkyline,       // PlaceBlocksOnSkyline, the order breaking ties
 };
 
-// Skyline steps per work unit: a step costs about 1/32 of a best-fit
-// placement on the real instances.
-constexpr int64_t kSkylineStepsPerWork = 32;
-
 // One greedy candidate of phase 1, built only when it is run.
 struct GreedyCandidate {
   const char* name;
@@ -360,11 +356,11 @@ PackingImproverReport ImprovePacking(const HeapPackingProblem& problem,
       // mean no limit to PlaceBlocksOnSkyline).
       const int64_t allowed = std::max<int64_t>(1, std::min(skyline_work_cap, limit - work));
       std::optional<SkylinePlacement> placed =
-          PlaceBlocksOnSkyline(problem, order, allowed * kSkylineStepsPerWork);
+          PlaceBlocksOnSkyline(problem, order, allowed * kSkylineStepsPerPlacement);
       if (placed.has_value()) {
         height = placed->height;
         candidate = std::move(placed->offsets);
-        work += placed->steps / kSkylineStepsPerWork;
+        work += placed->steps / kSkylineStepsPerPlacement;
       } else {
         work += allowed;
       }

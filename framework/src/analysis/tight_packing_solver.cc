@@ -109,7 +109,9 @@ class Solver {
         if (take("greedy-" + order.name + how, offsets, height)) return;
       }
     }
-    const int64_t skyline_steps = 64 * static_cast<int64_t>(problem_.blocks.size()) + 1024;
+    // Two best-fit passes' worth.
+    const int64_t skyline_steps =
+        2 * kSkylineStepsPerPlacement * static_cast<int64_t>(problem_.blocks.size()) + 1024;
     std::optional<SkylinePlacement> placed =
         PlaceBlocksOnSkyline(problem_, SizeOrder(keys), skyline_steps);
     if (!placed.has_value()) return;

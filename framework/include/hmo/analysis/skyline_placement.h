@@ -33,6 +33,10 @@
 
 namespace hmo {
 
+// About how many looks cost as much as one best-fit placement (measured on
+// the real-world packing instances): callers size their step limits with it.
+inline constexpr int64_t kSkylineStepsPerPlacement = 32;
+
 struct SkylinePlacement {
   std::vector<int64_t> offsets;  // one per block (size-0 blocks at 0)
   int64_t height = 0;
