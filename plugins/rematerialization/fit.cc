@@ -12,8 +12,9 @@ const PassOptionBinding<MemoryLimitPassOptions>& FitPass::Binding() {
   static const PassOptionBinding<MemoryLimitPassOptions> binding = [] {
     PassOptionBinding<MemoryLimitPassOptions> binding;
     BindCommonMemoryLimitOptions(binding)
-        .Option("backend", &MemoryLimitPassOptions::backend, "cpu",
-                "the registered backend whose cost rates weigh FLOPs against host transfers")
+        .Option("backend", &MemoryLimitPassOptions::backend, "",
+                "the registered backend whose cost rates weigh FLOPs against host transfers "
+                "(empty: the pipeline's target, else cpu)")
         .Option("recompute", &MemoryLimitPassOptions::recompute, true,
                 "consider recomputing values (rematerialization)")
         .Option("offload", &MemoryLimitPassOptions::offload, true,
@@ -37,10 +38,12 @@ absl::StatusOr<std::unique_ptr<FitPass>> FitPass::Create(const PassOptions& pass
 }
 
 absl::StatusOr<MemoryFitterOptions> FitPass::FitterOptions(PassContext& context) const {
-  const RegisteredBackend* backend = context.registries().backends.Find(backend_);
+  const std::string& target = context.target_memory_model().target;
+  const std::string name = !backend_.empty() ? backend_ : !target.empty() ? target : "cpu";
+  const RegisteredBackend* backend = context.registries().backends.Find(name);
   if (backend == nullptr) {
     return absl::NotFoundError(
-        fmt::format("no backend '{}' is loaded (loaded: {})", backend_,
+        fmt::format("no backend '{}' is loaded (loaded: {})", name,
                     absl::StrJoin(context.registries().backends.Names(), ", ")));
   }
   MemoryFitterOptions options = fitter_;

@@ -168,17 +168,17 @@ std::pair<int, int64_t> GainOf(const Measure& before, const Measure& after) {
 }
 
 // `change` applied to a copy of `module` and measured with `options`;
-// nullopt when it does not apply after all (a pattern its finder let
-// through).
-absl::StatusOr<std::optional<MemoryLimitCheck>> MeasureChange(const HloModule& module,
-                                                              const Change& change, int64_t limit,
-                                                              const MemoryReportOptions& options) {
+// null when it does not apply after all (a pattern its finder let through).
+absl::StatusOr<std::unique_ptr<MemoryLimitCheck>> MeasureChange(
+    const HloModule& module, const Change& change, int64_t limit,
+    const MemoryReportOptions& options) {
   std::unique_ptr<HloModule> trial = module.Clone();
   if (const absl::Status applied = change.Apply(*trial); !applied.ok()) {
     spdlog::debug("fit: {} not applied: {}", change.ToString(), std::string(applied.message()));
-    return std::nullopt;
+    return nullptr;
   }
-  return CheckMemoryLimit(*trial, limit, options);
+  HMO_ASSIGN_OR_RETURN(MemoryLimitCheck check, CheckMemoryLimit(*trial, limit, options));
+  return std::make_unique<MemoryLimitCheck>(std::move(check));
 }
 
 // Whether `check` (a packing on a budget) may fit its limit under a
@@ -305,7 +305,9 @@ absl::StatusOr<MemoryFitMetrics> Search(HloModule& module, int64_t limit,
   metrics.ranking = ranking == Ranking::kBytes ? "bytes freed" : "bytes freed per second";
   metrics.limit = limit;
   metrics.module_flops = FlopCount(*module.entry_computation());
-  HMO_ASSIGN_OR_RETURN(MemoryLimitCheck check, CheckMemoryLimit(module, limit));
+  // The module measured as the target's executable packs it.
+  const MemoryReportOptions& full_options = options.model.assignment;
+  HMO_ASSIGN_OR_RETURN(MemoryLimitCheck check, CheckMemoryLimit(module, limit, full_options));
   metrics.device_bytes_before = check.device_bytes;
   HMO_ASSIGN_OR_RETURN(const RematerializationFloor floor,
                        ComputeRematerializationFloor(module, check.stats));
@@ -313,7 +315,7 @@ absl::StatusOr<MemoryFitMetrics> Search(HloModule& module, int64_t limit,
   metrics.floor_instruction = floor.instruction;
   metrics.floor_reason = floor.reason;
 
-  MemoryReportOptions trial_options;
+  MemoryReportOptions trial_options = full_options;
   trial_options.tight_packing.node_budget = options.trial_node_budget;
   // Below the floor nothing fits: no search, just the reasons.
   const int64_t max_steps = limit < floor.bytes ? 0 : options.max_steps;
@@ -341,7 +343,7 @@ absl::StatusOr<MemoryFitMetrics> Search(HloModule& module, int64_t limit,
         // A batch measured at once, then read in order as if measured one
         // by one (the same choice whatever the batch size).
         const size_t end = std::min(begin + batch_size, shortlist.size());
-        std::vector<absl::StatusOr<std::optional<MemoryLimitCheck>>> trials(end - begin);
+        std::vector<absl::StatusOr<std::unique_ptr<MemoryLimitCheck>>> trials(end - begin);
         const auto measure = [&](size_t i) {
           trials[i - begin] = MeasureChange(module, changes[shortlist[i]], limit, trial_options);
         };
@@ -354,9 +356,9 @@ absl::StatusOr<MemoryFitMetrics> Search(HloModule& module, int64_t limit,
         }
         for (size_t i = begin; i < end && !stop; ++i) {
           const int index = shortlist[i];
-          HMO_ASSIGN_OR_RETURN(const std::optional<MemoryLimitCheck> trial_check,
+          HMO_ASSIGN_OR_RETURN(const std::unique_ptr<MemoryLimitCheck> trial_check,
                                std::move(trials[i - begin]));
-          if (!trial_check.has_value()) continue;
+          if (trial_check == nullptr) continue;
           ++evaluated;
           const double seconds = changes[index].seconds;
           if (trial_check->fits()) {
@@ -389,7 +391,7 @@ absl::StatusOr<MemoryFitMetrics> Search(HloModule& module, int64_t limit,
     // may fit: the trial packing fits, or its lower bound does.
     HMO_ASSIGN_OR_RETURN(MemoryLimitCheck next, CheckMemoryLimit(module, limit, trial_options));
     if (MayFit(next)) {
-      HMO_ASSIGN_OR_RETURN(next, CheckMemoryLimit(module, limit));
+      HMO_ASSIGN_OR_RETURN(next, CheckMemoryLimit(module, limit, full_options));
     }
     metrics.decisions.push_back({change.kind(), change.computation(), change.ToString(),
                                  check.device_bytes, next.device_bytes, change.flops(),
@@ -403,7 +405,7 @@ absl::StatusOr<MemoryFitMetrics> Search(HloModule& module, int64_t limit,
     if (!options.evaluate && !progressed) break;
   }
   if (!metrics.decisions.empty() && !check.fits()) {
-    HMO_ASSIGN_OR_RETURN(check, CheckMemoryLimit(module, limit));
+    HMO_ASSIGN_OR_RETURN(check, CheckMemoryLimit(module, limit, full_options));
   }
   metrics.device_bytes_after = check.device_bytes;
   metrics.fits = check.fits();
@@ -413,6 +415,47 @@ absl::StatusOr<MemoryFitMetrics> Search(HloModule& module, int64_t limit,
   }
   metrics.limit_check = check.Describe();
   return metrics;
+}
+
+}  // namespace
+
+namespace {
+
+// The searches measure the module as written under the target's assignment
+// options; what its executable allocates adds the preparation's copies and
+// expanded fusions and the arena layout. That figure decides: while it is
+// over the limit although the module's own fits, search on from here with
+// the limit lowered by what the target adds, a few rounds. Leaves in
+// `metrics` the target's figure and its check.
+absl::Status FitTargetArenas(HloModule& module, int64_t limit, const MemoryFitterOptions& options,
+                             MemoryFitMetrics& metrics) {
+  constexpr int kRounds = 4;
+  HMO_ASSIGN_OR_RETURN(MemoryLimitCheck planned,
+                       CheckTargetMemoryLimit(module, limit, options.model));
+  for (int round = 0; round < kRounds && !planned.fits() && metrics.fits; ++round) {
+    // What the target adds over the searches' own measure of the module.
+    HMO_ASSIGN_OR_RETURN(const MemoryLimitCheck searched,
+                         CheckMemoryLimit(module, limit, options.model.assignment));
+    const int64_t lowered =
+        limit - std::max<int64_t>(1, planned.device_bytes - searched.device_bytes);
+    if (lowered < metrics.floor_bytes) break;
+    HMO_ASSIGN_OR_RETURN(MemoryFitMetrics more,
+                         Search(module, lowered, options, Ranking::kBytesPerSecond));
+    metrics.decisions.insert(metrics.decisions.end(), more.decisions.begin(), more.decisions.end());
+    metrics.recompute_flops += more.recompute_flops;
+    metrics.offloaded_bytes += more.offloaded_bytes;
+    metrics.cost_seconds += more.cost_seconds;
+    metrics.fits = more.fits;
+    HMO_ASSIGN_OR_RETURN(planned, CheckTargetMemoryLimit(module, limit, options.model));
+  }
+  metrics.device_bytes_after = planned.device_bytes;
+  metrics.fits = planned.fits();
+  if (!planned.fits()) {
+    HMO_ASSIGN_OR_RETURN(const std::vector<PeakSite> sites, LocatePeak(module, planned.peak_time));
+    ExplainWhyTheyStay(module, sites, options, planned);
+  }
+  metrics.limit_check = planned.Describe();
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -442,6 +485,8 @@ absl::StatusOr<MemoryFitMetrics> FitModuleToMemoryLimit(HloModule& module, int64
           {Ranking::kBytesPerSecond, false, "bytes freed per second, offload only"});
     }
   }
+  HMO_ASSIGN_OR_RETURN(const MemoryLimitCheck before,
+                       CheckTargetMemoryLimit(module, limit, options.model));
   std::unique_ptr<HloModule> original = fallbacks.empty() ? nullptr : module.Clone();
   HMO_ASSIGN_OR_RETURN(MemoryFitMetrics metrics,
                        Search(module, limit, options, Ranking::kBytesPerSecond));
@@ -459,6 +504,8 @@ absl::StatusOr<MemoryFitMetrics> FitModuleToMemoryLimit(HloModule& module, int64
     module.ReplaceContentsWith(std::move(candidate));
     metrics = std::move(result);
   }
+  HMO_RETURN_IF_ERROR(FitTargetArenas(module, limit, options, metrics));
+  metrics.device_bytes_before = before.device_bytes;
   metrics.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return metrics;
 }

@@ -40,6 +40,7 @@
 
 #include "absl/status/statusor.h"
 #include "hmo/ir/hlo_module.h"
+#include "hmo/analysis/target_memory_model.h"
 #include "hmo/plugin/backend.h"
 
 namespace hmo {
@@ -60,6 +61,10 @@ struct MemoryFitterOptions {
   int64_t threads = 1;
   bool fallback = true;
   BackendCostRates rates;
+  // The target's memory model (the pipeline's `target:`): every step is
+  // measured with its assignment options, and the result with all of it
+  // (CheckTargetMemoryLimit: the device arenas its executable allocates).
+  TargetMemoryModel model;
 };
 
 // What one fitting did.

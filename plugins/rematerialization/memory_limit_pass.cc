@@ -81,7 +81,9 @@ absl::StatusOr<bool> MemoryLimitPass::Run(HloModule& module, PassContext& contex
         "no memory limit: give the pass 'memory-limit' or the pipeline 'memory-limit:' "
         "(hmo run --memory-limit SIZE)");
   }
-  HMO_ASSIGN_OR_RETURN(const MemoryFitterOptions options, FitterOptions(context));
+  HMO_ASSIGN_OR_RETURN(MemoryFitterOptions options, FitterOptions(context));
+  // Measured as the pipeline's limit check and the executable measure.
+  options.model = context.target_memory_model();
   HMO_ASSIGN_OR_RETURN(metrics_, FitModuleToMemoryLimit(module, *limit, options));
   context.Report(metrics_.ToString());
   if (!metrics_.fits && fail_over_limit_) {

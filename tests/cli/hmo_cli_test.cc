@@ -352,6 +352,7 @@ TEST_F(HmoCliTest, DumpPipelinePrintsTheResolvedYaml) {
   EXPECT_EQ(result.out,
             "version: 1\n"
             "verify: always\n"
+            "target: cpu\n"
             "passes:\n"
             "  - pass: fixture-grow-name\n"
             "    options:\n"

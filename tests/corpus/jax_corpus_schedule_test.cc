@@ -1,8 +1,8 @@
 // The memory plan hmo's scheduler gives XLA's own optimized programs, against
-// XLA: every optimized dump of the JAX corpus, rescheduled by
-// pipelines/memory-scheduler.yaml (`hmo run`, the plugins loaded as users load
-// them), then assigned the way XLA:CPU assigns (XLA's heap, 64-byte offsets:
-// StatsEqualXlaMemoryAnalysis shows this reproduces memory_analysis() on
+// XLA: every optimized dump of the JAX corpus, rescheduled by memory-scheduler
+// ranking its candidates on what XLA would allocate (objective=module-bytes;
+// `hmo run`, the plugins loaded as users load them), then assigned the way XLA:CPU assigns (XLA's
+// heap, 64-byte offsets: StatsEqualXlaMemoryAnalysis shows this reproduces memory_analysis() on
 // XLA's own order), needs no more temp bytes than XLA's compiled program, and
 // the same argument, output and alias bytes. XLA's figure is
 // memory_analysis.json, measured by XLA, not by hmo.
@@ -32,10 +32,11 @@ TEST_P(JaxCorpusScheduleTest, TempBytesAtMostXlas) {
   const YAML::Node xla = testing::JaxCorpusMemoryAnalysis(program);
   const fs::path scheduled =
       fs::temp_directory_path() / absl::StrCat("hmo_corpus_schedule_", program, "_", ::getpid(), ".hlo");
-  const fs::path pipeline = fs::path(HMO_TEST_DATA_DIR) / ".." / "pipelines" / "memory-scheduler.yaml";
+  // Ranked on what XLA would allocate for each order (module-bytes), not on
+  // hmo's own executable (device-bytes, the default).
   const test_support::HmoCliRun hmo = test_support::RunHmoCli(absl::StrCat(
-      "run ", pipeline.string(), " ", testing::JaxCorpusDump(program, "after").string(), " -o ",
-      scheduled.string(), " -q"));
+      "run --passes='memory-scheduler{objective=module-bytes}' ",
+      testing::JaxCorpusDump(program, "after").string(), " -o ", scheduled.string(), " -q"));
   ASSERT_EQ(hmo.exit_code, 0) << hmo.err;
   auto module = ParseHloModuleFile(scheduled.string());
   fs::remove(scheduled);

@@ -8,7 +8,8 @@
 //  * printed in XLA's dump form it is the file XLA wrote, byte for byte;
 //  * the module verifies.
 // For every optimized dump (scheduled by XLA): `hmo stats`'s argument,
-// output, alias and temp bytes equal XLA's compiled.memory_analysis().
+// output, alias and temp bytes equal XLA's compiled.memory_analysis(), also
+// as `hmo stats DUMP` prints them with no flag.
 
 #include <filesystem>
 #include <fstream>
@@ -21,6 +22,7 @@
 #include "hmo/ir/hlo_printer.h"
 #include "hmo/verifier/hlo_verifier.h"
 #include "jax_corpus.h"
+#include "support/hmo_cli_runner.h"
 #include "text/hlo_test_util.h"
 #include "yaml-cpp/yaml.h"
 
@@ -105,6 +107,23 @@ TEST_P(JaxCorpusStatsTest, StatsEqualXlaMemoryAnalysis) {
   EXPECT_EQ(s.output_size_in_bytes, xla["output_size_in_bytes"].as<int64_t>()) << "output bytes";
   EXPECT_EQ(s.alias_size_in_bytes, xla["alias_size_in_bytes"].as<int64_t>()) << "alias bytes";
   EXPECT_EQ(s.temp_size_in_bytes, xla["temp_size_in_bytes"].as<int64_t>()) << "temp bytes";
+}
+
+// `hmo stats DUMP` as a user types it, no flag: the dump's file name says
+// cpu_, so the figures are the cpu target's, XLA:CPU's own.
+TEST_P(JaxCorpusStatsTest, StatsWithNoFlagEqualXlaMemoryAnalysis) {
+  const Program program = LoadProgram(GetParam());
+  const YAML::Node xla = testing::JaxCorpusMemoryAnalysis(GetParam());
+  const test_support::HmoCliRun run =
+      test_support::RunHmoCli("stats --format json " + DumpPath(program, "after").string());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const YAML::Node report = YAML::Load(run.out);
+  const YAML::Node s = report["stats"];
+  for (const char* figure : {"argument_size_in_bytes", "output_size_in_bytes",
+                             "alias_size_in_bytes", "temp_size_in_bytes"}) {
+    EXPECT_EQ(s[figure].as<int64_t>(), xla[figure].as<int64_t>()) << figure;
+  }
+  EXPECT_EQ(report["target"]["name"].as<std::string>(), "cpu");
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, JaxCorpusStatsTest, ::testing::ValuesIn(ProgramNames()),

@@ -49,8 +49,7 @@ class EvaluatingBackend : public Backend {
  public:
   explicit EvaluatingBackend(bool corrupt = false) : corrupt_(corrupt) {}
   std::string_view name() const override { return "evaluating"; }
-  int64_t BufferSizeBytes(const Shape& shape) const override { return ShapeUtil::ByteSizeOf(shape); }
-  int64_t BufferAlignment() const override { return 64; }
+  TargetMemoryModel MemoryModel() const override { return {}; }
   bool CanExecute() const override { return true; }
   absl::StatusOr<std::unique_ptr<Executable>> Compile(const HloModule& module,
                                                       const CompileOptions&) const override {
@@ -64,8 +63,7 @@ class EvaluatingBackend : public Backend {
 class DescriptionOnlyBackend : public Backend {
  public:
   std::string_view name() const override { return "description"; }
-  int64_t BufferSizeBytes(const Shape& shape) const override { return ShapeUtil::ByteSizeOf(shape); }
-  int64_t BufferAlignment() const override { return 64; }
+  TargetMemoryModel MemoryModel() const override { return {}; }
 };
 
 constexpr char kModule[] = R"(

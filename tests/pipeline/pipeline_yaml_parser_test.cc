@@ -93,7 +93,7 @@ TEST(PipelineYamlParserTest, MemoryLimitInBytesOrBinaryUnits) {
 TEST(PipelineYamlParserTest, UnknownTopLevelKeyWithSuggestionAndCaret) {
   EXPECT_EQ(ErrorOf("version: 1\nverfy: always\npasses: [a]\n"),
             "p.yaml:2:1: error: unknown key 'verfy' at the top level (did you mean 'verify'?); "
-            "expected one of: version, plugins, verify, dump, memory-limit, passes\n"
+            "expected one of: version, plugins, verify, dump, memory-limit, target, passes\n"
             "verfy: always\n"
             "^");
 }

@@ -85,7 +85,7 @@ TEST(PluginLoaderTest, PluginProvidedBackendsAndAnalysesWorkAcrossTheBoundary) {
   EXPECT_THAT(plugin.analyses, ElementsAre("fixture-instruction-count"));
   const RegisteredBackend* backend = host.registries().backends.Find("fixture-backend");
   ASSERT_NE(backend, nullptr);
-  EXPECT_EQ(backend->registration.backend->BufferAlignment(), 64);
+  EXPECT_EQ(backend->registration.backend->MemoryModel().assignment.alignment, 64);
 
   auto module = ParseHloModule(
       "HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n  ROOT n = f32[2] negate(p)\n}\n");

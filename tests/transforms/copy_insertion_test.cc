@@ -260,5 +260,125 @@ TEST(CopyInsertionTest, LoopLeavesGetSeparateBuffersAfterCopies) {
   EXPECT_FALSE(*a.begin() == *b.begin());
 }
 
+// A loop that doubles its second leaf; `init` is given by the test.
+std::string DoublingLoop(const std::string& entry) {
+  return R"(
+HloModule doubling, is_scheduled=true
+
+body {
+  p = (s32[], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  one = s32[] constant(1)
+  next = s32[] add(i, one)
+  a = f32[4] get-tuple-element(p), index=1
+  twice = f32[4] add(a, a)
+  ROOT t = (s32[], f32[4]) tuple(next, twice)
+}
+
+cond {
+  p = (s32[], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  three = s32[] constant(3)
+  ROOT lt = pred[] compare(i, three), direction=LT
+}
+)" + entry;
+}
+
+// The init operand of the loop's leaf `leaf`, through its tuple.
+const HloInstruction* InitLeaf(const HloModule& module, int64_t leaf) {
+  const HloInstruction* loop = module.entry_computation()->GetInstructionWithName("w");
+  return loop->operand(0)->operand(leaf);
+}
+
+TEST(CopyInsertionTest, ScheduledLoopUpdatesADeadInitInPlace) {
+  // `x2` is read by nothing after the loop starts: the loop's state can live
+  // in its buffer (XLA's in-place loop), so its init copy goes again.
+  std::unique_ptr<HloModule> module = ParseTestModule(DoublingLoop(R"(
+ENTRY e {
+  zero = s32[] constant(0)
+  x = f32[4] parameter(0)
+  x2 = f32[4] multiply(x, x)
+  init = (s32[], f32[4]) tuple(zero, x2)
+  w = (s32[], f32[4]) while(init), condition=cond, body=body
+  ROOT r = f32[4] get-tuple-element(w), index=1
+}
+)"));
+  ASSERT_TRUE(CopyInsertion::AddCopies(*module).ok());
+  EXPECT_TRUE(VerifyHloModule(*module).ok());
+  EXPECT_EQ(InitLeaf(*module, 1)->name(), "x2");
+  // The constant counter stays copied: read-only data is never loop state.
+  EXPECT_EQ(InitLeaf(*module, 0)->opcode(), HloOpcode::kCopy);
+  EXPECT_TRUE(module->schedule().Verify().ok());
+}
+
+TEST(CopyInsertionTest, InitReadAfterTheLoopStaysCopied) {
+  // `x2` is read after the loop: the loop must not overwrite it.
+  std::unique_ptr<HloModule> module = ParseTestModule(DoublingLoop(R"(
+ENTRY e {
+  zero = s32[] constant(0)
+  x = f32[4] parameter(0)
+  x2 = f32[4] multiply(x, x)
+  init = (s32[], f32[4]) tuple(zero, x2)
+  w = (s32[], f32[4]) while(init), condition=cond, body=body
+  r = f32[4] get-tuple-element(w), index=1
+  ROOT sum = f32[4] add(r, x2)
+}
+)"));
+  ASSERT_TRUE(CopyInsertion::AddCopies(*module).ok());
+  const HloInstruction* leaf = InitLeaf(*module, 1);
+  ASSERT_EQ(leaf->opcode(), HloOpcode::kCopy);
+  EXPECT_EQ(leaf->operand(0)->name(), "x2");
+}
+
+TEST(CopyInsertionTest, ParameterInitOfAWrittenLeafStaysCopied) {
+  // An entry parameter is the caller's: a loop that writes the leaf works on
+  // a copy.
+  std::unique_ptr<HloModule> module = ParseTestModule(DoublingLoop(R"(
+ENTRY e {
+  zero = s32[] constant(0)
+  x = f32[4] parameter(0)
+  init = (s32[], f32[4]) tuple(zero, x)
+  w = (s32[], f32[4]) while(init), condition=cond, body=body
+  ROOT r = f32[4] get-tuple-element(w), index=1
+}
+)"));
+  ASSERT_TRUE(CopyInsertion::AddCopies(*module).ok());
+  EXPECT_EQ(InitLeaf(*module, 1)->opcode(), HloOpcode::kCopy);
+}
+
+TEST(CopyInsertionTest, PassThroughInitLeafIsNotCopied) {
+  // The body only reads leaf 1: its state stays in the parameter's buffer.
+  std::unique_ptr<HloModule> module = ParseTestModule(R"(
+HloModule read_only_state
+
+body {
+  p = (s32[], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  w = f32[4] get-tuple-element(p), index=1
+  one = s32[] constant(1)
+  next = s32[] add(i, one)
+  ROOT t = (s32[], f32[4]) tuple(next, w)
+}
+
+cond {
+  p = (s32[], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  three = s32[] constant(3)
+  ROOT lt = pred[] compare(i, three), direction=LT
+}
+
+ENTRY e {
+  zero = s32[] constant(0)
+  x = f32[4] parameter(0)
+  init = (s32[], f32[4]) tuple(zero, x)
+  w = (s32[], f32[4]) while(init), condition=cond, body=body
+  ROOT r = f32[4] get-tuple-element(w), index=1
+}
+)");
+  ASSERT_TRUE(CopyInsertion::AddCopies(*module).ok());
+  EXPECT_EQ(InitLeaf(*module, 1)->name(), "x");
+  EXPECT_EQ(CountOpcode(*module->entry_computation(), HloOpcode::kCopy), 1);  // the counter
+}
+
 }  // namespace
 }  // namespace hmo

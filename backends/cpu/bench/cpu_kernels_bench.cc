@@ -67,7 +67,7 @@ struct OwnBuffers {
     for (const CpuExecutable::Placement& placement : executable.placements()) {
       char* address = nullptr;
       if (placement.offset >= 0) {
-        char* base = arenas[placement.color].data();
+        char* base = arenas[placement.arena].data();
         base += (kCpuBufferAlignment - reinterpret_cast<uintptr_t>(base) % kCpuBufferAlignment) %
                 kCpuBufferAlignment;
         address = base + placement.offset;

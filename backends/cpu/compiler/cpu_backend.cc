@@ -1,15 +1,10 @@
 #include "cpu/compiler/cpu_backend.h"
 
 #include "cpu/compiler/cpu_compiler.h"
-#include "hmo/ir/shape.h"
 
 namespace hmo::cpu {
 
-int64_t CpuBackend::BufferSizeBytes(const Shape& shape) const {
-  return ShapeUtil::ByteSizeOf(shape, /*pointer_size=*/8);
-}
-
-int64_t CpuBackend::BufferAlignment() const { return kCpuBufferAlignment; }
+TargetMemoryModel CpuBackend::MemoryModel() const { return CpuMemoryModel(); }
 
 absl::StatusOr<std::unique_ptr<Executable>> CpuBackend::Compile(
     const HloModule& module, const CompileOptions& options) const {

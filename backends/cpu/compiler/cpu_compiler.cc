@@ -9,9 +9,8 @@
 #include "cpu/codegen/module_emitter.h"
 #include "fmt/format.h"
 #include "hmo/analysis/buffer_plan_checker.h"
-#include "hmo/analysis/heap_simulator.h"
 #include "hmo/base/status_macros.h"
-#include "hmo/transforms/execution_preparation.h"
+#include "hmo/codegen/emitted_memory_model.h"
 #include "hmo/codegen/jit/cpu_jit.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/raw_ostream.h"
@@ -56,31 +55,27 @@ absl::Status DumpIr(const llvm::Module& module, const std::string& path) {
 
 }  // namespace
 
+TargetMemoryModel CpuMemoryModel() {
+  TargetMemoryModel model = codegen::EmittedMemoryModel("cpu", kCpuBufferAlignment);
+  // Constants are read from the code's read-only data and thread-local
+  // values (reducers, comparators) live in registers: neither takes arena
+  // bytes.
+  model.arenas_hold_constants = false;
+  model.arenas_hold_thread_locals = false;
+  return model;
+}
+
 absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileForCpu(const HloModule& module,
                                                              const CpuCompileOptions& options) {
   const auto start = std::chrono::steady_clock::now();
-  ExecutionPreparationOptions preparation;
-  preparation.expand_fusion = [](const HloInstruction& fusion) {
-    return !codegen::IsLoopFusionEmittable(fusion);
-  };
-  HMO_ASSIGN_OR_RETURN(std::unique_ptr<HloModule> owned, CloneForExecution(module, preparation));
-  const HloModule& scheduled = *owned;
-
-  BufferAssigner::Options assigner_options;
-  assigner_options.heap_algorithm = options.heap_algorithm;
-  // Every constant gets a slice (filled from its read-only global when it is
-  // defined), so constants can flow through tuples, loops and calls like
-  // any other value.
-  assigner_options.allocate_buffers_for_constants = true;
-  HMO_ASSIGN_OR_RETURN(
-      std::unique_ptr<BufferAssignment> assignment,
-      BufferAssigner::Run(&scheduled, scheduled.schedule(), ByteSizeOfValue(/*pointer_size=*/8),
-                          [](int64_t) { return kCpuBufferAlignment; }, assigner_options));
+  HMO_ASSIGN_OR_RETURN(TargetMemoryPlan plan, PlanTargetMemory(module, CpuMemoryModel()));
+  const HloModule& scheduled = *plan.module;
+  const BufferAssignment& assignment = *plan.assignment;
   // A plan that overwrites a value before its last read would run and give
   // wrong results: refuse it.
-  HMO_RETURN_IF_ERROR(CheckBufferPlan(*assignment));
+  HMO_RETURN_IF_ERROR(CheckBufferPlan(assignment));
 
-  HMO_ASSIGN_OR_RETURN(EmittedModule emitted, EmitModule(scheduled, *assignment, CodegenOptions{}));
+  HMO_ASSIGN_OR_RETURN(EmittedModule emitted, EmitModule(scheduled, assignment, CodegenOptions{}));
   if (!options.dump_ir_to.empty()) {
     HMO_RETURN_IF_ERROR(DumpIr(*emitted.module, options.dump_ir_to));
   }
@@ -93,7 +88,7 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileForCpu(const HloModule& mo
       codegen::CpuJit::Compile(std::move(emitted.context), std::move(emitted.module), jit_options));
   HMO_ASSIGN_OR_RETURN(void* entry, jit->Lookup(entry_name));
   HMO_ASSIGN_OR_RETURN(std::vector<char*> constant_addresses,
-                       ConstantAllocationAddresses(*assignment, *jit));
+                       ConstantAllocationAddresses(assignment, *jit));
 
   ExecutableStats stats;
   stats.code_bytes = jit->section_sizes().code_bytes;
@@ -102,9 +97,7 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileForCpu(const HloModule& mo
   stats.kernel_count = emitted.kernel_count;
   stats.compile_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const HloModule& executable_module = scheduled;
-  return std::make_unique<CpuExecutable>(std::move(owned), executable_module,
-                                         std::move(assignment), std::move(jit),
+  return std::make_unique<CpuExecutable>(std::move(plan), std::move(jit),
                                          reinterpret_cast<CpuEntryFunction>(entry),
                                          std::move(stats), std::move(constant_addresses));
 }

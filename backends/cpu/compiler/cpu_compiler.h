@@ -2,12 +2,11 @@
 #define HMO_BACKENDS_CPU_COMPILER_CPU_COMPILER_H_
 
 // CompileForCpu: the CPU backend's compilation driver (XLA's CpuCompiler):
-//   1. on a private clone of the module: copy-insertion (the copies that
-//      make while/conditional buffers interference-free), and a schedule:
-//      the module's own, completed with post-order sequences for
-//      computations it lacks;
-//   2. buffer assignment under that schedule (64-byte aligned, one color per
-//      memory space);
+//   1-2. the module planned under CpuMemoryModel (PlanTargetMemory): on a
+//      private clone, fusions the loop-fusion emitter cannot emit expanded,
+//      copy-insertion and a complete schedule; buffer assignment (64-byte
+//      aligned, XLA's temp heap) and the arena layout, the
+//      plan checked (buffer_plan_checker.h);
 //   3. LLVM IR for every computation (codegen/module_emitter.h);
 //   4. ORC JIT into one contiguous reservation (jit/cpu_jit.h);
 // and returns a CpuExecutable that runs the entry function on arenas sized
@@ -19,6 +18,7 @@
 #include "absl/status/statusor.h"
 #include "cpu/compiler/cpu_executable.h"
 #include "hmo/analysis/buffer_assignment.h"
+#include "hmo/analysis/target_memory_model.h"
 #include "hmo/ir/hlo_module.h"
 
 namespace hmo::cpu {
@@ -27,11 +27,13 @@ namespace hmo::cpu {
 // vectorized kernels assume of their base pointers).
 inline constexpr int64_t kCpuBufferAlignment = 64;
 
+// The "cpu" target's memory model: what every memory measure of a pipeline
+// targeting the CPU uses and what CompileForCpu plans with.
+TargetMemoryModel CpuMemoryModel();
+
 struct CpuCompileOptions {
   // LLVM optimization level (0-3).
   int opt_level = 2;
-  // Which heap algorithm packs the temp buffers.
-  TempHeapAlgorithm heap_algorithm = TempHeapAlgorithm::kXla;
   // When not empty, the optimized-before LLVM IR is written to this file.
   std::string dump_ir_to;
 };

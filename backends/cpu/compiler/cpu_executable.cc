@@ -16,10 +16,6 @@
 namespace hmo::cpu {
 namespace {
 
-int64_t AlignUp(int64_t value, int64_t alignment) {
-  return (value + alignment - 1) / alignment * alignment;
-}
-
 // One anonymous, private mapping; untouched pages cost no resident memory.
 class Arena {
  public:
@@ -68,41 +64,30 @@ absl::StatusOr<BufferAssignment::Slice> UniqueSlice(const BufferAssignment& assi
 
 }  // namespace
 
-CpuExecutable::CpuExecutable(std::unique_ptr<HloModule> owned_module, const HloModule& module,
-                             std::unique_ptr<BufferAssignment> assignment,
-                             std::unique_ptr<codegen::CpuJit> jit, CpuEntryFunction entry,
-                             ExecutableStats stats, std::vector<char*> constant_addresses)
-    : owned_module_(std::move(owned_module)),
-      module_(module),
-      assignment_(std::move(assignment)),
-      jit_(std::move(jit)),
-      entry_(entry),
-      stats_(std::move(stats)) {
-  // Allocations in index order, each aligned inside its color's arena.
-  // Thread-local allocations get no memory: generated code keeps the values
-  // of the computations they belong to (reducers, comparators) in registers.
-  std::map<int64_t, int64_t> arena_end;
-  for (const BufferAllocation& allocation : assignment_->Allocations()) {
+CpuExecutable::CpuExecutable(TargetMemoryPlan plan, std::unique_ptr<codegen::CpuJit> jit,
+                             CpuEntryFunction entry, ExecutableStats stats,
+                             std::vector<char*> constant_addresses)
+    : plan_(std::move(plan)), jit_(std::move(jit)), entry_(entry), stats_(std::move(stats)) {
+  // The plan's arenas, byte for byte: what the pipeline measured is what runs.
+  for (size_t i = 0; i < plan_.arenas.placements.size(); ++i) {
+    const ArenaLayout::Placement& planned = plan_.arenas.placements[i];
     Placement placement;
-    placement.color = allocation.color();
-    const size_t index = static_cast<size_t>(allocation.index());
-    if (index < constant_addresses.size() && constant_addresses[index] != nullptr) {
-      placement.fixed_address = constant_addresses[index];
-    } else if (!allocation.is_thread_local() && !allocation.is_constant()) {
-      int64_t& end = arena_end[allocation.color()];
-      placement.offset = AlignUp(end, kCpuBufferAlignment);
-      end = placement.offset + allocation.size();
+    if (i < constant_addresses.size() && constant_addresses[i] != nullptr) {
+      placement.fixed_address = constant_addresses[i];
+    } else if (planned.arena >= 0) {
+      placement.arena = planned.arena;
+      placement.offset = planned.offset;
     }
     placements_.push_back(placement);
   }
-  for (const auto& [color, end] : arena_end) stats_.arena_bytes[color] = end;
+  stats_.arena_bytes = plan_.arenas.arena_bytes;
 }
 
 absl::Status CpuExecutable::CheckArguments(absl::Span<const Literal> arguments) const {
-  const HloComputation* entry = module_.entry_computation();
+  const HloComputation* entry = module().entry_computation();
   if (static_cast<int64_t>(arguments.size()) != entry->num_parameters()) {
     return absl::InvalidArgumentError(fmt::format("module '{}' takes {} arguments, got {}",
-                                                  module_.name(), entry->num_parameters(),
+                                                  module().name(), entry->num_parameters(),
                                                   arguments.size()));
   }
   for (int64_t i = 0; i < entry->num_parameters(); ++i) {
@@ -135,7 +120,7 @@ absl::StatusOr<Literal> CpuExecutable::Execute(absl::Span<const Literal> argumen
     if (placements_[i].fixed_address != nullptr) {
       buffer_table[i] = placements_[i].fixed_address;
     } else if (placements_[i].offset >= 0) {
-      buffer_table[i] = arenas[placements_[i].color].base() + placements_[i].offset;
+      buffer_table[i] = arenas[placements_[i].arena].base() + placements_[i].offset;
     }
   }
   auto address = [&](const BufferAssignment::Slice& slice) {
@@ -143,7 +128,7 @@ absl::StatusOr<Literal> CpuExecutable::Execute(absl::Span<const Literal> argumen
   };
 
   // Arguments: every array leaf of every entry parameter.
-  const HloComputation* entry = module_.entry_computation();
+  const HloComputation* entry = module().entry_computation();
   for (int64_t p = 0; p < entry->num_parameters(); ++p) {
     const HloInstruction* parameter = entry->parameter_instruction(p);
     absl::Status status = ShapeUtil::ForEachSubshapeWithStatus(
@@ -152,7 +137,7 @@ absl::StatusOr<Literal> CpuExecutable::Execute(absl::Span<const Literal> argumen
           const Literal* leaf = &arguments[p];
           for (int64_t i : index) leaf = &leaf->tuple_elements()[i];
           HMO_ASSIGN_OR_RETURN(BufferAssignment::Slice slice,
-                               UniqueSlice(*assignment_, parameter, index));
+                               UniqueSlice(*plan_.assignment, parameter, index));
           return codegen::CopyLiteralToBuffer(*leaf, subshape, address(slice));
         });
     HMO_RETURN_IF_ERROR(status);
@@ -177,7 +162,8 @@ absl::StatusOr<Literal> CpuExecutable::Execute(absl::Span<const Literal> argumen
       return Literal::MakeTuple(std::move(elements));
     }
     if (!shape.IsArray()) return Literal(shape);
-    HMO_ASSIGN_OR_RETURN(BufferAssignment::Slice slice, UniqueSlice(*assignment_, root, index));
+    HMO_ASSIGN_OR_RETURN(BufferAssignment::Slice slice,
+                         UniqueSlice(*plan_.assignment, root, index));
     return codegen::LiteralFromBuffer(shape, address(slice));
   };
   HMO_ASSIGN_OR_RETURN(Literal result, read(root->shape(), {}));

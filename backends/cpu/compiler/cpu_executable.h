@@ -2,9 +2,10 @@
 #define HMO_BACKENDS_CPU_COMPILER_CPU_EXECUTABLE_H_
 
 // CpuExecutable: a JIT-compiled module and the memory plan it runs on.
-// Each Execute maps one arena per memory space (color), places every
-// allocation of the buffer assignment at its aligned offset inside its
-// arena, builds the buffer table (allocation index -> address), copies the
+// Each Execute maps the arenas of the plan (PlanTargetMemory under the CPU
+// model: one device arena, one for host memory S(5)), places every
+// allocation of the buffer assignment where the plan's ArenaLayout says,
+// builds the buffer table (allocation index -> address), copies the
 // arguments into the entry-parameter allocations (converting row-major
 // literals to the parameters' layouts), calls the entry function and reads
 // the results from the root's slices. Arenas are fresh anonymous mappings,
@@ -16,6 +17,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "hmo/analysis/buffer_assignment.h"
+#include "hmo/analysis/target_memory_model.h"
 #include "hmo/plugin/executable.h"
 #include "hmo/ir/hlo_module.h"
 #include "hmo/codegen/jit/cpu_jit.h"
@@ -27,32 +29,29 @@ using CpuEntryFunction = void (*)(char** buffer_table);
 
 class CpuExecutable : public Executable {
  public:
-  // `owned_module` is null when `module` is the caller's (which must then
-  // outlive the executable); else it is `module`.
+  // `plan` is the module as compiled, its assignment and its arenas.
   // `constant_addresses[i]` is the global of allocation i when it is a
   // constant allocation (null otherwise).
-  CpuExecutable(std::unique_ptr<HloModule> owned_module, const HloModule& module,
-                std::unique_ptr<BufferAssignment> assignment, std::unique_ptr<codegen::CpuJit> jit,
-                CpuEntryFunction entry, ExecutableStats stats,
-                std::vector<char*> constant_addresses);
+  CpuExecutable(TargetMemoryPlan plan, std::unique_ptr<codegen::CpuJit> jit, CpuEntryFunction entry,
+                ExecutableStats stats, std::vector<char*> constant_addresses);
 
   absl::StatusOr<Literal> Execute(absl::Span<const Literal> arguments,
                                   ExecutionProfile* profile) override;
   const ExecutableStats& stats() const override { return stats_; }
 
-  const BufferAssignment& assignment() const { return *assignment_; }
+  const BufferAssignment& assignment() const { return *plan_.assignment; }
   // The generated entry point, for callers that lay out their own buffer
   // table (benchmarks timing the kernels alone).
   CpuEntryFunction entry() const { return entry_; }
-  const HloModule& module() const { return module_; }
+  const HloModule& module() const { return *plan_.module; }
 
-  // Where each allocation lives: its color and offset inside that color's
-  // arena; or `fixed_address` for a constant allocation (the read-only
-  // global the JIT holds); neither for thread-local allocations and unused
-  // constant ones, whose values generated code keeps in registers or on the
-  // stack.
+  // Where each allocation lives: its arena (ArenaLayout's: 0 device, 5 host)
+  // and offset inside it; or `fixed_address` for a constant allocation (the
+  // read-only global the JIT holds); neither for thread-local allocations
+  // and unused constant ones, whose values generated code keeps in
+  // registers or on the stack.
   struct Placement {
-    int64_t color = 0;
+    int64_t arena = 0;
     int64_t offset = -1;
     char* fixed_address = nullptr;
   };
@@ -61,9 +60,7 @@ class CpuExecutable : public Executable {
  private:
   absl::Status CheckArguments(absl::Span<const Literal> arguments) const;
 
-  std::unique_ptr<HloModule> owned_module_;
-  const HloModule& module_;
-  std::unique_ptr<BufferAssignment> assignment_;
+  TargetMemoryPlan plan_;
   std::unique_ptr<codegen::CpuJit> jit_;
   CpuEntryFunction entry_;
   ExecutableStats stats_;

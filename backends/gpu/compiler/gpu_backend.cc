@@ -2,15 +2,10 @@
 
 #include "gpu/compiler/gpu_compiler.h"
 #include "gpu/compiler/gpu_module_preparation.h"
-#include "hmo/ir/shape.h"
 
 namespace hmo::gpu {
 
-int64_t GpuBackend::BufferSizeBytes(const Shape& shape) const {
-  return ShapeUtil::ByteSizeOf(shape, /*pointer_size=*/8);
-}
-
-int64_t GpuBackend::BufferAlignment() const { return kGpuBufferAlignment; }
+TargetMemoryModel GpuBackend::MemoryModel() const { return GpuMemoryModel(std::string(name())); }
 
 absl::StatusOr<std::unique_ptr<Executable>> GpuBackend::Compile(const HloModule& module,
                                                                 const CompileOptions& options) const {

@@ -19,8 +19,7 @@ class GpuBackend : public Backend {
   std::string_view name() const override {
     return device_ == GpuDeviceKind::kCuda ? "gpu" : "gpu-emulated";
   }
-  int64_t BufferSizeBytes(const Shape& shape) const override;
-  int64_t BufferAlignment() const override;
+  TargetMemoryModel MemoryModel() const override;
   // A data-center GPU (fp32 without tensor cores, HBM3, PCIe 5 x16 to
   // pinned host memory); the emulation describes the same target.
   BackendCostRates CostRates() const override { return {5e13, 4.8e12, 5e10}; }

@@ -29,9 +29,7 @@ absl::StatusOr<std::unique_ptr<GpuExecutable>> CompileForGpu(const HloModule& mo
   ExecutableStats stats;
   stats.code_bytes = static_cast<int64_t>(kernels.ptx.size());  // PTX text; the driver compiles it at load
   stats.kernel_count = static_cast<int64_t>(kernels.kernels.size());
-  for (const BufferAllocation& allocation : prepared.assignment->Allocations()) {
-    stats.arena_bytes[allocation.color()] += RoundUpToAlignment(allocation.size());
-  }
+  stats.arena_bytes = prepared.arenas.arena_bytes;
   std::unique_ptr<GpuDeviceRuntime> runtime;
   GpuReplicaRuntimeFactory replica_runtimes;  // null: CUDA device r
   if (options.device == GpuDeviceKind::kHostEmulation) {

@@ -15,10 +15,6 @@
 
 namespace hmo::gpu {
 
-int64_t RoundUpToAlignment(int64_t bytes) {
-  return (bytes + kGpuBufferAlignment - 1) / kGpuBufferAlignment * kGpuBufferAlignment;
-}
-
 struct GpuExecutable::DeviceState {
   GpuDeviceRuntime* runtime = nullptr;
   char* device_arena = nullptr;
@@ -251,19 +247,7 @@ GpuExecutable::GpuExecutable(PreparedGpuModule prepared, GpuKernelModule kernels
       plan_(std::move(plan)),
       stats_(std::move(stats)),
       runtime_(std::move(runtime)),
-      replica_runtime_factory_(std::move(replica_runtimes)) {
-  // Two arenas: pinned host memory for S(5), device memory for every other
-  // memory space (their allocations follow each other in it).
-  int64_t next_device = 0, next_host = 0;
-  for (const BufferAllocation& allocation : prepared_.assignment->Allocations()) {
-    Placement placement;
-    placement.color = allocation.color();
-    int64_t& next = allocation.color() == kHostMemorySpace ? next_host : next_device;
-    placement.offset = next;
-    next += RoundUpToAlignment(allocation.size());
-    placements_.push_back(placement);
-  }
-}
+      replica_runtime_factory_(std::move(replica_runtimes)) {}
 
 GpuExecutable::~GpuExecutable() {
   // The state's collectives may use the runtime's streams.
@@ -321,22 +305,20 @@ absl::StatusOr<std::unique_ptr<GpuExecutable::DeviceState>> GpuExecutable::Creat
   state->runtime = &runtime;
   HMO_RETURN_IF_ERROR(runtime.LoadKernels(kernels_));
 
-  // Arenas: S(5) in pinned host memory, everything else on the device.
-  int64_t device_bytes = 0, host_bytes = 0;
-  const auto& allocations = prepared_.assignment->Allocations();
-  for (size_t i = 0; i < allocations.size(); ++i) {
-    int64_t& total = placements_[i].color == kHostMemorySpace ? host_bytes : device_bytes;
-    total = std::max(total, placements_[i].offset + RoundUpToAlignment(allocations[i].size()));
-  }
+  // The plan's arenas (GpuMemoryModel: two arenas, pinned host memory for
+  // S(5) and device memory for every other memory space).
+  const int64_t device_bytes = prepared_.arenas.device_bytes();
+  const int64_t host_bytes = prepared_.arenas.host_bytes();
+  const std::vector<Placement>& placements = prepared_.arenas.placements;
   if (device_bytes > 0) {
     HMO_ASSIGN_OR_RETURN(state->device_arena, runtime.AllocateDevice(device_bytes));
   }
   if (host_bytes > 0) {
     HMO_ASSIGN_OR_RETURN(state->host_arena, runtime.AllocatePinnedHost(host_bytes));
   }
-  for (size_t i = 0; i < allocations.size(); ++i) {
-    char* base = placements_[i].color == kHostMemorySpace ? state->host_arena : state->device_arena;
-    state->table.push_back(base == nullptr ? nullptr : base + placements_[i].offset);
+  for (size_t i = 0; i < placements.size(); ++i) {
+    char* base = placements[i].arena == kHostMemorySpace ? state->host_arena : state->device_arena;
+    state->table.push_back(base == nullptr ? nullptr : base + placements[i].offset);
   }
   if (!state->table.empty()) {
     const int64_t table_bytes = static_cast<int64_t>(state->table.size() * sizeof(char*));

@@ -49,9 +49,6 @@
 
 namespace hmo::gpu {
 
-// `bytes` rounded up to kGpuBufferAlignment.
-int64_t RoundUpToAlignment(int64_t bytes);
-
 // Makes the runtime of replica `replica` (called on the thread of
 // ExecuteReplicated, once per replica).
 using GpuReplicaRuntimeFactory = std::function<absl::StatusOr<std::unique_ptr<GpuDeviceRuntime>>(int replica)>;
@@ -91,13 +88,11 @@ class GpuExecutable : public Executable {
   const GpuKernelModule& kernels() const { return kernels_; }
   const ThunkPlan& plan() const { return plan_; }
 
-  // Where each allocation lives: its memory space, and its offset inside the
-  // pinned host arena (space 5) or the device arena (every other space).
-  struct Placement {
-    int64_t color = 0;
-    int64_t offset = 0;
-  };
-  const std::vector<Placement>& placements() const { return placements_; }
+  // Where each allocation lives (the plan's ArenaLayout): its offset inside
+  // the pinned host arena (arena 5) or the device arena (arena 0, every
+  // other memory space).
+  using Placement = ArenaLayout::Placement;
+  const std::vector<Placement>& placements() const { return prepared_.arenas.placements; }
 
   // The runtime, arenas and buffer table, created by the first Execute;
   // opaque outside gpu_executable.cc.
@@ -120,7 +115,6 @@ class GpuExecutable : public Executable {
   GpuKernelModule kernels_;
   ThunkPlan plan_;
   ExecutableStats stats_;
-  std::vector<Placement> placements_;
   std::unique_ptr<GpuDeviceRuntime> runtime_;
   std::unique_ptr<DeviceState> device_;
   // ExecuteReplicated: how replica runtimes are made (null: CUDA device r),

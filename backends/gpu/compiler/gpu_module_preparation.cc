@@ -2,30 +2,23 @@
 
 #include <utility>
 
-#include "hmo/codegen/fusion_emitter.h"
 #include "hmo/analysis/buffer_plan_checker.h"
-#include "hmo/analysis/heap_simulator.h"
 #include "hmo/base/status_macros.h"
-#include "hmo/transforms/execution_preparation.h"
+#include "hmo/codegen/emitted_memory_model.h"
 
 namespace hmo::gpu {
 
-absl::StatusOr<PreparedGpuModule> PrepareGpuModule(const HloModule& module) {
-  PreparedGpuModule prepared;
-  ExecutionPreparationOptions preparation;
-  // The loop-fusion emitter is shared with the CPU backend; other fusions
-  // run one kernel per fused instruction.
-  preparation.expand_fusion = [](const HloInstruction& fusion) {
-    return !codegen::IsLoopFusionEmittable(fusion);
-  };
-  HMO_ASSIGN_OR_RETURN(prepared.module, CloneForExecution(module, preparation));
-  HloModule& clone = *prepared.module;
+TargetMemoryModel GpuMemoryModel(std::string target) {
+  TargetMemoryModel model = codegen::EmittedMemoryModel(std::move(target), kGpuBufferAlignment);
+  // Constants are uploaded into the device arena once; thread-local values
+  // get their slices there too.
+  model.arenas_hold_constants = true;
+  model.arenas_hold_thread_locals = true;
+  return model;
+}
 
-  BufferAssigner::Options options;
-  options.allocate_buffers_for_constants = true;
-  HMO_ASSIGN_OR_RETURN(prepared.assignment,
-                       BufferAssigner::Run(&clone, clone.schedule(), ByteSizeOfValue(/*pointer_size=*/8),
-                                           [](int64_t) { return kGpuBufferAlignment; }, options));
+absl::StatusOr<PreparedGpuModule> PrepareGpuModule(const HloModule& module) {
+  HMO_ASSIGN_OR_RETURN(PreparedGpuModule prepared, PlanTargetMemory(module, GpuMemoryModel("gpu")));
   HMO_RETURN_IF_ERROR(CheckBufferPlan(*prepared.assignment));
   return prepared;
 }

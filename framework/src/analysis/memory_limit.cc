@@ -34,11 +34,9 @@ std::string ReasonFor(const MemoryReportAllocation& allocation,
   return "temporary: nothing in the pipeline rematerializes it or moves it to the host";
 }
 
-}  // namespace
-
-absl::StatusOr<MemoryLimitCheck> CheckMemoryLimit(const HloModule& module, int64_t limit,
-                                                  const MemoryReportOptions& options) {
-  HMO_ASSIGN_OR_RETURN(MemoryReport report, BuildMemoryReport(module, options));
+// The check on `report`, an assignment of `module` (or of a clone with the
+// same names).
+MemoryLimitCheck CheckReport(const HloModule& module, const MemoryReport& report, int64_t limit) {
   MemoryLimitCheck check;
   check.limit = limit;
   check.stats = report.stats;
@@ -142,12 +140,47 @@ absl::StatusOr<MemoryLimitCheck> CheckMemoryLimit(const HloModule& module, int64
   return check;
 }
 
+}  // namespace
+
+absl::StatusOr<MemoryLimitCheck> CheckMemoryLimit(const HloModule& module, int64_t limit,
+                                                  const MemoryReportOptions& options) {
+  HMO_ASSIGN_OR_RETURN(const MemoryReport report, BuildMemoryReport(module, options));
+  return CheckReport(module, report, limit);
+}
+
+absl::StatusOr<MemoryLimitCheck> CheckTargetMemoryLimit(const HloModule& module, int64_t limit,
+                                                        const TargetMemoryModel& model) {
+  absl::StatusOr<TargetMemoryPlan> planned = PlanTargetMemory(module, model);
+  if (!planned.ok()) {
+    return absl::Status(planned.status().code(),
+                        absl::StrCat("target ", model.DisplayName(),
+                                     " cannot plan the module, so its memory limit cannot be "
+                                     "checked: ",
+                                     planned.status().message()));
+  }
+  const TargetMemoryPlan& plan = *planned;
+  MemoryLimitCheck check;
+  if (model.prepare) {
+    HMO_ASSIGN_OR_RETURN(check, CheckMemoryLimit(module, limit, model.assignment));
+  } else {
+    // The plan is an assignment of a clone of the module as written: no
+    // second one.
+    HMO_ASSIGN_OR_RETURN(const MemoryReport report,
+                         BuildMemoryReportFromAssignment(*plan.assignment, model.assignment));
+    check = CheckReport(module, report, limit);
+  }
+  check.target = DescribeTargetAdditions(module, model.DisplayName(), check.stats, plan);
+  check.device_bytes = check.target.arena_device_bytes;
+  return check;
+}
+
 std::string MemoryLimitCheck::Describe(size_t max_values) const {
   std::string text =
       absl::StrCat("device ", FormatByteSize(device_bytes), fits() ? " <= " : " > ", "limit ",
                    FormatByteSize(limit), " (argument ", stats.argument_size_in_bytes, ", output ",
                    stats.output_size_in_bytes, ", alias ", stats.alias_size_in_bytes, ", temp ",
                    stats.temp_size_in_bytes, ")");
+  if (measured_for_target()) absl::StrAppend(&text, "; ", target.ToString());
   if (fits()) return text;
   absl::StrAppend(&text, "\n  the floor of this schedule: ", FormatByteSize(peak_temp_bytes),
                   " of temporaries live together at schedule time ", peak_time, ", beside ",

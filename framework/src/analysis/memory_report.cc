@@ -4,9 +4,12 @@
 #include "hmo/analysis/memory_report.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <tuple>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "hmo/analysis/byte_size.h"
 #include "hmo/base/status_macros.h"
 #include "hmo/ir/hlo_computation.h"
 
@@ -65,48 +68,53 @@ std::string AllocationKind(const BufferAllocation& allocation) {
 // The module's schedule, completed with post-order sequences for non-fusion
 // computations it lacks; `source` says where it came from.
 HloSchedule ScheduleForReport(const HloModule& module, std::string* source) {
-  HloSchedule schedule(&module);
-  bool complete = module.has_schedule();
-  for (HloComputation* computation : module.MakeNonfusionComputations()) {
-    if (module.has_schedule() && module.schedule().is_computation_scheduled(computation)) {
-      schedule.set_sequence(computation, module.schedule().sequence(computation));
-    } else {
-      complete = false;
-      schedule.set_sequence(computation, computation->MakeInstructionPostOrder());
-    }
-  }
+  bool complete = false;
+  HloSchedule schedule = CompletedSchedule(module, &complete);
   *source = complete ? "module" : (module.has_schedule() ? "module+post-order" : "post-order");
   return schedule;
 }
 
 }  // namespace
 
-absl::StatusOr<MemoryReport> BuildMemoryReport(const HloModule& module,
-                                               const MemoryReportOptions& options) {
-  MemoryReport report;
-  report.module_name = module.name();
-  report.options = options;
-  const HloSchedule schedule = ScheduleForReport(module, &report.schedule_source);
-
+absl::StatusOr<std::unique_ptr<BufferAssignment>> AssignBuffersAsReported(
+    const HloModule& module, const HloSchedule& schedule, const MemoryReportOptions& options) {
   BufferAssigner::Options assigner_options;
   assigner_options.heap_algorithm = options.heap_algorithm;
   assigner_options.allocate_buffers_for_constants = options.allocate_buffers_for_constants;
   assigner_options.tight_packing = options.tight_packing;
   const int64_t alignment = std::max<int64_t>(1, options.alignment);
-  HMO_ASSIGN_OR_RETURN(
-      std::unique_ptr<BufferAssignment> assignment,
-      BufferAssigner::Run(&module, schedule, ByteSizeOfValue(options.pointer_size),
-                          [alignment](int64_t) { return alignment; }, assigner_options));
-  HMO_ASSIGN_OR_RETURN(report.stats, ComputeCompiledMemoryStats(*assignment));
-  report.assignment_stats = assignment->GetStats();
-  report.temp_heaps = assignment->temp_heaps();
-  report.schedule_length = assignment->hlo_live_range().schedule_end_time();
-  HMO_ASSIGN_OR_RETURN(report.minimum_memory_for_module,
-                       HeapSimulator::MinimumMemoryForModule(assignment->schedule(),
-                                                             assignment->alias_analysis(),
-                                                             ByteSizeOfValue(options.pointer_size)));
+  return BufferAssigner::Run(&module, schedule, ByteSizeOfValue(options.pointer_size),
+                             [alignment](int64_t) { return alignment; }, assigner_options);
+}
 
-  for (const BufferAllocation& allocation : assignment->Allocations()) {
+absl::StatusOr<MemoryReport> BuildMemoryReport(const HloModule& module,
+                                               const MemoryReportOptions& options) {
+  std::string schedule_source;
+  const HloSchedule schedule = ScheduleForReport(module, &schedule_source);
+
+  HMO_ASSIGN_OR_RETURN(std::unique_ptr<BufferAssignment> assignment,
+                       AssignBuffersAsReported(module, schedule, options));
+  HMO_ASSIGN_OR_RETURN(MemoryReport report, BuildMemoryReportFromAssignment(*assignment, options));
+  report.schedule_source = std::move(schedule_source);
+  return report;
+}
+
+absl::StatusOr<MemoryReport> BuildMemoryReportFromAssignment(const BufferAssignment& assignment,
+                                                             const MemoryReportOptions& options) {
+  MemoryReport report;
+  report.module_name = assignment.module().name();
+  report.schedule_source = "module";
+  report.options = options;
+  HMO_ASSIGN_OR_RETURN(report.stats, ComputeCompiledMemoryStats(assignment));
+  report.assignment_stats = assignment.GetStats();
+  report.temp_heaps = assignment.temp_heaps();
+  report.schedule_length = assignment.hlo_live_range().schedule_end_time();
+  HMO_ASSIGN_OR_RETURN(
+      report.minimum_memory_for_module,
+      HeapSimulator::MinimumMemoryForModule(assignment.schedule(), assignment.alias_analysis(),
+                                            ByteSizeOfValue(options.pointer_size)));
+
+  for (const BufferAllocation& allocation : assignment.Allocations()) {
     MemoryReportAllocation entry;
     entry.index = allocation.index();
     entry.size = allocation.size();
@@ -124,7 +132,7 @@ absl::StatusOr<MemoryReport> BuildMemoryReport(const HloModule& module,
     report.allocations.push_back(std::move(entry));
 
     if (allocation.is_thread_local()) continue;  // not on the module timeline
-    const auto& live_ranges = assignment->hlo_live_range().buffer_live_ranges();
+    const auto& live_ranges = assignment.hlo_live_range().buffer_live_ranges();
     for (const auto& [value, offset_size] : allocation.SortedAssignedBuffers()) {
       auto range = live_ranges.find(value);
       if (range == live_ranges.end()) continue;
@@ -149,6 +157,25 @@ absl::StatusOr<MemoryReport> BuildMemoryReport(const HloModule& module,
                      std::tie(b.memory_space, b.allocation, b.offset, b.start, b.value_id);
             });
   return report;
+}
+
+std::string MemoryReportTarget::ToString() const {
+  if (!plan_error.empty()) {
+    return absl::StrCat("target ", name, " cannot plan the module (", plan_error,
+                        "): its device figure is the module's ",
+                        FormatByteSize(module_device_bytes));
+  }
+  std::string text = absl::StrCat(
+      "device arenas ", FormatByteSize(arena_device_bytes), " on ", name, ": the module's ",
+      FormatByteSize(module_device_bytes), " ", added_bytes() < 0 ? "- " : "+ ",
+      FormatByteSize(std::abs(added_bytes())), " (the executable's arena layout");
+  if (!preparation.empty()) {
+    absl::StrAppend(&text, "; the backend's preparation: ", absl::StrJoin(preparation, ", "));
+  }
+  absl::StrAppend(&text, ")");
+  if (arena_host_bytes > 0)
+    absl::StrAppend(&text, "; host arena ", FormatByteSize(arena_host_bytes));
+  return text;
 }
 
 }  // namespace hmo

@@ -73,6 +73,9 @@ std::string StatsTable(const MemoryReport& report) {
                   HumanReadableBytes(s.peak_memory_in_bytes),
                   ". Minimum for the module (peak of bytes live at once): ",
                   HumanReadableBytes(report.minimum_memory_for_module), ".</p>\n");
+  if (!report.target.name.empty()) {
+    absl::StrAppend(&out, "<p id=\"target\">", HtmlEscape(report.target.ToString()), ".</p>\n");
+  }
   if (!report.temp_heaps.empty()) {
     absl::StrAppend(&out,
                     "<table class=\"heaps\"><tr><th>memory space</th><th>temp heap</th>"

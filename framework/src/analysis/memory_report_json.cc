@@ -147,6 +147,24 @@ std::string FormatMemoryReportJson(const MemoryReport& report) {
     root.Raw("buffer_assignment", stats);
   }
   root.Int("minimum_memory_for_module", report.minimum_memory_for_module);
+  if (!report.target.name.empty()) {
+    // The target's executable: its device arenas are the figure the limit
+    // check, `fit` and execution use.
+    const MemoryReportTarget& t = report.target;
+    std::string target;
+    JsonObjectWriter w(&target, 2);
+    w.String("name", t.name);
+    w.Int("module_device_bytes", t.module_device_bytes);
+    w.Int("device_arena_bytes", t.arena_device_bytes);
+    w.Int("host_arena_bytes", t.arena_host_bytes);
+    w.Int("added_bytes", t.added_bytes());
+    std::vector<std::string> preparation;
+    for (const std::string& line : t.preparation) preparation.push_back(JsonString(line));
+    w.Raw("preparation", Array(preparation, 4));
+    if (!t.plan_error.empty()) w.String("plan_error", t.plan_error);
+    w.Close();
+    root.Raw("target", target);
+  }
   {
     std::vector<std::string> heaps;
     for (const TempHeapSummary& heap : report.temp_heaps) {

@@ -43,6 +43,20 @@ std::string FormatMemoryReportTable(const MemoryReport& report) {
   absl::StrAppend(&out, "Peaks (bytes):\n");
   AppendRow(&out, "peak memory (XLA)", s.peak_memory_in_bytes);
   AppendRow(&out, "minimum for module", report.minimum_memory_for_module);
+  if (!report.target.name.empty()) {
+    const MemoryReportTarget& t = report.target;
+    if (!t.plan_error.empty()) {
+      absl::StrAppend(&out, "Target ", t.name, ": cannot plan the module: ", t.plan_error, "\n");
+    } else {
+      absl::StrAppend(&out, "Target ", t.name, " (what its executable allocates, bytes):\n");
+      AppendRow(&out, "device arenas", t.arena_device_bytes);
+      AppendRow(&out, "host arena", t.arena_host_bytes);
+      AppendRow(&out, "added to the module", t.added_bytes());
+      for (const std::string& line : t.preparation) {
+        absl::StrAppend(&out, "  preparation: ", line, "\n");
+      }
+    }
+  }
 
   if (!report.temp_heaps.empty()) {
     absl::StrAppend(&out, "\nTemp heaps:\n");

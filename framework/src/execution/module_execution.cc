@@ -48,6 +48,18 @@ absl::Status ExecuteModule(const Backend& backend, const HloModule& module,
   }
   report->compiled = true;
   report->stats = (*executable)->stats();
+  if (options.memory_limit.has_value()) {
+    // What runs must fit the limit the pipeline fitted, whatever target it
+    // measured for: the executable's own device arenas decide.
+    const int64_t device = report->stats.DeviceArenaBytes();
+    if (device > *options.memory_limit) {
+      return absl::ResourceExhaustedError(fmt::format(
+          "backend {}: the executable's device arenas take {} B, {} B over the memory limit of "
+          "{} B (the pipeline measured for target '{}')",
+          backend.name(), device, device - *options.memory_limit, *options.memory_limit,
+          options.pipeline_target.empty() ? std::string("none") : options.pipeline_target));
+    }
+  }
 
   std::vector<ExecutionProfile> profiles(1);
   PeakResidentSetMeter meter;

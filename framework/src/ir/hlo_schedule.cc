@@ -229,4 +229,19 @@ bool HloSchedule::SameOrderAs(const HloSchedule& other) const {
   return names(*this) == names(other);
 }
 
+HloSchedule CompletedSchedule(const HloModule& module, bool* complete) {
+  HloSchedule schedule(&module);
+  bool covered = module.has_schedule();
+  for (HloComputation* computation : module.MakeNonfusionComputations()) {
+    if (module.has_schedule() && module.schedule().is_computation_scheduled(computation)) {
+      schedule.set_sequence(computation, module.schedule().sequence(computation));
+    } else {
+      covered = false;
+      schedule.set_sequence(computation, computation->MakeInstructionPostOrder());
+    }
+  }
+  if (complete != nullptr) *complete = covered;
+  return schedule;
+}
+
 }  // namespace hmo

@@ -24,8 +24,11 @@ absl::StatusOr<PipelineRunSummary> PassManager::Run(HloModule& module) {
     HMO_RETURN_IF_ERROR((*it)->AfterPipeline(module));
   }
   if (pipeline_.memory_limit.has_value()) {
-    // The device figure of `hmo stats`, on the module as the passes left it.
-    HMO_ASSIGN_OR_RETURN(summary.memory_limit, CheckMemoryLimit(module, *pipeline_.memory_limit));
+    // The target's device figure (its executable's arenas), on the module as
+    // the passes left it.
+    HMO_ASSIGN_OR_RETURN(
+        summary.memory_limit,
+        CheckTargetMemoryLimit(module, *pipeline_.memory_limit, pipeline_.target_model));
     HMO_RETURN_IF_ERROR(MemoryLimitStatus(*summary.memory_limit));
   }
   return summary;
@@ -85,6 +88,7 @@ absl::Status PassManager::RunPass(const ResolvedStep& step, HloModule& module,
                 run.sequence);
   PassContext context(analyses, registries_, &run_state);
   context.set_memory_limit(pipeline_.memory_limit);
+  context.set_target_memory_model(&pipeline_.target_model);
   absl::StatusOr<bool> pass_changed = (*pass)->Run(module, context);
   if (!pass_changed.ok()) {
     return absl::Status(pass_changed.status().code(),

@@ -47,9 +47,9 @@ class YamlPipelineReader {
                    fmt::format("a pipeline is a mapping with 'version' and 'passes', got {}",
                                NodeKindName(root)));
     }
-    HMO_RETURN_IF_ERROR(
-        CheckKeys(root, {"version", "plugins", "verify", "dump", "memory-limit", "passes"},
-                  "at the top level"));
+    HMO_RETURN_IF_ERROR(CheckKeys(
+        root, {"version", "plugins", "verify", "dump", "memory-limit", "target", "passes"},
+        "at the top level"));
     PipelineSpec spec;
     spec.source = source_;
 
@@ -107,6 +107,12 @@ class YamlPipelineReader {
       }
       spec.memory_limit = *bytes;
       spec.memory_limit_position = Position(limit, {});
+    }
+
+    if (const YAML::Node target = root["target"]; target) {
+      HMO_ASSIGN_OR_RETURN(spec.target, ReadScalar(target, "'target'"));
+      if (spec.target.empty()) return Error(target, {}, "'target' names a backend (e.g. cpu, gpu)");
+      spec.target_position = Position(target, {});
     }
 
     const YAML::Node passes = root["passes"];

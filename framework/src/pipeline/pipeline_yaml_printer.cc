@@ -71,6 +71,7 @@ std::string PrintPipelineYaml(const ResolvedPipeline& pipeline) {
     // Plain bytes: read back exactly.
     out << YAML::Key << "memory-limit" << YAML::Value << std::to_string(*pipeline.memory_limit);
   }
+  if (!pipeline.target.empty()) out << YAML::Key << "target" << YAML::Value << pipeline.target;
   out << YAML::Key << "passes" << YAML::Value;
   EmitSteps(out, pipeline.steps);
   out << YAML::EndMap;

@@ -80,6 +80,7 @@ absl::StatusOr<ResolvedPipeline> ResolvePipeline(const PipelineSpec& spec,
   pipeline.verify = spec.verify;
   pipeline.dump = spec.dump;
   pipeline.memory_limit = spec.memory_limit;
+  pipeline.target = spec.target;
   try {
     std::regex check(spec.dump.after);
   } catch (const std::regex_error& e) {

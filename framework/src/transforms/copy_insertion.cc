@@ -6,11 +6,13 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "hmo/analysis/hlo_dataflow_analysis.h"
 #include "hmo/base/status_macros.h"
 #include "hmo/ir/hlo_computation.h"
 #include "hmo/ir/hlo_instruction.h"
 #include "hmo/ir/hlo_module.h"
 #include "hmo/pass/pass_context.h"
+#include "hmo/transforms/copy_elision.h"
 
 namespace hmo {
 namespace {
@@ -80,9 +82,20 @@ bool IsPassThrough(const HloInstruction* leaf, const HloInstruction* parameter,
 absl::Status CopyWhileInit(HloInstruction* loop) {
   HloComputation* computation = loop->parent();
   HloInstruction* init = loop->mutable_operand(0);
-  HloInstruction* copied = DeepCopy(computation, init, [&](HloInstruction* leaf, const ShapeIndex&) {
-    return AddCopy(computation, leaf);
-  });
+  const HloComputation* body = loop->while_body();
+  const HloInstruction* body_root = body->root_instruction();
+  const HloInstruction* parameter = body->parameter_instruction(0);
+  HloInstruction* copied =
+      DeepCopy(computation, init, [&](HloInstruction* leaf, const ShapeIndex& index) {
+        // A leaf the body passes through unchanged is only read by the loop:
+        // its state can stay in the init's buffer (XLA's read-only loop
+        // state), unless that is read-only data.
+        if (leaf->opcode() != HloOpcode::kConstant &&
+            IsPassThrough(LeafOfTupleTree(body_root, index), parameter, index)) {
+          return leaf;
+        }
+        return AddCopy(computation, leaf);
+      });
   HMO_RETURN_IF_ERROR(loop->ReplaceOperandWith(0, copied));
   // The original init tuple is dead when only the loop used it.
   if (init->opcode() == HloOpcode::kTuple && init->user_count() == 0 && !init->IsRoot()) {
@@ -151,6 +164,17 @@ bool DependsOn(const HloInstruction* from, const HloInstruction* target) {
   return false;
 }
 
+// Whether `instruction` writes its whole result into operand `i`'s buffer
+// (an in-place pair of alias analysis: a dynamic-update-slice's base, a
+// fusion rooted at one).
+bool IsUpdatedInPlace(const HloInstruction& instruction, int64_t i) {
+  for (const auto& [operand, output] :
+       HloDataflowAnalysis::GetInPlaceInputOutputPairs(&instruction)) {
+    if (operand.operand_number == i && operand.operand_index.empty() && output.empty()) return true;
+  }
+  return false;
+}
+
 // Whether `value`, computed in the body (not a constant) and root leaf
 // `leaf` only, can be written straight into that leaf's buffer: every other
 // reader of the old leaf can be ordered before it (none depends on it; in a
@@ -172,8 +196,9 @@ bool CanComputeInPlace(const HloInstruction& value, const HloInstruction* parame
     const HloInstruction* operand = value.operand(i);
     const bool reads_leaf = operand->opcode() == HloOpcode::kGetTupleElement &&
                             operand->operand(0) == parameter && operand->tuple_index() == leaf;
-    // A dynamic-update-slice of the leaf itself updates it in place.
-    const bool in_place_update = value.opcode() == HloOpcode::kDynamicUpdateSlice && i == 0;
+    // A dynamic-update-slice of the leaf itself (or a fusion updating that
+    // operand in place) updates it in place.
+    const bool in_place_update = IsUpdatedInPlace(value, i);
     const bool same_element = value.IsElementwiseOnOperand(i) && operand->shape() == value.shape();
     if (reads_leaf && !in_place_update && !same_element) return false;
   }
@@ -317,6 +342,14 @@ absl::StatusOr<bool> CopyRootLeaves(HloComputation* computation, bool constants_
 
 absl::StatusOr<bool> CopyInsertion::AddCopies(HloModule& module) {
   bool changed = false;
+  // The copies already there (XLA's own, in an optimized dump) are not ours
+  // to elide.
+  absl::flat_hash_set<const HloInstruction*> existing_copies;
+  for (const HloComputation* computation : module.computations()) {
+    for (const HloInstruction* instruction : computation->instructions()) {
+      if (instruction->opcode() == HloOpcode::kCopy) existing_copies.insert(instruction);
+    }
+  }
   // Collect first: the loops below add instructions.
   std::vector<HloInstruction*> loops;
   std::vector<HloInstruction*> conditionals;
@@ -341,7 +374,20 @@ absl::StatusOr<bool> CopyInsertion::AddCopies(HloModule& module) {
   HMO_ASSIGN_OR_RETURN(bool entry_changed,
                        CopyRootLeaves(module.entry_computation(), /*constants_only=*/true));
   changed |= entry_changed;
-  if (changed && module.has_schedule()) HMO_RETURN_IF_ERROR(module.schedule().Update());
+  if (changed && module.has_schedule()) {
+    HMO_RETURN_IF_ERROR(module.schedule().Update());
+    // Copies the order makes unnecessary go again (copy_elision.h): a loop
+    // whose init is dead after it updates the init's buffer in place.
+    std::vector<HloInstruction*> added;
+    for (HloComputation* computation : module.MakeNonfusionComputations()) {
+      for (HloInstruction* instruction : computation->instructions()) {
+        if (instruction->opcode() == HloOpcode::kCopy && !existing_copies.contains(instruction)) {
+          added.push_back(instruction);
+        }
+      }
+    }
+    HMO_RETURN_IF_ERROR(ElideCopies(module, added).status());
+  }
   return changed;
 }
 

@@ -6,6 +6,7 @@
 #include "hmo/ir/hlo_computation.h"
 #include "hmo/ir/hlo_schedule.h"
 #include "hmo/transforms/aliased_output_copies.h"
+#include "hmo/transforms/call_inlining.h"
 #include "hmo/transforms/control_flow_layouts.h"
 #include "hmo/transforms/copy_insertion.h"
 #include "hmo/transforms/flatten_call_graph.h"
@@ -20,20 +21,13 @@ absl::StatusOr<std::unique_ptr<HloModule>> CloneForExecution(const HloModule& mo
     return absl::InvalidArgumentError("module '" + module.name() + "' has no entry computation");
   }
   std::unique_ptr<HloModule> clone = module.Clone();
+  HMO_RETURN_IF_ERROR(InlineCalls(*clone).status());
   if (options.expand_fusion) HMO_RETURN_IF_ERROR(ExpandFusions(*clone, options.expand_fusion).status());
   HMO_RETURN_IF_ERROR(FlattenCallGraph(*clone).status());
   HMO_RETURN_IF_ERROR(ConformControlFlowLayouts(*clone).status());
   HMO_RETURN_IF_ERROR(CopyInsertion::AddCopies(*clone).status());
   HMO_RETURN_IF_ERROR(CopyInPlaceOperandsThatMustSurvive(*clone).status());
-  HloSchedule schedule(clone.get());
-  for (HloComputation* computation : clone->MakeNonfusionComputations()) {
-    if (clone->has_schedule() && clone->schedule().is_computation_scheduled(computation)) {
-      schedule.set_sequence(computation, clone->schedule().sequence(computation));
-    } else {
-      schedule.set_sequence(computation, computation->MakeInstructionPostOrder());
-    }
-  }
-  HMO_RETURN_IF_ERROR(clone->set_schedule(std::move(schedule)));
+  HMO_RETURN_IF_ERROR(clone->set_schedule(CompletedSchedule(*clone)));
   HMO_ASSIGN_OR_RETURN(bool copied, CopyAliasedOutputsWrittenTooEarly(*clone));
   if (copied) HMO_RETURN_IF_ERROR(clone->schedule().Verify());
   return clone;

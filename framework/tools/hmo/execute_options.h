@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,9 @@ struct ExecuteSettings {
   int64_t repeat = 1;       // Execute calls: one cold, the rest warm
   CompileOptions compile;
   LiteralComparisonOptions comparison;
+  // The pipeline's memory limit and target (set after the pipeline is set up).
+  std::optional<int64_t> memory_limit;
+  std::string pipeline_target;
 };
 
 // Resolves `arguments` against the loaded backends. InvalidArgument for a

@@ -75,6 +75,8 @@ ModuleExecution ExecuteModule(const ExecuteSettings& settings, const HloModule& 
   options.results_dir = results_dir;
   options.comparison = settings.comparison;
   options.repeat = settings.repeat;
+  options.memory_limit = settings.memory_limit;
+  options.pipeline_target = settings.pipeline_target;
   std::unique_ptr<HloModule> reference;
   if (settings.check) {
     // The reference is the module as written, not as the pipeline left it.

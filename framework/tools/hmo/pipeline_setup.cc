@@ -3,6 +3,8 @@
 #include <regex>
 
 #include "fmt/format.h"
+#include "fmt/ranges.h"
+#include "hmo/plugin/plugin_registries.h"
 #include "hmo/analysis/byte_size.h"
 #include "hmo/base/status_macros.h"
 #include "hmo/pipeline/pipeline_text_parser.h"
@@ -55,6 +57,29 @@ absl::StatusOr<ResolvedPipeline> SetUpPipeline(const PipelineArguments& argument
           fmt::format("--memory-limit: {}", std::string(bytes.status().message())));
     }
     pipeline.memory_limit = *bytes;
+  }
+
+  // The target: --target, else the pipeline's `target:`, else the default.
+  const bool named = !arguments.target.empty() || !spec.target.empty();
+  const std::string target = !arguments.target.empty() ? arguments.target
+                             : !spec.target.empty()    ? spec.target
+                                                       : arguments.default_target;
+  if (const RegisteredBackend* backend = host.registries().backends.Find(target)) {
+    pipeline.target = target;
+    pipeline.target_model = backend->registration.backend->MemoryModel();
+    if (pipeline.target_model.target != target) {
+      return absl::InternalError(
+          fmt::format("backend '{}' (plugin {}) describes its memory model as target '{}'", target,
+                      backend->plugin, pipeline.target_model.target));
+    }
+  } else if (named) {
+    const std::string message =
+        fmt::format("target '{}': no backend of that name is loaded (loaded: {})", target,
+                    host.registries().backends.Names().empty()
+                        ? std::string("none")
+                        : fmt::format("{}", fmt::join(host.registries().backends.Names(), ", ")));
+    if (!arguments.target.empty()) return absl::InvalidArgumentError("--target " + message);
+    return SourceError(spec.source, spec.target_position, message);
   }
   return pipeline;
 }

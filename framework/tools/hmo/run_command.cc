@@ -241,9 +241,13 @@ int RunRun(const std::vector<std::string>& args) {
                  "print what each pass reported (e.g. memory-scheduler: every candidate's "
                  "peak and the one chosen) after each module's summary");
   parser.AddOption("--memory-limit", "SIZE", &arguments.pipeline.memory_limit,
-                   "fail unless the device bytes after the pipeline (as hmo stats counts them) "
-                   "are at most SIZE (80GiB, 512MiB, bytes; overrides the pipeline's "
-                   "'memory-limit')");
+                   "fail unless the target's device arenas after the pipeline (as hmo stats "
+                   "--target counts them) are at most SIZE (80GiB, 512MiB, bytes; overrides the "
+                   "pipeline's 'memory-limit'); with --execute, also refuse an executable whose "
+                   "device arenas exceed it");
+  parser.AddOption("--target", "BACKEND", &arguments.pipeline.target,
+                   "the backend whose memory model every memory measure uses (overrides the "
+                   "pipeline's 'target'; default: --backend when executing, else cpu)");
   parser.AddOption("--dump-to", "DIR", &arguments.pipeline.dump_to,
                    "dump the module after passes, and the resolved pipeline, into DIR");
   parser.AddOption("--dump-after", "REGEX", &arguments.pipeline.dump_after,
@@ -291,9 +295,14 @@ int RunRun(const std::vector<std::string>& args) {
     execute = *std::move(settings);
     // Runs are measured (time, peak RSS of the process): one at a time.
     threads = 1;
+    arguments.pipeline.default_target = std::string(execute->backend->name());
   }
   absl::StatusOr<ResolvedPipeline> pipeline = SetUpPipeline(arguments.pipeline, host, search_path);
   if (!pipeline.ok()) return Fail(pipeline.status());
+  if (execute.has_value()) {
+    execute->memory_limit = pipeline->memory_limit;
+    execute->pipeline_target = pipeline->target;
+  }
   const std::string pipeline_yaml = PrintPipelineYaml(*pipeline);
   if (arguments.dump_pipeline) {
     fmt::print("{}", pipeline_yaml);

@@ -1,9 +1,11 @@
-// hmo stats FILE [--format table|json|html] [-o OUT]: the memory statistics of
-// the modules in FILE (buffer assignment, PJRT-style compiled memory stats,
-// temp heaps, allocations) as a table, JSON (docs/memory-stats-json.md) or a
-// self-contained HTML memory timeline.
+// hmo stats FILE [--target BACKEND] [--format table|json|html] [-o OUT]: the
+// memory statistics of the modules in FILE under a target's memory model
+// (buffer assignment, PJRT-style compiled memory stats, temp heaps,
+// allocations, the target executable's arenas) as a table, JSON
+// (docs/memory-stats-json.md) or a self-contained HTML memory timeline.
 
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -12,11 +14,16 @@
 #include "atomic_file.h"
 #include "exit_codes.h"
 #include "fmt/format.h"
+#include "fmt/ranges.h"
 #include "hmo/analysis/memory_report.h"
+#include "hmo/analysis/target_memory_model.h"
+#include "hmo/plugin/plugin_host.h"
+#include "hmo/plugin/plugin_registries.h"
 #include "hmo/text/hlo_parser.h"
 #include "hmo/verifier/hlo_verifier.h"
 #include "logging_options.h"
 #include "parallel_jobs.h"
+#include "plugin_options.h"
 #include "spdlog/spdlog.h"
 #include "subcommand.h"
 #include "verifier_diagnostics.h"
@@ -29,32 +36,43 @@ int RunStats(const std::vector<std::string>& args) {
   std::string format_name = "table";
   std::string output;
   std::string module_selector;
-  std::string pointer_size = "8";
-  std::string alignment = "1";
-  std::string heap = "best";
+  std::string target;
+  std::string pointer_size;
+  std::string alignment;
+  std::string heap;
   bool allocate_constants = false;
   std::string jobs;
+  PluginOptions plugin_options;
   LoggingOptions logging;
   ArgumentParser parser(
       "hmo stats FILE [--format table|json|html] [-o OUT]",
       "Assigns buffers for the modules in FILE (under their schedule, or a post-order one when\n"
-      "unscheduled) and prints PJRT-style memory statistics: argument, output, alias, temp\n"
-      "(device and host S(5)), the peak estimate, the temp heaps against their lower bound, and\n"
-      "the allocations. A file with several modules ('// -----') gives one report each (JSON:\n"
-      "an array); --format html needs a single module (see --module).");
+      "unscheduled) as a target's backend does (--target) and prints PJRT-style memory\n"
+      "statistics: argument, output, alias, temp (device and host S(5); on an XLA dump for\n"
+      "that target, XLA's memory_analysis()), the peak estimate, the temp heaps against their\n"
+      "lower bound, the allocations, and the device arenas the target's executable allocates\n"
+      "(the figure a memory limit bounds). A file with several modules ('// -----') gives one\n"
+      "report each (JSON: an array); --format html needs a single module (see --module).");
   parser.SetPositionals("FILE", &files, 1, "the HLO text file");
   parser.AddOption("--format", "FORMAT", &format_name, "table (default), json or html");
   parser.AddOption("-o,--output", "OUT", &output, "write the report to OUT (atomically)");
   parser.AddOption("--module", "N|NAME", &module_selector,
                    "only the module with this index (from 0) or name");
+  parser.AddOption("--target", "BACKEND", &target,
+                   "the backend whose memory model measures (a loaded backend: cpu, gpu, ...; "
+                   "'none': the module as written, alignment 1, hmo's best packing); default: gpu "
+                   "when the file name says 'gpu_', else the host's cpu");
   parser.AddOption("--pointer-size", "BYTES", &pointer_size,
-                   "bytes per tuple element pointer (default 8)");
-  parser.AddOption("--alignment", "BYTES", &alignment, "alignment of buffer offsets (default 1)");
+                   "bytes per tuple element pointer (default: the target's)");
+  parser.AddOption("--alignment", "BYTES", &alignment,
+                   "alignment of buffer offsets (default: the target's)");
   parser.AddOption("--heap", "ALGORITHM", &heap,
                    "temp packing: xla (XLA's best fit), search (XLA's packing search) or best "
-                   "(default: also hmo's tight packer; never worse than xla)");
+                   "(also hmo's tight packer; never worse than xla); default: the target's");
   parser.AddFlag("--allocate-constants", &allocate_constants,
-                 "give constants allocations (XLA's allocate_buffers_for_constants)");
+                 "give constants allocations (XLA's allocate_buffers_for_constants; the "
+                 "executing targets always do)");
+  plugin_options.AddTo(parser);
   parser.AddOption("-j,--jobs", "N", &jobs,
                    "assign buffers for at most N modules at once (default: all cores)");
   logging.AddTo(parser);
@@ -74,16 +92,48 @@ int RunStats(const std::vector<std::string>& args) {
     spdlog::error("{}", std::string(threads.status().message()));
     return kExitUsage;
   }
-  MemoryReportOptions options;
-  options.allocate_buffers_for_constants = allocate_constants;
-  auto heap_algorithm = ParseTempHeapAlgorithm(heap);
-  if (!heap_algorithm.ok()) {
-    spdlog::error("{}", std::string(heap_algorithm.status().message()));
-    return kExitUsage;
+  // The target's model, then the flags that override its assignment options.
+  TargetMemoryModel model;
+  const bool target_named = !target.empty();
+  if (target.empty()) {
+    target =
+        std::filesystem::path(files.front()).filename().string().find("gpu_") != std::string::npos
+            ? "gpu"
+            : "cpu";
   }
-  options.heap_algorithm = *heap_algorithm;
-  if (!absl::SimpleAtoi(pointer_size, &options.pointer_size) || options.pointer_size <= 0 ||
-      !absl::SimpleAtoi(alignment, &options.alignment) || options.alignment <= 0) {
+  if (target != "none") {
+    PluginHost host;
+    if (absl::Status loaded = LoadSearchPathPlugins(host, plugin_options.SearchPath());
+        !loaded.ok()) {
+      spdlog::warn("{}", std::string(loaded.message()));
+    }
+    const RegisteredBackend* backend = host.registries().backends.Find(target);
+    if (backend != nullptr) {
+      model = backend->registration.backend->MemoryModel();
+    } else if (target_named) {
+      spdlog::error("--target {}: no backend of that name is loaded (loaded: {})", target,
+                    host.registries().backends.Names().empty()
+                        ? std::string("none")
+                        : fmt::format("{}", fmt::join(host.registries().backends.Names(), ", ")));
+      return kExitUsage;
+    } else {
+      spdlog::warn("no backend '{}' is loaded: measuring with no target (--target none)", target);
+    }
+  }
+  MemoryReportOptions& options = model.assignment;
+  options.allocate_buffers_for_constants |= allocate_constants;
+  if (!heap.empty()) {
+    auto heap_algorithm = ParseTempHeapAlgorithm(heap);
+    if (!heap_algorithm.ok()) {
+      spdlog::error("{}", std::string(heap_algorithm.status().message()));
+      return kExitUsage;
+    }
+    options.heap_algorithm = *heap_algorithm;
+  }
+  if ((!pointer_size.empty() &&
+       (!absl::SimpleAtoi(pointer_size, &options.pointer_size) || options.pointer_size <= 0)) ||
+      (!alignment.empty() &&
+       (!absl::SimpleAtoi(alignment, &options.alignment) || options.alignment <= 0))) {
     spdlog::error("--pointer-size and --alignment take positive integers");
     return kExitUsage;
   }
@@ -129,7 +179,7 @@ int RunStats(const std::vector<std::string>& args) {
   RunJobsInParallel(
       selected.size(), *threads,
       [&](size_t i) {
-        auto report = BuildMemoryReport(*selected[i], options);
+        auto report = BuildTargetMemoryReport(*selected[i], model);
         if (!report.ok()) {
           formatted[i] = report.status();
           return;

@@ -9,6 +9,7 @@
 #include "hmo/analysis/compiled_memory_stats.h"
 #include "hmo/analysis/heap_simulator.h"
 #include "hmo/analysis/hlo_alias_analysis.h"
+#include "hmo/analysis/target_memory_model.h"
 #include "hmo/base/status_macros.h"
 #include "hmo/ir/hlo_module.h"
 #include "hmo/pass/pass_context.h"
@@ -23,7 +24,7 @@ std::string MemorySchedulerMetrics::ToString() const {
   std::string out;
   for (const Candidate& c : candidates) {
     if (c.valid_schedule) {
-      if (objective == "device-bytes" && c.device_bytes < 0) {
+      if (objective != "heap-peak" && c.device_bytes < 0) {
         out += fmt::format("{}: {} bytes, device not assigned: peak above the best device bytes by more "
                            "than the slack ({:.3f} s)\n",
                            c.strategy, c.peak_memory, c.seconds);
@@ -44,10 +45,10 @@ std::string MemorySchedulerMetrics::ToString() const {
       out += fmt::format(
           "note: local-search and exact minimise the live-byte model ({}), not {}; exact's optimum "
           "is the model's, on computations of at most its max-instructions\n",
-          objective == "device-bytes" ? "the temp arena's bytes live at once, a lower bound of its "
-                                        "packed size"
-                                      : "each computation's live bytes",
-          objective == "device-bytes" ? "device bytes" : "the module-scoped heap peak");
+          objective != "heap-peak" ? "the temp arena's bytes live at once, a lower bound of its "
+                                     "packed size"
+                                   : "each computation's live bytes",
+          objective != "heap-peak" ? "device bytes" : "the module-scoped heap peak");
       break;
     }
   }
@@ -67,16 +68,21 @@ const PassOptionBinding<MemorySchedulerPass::Options>& MemorySchedulerPass::Bind
                   "is XLA's default scheduler)")
           .Option("strategy-options", &Options::strategy_options, {},
                   "options forwarded to strategies, each 'strategy.key=value'")
-          .Enum("objective", &Options::objective, "device-bytes", {"device-bytes", "heap-peak"},
-                "what 'default' compares: 'device-bytes' (argument + output - alias + temp after "
-                "buffer assignment of each candidate) or 'heap-peak' (the heap-simulated module "
-                "peak, cheaper)")
+          .Enum("objective", &Options::objective, "device-bytes",
+                {"device-bytes", "module-bytes", "heap-peak"},
+                "what 'default' compares: 'device-bytes' (the device arenas the pipeline "
+                "target's executable allocates under each candidate, its preparation included), "
+                "'module-bytes' (argument + output - alias + temp of the module's own buffer "
+                "assignment under the target's options: what XLA would allocate) or 'heap-peak' "
+                "(the heap-simulated module peak, cheaper)")
           .Option("device-bytes-slack", &Options::device_bytes_slack, 0.5,
                   "device-bytes: candidates are assigned in increasing heap peak, and one whose "
                   "peak is above the best device bytes so far by more than this fraction is not "
                   "assigned (it cannot plausibly win; an assignment costs far more than the peak)")
-          .Option("alignment", &Options::alignment, 64,
-                  "offset alignment of the buffer assignment behind 'device-bytes'")
+          .Option("alignment", &Options::alignment, 0,
+                  "offset alignment of the buffer assignment behind 'device-bytes' (0: the "
+                  "pipeline target's, whose heap, preparation and arena layout it also "
+                  "measures; 64 and XLA's heap without a target)")
           .Option("pointer-size", &Options::pointer_size, 8,
                   "bytes of a tuple element pointer in buffer sizes")
           .Enum("memory-spaces", &Options::memory_spaces, "device", {"device", "all"},
@@ -99,8 +105,7 @@ absl::StatusOr<std::unique_ptr<MemorySchedulerPass>> MemorySchedulerPass::Create
   if (!(pass->device_bytes_slack_ >= 0)) {
     return absl::InvalidArgumentError("option 'device-bytes-slack' must be >= 0");
   }
-  if (pass->alignment_ <= 0)
-    return absl::InvalidArgumentError("option 'alignment' must be positive");
+  if (pass->alignment_ < 0) return absl::InvalidArgumentError("option 'alignment' must be >= 0");
   if (pass->pointer_size_ <= 0) {
     return absl::InvalidArgumentError("option 'pointer-size' must be positive");
   }
@@ -146,12 +151,33 @@ bool SameSchedule(const HloSchedule& a, const HloSchedule& b) {
 
 }  // namespace
 
-absl::StatusOr<int64_t> MemorySchedulerPass::DeviceBytes(const HloModule& module,
-                                                         const HloSchedule& schedule) const {
-  BufferAssigner::Options options;
+absl::StatusOr<int64_t> MemorySchedulerPass::DeviceBytes(HloModule& module,
+                                                         const HloSchedule& schedule,
+                                                         const TargetMemoryModel& model) const {
+  if (model.prepare) {
+    // The target's executable under this order: the module with it, as the
+    // backend prepares and plans it (the pipeline's limit check counts the
+    // same arenas). The order the module came with is put back.
+    std::optional<HloSchedule> arrived;
+    if (module.has_schedule()) arrived = module.schedule();
+    HMO_RETURN_IF_ERROR(module.set_schedule(schedule));
+    absl::StatusOr<TargetMemoryPlan> plan = PlanTargetMemory(module, model);
+    if (arrived.has_value()) {
+      HMO_RETURN_IF_ERROR(module.set_schedule(*std::move(arrived)));
+    } else {
+      module.clear_schedule();
+    }
+    if (plan.ok()) {
+      return plan->arenas.device_bytes() +
+             (memory_spaces_ == "device" ? 0 : plan->arenas.host_bytes());
+    }
+    // A module the target cannot plan (memory spaces it lacks) is ranked on
+    // its own buffer assignment.
+    spdlog::debug("memory-scheduler: target {} cannot plan module '{}': {}", model.target,
+                  module.name(), std::string(plan.status().message()));
+  }
   HMO_ASSIGN_OR_RETURN(std::unique_ptr<BufferAssignment> assignment,
-                       BufferAssigner::Run(&module, schedule, ByteSizeOfValue(pointer_size_),
-                                           [alignment = alignment_](int64_t) { return alignment; }, options));
+                       AssignBuffersAsReported(module, schedule, model.assignment));
   HMO_ASSIGN_OR_RETURN(CompiledMemoryStats stats, ComputeCompiledMemoryStats(*assignment));
   const int64_t device = stats.PeakEstimateBytes() - stats.generated_code_size_in_bytes;
   if (memory_spaces_ == "device") return device;
@@ -164,7 +190,7 @@ absl::StatusOr<bool> MemorySchedulerPass::Run(HloModule& module, PassContext& co
   // Host-memory (S(5)) values cost no device memory unless told otherwise.
   const BufferSizeFunction size_fn = memory_spaces_ == "all" ? ByteSizeOfValue(pointer_size_)
                                                              : DeviceByteSizeOfValue(pointer_size_);
-  const bool by_device_bytes = objective_ == "device-bytes" && strategy_ == "default";
+  const bool by_device_bytes = objective_ != "heap-peak" && strategy_ == "default";
   scheduler::SchedulingInputs inputs = scheduler::MakeSchedulingInputs(*alias_analysis, size_fn);
   // Device bytes are argument + output - alias + temp; only the temp arena
   // depends on the order, so strategies that count live bytes are told which
@@ -173,7 +199,22 @@ absl::StatusOr<bool> MemorySchedulerPass::Run(HloModule& module, PassContext& co
   const SchedulerStrategyRegistry& strategies = context.registries().strategies;
 
   metrics_ = MemorySchedulerMetrics();
-  metrics_.objective = by_device_bytes ? "device-bytes" : "heap-peak";
+  // The device bytes as the pipeline's target measures them; without a
+  // target, XLA's heap at 64-byte alignment (cheap enough to run per
+  // candidate).
+  TargetMemoryModel measure = context.target_memory_model();
+  if (measure.target.empty()) {
+    measure.assignment = MemoryReportOptions();
+    measure.assignment.heap_algorithm = TempHeapAlgorithm::kXla;
+    measure.assignment.alignment = 64;
+  }
+  if (alignment_ > 0) measure.assignment.alignment = alignment_;
+  measure.assignment.pointer_size = pointer_size_;
+  // module-bytes: the module as written under the target's assignment, as
+  // the target's own compiler (XLA) would allocate it, without the backend's
+  // preparation.
+  if (objective_ == "module-bytes") measure.prepare = nullptr;
+  metrics_.objective = by_device_bytes ? objective_ : "heap-peak";
   std::vector<std::string> names =
       strategy_ == "default" ? candidates_ : std::vector<std::string>{strategy_};
   for (const std::string& name : names) {
@@ -271,7 +312,7 @@ absl::StatusOr<bool> MemorySchedulerPass::Run(HloModule& module, PassContext& co
                      static_cast<double>(best_device_bytes) * (1.0 + device_bytes_slack_)) {
         candidate.device_bytes = -1;  // not assigned
       } else {
-        HMO_ASSIGN_OR_RETURN(candidate.device_bytes, DeviceBytes(module, schedules[i]));
+        HMO_ASSIGN_OR_RETURN(candidate.device_bytes, DeviceBytes(module, schedules[i], measure));
       }
       const double measured =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - measure_start).count();

@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "hmo/analysis/target_memory_model.h"
 #include "hmo/ir/hlo_schedule.h"
 #include "hmo/pass/hlo_pass.h"
 #include "hmo/pass/pass_option_binding.h"
@@ -122,14 +123,17 @@ class MemorySchedulerPass : public HloPass {
   std::string strategy_;
   std::vector<std::string> candidates_;
   std::vector<ForwardedOption> strategy_options_;
-  // argument + output - alias + temp bytes of buffer assignment under
-  // `schedule` (device side, or both with memory-spaces=all).
-  absl::StatusOr<int64_t> DeviceBytes(const HloModule& module, const HloSchedule& schedule) const;
+  // The device bytes of `module` under `schedule` as `model` measures them
+  // (device side, or both with memory-spaces=all): with a preparation, the
+  // target executable's arenas (the module's own schedule is put back);
+  // else argument + output - alias + temp of its buffer assignment.
+  absl::StatusOr<int64_t> DeviceBytes(HloModule& module, const HloSchedule& schedule,
+                                      const TargetMemoryModel& model) const;
 
   int64_t pointer_size_ = 8;
   std::string memory_spaces_ = "device";
   std::string objective_ = "device-bytes";
-  int64_t alignment_ = 64;
+  int64_t alignment_ = 0;  // 0: the target's
   double device_bytes_slack_ = 0.5;
   MemorySchedulerMetrics metrics_;
 };

@@ -211,7 +211,7 @@ TEST(CpuCliTest, ExecutePrintsPlanAndMeasuredMemory) {
   // The arenas hold parameters, outputs and temporaries only (buffer
   // assignment of the scheduled, fused module); the 23 MB of embedding
   // constants stay in the JIT's read-only data.
-  EXPECT_THAT(run.out, ::testing::HasSubstr("planned arenas: space 0 105864 B\n"));
+  EXPECT_THAT(run.out, ::testing::HasSubstr("planned arenas: space 0 105920 B\n"));
   std::smatch rodata;
   ASSERT_TRUE(std::regex_search(run.out, rodata, std::regex("rodata (\\d+) B"))) << run.out;
   EXPECT_GE(std::stoll(rodata[1].str()), 23022544);

@@ -311,7 +311,8 @@ ENTRY main {
 TEST(GpuEmulatedBackendTest, IsNamedAndDescribed) {
   GpuBackend backend(GpuDeviceKind::kHostEmulation);
   EXPECT_EQ(backend.name(), "gpu-emulated");
-  EXPECT_EQ(backend.BufferAlignment(), 256);
+  EXPECT_EQ(backend.MemoryModel().target, "gpu-emulated");
+  EXPECT_EQ(backend.MemoryModel().assignment.alignment, 256);
 }
 
 // `hmo run --execute --backend gpu-emulated --check` on the real modules:

@@ -149,9 +149,9 @@ ENTRY main {
   const auto& allocations = (*executable)->assignment().Allocations();
   bool saw_host = false;
   for (size_t a = 0; a < placements.size(); ++a) {
-    saw_host |= placements[a].color == 5;
+    saw_host |= placements[a].arena == 5;
     for (size_t b = a + 1; b < placements.size(); ++b) {
-      if ((placements[a].color == 5) != (placements[b].color == 5)) continue;
+      if ((placements[a].arena == 5) != (placements[b].arena == 5)) continue;
       const bool disjoint = placements[a].offset + allocations[a].size() <= placements[b].offset ||
                             placements[b].offset + allocations[b].size() <= placements[a].offset;
       EXPECT_TRUE(disjoint) << "allocations " << a << " and " << b;
@@ -187,9 +187,12 @@ ENTRY main {
 TEST(GpuBackendTest, DescribesTheTarget) {
   GpuBackend backend;
   EXPECT_EQ(backend.name(), "gpu");
-  EXPECT_EQ(backend.BufferAlignment(), 256);
+  const TargetMemoryModel model = backend.MemoryModel();
+  EXPECT_EQ(model.target, "gpu");
+  EXPECT_EQ(model.assignment.alignment, 256);
+  EXPECT_EQ(model.assignment.pointer_size, 8);
+  EXPECT_TRUE(model.arenas_hold_constants);
   EXPECT_TRUE(backend.CanExecute());
-  EXPECT_EQ(backend.BufferSizeBytes(Shape(PrimitiveType::F32, {3, 5})), 60);
 }
 
 TEST(GpuBackendCliTest, RunExecuteWithoutADeviceFailsWithAClearError) {

@@ -16,6 +16,7 @@
 #include "absl/status/statusor.h"
 #include "hmo/analysis/compiled_memory_stats.h"
 #include "hmo/analysis/memory_report.h"
+#include "hmo/analysis/target_memory_model.h"
 #include "hmo/ir/hlo_module.h"
 
 namespace hmo {
@@ -34,9 +35,15 @@ struct PeakValue {
 
 struct MemoryLimitCheck {
   int64_t limit = 0;
-  // argument + output - alias + temp on the device.
+  // argument + output - alias + temp on the device; with a target, the
+  // device arenas its executable allocates (target.arena_device_bytes).
   int64_t device_bytes = 0;
+  // The figures of the module as written.
   CompiledMemoryStats stats;
+  // Set by CheckTargetMemoryLimit (name not empty): what the target's
+  // executable adds.
+  MemoryReportTarget target;
+  bool measured_for_target() const { return !target.name.empty(); }
   // The schedule time at which the temp values live together are largest,
   // and their bytes (a lower bound of the temp arena, whatever the packing).
   int64_t peak_time = 0;
@@ -59,6 +66,14 @@ struct MemoryLimitCheck {
 // buffer assignment.
 absl::StatusOr<MemoryLimitCheck> CheckMemoryLimit(const HloModule& module, int64_t limit,
                                                   const MemoryReportOptions& options = {});
+
+// The check on `model`'s figure, the one every memory measure of a target
+// uses: the peak and the values live at it as CheckMemoryLimit(module, limit,
+// model.assignment) finds them on the module as written, and device_bytes
+// the device arenas PlanTargetMemory lays out for the executable. Errors:
+// those of the preparation and the buffer assignment.
+absl::StatusOr<MemoryLimitCheck> CheckTargetMemoryLimit(const HloModule& module, int64_t limit,
+                                                        const TargetMemoryModel& model);
 
 // OkStatus when `check` fits; else ResourceExhausted with check.Describe().
 absl::Status MemoryLimitStatus(const MemoryLimitCheck& check);

@@ -10,6 +10,7 @@
 // non-fusion computation (MakeInstructionPostOrder); the report says so.
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -70,6 +71,29 @@ struct MemoryReportBuffer {
   int64_t end = 0;
 };
 
+// What a target's executable allocates for the module (filled by
+// BuildTargetMemoryReport, target_memory_model.h): its device arena bytes
+// against XLA's figure of the module as written (argument + output - alias +
+// temp), and the instructions its preparation added or expanded, by name.
+// The one device figure of a target: the limit check, `fit`, `hmo stats`,
+// `memory-report` and the executed arenas all print arena_device_bytes.
+struct MemoryReportTarget {
+  std::string name;                 // "cpu"
+  int64_t module_device_bytes = 0;  // the module as written
+  int64_t arena_device_bytes = 0;   // what the executable allocates
+  int64_t arena_host_bytes = 0;
+  // "2 copies (copy.3, copy.4)", "1 fusion expanded (fusion.2)", ...
+  std::vector<std::string> preparation;
+  // Why the target cannot plan the module (e.g. memory spaces it does not
+  // have); the arena figures are then the module's own.
+  std::string plan_error;
+
+  int64_t added_bytes() const { return arena_device_bytes - module_device_bytes; }
+  // "device arenas 4544 B on cpu: the module's 4416 B + 128 B (the
+  // executable's arena layout; the backend's preparation: 1 copy (copy.3))".
+  std::string ToString() const;
+};
+
 struct MemoryReport {
   std::string module_name;
   // "module" (the module's own schedule) or "post-order".
@@ -85,12 +109,24 @@ struct MemoryReport {
   std::vector<MemoryReportAllocation> allocations;
   // Sorted by (memory space, allocation, offset, start, value id).
   std::vector<MemoryReportBuffer> buffers;
+  // Set by BuildTargetMemoryReport (name empty otherwise).
+  MemoryReportTarget target;
 };
+
+// Assigns buffers of `module` under `schedule` as `options` say (values
+// sized at options.pointer_size, every memory space aligned to
+// options.alignment): the assignment every report and target plan measures.
+absl::StatusOr<std::unique_ptr<BufferAssignment>> AssignBuffersAsReported(
+    const HloModule& module, const HloSchedule& schedule, const MemoryReportOptions& options);
 
 // Assigns buffers and gathers the report. Errors: analysis errors (e.g. an
 // unsupported module).
 absl::StatusOr<MemoryReport> BuildMemoryReport(const HloModule& module,
                                                const MemoryReportOptions& options = {});
+// The report of an assignment already made under `options` (its module's
+// schedule: schedule_source "module").
+absl::StatusOr<MemoryReport> BuildMemoryReportFromAssignment(const BufferAssignment& assignment,
+                                                             const MemoryReportOptions& options);
 
 enum class MemoryReportFormat { kTable, kJson, kHtml };
 // "table" / "json" / "html".

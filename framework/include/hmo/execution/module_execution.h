@@ -55,6 +55,12 @@ struct ModuleExecutionOptions {
   // evaluate with HloEvaluator and compare against; null: no check.
   const HloModule* reference = nullptr;
   LiteralComparisonOptions comparison;
+  // The device memory limit the module was fitted to (`--memory-limit`):
+  // an executable whose device arenas (ExecutableStats::DeviceArenaBytes)
+  // exceed it is refused, naming the difference, before it runs.
+  std::optional<int64_t> memory_limit;
+  // The pipeline's target, for that message.
+  std::string pipeline_target;
   // Execute calls (one replica only): the first is the cold run whose result
   // is kept and checked; the others measure the warm run time.
   int64_t repeat = 1;

@@ -86,6 +86,12 @@ class HloSchedule {
   std::map<int64_t, HloInstructionSequence> sequences_;
 };
 
+// A schedule of every non-fusion computation of `module`: the module's own
+// sequence where it has one, post order (which respects operands and control
+// dependencies) elsewhere. `complete`, when given, says whether the module's
+// own schedule covered every computation.
+HloSchedule CompletedSchedule(const HloModule& module, bool* complete = nullptr);
+
 }  // namespace hmo
 
 #endif  // HMO_IR_HLO_SCHEDULE_H_

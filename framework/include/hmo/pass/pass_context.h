@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 
+#include "hmo/analysis/target_memory_model.h"
 #include "hmo/pass/analysis_manager.h"
 #include "hmo/pass/pipeline_run_state.h"
 #include "hmo/pass/preserved_analyses.h"
@@ -54,6 +55,17 @@ class PassContext {
   const std::optional<int64_t>& memory_limit() const { return memory_limit_; }
   void set_memory_limit(std::optional<int64_t> limit) { memory_limit_ = limit; }
 
+  // The memory model of the pipeline's target (`target:`,
+  // hmo/analysis/target_memory_model.h): what every pass that measures device
+  // bytes measures with, so that its figure is the limit check's and the
+  // executable's. The model of no target (alignment 1, hmo's best packing,
+  // no preparation) when none was set.
+  const TargetMemoryModel& target_memory_model() const {
+    return target_memory_model_ != nullptr ? *target_memory_model_ : NoTargetModel();
+  }
+  // `model` must outlive the context; null: the model of no target.
+  void set_target_memory_model(const TargetMemoryModel* model) { target_memory_model_ = model; }
+
   // Declares that analysis `A` stays valid although the pass changed the
   // module. Without this, every cached analysis is dropped after a change.
   template <typename A>
@@ -82,7 +94,13 @@ class PassContext {
   PipelineRunState* run_state_;
   PreservedAnalyses preserved_;
   std::optional<int64_t> memory_limit_;
+  const TargetMemoryModel* target_memory_model_ = nullptr;
   std::string report_;
+
+  static const TargetMemoryModel& NoTargetModel() {
+    static const TargetMemoryModel* const model = new TargetMemoryModel();
+    return *model;
+  }
 };
 
 }  // namespace hmo

@@ -4,18 +4,21 @@
 // memory-report: the module's memory at its place in a pipeline; never
 // changes the module. Two kinds of output:
 //
-//   format=summary (default): one log line per side as XLA would report them
-//   after compiling (CompiledMemoryStats, module_memory_stats.h), compared
-//   with an earlier report of the same module run:
+//   format=summary (default): one log line per side, compared with an
+//   earlier report of the same module run:
 //
 //     memory-report{label=before}  ...passes...  memory-report{label=after,baseline=before}
 //
 //   logs, for `after`:
 //     memory-report [after] jit_f (scheduled)
-//       device 2368 B (argument 64, output 64, alias 0, temp 2240)
+//       device 2368 B on cpu (argument 64, output 64, alias 0, temp 2240; +0 B the executable adds)
 //       host 2048 B (argument 0, output 0, alias 0, temp 2048)
 //       vs [before]: device 4416 -> 2368 B (-2048), host 0 -> 2048 B (+2048)
-//   Device figures count every memory space but S(5); host figures S(5).
+//   The device figure is the pipeline target's (target_memory_model.h: the
+//   device arenas its executable allocates, what the limit check counts);
+//   the four figures in parentheses are the module's as written, as XLA
+//   reports them after compiling (CompiledMemoryStats). Host figures are
+//   S(5)'s.
 //   With `output`, the text is also appended to that file. `hmo run
 //   --report` shows it too.
 //
@@ -25,10 +28,9 @@
 //   by the module name, so one pipeline run over several modules writes one
 //   file each.
 //
-// Options: label, baseline, format, output, pointer-size (bytes per tuple
-// element pointer, default 8), alignment (of buffer offsets, default 1),
-// heap (xla | search | best: how the full report packs temp buffers,
-// default best).
+// Options: label, baseline, format, output, and overrides of the target's
+// model: pointer-size (bytes per tuple element pointer), alignment (of
+// buffer offsets), heap (xla | search | best: how temp buffers are packed).
 //
 // The framework registers it (RegisterFrameworkPasses, framework_passes.h)
 // under the plugin name "hmo".
@@ -42,6 +44,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "hmo/analysis/memory_report.h"
+#include "hmo/analysis/target_memory_model.h"
 #include "hmo/pass/hlo_pass.h"
 #include "hmo/pass/pass_option_binding.h"
 #include "hmo/pass/pass_option_schema.h"
@@ -81,14 +84,19 @@ class MemoryReportPass : public HloPass {
   MemoryReportPass() = default;
 
   absl::Status RunSummary(HloModule& module, PassContext& context);
-  absl::Status RunFullReport(const HloModule& module);
+  absl::Status RunFullReport(const HloModule& module, const PassContext& context);
+  // The pipeline target's model with this pass's overrides.
+  TargetMemoryModel Model(const PassContext& context) const;
 
   std::string label_;
   std::string baseline_;
   std::string output_;
   // Empty for the summary.
   std::optional<MemoryReportFormat> format_;
-  MemoryReportOptions options_;
+  // Overrides of the target's assignment options (0 / none: the target's).
+  int64_t pointer_size_ = 0;
+  int64_t alignment_ = 0;
+  std::optional<TempHeapAlgorithm> heap_;
 };
 
 }  // namespace hmo

@@ -79,6 +79,11 @@ struct PipelineSpec {
   // module may need after the pipeline (hmo/analysis/memory_limit.h).
   std::optional<int64_t> memory_limit;
   SourcePosition memory_limit_position;
+  // `target:` the backend whose memory model every memory measure of the
+  // pipeline uses (hmo/analysis/target_memory_model.h); empty: the backend
+  // that runs the module, else the host's CPU.
+  std::string target;
+  SourcePosition target_position;
 };
 
 }  // namespace hmo

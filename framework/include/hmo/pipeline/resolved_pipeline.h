@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "hmo/analysis/target_memory_model.h"
 #include "hmo/pass/pass_options.h"
 #include "hmo/pass/pass_registry.h"
 #include "hmo/pipeline/pipeline_spec.h"
@@ -37,6 +38,12 @@ struct ResolvedPipeline {
   VerifyMode verify = VerifyMode::kChanged;
   DumpSettings dump;
   std::optional<int64_t> memory_limit;  // bytes; none when not set
+  // The backend the pipeline targets, as written (`target:`; empty: chosen
+  // by the tool), and its memory model once the tool has looked the backend
+  // up (Backend::MemoryModel). Without a model (`target_model.target`
+  // empty) every measure is the model of no target.
+  std::string target;
+  TargetMemoryModel target_model;
 };
 
 // Checks `spec` against `passes`. Errors point into the spec's source:

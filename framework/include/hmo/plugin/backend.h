@@ -2,9 +2,9 @@
 #define HMO_PLUGIN_BACKEND_H_
 
 // A compilation target as memory optimization sees it, provided by a backend
-// plugin (backends/cpu, backends/gpu) and selected by name, e.g. through a
-// pass option. Backend objects are immutable descriptions, shared by every
-// thread.
+// plugin (backends/cpu, backends/gpu) and selected by name: a pipeline's
+// `target:`, `hmo run --target` / `--backend`, `hmo stats --target`. Backend objects are immutable
+// descriptions, shared by every thread.
 
 #include <cstdint>
 #include <memory>
@@ -14,13 +14,13 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "hmo/analysis/target_memory_model.h"
 #include "hmo/plugin/executable.h"
 #include "hmo/pass/named_registry.h"
 
 namespace hmo {
 
 class HloModule;
-class Shape;
 
 struct CompileOptions {
   // LLVM optimization level (0-3).
@@ -49,11 +49,13 @@ class Backend {
   // Returns the backend's kebab-case name ("cpu", "gpu").
   virtual std::string_view name() const = 0;
 
-  // Returns how many bytes a buffer of `shape` occupies on this target.
-  virtual int64_t BufferSizeBytes(const Shape& shape) const = 0;
-
-  // Returns the alignment, in bytes, the target requires of buffer offsets.
-  virtual int64_t BufferAlignment() const = 0;
+  // The target's memory model (hmo/analysis/target_memory_model.h): how
+  // buffers are sized, aligned and packed, the preparation its compiler
+  // applies and how its executable lays arenas out. Every memory measure of a
+  // pipeline that targets this backend uses it, and an executing backend's
+  // Compile plans with exactly this model (PlanTargetMemory), so that the
+  // arenas it allocates are the bytes the pipeline measured.
+  virtual TargetMemoryModel MemoryModel() const = 0;
 
   // The target's cost rates (the defaults: a FLOP and a byte written cost
   // alike, a byte to or from host memory ten times more).

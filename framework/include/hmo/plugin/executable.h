@@ -3,9 +3,9 @@
 
 // A compiled module a backend can run (XLA's Executable): produced by
 // Backend::Compile from a scheduled module and its buffer assignment, run any
-// number of times on argument literals. Memory is laid out as buffer
-// assignment planned it: one arena per memory space (color), each
-// allocation at an aligned offset inside its arena.
+// number of times on argument literals. Memory is laid out as the target's
+// plan says (PlanTargetMemory, hmo/analysis/target_memory_model.h): a device
+// and a host arena, each allocation at an aligned offset inside its arena.
 
 #include <cstdint>
 #include <map>
@@ -14,6 +14,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "hmo/ir/layout.h"
 #include "hmo/ir/literal.h"
 
 namespace hmo {
@@ -27,8 +28,17 @@ struct ExecutableStats {
   int64_t code_bytes = 0;
   int64_t rodata_bytes = 0;
   int64_t rwdata_bytes = 0;
-  // Planned arena bytes per memory space (color), from buffer assignment.
+  // The arenas the executable allocates: ArenaLayout::arena_bytes of its
+  // plan (arena 0: device memory, every space but S(5); arena 5: host).
   std::map<int64_t, int64_t> arena_bytes;
+  // The device arenas' bytes: what a device memory limit bounds.
+  int64_t DeviceArenaBytes() const {
+    int64_t bytes = 0;
+    for (const auto& [arena, size] : arena_bytes) {
+      if (arena != Layout::kHostMemorySpace) bytes += size;
+    }
+    return bytes;
+  }
   // Wall time of code generation + JIT compilation, in seconds.
   double compile_seconds = 0;
   // Number of kernels emitted (one per non-trivial instruction / fusion).

@@ -32,9 +32,10 @@
 //                branch returns a buffer of its parameter or a constant.
 //   entry root   constant leaves are copied (constants are read-only data).
 //
-// It is not XLA's RemoveUnnecessaryCopies: beyond the in-place cases above
-// it does not check whether a copy could be elided. A scheduled module keeps
-// its schedule, updated with the new instructions (HloSchedule::Update).
+// A scheduled module keeps its schedule, updated with the new instructions
+// (HloSchedule::Update), and then loses the copies its order makes
+// unnecessary (copy_elision.h: a loop init whose buffer is dead after the
+// loop starts is updated in place, as XLA's RemoveUnnecessaryCopies does).
 
 #include <string_view>
 

@@ -3,8 +3,9 @@
 
 // What every executing backend does to a module before buffer assignment,
 // on a private clone (the caller's module is left as it is):
-//   0. fusions the backend cannot emit expanded into their instructions
-//      (fusion_expansion.h), when it names them;
+//   0. calls inlined (call_inlining.h), and fusions the backend cannot emit
+//      expanded into their instructions (fusion_expansion.h), when it names
+//      them;
 //   1. the call graph flattened (flatten_call_graph.h), so every control-flow
 //      callee's parameters have one site's buffers, and the layouts at its
 //      boundaries made to agree (control_flow_layouts.h);

@@ -1,0 +1,27 @@
+#include "hmo/codegen/emitted_memory_model.h"
+
+#include <utility>
+
+#include "hmo/codegen/fusion_emitter.h"
+#include "hmo/transforms/execution_preparation.h"
+
+namespace hmo::codegen {
+
+TargetMemoryModel EmittedMemoryModel(std::string target, int64_t alignment) {
+  TargetMemoryModel model;
+  model.target = std::move(target);
+  model.assignment.pointer_size = 8;
+  model.assignment.alignment = alignment;
+  model.assignment.heap_algorithm = TempHeapAlgorithm::kXla;
+  model.assignment.allocate_buffers_for_constants = true;
+  model.prepare = [](const HloModule& module) {
+    ExecutionPreparationOptions preparation;
+    preparation.expand_fusion = [](const HloInstruction& fusion) {
+      return !IsLoopFusionEmittable(fusion);
+    };
+    return CloneForExecution(module, preparation);
+  };
+  return model;
+}
+
+}  // namespace hmo::codegen

@@ -1,0 +1,23 @@
+#ifndef HMO_TRANSFORMS_CALL_INLINING_H_
+#define HMO_TRANSFORMS_CALL_INLINING_H_
+
+// InlineCalls: every `call` of a non-fusion computation replaced by the
+// instructions of its callee (XLA's CallInliner), so that the analyses that
+// decide copies and buffers see one flat computation: copy-insertion can list
+// the readers of a loop's state and keep a scan's stacked outputs updated in
+// place instead of copying them through calls. A scheduled caller gets the
+// callee's sequence in place of the call. Calls the inliner leaves alone:
+// those with control edges, frontend attributes (host compute, sharding
+// annotations) or a backend config. Callees no call site uses any more go.
+
+#include "absl/status/statusor.h"
+#include "hmo/ir/hlo_module.h"
+
+namespace hmo {
+
+// Returns whether a call was inlined.
+absl::StatusOr<bool> InlineCalls(HloModule& module);
+
+}  // namespace hmo
+
+#endif  // HMO_TRANSFORMS_CALL_INLINING_H_

@@ -1,0 +1,109 @@
+#include "hmo/transforms/call_inlining.h"
+
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "hmo/base/status_macros.h"
+#include "hmo/ir/hlo_computation.h"
+#include "hmo/ir/hlo_instruction.h"
+#include "hmo/ir/hlo_schedule.h"
+
+namespace hmo {
+namespace {
+
+bool Inlinable(const HloInstruction& call) {
+  if (call.opcode() != HloOpcode::kCall || call.called_computations().size() != 1 ||
+      !call.control_predecessors().empty() || !call.control_successors().empty() ||
+      !call.frontend_attributes().empty() || !call.backend_config_text().empty()) {
+    return false;
+  }
+  // Layouts that differ at the boundary are a layout change the call makes:
+  // such a call stays (control_flow_layouts.h conforms it).
+  const HloComputation& callee = *call.called_computations().front();
+  if (!(call.shape() == callee.root_instruction()->shape()) ||
+      call.operand_count() != callee.num_parameters()) {
+    return false;
+  }
+  for (int64_t i = 0; i < call.operand_count(); ++i) {
+    if (!(call.operand(i)->shape() == callee.parameter_instruction(i)->shape())) return false;
+  }
+  return true;
+}
+
+// Replaces `call` by the instructions of its callee; returns the calls among
+// them (to inline in turn).
+absl::StatusOr<std::vector<HloInstruction*>> InlineCall(HloModule& module, HloInstruction* call) {
+  HloComputation* caller = call->parent();
+  const HloComputation* callee = call->called_computations().front();
+  absl::flat_hash_map<const HloInstruction*, HloInstruction*> mapped;
+  for (int64_t i = 0; i < callee->num_parameters(); ++i) {
+    mapped[callee->parameter_instruction(i)] = call->mutable_operand(i);
+  }
+  std::vector<HloInstruction*> nested_calls;
+  for (HloInstruction* instruction : callee->MakeInstructionPostOrder()) {
+    if (instruction->opcode() == HloOpcode::kParameter) continue;
+    std::vector<HloInstruction*> operands;
+    operands.reserve(instruction->operand_count());
+    for (HloInstruction* operand : instruction->operands()) operands.push_back(mapped.at(operand));
+    HloInstruction* clone =
+        caller->AddInstruction(instruction->CloneWithNewOperands(instruction->shape(), operands));
+    mapped[instruction] = clone;
+    if (Inlinable(*clone)) nested_calls.push_back(clone);
+  }
+  for (const HloInstruction* instruction : callee->instructions()) {
+    for (const HloInstruction* successor : instruction->control_successors()) {
+      HMO_RETURN_IF_ERROR(mapped.at(instruction)->AddControlDependencyTo(mapped.at(successor)));
+    }
+  }
+  if (module.has_schedule() && module.schedule().is_computation_scheduled(caller)) {
+    // The callee's order where the call was (post order when it has none).
+    std::vector<HloInstruction*> inlined;
+    const bool scheduled = module.schedule().is_computation_scheduled(callee);
+    for (HloInstruction* instruction : scheduled ? module.schedule().sequence(callee).instructions()
+                                                 : callee->MakeInstructionPostOrder()) {
+      if (instruction->opcode() != HloOpcode::kParameter) inlined.push_back(mapped.at(instruction));
+    }
+    std::vector<HloInstruction*> sequence;
+    for (HloInstruction* instruction : module.schedule().sequence(caller).instructions()) {
+      if (instruction == call) {
+        sequence.insert(sequence.end(), inlined.begin(), inlined.end());
+      } else {
+        sequence.push_back(instruction);
+      }
+    }
+    module.schedule().set_sequence(caller, std::move(sequence));
+  }
+  // Only the call goes: operands the callee ignored stay (a pending call
+  // among them must stay in place).
+  HloInstruction* result = mapped.at(callee->root_instruction());
+  HMO_RETURN_IF_ERROR(call->ReplaceAllUsesWith(result));
+  HMO_RETURN_IF_ERROR(caller->RemoveInstruction(call));
+  return nested_calls;
+}
+
+}  // namespace
+
+absl::StatusOr<bool> InlineCalls(HloModule& module) {
+  std::vector<HloInstruction*> calls;
+  for (HloComputation* computation : module.MakeNonfusionComputations()) {
+    for (HloInstruction* instruction : computation->instructions()) {
+      if (Inlinable(*instruction)) calls.push_back(instruction);
+    }
+  }
+  if (calls.empty()) return false;
+  // A call nested in an inlined callee is inlined in turn (a module's call
+  // graph is acyclic, so this ends).
+  while (!calls.empty()) {
+    HloInstruction* call = calls.back();
+    calls.pop_back();
+    HMO_ASSIGN_OR_RETURN(std::vector<HloInstruction*> nested, InlineCall(module, call));
+    calls.insert(calls.end(), nested.begin(), nested.end());
+  }
+  module.RemoveUnusedComputations();
+  if (module.has_schedule()) HMO_RETURN_IF_ERROR(module.schedule().Update());
+  return true;
+}
+
+}  // namespace hmo
