@@ -19,17 +19,8 @@ bool Inlinable(const HloInstruction& call) {
       !call.frontend_attributes().empty() || !call.backend_config_text().empty()) {
     return false;
   }
-  // Layouts that differ at the boundary are a layout change the call makes:
-  // such a call stays (control_flow_layouts.h conforms it).
   const HloComputation& callee = *call.called_computations().front();
-  if (!(call.shape() == callee.root_instruction()->shape()) ||
-      call.operand_count() != callee.num_parameters()) {
-    return false;
-  }
-  for (int64_t i = 0; i < call.operand_count(); ++i) {
-    if (!(call.operand(i)->shape() == callee.parameter_instruction(i)->shape())) return false;
-  }
-  return true;
+  return call.operand_count() == callee.num_parameters();
 }
 
 // Replaces `call` by the instructions of its callee; returns the calls among
@@ -38,8 +29,17 @@ absl::StatusOr<std::vector<HloInstruction*>> InlineCall(HloModule& module, HloIn
   HloComputation* caller = call->parent();
   const HloComputation* callee = call->called_computations().front();
   absl::flat_hash_map<const HloInstruction*, HloInstruction*> mapped;
+  // A boundary where the layouts differ becomes a layout-changing copy (the
+  // copy control_flow_layouts.h would put at the call).
+  std::vector<HloInstruction*> boundary_copies;
   for (int64_t i = 0; i < callee->num_parameters(); ++i) {
-    mapped[callee->parameter_instruction(i)] = call->mutable_operand(i);
+    const HloInstruction* parameter = callee->parameter_instruction(i);
+    HloInstruction* operand = call->mutable_operand(i);
+    if (!(operand->shape() == parameter->shape())) {
+      operand = caller->AddInstruction(HloInstruction::CreateCopy(parameter->shape(), operand));
+      boundary_copies.push_back(operand);
+    }
+    mapped[parameter] = operand;
   }
   std::vector<HloInstruction*> nested_calls;
   for (HloInstruction* instruction : callee->MakeInstructionPostOrder()) {
@@ -57,14 +57,20 @@ absl::StatusOr<std::vector<HloInstruction*>> InlineCall(HloModule& module, HloIn
       HMO_RETURN_IF_ERROR(mapped.at(instruction)->AddControlDependencyTo(mapped.at(successor)));
     }
   }
+  HloInstruction* result = mapped.at(callee->root_instruction());
+  if (!(result->shape() == call->shape())) {
+    result = caller->AddInstruction(HloInstruction::CreateCopy(call->shape(), result));
+  }
   if (module.has_schedule() && module.schedule().is_computation_scheduled(caller)) {
-    // The callee's order where the call was (post order when it has none).
-    std::vector<HloInstruction*> inlined;
+    // The callee's order where the call was (post order when it has none),
+    // between the boundary copies.
+    std::vector<HloInstruction*> inlined = boundary_copies;
     const bool scheduled = module.schedule().is_computation_scheduled(callee);
     for (HloInstruction* instruction : scheduled ? module.schedule().sequence(callee).instructions()
                                                  : callee->MakeInstructionPostOrder()) {
       if (instruction->opcode() != HloOpcode::kParameter) inlined.push_back(mapped.at(instruction));
     }
+    if (result != mapped.at(callee->root_instruction())) inlined.push_back(result);
     std::vector<HloInstruction*> sequence;
     for (HloInstruction* instruction : module.schedule().sequence(caller).instructions()) {
       if (instruction == call) {
@@ -73,11 +79,10 @@ absl::StatusOr<std::vector<HloInstruction*>> InlineCall(HloModule& module, HloIn
         sequence.push_back(instruction);
       }
     }
-    module.schedule().set_sequence(caller, std::move(sequence));
+    module.schedule().set_sequence(caller, sequence);
   }
   // Only the call goes: operands the callee ignored stay (a pending call
   // among them must stay in place).
-  HloInstruction* result = mapped.at(callee->root_instruction());
   HMO_RETURN_IF_ERROR(call->ReplaceAllUsesWith(result));
   HMO_RETURN_IF_ERROR(caller->RemoveInstruction(call));
   return nested_calls;

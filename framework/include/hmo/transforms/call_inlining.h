@@ -6,7 +6,9 @@
 // decide copies and buffers see one flat computation: copy-insertion can list
 // the readers of a loop's state and keep a scan's stacked outputs updated in
 // place instead of copying them through calls. A scheduled caller gets the
-// callee's sequence in place of the call. Calls the inliner leaves alone:
+// callee's sequence in place of the call. Where the layouts at the boundary
+// differ, a layout-changing copy takes the call's place there (the copy the
+// call would need anyway). Calls the inliner leaves alone:
 // those with control edges, frontend attributes (host compute, sharding
 // annotations) or a backend config. Callees no call site uses any more go.
 
