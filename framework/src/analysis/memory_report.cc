@@ -83,8 +83,9 @@ absl::StatusOr<std::unique_ptr<BufferAssignment>> AssignBuffersAsReported(
   assigner_options.allocate_buffers_for_constants = options.allocate_buffers_for_constants;
   assigner_options.tight_packing = options.tight_packing;
   const int64_t alignment = std::max<int64_t>(1, options.alignment);
-  return BufferAssigner::Run(&module, schedule, ByteSizeOfValue(options.pointer_size),
-                             [alignment](int64_t) { return alignment; }, assigner_options);
+  return BufferAssigner::Run(
+      &module, schedule, ByteSizeOfValue(options.pointer_size),
+      [alignment](int64_t) { return alignment; }, assigner_options);
 }
 
 absl::StatusOr<MemoryReport> BuildMemoryReport(const HloModule& module,

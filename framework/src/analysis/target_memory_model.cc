@@ -81,8 +81,9 @@ absl::StatusOr<TargetMemoryPlan> PlanTargetMemory(const HloModule& module,
   } else {
     HMO_ASSIGN_OR_RETURN(plan.module, ScheduledClone(module));
   }
-  HMO_ASSIGN_OR_RETURN(plan.assignment, AssignBuffersAsReported(*plan.module, plan.module->schedule(),
-                                                                 model.assignment));
+  HMO_ASSIGN_OR_RETURN(
+      plan.assignment,
+      AssignBuffersAsReported(*plan.module, plan.module->schedule(), model.assignment));
   plan.arenas = LayOutArenas(*plan.assignment, model);
   return plan;
 }
