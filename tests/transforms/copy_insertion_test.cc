@@ -101,8 +101,8 @@ TEST(CopyInsertionTest, CopiesWhileInitLeavesAndSwappedBodyLeaves) {
   }
 }
 
-TEST(CopyInsertionTest, PassThroughLeafIsNotCopiedInTheBody) {
-  std::unique_ptr<HloModule> module = ParseTestModule(R"(
+// A loop whose body only reads leaf 1 (a pass-through) and counts leaf 0.
+constexpr char kPassThroughLoop[] = R"(
 HloModule passthrough
 
 body {
@@ -128,7 +128,10 @@ ENTRY e {
   w = (s32[], f32[4]) while(init), condition=cond, body=body
   ROOT r = f32[4] get-tuple-element(w), index=1
 }
-)");
+)";
+
+TEST(CopyInsertionTest, PassThroughLeafIsNotCopiedInTheBody) {
+  std::unique_ptr<HloModule> module = ParseTestModule(kPassThroughLoop);
   ASSERT_TRUE(CopyInsertion::AddCopies(*module).ok());
   const HloComputation* body = module->GetComputationWithName("body");
   // The counter is computed in place; nothing is copied.
@@ -348,33 +351,7 @@ ENTRY e {
 
 TEST(CopyInsertionTest, PassThroughInitLeafIsNotCopied) {
   // The body only reads leaf 1: its state stays in the parameter's buffer.
-  std::unique_ptr<HloModule> module = ParseTestModule(R"(
-HloModule read_only_state
-
-body {
-  p = (s32[], f32[4]) parameter(0)
-  i = s32[] get-tuple-element(p), index=0
-  w = f32[4] get-tuple-element(p), index=1
-  one = s32[] constant(1)
-  next = s32[] add(i, one)
-  ROOT t = (s32[], f32[4]) tuple(next, w)
-}
-
-cond {
-  p = (s32[], f32[4]) parameter(0)
-  i = s32[] get-tuple-element(p), index=0
-  three = s32[] constant(3)
-  ROOT lt = pred[] compare(i, three), direction=LT
-}
-
-ENTRY e {
-  zero = s32[] constant(0)
-  x = f32[4] parameter(0)
-  init = (s32[], f32[4]) tuple(zero, x)
-  w = (s32[], f32[4]) while(init), condition=cond, body=body
-  ROOT r = f32[4] get-tuple-element(w), index=1
-}
-)");
+  std::unique_ptr<HloModule> module = ParseTestModule(kPassThroughLoop);
   ASSERT_TRUE(CopyInsertion::AddCopies(*module).ok());
   EXPECT_EQ(InitLeaf(*module, 1)->name(), "x");
   EXPECT_EQ(CountOpcode(*module->entry_computation(), HloOpcode::kCopy), 1);  // the counter
