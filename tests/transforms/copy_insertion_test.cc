@@ -196,7 +196,7 @@ TEST(CopyInsertionTest, DynamicUpdateSliceOfItsOwnLeafUpdatesInPlace) {
             std::vector<HloInstruction*>{const_cast<HloInstruction*>(row)});
 }
 
-TEST(CopyInsertionTest, BranchRootsAndEntryConstantsAreCopied) {
+TEST(CopyInsertionTest, BranchRootParametersAndEntryConstantsAreCopied) {
   std::unique_ptr<HloModule> module = ParseTestModule(R"(
 HloModule cond
 
@@ -221,14 +221,91 @@ ENTRY e {
   ASSERT_TRUE(changed.ok()) << changed.status();
   EXPECT_TRUE(*changed);
   EXPECT_TRUE(VerifyHloModule(*module).ok());
-  for (const char* branch : {"on_true", "on_false"}) {
-    const HloInstruction* root = module->GetComputationWithName(branch)->root_instruction();
-    EXPECT_EQ(root->opcode(), HloOpcode::kCopy) << branch;
-  }
+  // The negate is computed straight into the conditional's output; the
+  // parameter passed through would share the caller's x, so it is copied.
+  EXPECT_EQ(module->GetComputationWithName("on_true")->root_instruction()->opcode(),
+            HloOpcode::kNegate);
+  EXPECT_EQ(module->GetComputationWithName("on_false")->root_instruction()->opcode(),
+            HloOpcode::kCopy);
   // The constant leaf of the entry root is copied; the conditional's is not.
   const HloInstruction* root = module->entry_computation()->root_instruction();
   EXPECT_EQ(root->operand(0)->opcode(), HloOpcode::kConditional);
   EXPECT_EQ(root->operand(1)->opcode(), HloOpcode::kCopy);
+}
+
+TEST(CopyInsertionTest, BranchValueUsedTwiceOrUpdatingInPlaceIsCopied) {
+  std::unique_ptr<HloModule> module = ParseTestModule(R"(
+HloModule cond
+
+on_true {
+  p = (f32[4], s32[]) parameter(0)
+  v = f32[4] get-tuple-element(p), index=0
+  n = f32[4] negate(v)
+  ROOT t = (f32[4], f32[4]) tuple(n, n)
+}
+
+on_false {
+  p = (f32[4], s32[]) parameter(0)
+  v = f32[4] get-tuple-element(p), index=0
+  i = s32[] get-tuple-element(p), index=1
+  u = f32[1] constant({7})
+  d = f32[4] dynamic-update-slice(v, u, i)
+  e = f32[4] exponential(v)
+  ROOT t = (f32[4], f32[4]) tuple(d, e)
+}
+
+ENTRY e {
+  b = pred[] parameter(0)
+  x = f32[4] parameter(1)
+  i = s32[] parameter(2)
+  a = (f32[4], s32[]) tuple(x, i)
+  ROOT c = (f32[4], f32[4]) conditional(b, a, a), true_computation=on_true, false_computation=on_false
+}
+)");
+  absl::StatusOr<bool> changed = CopyInsertion::AddCopies(*module);
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  EXPECT_TRUE(VerifyHloModule(*module).ok());
+  const HloInstruction* on_true = module->GetComputationWithName("on_true")->root_instruction();
+  // One value cannot be two outputs: both leaves are copies.
+  EXPECT_EQ(on_true->operand(0)->opcode(), HloOpcode::kCopy);
+  EXPECT_EQ(on_true->operand(1)->opcode(), HloOpcode::kCopy);
+  const HloInstruction* on_false = module->GetComputationWithName("on_false")->root_instruction();
+  // The in-place update would write the caller's x; the exponential owns its output.
+  EXPECT_EQ(on_false->operand(0)->opcode(), HloOpcode::kCopy);
+  EXPECT_EQ(on_false->operand(1)->opcode(), HloOpcode::kExp);
+}
+
+TEST(CopyInsertionTest, BranchOutputAliasedWithADonatedParameterIsCopied) {
+  // The output is donated x's buffer: a negate computed straight into it
+  // would write x while the branch still reads it.
+  std::unique_ptr<HloModule> module = ParseTestModule(R"(
+HloModule cond, input_output_alias={ {}: (1, {}, may-alias) }
+
+on_true {
+  p = f32[8] parameter(0)
+  ROOT n = f32[8] negate(p)
+}
+
+on_false {
+  p = f32[8] parameter(0)
+  ROOT e = f32[8] exponential(p)
+}
+
+ENTRY e {
+  b = pred[] parameter(0)
+  x = f32[8] parameter(1)
+  ROOT c = f32[8] conditional(b, x, x), true_computation=on_true, false_computation=on_false
+}
+)");
+  absl::StatusOr<bool> changed = CopyInsertion::AddCopies(*module);
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  EXPECT_TRUE(*changed);
+  EXPECT_TRUE(VerifyHloModule(*module).ok());
+  for (const char* branch : {"on_true", "on_false"}) {
+    EXPECT_EQ(module->GetComputationWithName(branch)->root_instruction()->opcode(),
+              HloOpcode::kCopy)
+        << branch;
+  }
 }
 
 TEST(CopyInsertionTest, ModuleWithoutLoopsOrConditionalsIsUnchanged) {

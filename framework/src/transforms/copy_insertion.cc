@@ -1,11 +1,14 @@
 #include "hmo/transforms/copy_insertion.h"
 
+#include <algorithm>
+#include <memory>
 #include <optional>
 #include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "hmo/analysis/hlo_alias_analysis.h"
 #include "hmo/analysis/hlo_dataflow_analysis.h"
 #include "hmo/base/status_macros.h"
 #include "hmo/ir/hlo_computation.h"
@@ -319,12 +322,49 @@ absl::StatusOr<bool> CopyWhileBodyRoot(HloComputation* body) {
   return true;
 }
 
-absl::StatusOr<bool> CopyRootLeaves(HloComputation* computation, bool constants_only) {
+// Whether a branch root leaf defines a buffer of its own that only this
+// leaf carries out: computed in the branch (not a constant, not an alias of
+// a parameter or of another value), not updating an operand in place, at one
+// leaf only. Such a value can be written straight into the conditional's
+// output (XLA copies only ambiguous or non-distinct branch root leaves).
+bool OwnsBranchOutput(const HloInstruction& leaf,
+                      const absl::flat_hash_map<const HloInstruction*, int>& leaf_uses) {
+  if (leaf.opcode() == HloOpcode::kConstant || IsAliasingOpcode(leaf.opcode())) return false;
+  if (!HloDataflowAnalysis::GetInPlaceInputOutputPairs(&leaf).empty()) return false;
+  auto it = leaf_uses.find(&leaf);
+  return it != leaf_uses.end() && it->second == 1;
+}
+
+// How often each instruction is a leaf of `root`'s tuple tree.
+void CountRootLeaves(const HloInstruction* root,
+                     absl::flat_hash_map<const HloInstruction*, int>& leaf_uses) {
+  if (root->opcode() != HloOpcode::kTuple) {
+    ++leaf_uses[root];
+    return;
+  }
+  for (const HloInstruction* operand : root->operands()) CountRootLeaves(operand, leaf_uses);
+}
+
+enum class RootCopies { kConstants, kBranchOutputs };
+
+// Copies `computation`'s root leaves that `which` selects; the branch root
+// leaves left uncopied (OwnsBranchOutput) are appended to `uncopied`.
+absl::StatusOr<bool> CopyRootLeaves(HloComputation* computation, RootCopies which,
+                                    std::vector<HloInstruction*>* uncopied = nullptr) {
   HloInstruction* root = computation->root_instruction();
+  absl::flat_hash_map<const HloInstruction*, int> leaf_uses;
+  // A branch shared by several callers would join their outputs' buffers.
+  if (computation->caller_instructions().size() == 1) CountRootLeaves(root, leaf_uses);
   bool copied_any = false;
   HloInstruction* new_root =
       DeepCopy(computation, root, [&](HloInstruction* leaf, const ShapeIndex&) {
-        if (constants_only && leaf->opcode() != HloOpcode::kConstant) return leaf;
+        if (which == RootCopies::kConstants && leaf->opcode() != HloOpcode::kConstant) {
+          return leaf;
+        }
+        if (which == RootCopies::kBranchOutputs && OwnsBranchOutput(*leaf, leaf_uses)) {
+          uncopied->push_back(leaf);
+          return leaf;
+        }
         copied_any = true;
         return AddCopy(computation, leaf);
       });
@@ -336,6 +376,53 @@ absl::StatusOr<bool> CopyRootLeaves(HloComputation* computation, bool constants_
   }
   HMO_RETURN_IF_ERROR(ReplaceRoot(computation, new_root));
   return true;
+}
+
+// Copies after all the uncopied branch root leaves whose buffer also holds
+// a value from outside their conditional (a donated entry parameter the
+// output is aliased with, loop state): the branch would write bytes it may
+// still read. Returns whether it added a copy.
+absl::StatusOr<bool> CopySharedBranchOutputs(HloModule& module,
+                                             const std::vector<HloInstruction*>& uncopied) {
+  if (uncopied.empty()) return false;
+  HMO_ASSIGN_OR_RETURN(std::unique_ptr<HloAliasAnalysis> analysis, HloAliasAnalysis::Run(&module));
+  std::vector<HloInstruction*> shared;
+  for (HloInstruction* leaf : uncopied) {
+    const HloInstruction* conditional = leaf->parent()->caller_instructions().front();
+    const std::vector<HloComputation*>& branches = conditional->branch_computations();
+    bool foreign = false;
+    for (const HloBuffer* buffer : analysis->ComputeBuffersAt(leaf)) {
+      for (const HloValue* value : buffer->values()) {
+        const HloInstruction* definer = value->defining_instruction();
+        foreign |= definer != conditional &&
+                   std::find(branches.begin(), branches.end(), definer->parent()) == branches.end();
+      }
+    }
+    if (foreign) shared.push_back(leaf);
+  }
+  for (HloInstruction* leaf : shared) {
+    HloComputation* branch = leaf->parent();
+    HloInstruction* copy = AddCopy(branch, leaf);
+    if (branch->root_instruction() == leaf) {
+      branch->set_root_instruction(copy);
+      continue;
+    }
+    // The root is a tuple tree that holds the leaf once (OwnsBranchOutput).
+    std::vector<HloInstruction*> stack = {branch->root_instruction()};
+    while (!stack.empty()) {
+      HloInstruction* tuple = stack.back();
+      stack.pop_back();
+      for (int64_t i = 0; i < tuple->operand_count(); ++i) {
+        HloInstruction* operand = tuple->mutable_operand(i);
+        if (operand == leaf) {
+          HMO_RETURN_IF_ERROR(tuple->ReplaceOperandWith(i, copy));
+        } else if (operand->opcode() == HloOpcode::kTuple) {
+          stack.push_back(operand);
+        }
+      }
+    }
+  }
+  return !shared.empty();
 }
 
 }  // namespace
@@ -365,15 +452,21 @@ absl::StatusOr<bool> CopyInsertion::AddCopies(HloModule& module) {
     (void)body_changed;
     changed = true;
   }
+  std::vector<HloInstruction*> uncopied_branch_outputs;
   for (HloInstruction* conditional : conditionals) {
     for (HloComputation* branch : conditional->branch_computations()) {
-      HMO_ASSIGN_OR_RETURN(bool branch_changed, CopyRootLeaves(branch, /*constants_only=*/false));
+      HMO_ASSIGN_OR_RETURN(
+          bool branch_changed,
+          CopyRootLeaves(branch, RootCopies::kBranchOutputs, &uncopied_branch_outputs));
       changed |= branch_changed;
     }
   }
   HMO_ASSIGN_OR_RETURN(bool entry_changed,
-                       CopyRootLeaves(module.entry_computation(), /*constants_only=*/true));
+                       CopyRootLeaves(module.entry_computation(), RootCopies::kConstants));
   changed |= entry_changed;
+  HMO_ASSIGN_OR_RETURN(bool shared_changed,
+                       CopySharedBranchOutputs(module, uncopied_branch_outputs));
+  changed |= shared_changed;
   if (changed && module.has_schedule()) {
     HMO_RETURN_IF_ERROR(module.schedule().Update());
     // Copies the order makes unnecessary go again (copy_elision.h): a loop
