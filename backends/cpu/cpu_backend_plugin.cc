@@ -1,15 +1,23 @@
 // libhmo_cpu_backend.so: registers the "cpu" backend and the passes its
-// pipelines use (`cpu-fusion`).
+// pipelines use (`call-inliner`, `transpose-folding`,
+// `cpu-fusion`, `reshape-to-bitcast`).
 
 #include <memory>
 
 #include "cpu/compiler/cpu_backend.h"
 #include "cpu/fusion/cpu_instruction_fusion.h"
+#include "cpu/simplification/call_inliner.h"
+#include "cpu/simplification/reshape_to_bitcast.h"
+#include "cpu/simplification/transpose_folding.h"
+#include "hmo/base/status_macros.h"
 #include "hmo/plugin/plugin_registrars.h"
 
 namespace {
 
 absl::Status RegisterPasses(hmo::PassRegistrar& passes) {
+  HMO_RETURN_IF_ERROR(passes.Register<hmo::cpu::CallInliner>());
+  HMO_RETURN_IF_ERROR(passes.Register<hmo::cpu::TransposeFolding>());
+  HMO_RETURN_IF_ERROR(passes.Register<hmo::cpu::ReshapeToBitcast>());
   return passes.Register<hmo::cpu::CpuInstructionFusion>();
 }
 

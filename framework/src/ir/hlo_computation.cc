@@ -306,6 +306,28 @@ void HloComputation::Cleanup() {
   instructions_ = std::move(live);
 }
 
+void HloComputation::ReorderInstructions(absl::Span<HloInstruction* const> order) {
+  std::vector<std::unique_ptr<HloInstruction>> reordered;
+  reordered.reserve(instruction_count_);
+  auto take = [&](HloInstruction* instruction) {
+    const int64_t slot = instruction->index_in_parent();
+    if (instruction->parent() != this || slot < 0 ||
+        slot >= static_cast<int64_t>(instructions_.size()) ||
+        instructions_[slot].get() != instruction) {
+      return;
+    }
+    reordered.push_back(std::move(instructions_[slot]));
+  };
+  for (HloInstruction* instruction : order) take(instruction);
+  for (auto& slot : instructions_) {
+    if (slot) reordered.push_back(std::move(slot));
+  }
+  for (int64_t i = 0; i < static_cast<int64_t>(reordered.size()); ++i) {
+    reordered[i]->set_index_in_parent(i);
+  }
+  instructions_ = std::move(reordered);
+}
+
 std::string HloComputation::ToString() const { return PrintHloComputation(*this); }
 
 }  // namespace hmo

@@ -455,9 +455,8 @@ absl::StatusOr<bool> CopyInsertion::AddCopies(HloModule& module) {
   std::vector<HloInstruction*> uncopied_branch_outputs;
   for (HloInstruction* conditional : conditionals) {
     for (HloComputation* branch : conditional->branch_computations()) {
-      HMO_ASSIGN_OR_RETURN(
-          bool branch_changed,
-          CopyRootLeaves(branch, RootCopies::kBranchOutputs, &uncopied_branch_outputs));
+      HMO_ASSIGN_OR_RETURN(bool branch_changed, CopyRootLeaves(branch, RootCopies::kBranchOutputs,
+                                                               &uncopied_branch_outputs));
       changed |= branch_changed;
     }
   }

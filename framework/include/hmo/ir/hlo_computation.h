@@ -15,6 +15,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "hmo/ir/hlo_instruction.h"
 
 namespace hmo {
@@ -156,6 +157,13 @@ class HloComputation {
 
   // Text of the computation (`name {` ... `}`), as in module printing.
   std::string ToString() const;
+
+  // Puts the instructions in `order` first, in that order, the others after
+  // them in their current order; entries that are not instructions of this
+  // computation are ignored. The text of a scheduled module lists
+  // instructions in sequence order, so a schedule makes it the instruction
+  // order too (analyses number values in an order derived from it).
+  void ReorderInstructions(absl::Span<HloInstruction* const> order);
 
   // ------------------------------------------------------------ internals
   void set_parent(HloModule* module) { parent_ = module; }

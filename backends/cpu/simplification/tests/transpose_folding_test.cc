@@ -1,0 +1,123 @@
+// transpose-folding: which transposes fold into which dot dimension numbers,
+// that the dot computes the same values, and that a scheduled module stays
+// scheduled.
+
+#include "cpu/simplification/transpose_folding.h"
+
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "hmo/eval/hlo_evaluator.h"
+#include "hmo/ir/hlo_computation.h"
+#include "hmo/ir/hlo_instruction.h"
+#include "hmo/ir/hlo_module.h"
+#include "hmo/ir/hlo_schedule.h"
+#include "hmo/pass/analysis_manager.h"
+#include "hmo/pass/pass_context.h"
+#include "hmo/plugin/plugin_registries.h"
+#include "hmo/verifier/hlo_verifier.h"
+#include "support/parsed_module.h"
+
+namespace hmo::cpu {
+namespace {
+
+using test_support::ParseTestModule;
+
+absl::StatusOr<bool> RunFolding(HloModule& module) {
+  PluginRegistries registries;
+  AnalysisManager analyses(module);
+  PassContext context(analyses, registries);
+  TransposeFolding pass;
+  return pass.Run(module, context);
+}
+
+const HloInstruction* Named(const HloModule& module, std::string_view name) {
+  return module.entry_computation()->GetInstructionWithName(name);
+}
+
+TEST(TransposeFoldingTest, TransposedRhsBecomesContractingDimensionOne) {
+  std::unique_ptr<HloModule> module = ParseTestModule(R"(
+HloModule m, is_scheduled=true
+ENTRY e {
+  x = f32[2,3]{1,0} parameter(0)
+  w = f32[4,3]{1,0} parameter(1)
+  t = f32[3,4]{0,1} transpose(w), dimensions={1,0}
+  ROOT d = f32[2,4]{1,0} dot(x, t), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+)");
+  absl::StatusOr<bool> changed = RunFolding(*module);
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  EXPECT_TRUE(*changed);
+  const HloInstruction* dot = Named(*module, "d");
+  EXPECT_EQ(dot->operand(1)->name(), "w");
+  EXPECT_EQ(dot->dot_dimension_numbers().rhs_contracting_dimensions, std::vector<int64_t>{1});
+  EXPECT_EQ(Named(*module, "t"), nullptr);  // unused, removed
+  EXPECT_TRUE(module->schedule().Verify().ok());
+  EXPECT_TRUE(VerifyHloModule(*module).ok()) << module->ToString();
+}
+
+TEST(TransposeFoldingTest, BatchedLhsKeepsItsValues) {
+  constexpr std::string_view kText = R"(
+HloModule m
+ENTRY e {
+  a = f32[3,2,4]{2,1,0} parameter(0)
+  t = f32[2,3,4]{2,1,0} transpose(a), dimensions={1,0,2}
+  b = f32[2,4,5]{2,1,0} parameter(1)
+  ROOT d = f32[2,3,5]{2,1,0} dot(t, b), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
+}
+)";
+  std::unique_ptr<HloModule> folded = ParseTestModule(kText);
+  std::unique_ptr<HloModule> reference = ParseTestModule(kText);
+  absl::StatusOr<bool> changed = RunFolding(*folded);
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  EXPECT_TRUE(*changed);
+  const DotDimensionNumbers& numbers = Named(*folded, "d")->dot_dimension_numbers();
+  EXPECT_EQ(numbers.lhs_batch_dimensions, std::vector<int64_t>{1});
+  EXPECT_EQ(numbers.lhs_contracting_dimensions, std::vector<int64_t>{2});
+  ASSERT_TRUE(VerifyHloModule(*folded).ok()) << folded->ToString();
+
+  std::vector<Literal> arguments;
+  for (const HloInstruction* parameter : reference->entry_computation()->parameter_instructions()) {
+    Literal literal(parameter->shape());
+    for (int64_t i = 0; i < literal.element_count(); ++i) {
+      literal.SetFromDouble(i, static_cast<double>((i * 7) % 11) - 5.0);
+    }
+    arguments.push_back(std::move(literal));
+  }
+  absl::StatusOr<Literal> expected = HloEvaluator().Evaluate(*reference, arguments);
+  absl::StatusOr<Literal> actual = HloEvaluator().Evaluate(*folded, arguments);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  ASSERT_TRUE(actual.ok()) << actual.status();
+  EXPECT_EQ(*expected, *actual) << expected->ToString() << "\n" << actual->ToString();
+}
+
+TEST(TransposeFoldingTest, TransposeReorderingFreeDimensionsOrWithOtherUsersStays) {
+  std::unique_ptr<HloModule> module = ParseTestModule(R"(
+HloModule m
+ENTRY e {
+  a = f32[4,3,2]{2,1,0} parameter(0)
+  t = f32[2,3,4]{2,1,0} transpose(a), dimensions={2,1,0}
+  b = f32[3,5]{1,0} parameter(1)
+  d = f32[2,4,5]{2,1,0} dot(t, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  w = f32[5,3]{1,0} parameter(2)
+  u = f32[3,5]{1,0} transpose(w), dimensions={1,0}
+  x = f32[2,3]{1,0} parameter(3)
+  e = f32[2,5]{1,0} dot(x, u), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT r = (f32[2,4,5]{2,1,0}, f32[2,5]{1,0}, f32[3,5]{1,0}) tuple(d, e, u)
+}
+)");
+  absl::StatusOr<bool> changed = RunFolding(*module);
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  EXPECT_TRUE(*changed);
+  // t's free dimensions 0 and 2 would swap in the dot's output: not folded.
+  EXPECT_EQ(Named(*module, "d")->operand(0)->name(), "t");
+  // u folds into e, and stays for the tuple.
+  EXPECT_EQ(Named(*module, "e")->operand(1)->name(), "w");
+  EXPECT_NE(Named(*module, "u"), nullptr);
+  EXPECT_TRUE(VerifyHloModule(*module).ok()) << module->ToString();
+}
+
+}  // namespace
+}  // namespace hmo::cpu
