@@ -90,3 +90,17 @@ TEST(PipelineTextParserTest, ErrorsPointAtTheColumn) {
 
 }  // namespace
 }  // namespace hmo
+
+namespace hmo {
+namespace {
+
+TEST(PipelineTextParserTest, FixedPointNestsAtMostTwoDeep) {
+  EXPECT_TRUE(ParsePipelineText("fixed-point{fixed-point{a}}").ok());
+  auto deep = ParsePipelineText("fixed-point{fixed-point{fixed-point{a}}}");
+  ASSERT_FALSE(deep.ok());
+  EXPECT_THAT(std::string(deep.status().message()),
+              ::testing::HasSubstr("1:25: error: fixed-point groups nest more than 2 deep"));
+}
+
+}  // namespace
+}  // namespace hmo

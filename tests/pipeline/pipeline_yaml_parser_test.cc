@@ -100,6 +100,24 @@ TEST(PipelineYamlParserTest, UnknownTopLevelKeyWithSuggestionAndCaret) {
 
 // yaml-cpp keeps the first of two equal keys; a pipeline must not silently
 // lose the second.
+TEST(PipelineYamlParserTest, AnAliasOfAnEnclosingListIsRefusedWithItsPosition) {
+  // `passes: *p` inside the list anchored as &p would nest without end.
+  EXPECT_THAT(ErrorOf("version: 1\npasses: &p\n  - fixed-point:\n      passes: *p\n"),
+              HasSubstr("p.yaml:4:7: error: 'fixed-point' 'passes' is an alias of a list that "
+                        "contains it"));
+}
+
+TEST(PipelineYamlParserTest, FixedPointNestsAtMostTwoDeep) {
+  const std::string two =
+      "version: 1\npasses:\n  - fixed-point:\n      passes:\n        - fixed-point:\n"
+      "            passes: [a]\n";
+  EXPECT_TRUE(ParsePipelineYaml(two, "p.yaml").ok());
+  EXPECT_THAT(ErrorOf("version: 1\npasses:\n  - fixed-point:\n      passes:\n"
+                      "        - fixed-point:\n            passes:\n"
+                      "              - fixed-point:\n                  passes: [a]\n"),
+              HasSubstr("nests fixed-point groups more than 2 deep"));
+}
+
 TEST(PipelineYamlParserTest, DuplicateKeysAreErrors) {
   EXPECT_EQ(ErrorOf("version: 1\npasses: [a]\npasses: [b]\n"),
             "p.yaml:3:1: error: duplicate key 'passes' at the top level\n"

@@ -133,6 +133,37 @@ ENTRY main {
   EXPECT_TRUE(FirstViolationIs(*m, {"buffer-donor-aliased", "", "", "also in input_output_alias"}));
 }
 
+TEST(AliasVerifierTextTest, OutputsDonatedCrosswiseFormACycle) {
+  // a overwrites p1 while b still has to read it, and b overwrites p0 while
+  // a still has to read it: no order satisfies both.
+  auto crosswise = Parse(R"(
+HloModule c, input_output_alias={ {0}: (1, {}, must-alias), {1}: (0, {}, must-alias) }
+ENTRY main {
+  p0 = f32[64] parameter(0)
+  p1 = f32[64] parameter(1)
+  a = f32[64] negate(p0)
+  b = f32[64] exponential(p1)
+  ROOT t = (f32[64], f32[64]) tuple(a, b)
+})");
+  ASSERT_NE(crosswise, nullptr);
+  EXPECT_TRUE(
+      FirstViolationIs(*crosswise, {"alias-cycle", "", "",
+                                    "input_output_alias {0}: (1, {}, must-alias) and {1}: (0, {}, "
+                                    "must-alias): each donated parameter must be read before"}));
+  // Each output in its own parameter's buffer is an in-place update.
+  auto straight = Parse(R"(
+HloModule s, input_output_alias={ {0}: (0, {}, must-alias), {1}: (1, {}, must-alias) }
+ENTRY main {
+  p0 = f32[64] parameter(0)
+  p1 = f32[64] parameter(1)
+  a = f32[64] negate(p0)
+  b = f32[64] exponential(p1)
+  ROOT t = (f32[64], f32[64]) tuple(a, b)
+})");
+  ASSERT_NE(straight, nullptr);
+  EXPECT_TRUE(VerifiesOk(*straight));
+}
+
 TEST_F(AliasVerifierTest, AliasCheckCanBeTurnedOff) {
   ASSERT_TRUE(aliases().SetUpAlias({1}, 7, {}).ok());
   HloVerifierOptions options;

@@ -104,7 +104,10 @@ ENTRY main {
                                     "shape f32[2] does not match the inferred shape pred[2]"}));
 }
 
-TEST(ShapeVerifierTest, MixedPrecisionIsAllowedByDefault) {
+TEST(ShapeVerifierTest, MixedPrecisionIsNeverAllowedInElementwiseOps) {
+  // allow_mixed_precision lets shapes compared across instructions differ in
+  // precision, but an elementwise op computes in one type: the evaluator and
+  // the backends would read the bf16 operand as f32.
   auto m = Parse(R"(
 HloModule m
 ENTRY main {
@@ -113,12 +116,26 @@ ENTRY main {
   ROOT a = f32[2] add(p0, p1)
 })");
   ASSERT_NE(m, nullptr);
-  EXPECT_TRUE(VerifiesOk(*m));
+  EXPECT_TRUE(
+      FirstViolationIs(*m, {"elementwise-types", "a", "main",
+                            "binary op operands have different element types bf16[2] and f32[2]"}));
   HloVerifierOptions strict;
   strict.allow_mixed_precision = false;
   EXPECT_TRUE(FirstViolationIs(*m, {"elementwise-shapes", "a", "main",
                                     "binary op operands have different element types bf16[2] and f32[2]"},
                                strict));
+}
+
+TEST(ShapeVerifierTest, UnaryOpResultTypeIsItsOperands) {
+  auto m = Parse(R"(
+HloModule m
+ENTRY main {
+  p = f16[3] parameter(0)
+  ROOT f = f32[3] floor(p)
+})");
+  ASSERT_NE(m, nullptr);
+  EXPECT_TRUE(FirstViolationIs(
+      *m, {"elementwise-types", "f", "main", "floor of f16[3] computes f16, not f32"}));
 }
 
 TEST(ShapeVerifierTest, MixedIntegerTypesAreNeverAllowed) {
@@ -211,19 +228,41 @@ ENTRY main {
   EXPECT_TRUE(FirstViolationIs(*bad, {"bitcast-convert", "b", "main", "inferred shape s16[2,2]"}));
 }
 
-TEST(ShapeVerifierTest, BitcastByteSizeIsCheckedOnlyWhenLayoutSensitive) {
-  auto m = Parse(R"(
+TEST(ShapeVerifierTest, BitcastKeepsTheByteSize) {
+  auto same = Parse(R"(
 HloModule m
 ENTRY main {
   p = f32[4]{0} parameter(0)
-  ROOT b = f32[5]{0} bitcast(p)
+  ROOT b = s32[2,2]{1,0} bitcast(p)
 })");
-  ASSERT_NE(m, nullptr);
-  EXPECT_TRUE(VerifiesOk(*m));
+  ASSERT_NE(same, nullptr);
+  EXPECT_TRUE(VerifiesOk(*same));
+  auto grows = Parse(R"(
+HloModule m
+ENTRY main {
+  p = f32[4]{0} parameter(0)
+  ROOT b = f32[1000000]{0} bitcast(p)
+})");
+  ASSERT_NE(grows, nullptr);
+  // Refused whether or not layouts are checked: the backends would read
+  // past the operand's buffer.
+  EXPECT_TRUE(FirstViolationIs(*grows, {"bitcast", "b", "main", "bitcast changes the byte size"}));
   HloVerifierOptions sensitive;
   sensitive.layout_sensitive = true;
-  EXPECT_TRUE(FirstViolationIs(*m, {"bitcast", "b", "main", "bitcast changes the byte size"},
+  EXPECT_TRUE(FirstViolationIs(*grows, {"bitcast", "b", "main", "bitcast changes the byte size"},
                                sensitive));
+}
+
+TEST(ShapeVerifierTest, BitcastOfATupleIsRefused) {
+  auto m = Parse(R"(
+HloModule m
+ENTRY main {
+  p = (f32[4], f32[4]) parameter(0)
+  ROOT b = f32[4] bitcast(p)
+})");
+  ASSERT_NE(m, nullptr);
+  EXPECT_TRUE(
+      FirstViolationIs(*m, {"bitcast", "b", "main", "bitcast operand and result must be arrays"}));
 }
 
 // ------------------------------------------------------- data movement

@@ -363,6 +363,27 @@ TEST(StructureVerifierTest, LayoutMustBeAPermutation) {
   EXPECT_TRUE(FirstViolationIs(*m, {"shape-valid", "a", "main", "minor_to_major entries for rank 1"}));
 }
 
+TEST(StructureVerifierTest, ElementSizesOnlyPackSubByteTypes) {
+  auto wide = Parse(R"(
+HloModule m
+ENTRY main {
+  p = f32[8,10]{1,0} parameter(0)
+  ROOT n = f32[8,10]{1,0:E(4)} negate(p)
+})");
+  ASSERT_NE(wide, nullptr);
+  EXPECT_TRUE(FirstViolationIs(
+      *wide, {"shape-valid", "n", "main", "gives 4-bit elements to f32 (32 bits)"}));
+  auto packed = Parse(R"(
+HloModule m
+ENTRY main {
+  p = s4[8]{0:E(4)} parameter(0)
+  q = f32[4]{0:E(32)} parameter(1)
+  ROOT t = (s4[8]{0:E(4)}, f32[4]{0:E(32)}) tuple(p, q)
+})");
+  ASSERT_NE(packed, nullptr);
+  EXPECT_TRUE(VerifiesOk(*packed));
+}
+
 TEST(StructureVerifierTest, EntryComputationLayoutMatchesSignature) {
   auto m = Parse(kChain);
   ASSERT_NE(m, nullptr);

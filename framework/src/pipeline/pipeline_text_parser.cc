@@ -177,14 +177,23 @@ class TextPipelineReader {
       }
       HMO_RETURN_IF_ERROR(Expect(')', "after the fixed-point settings"));
     }
+    if (fixed_point_depth_ >= kMaxFixedPointNesting) {
+      return ErrorAt(position, fmt::format("fixed-point groups nest more than {} deep",
+                                           kMaxFixedPointNesting));
+    }
     HMO_RETURN_IF_ERROR(Expect('{', "to open the fixed-point group"));
-    HMO_ASSIGN_OR_RETURN(step.steps, ReadSteps());
+    ++fixed_point_depth_;
+    absl::StatusOr<std::vector<PipelineStepSpec>> steps = ReadSteps();
+    --fixed_point_depth_;
+    if (!steps.ok()) return steps.status();
+    step.steps = *std::move(steps);
     HMO_RETURN_IF_ERROR(Expect('}', "to close the fixed-point group"));
     return step;
   }
 
   SourceText source_;
   size_t pos_ = 0;
+  int64_t fixed_point_depth_ = 0;
 };
 
 }  // namespace

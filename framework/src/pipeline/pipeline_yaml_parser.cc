@@ -231,11 +231,31 @@ class YamlPipelineReader {
       return SourceError(source_, key_position, fmt::format("{} must list at least one pass", what));
     }
     HMO_RETURN_IF_ERROR(ExpectKind(list, YAML::NodeType::Sequence, what));
+    // An alias (`*p`) to a list that holds it would nest without end.
+    for (const YAML::Node& open : open_lists_) {
+      if (open.is(list)) {
+        return SourceError(source_, key_position,
+                           fmt::format("{} is an alias of a list that contains it (a pipeline "
+                                       "cannot contain itself)",
+                                       what));
+      }
+    }
+    if (static_cast<int64_t>(open_lists_.size()) > kMaxFixedPointNesting) {
+      return Error(list, key_position,
+                   fmt::format("{} nests fixed-point groups more than {} deep", what,
+                               kMaxFixedPointNesting));
+    }
+    open_lists_.push_back(list);
     std::vector<PipelineStepSpec> steps;
     for (const YAML::Node& item : list) {
-      HMO_ASSIGN_OR_RETURN(PipelineStepSpec step, ReadStep(item));
-      steps.push_back(std::move(step));
+      absl::StatusOr<PipelineStepSpec> step = ReadStep(item);
+      if (!step.ok()) {
+        open_lists_.pop_back();
+        return step.status();
+      }
+      steps.push_back(*std::move(step));
     }
+    open_lists_.pop_back();
     if (steps.empty()) {
       return Error(list, key_position, fmt::format("{} must list at least one pass", what));
     }
@@ -328,6 +348,7 @@ class YamlPipelineReader {
   }
 
   SourceText source_;
+  std::vector<YAML::Node> open_lists_;  // the pass lists being read, outermost first
 };
 
 }  // namespace

@@ -28,6 +28,29 @@ ShapeCheckResult FromInference(const absl::StatusOr<Shape>& inferred, const HloI
   return ctx.ExpectInferred(instr, *inferred, rule);
 }
 
+// Elementwise ops compute in one element type: the evaluator and both
+// backends read every operand as the result's type (XLA's frontends insert
+// converts), so mixed operand types are refused even where
+// allow_mixed_precision lets other shapes differ in precision. `strict` is
+// the op's shape inferred with exact element types.
+ShapeCheckResult CheckElementwiseTypes(const HloInstruction& instr,
+                                       const absl::StatusOr<Shape>& strict) {
+  if (!strict.ok()) return Violation("elementwise-types", std::string(strict.status().message()));
+  if (strict->IsArray() && instr.shape().IsArray() &&
+      strict->element_type() != instr.shape().element_type()) {
+    std::string operands;
+    for (const HloInstruction* operand : instr.operands()) {
+      StrAppend(&operands, operands.empty() ? "" : ", ", Str(operand->shape()));
+    }
+    return Violation(
+        "elementwise-types",
+        StrCat(HloOpcodeString(instr.opcode()), " of ", operands, " computes ",
+               PrimitiveTypeName(strict->element_type()), ", not ",
+               PrimitiveTypeName(instr.shape().element_type()), " (convert the operands first)"));
+  }
+  return std::nullopt;
+}
+
 ShapeCheckResult FromStatus(const absl::Status& status, std::string_view rule) {
   if (status.ok()) return std::nullopt;
   return Violation(rule, std::string(status.message()));
@@ -267,9 +290,15 @@ ShapeCheckResult CheckConversionShape(const HloInstruction& instr, const ShapeCh
           ShapeInference::InferBitcastConvertShape(operand_shape(0), shape.element_type()),
           instr, "bitcast-convert", ctx);
     case HloOpcode::kBitcast: {
-      if (!ctx.options().layout_sensitive) return std::nullopt;
+      // A bitcast reinterprets one array's bytes: analyses and backends give
+      // it its operand's buffer, so it must be an array of the same size
+      // (always, not only when layouts are checked).
       const Shape& in = operand_shape(0);
-      if (in.IsArray() && shape.IsArray() && in.is_static() && shape.is_static() &&
+      if (!in.IsArray() || !shape.IsArray()) {
+        return Violation("bitcast", StrCat("bitcast operand and result must be arrays, got ",
+                                           Str(in), " -> ", Str(shape)));
+      }
+      if (in.is_static() && shape.is_static() &&
           ShapeUtil::ByteSizeOf(in) != ShapeUtil::ByteSizeOf(shape)) {
         return Violation("bitcast", StrCat("bitcast changes the byte size: ",
                                            in.ToString(true), " has ", ShapeUtil::ByteSizeOf(in),
@@ -595,13 +624,23 @@ ShapeCheckResult CheckInstructionShape(const HloInstruction& instr, const ShapeC
 
   const HloOpcodeClass op_class = HloOpcodeClassOf(op);
   if (op_class == HloOpcodeClass::kElementwiseUnary) {
-    return FromInference(ShapeInference::InferUnaryOpShape(op, operand_shape(0)), instr,
-                         "elementwise-shapes", ctx);
+    if (auto v = FromInference(ShapeInference::InferUnaryOpShape(op, operand_shape(0)), instr,
+                               "elementwise-shapes", ctx)) {
+      return v;
+    }
+    return CheckElementwiseTypes(instr, ShapeInference::InferUnaryOpShape(op, operand_shape(0)));
   }
   if (op_class == HloOpcodeClass::kElementwiseBinary) {
-    return FromInference(
-        ShapeInference::InferBinaryOpShape(op, operand_shape(0), operand_shape(1), ctx.inference()),
-        instr, op == HloOpcode::kCompare ? "compare" : "elementwise-shapes", ctx);
+    if (auto v = FromInference(ShapeInference::InferBinaryOpShape(
+                                   op, operand_shape(0), operand_shape(1), ctx.inference()),
+                               instr, op == HloOpcode::kCompare ? "compare" : "elementwise-shapes",
+                               ctx)) {
+      return v;
+    }
+    ShapeInferenceOptions strict = ctx.inference();
+    strict.allow_mixed_precision = false;
+    return CheckElementwiseTypes(
+        instr, ShapeInference::InferBinaryOpShape(op, operand_shape(0), operand_shape(1), strict));
   }
   // Every other opcode belongs to at most one group; one that none checks
   // (parameter, rng-bit-generator, topk, cholesky, fft, batch-norm-*, ...)

@@ -167,6 +167,17 @@ std::string ShapeValidityError(const Shape& shape) {
                       " is not a permutation of the dimensions");
       }
     }
+    // E(n) packs sub-byte elements (s4, u2, ...); XLA allows it only there.
+    // Elsewhere the buffer sizes would disagree with what every kernel
+    // reads and writes. A type's own width changes nothing.
+    const int64_t element_bits = shape.layout().element_size_in_bits();
+    const int64_t type_bits = BitWidth(shape.element_type());
+    if (element_bits != 0 && element_bits != type_bits &&
+        (type_bits >= 8 || element_bits < type_bits || element_bits > 8)) {
+      return StrCat("layout of ", shape.ToString(), " gives ", element_bits, "-bit elements to ",
+                    PrimitiveTypeName(shape.element_type()), " (", type_bits,
+                    " bits); E(n) is for sub-byte types, n from their width to 8");
+    }
   }
   return "";
 }

@@ -59,6 +59,9 @@ struct PipelineStepSpec {
 
 // The default iteration cap of a fixed-point group.
 inline constexpr int64_t kDefaultFixedPointIterations = 25;
+// How deep fixed-point groups may nest: each level multiplies the pass runs
+// by its iteration cap, so both pipeline parsers refuse a third level.
+inline constexpr int64_t kMaxFixedPointNesting = 2;
 
 // A plugin the pipeline asks to load: a name or a path (relative paths are
 // relative to the pipeline file's directory).

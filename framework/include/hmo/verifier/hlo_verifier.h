@@ -27,7 +27,8 @@
 //     operand-in-computation, user-operand-symmetry, control-edge,
 //     called-computation, fusion-caller, call-graph-cycle, cycle, shape-valid,
 //     entry-computation-layout
-//   shapes: elementwise-shapes (unary/binary elementwise ops), compare,
+//   shapes: elementwise-shapes and elementwise-types (unary/binary
+//     elementwise ops), compare,
 //     select, clamp, convert (also stochastic-convert), bitcast-convert,
 //     bitcast, broadcast, reshape, transpose, reverse, slice, dynamic-slice,
 //     dynamic-update-slice, concatenate, pad, iota, constant, copy,
@@ -51,12 +52,14 @@
 //     attention_model.hlo has while bodies whose root layouts differ from the
 //     while's layouts.
 //   - allow_mixed_precision=true (default) lets floating-point element types
-//     differ wherever shapes are compared (bf16 vs f32).
+//     differ wherever shapes are compared (bf16 vs f32), except between the
+//     operands and result of an elementwise op (rule elementwise-types),
+//     which every consumer computes in one type.
 //   - dot/convolution result element types are free (preferred element type).
 //   - custom-call, send/recv, infeed/outfeed data shapes, rng-bit-generator,
 //     *-start/-done pairs other than copy-start/done and all-reduce: operand
 //     counts only.
-//   - bitcast: unchecked unless layout_sensitive, then equal byte sizes.
+//   - bitcast: an array of an array with equal byte sizes (always).
 //   - select may take a scalar predicate; clamp scalar bounds.
 
 #include <string>
@@ -72,7 +75,7 @@ struct HloVerifierOptions {
   // Compare layouts where an instruction forwards its operand's buffer
   // unchanged (tuple, get-tuple-element, while/call/conditional/fusion
   // boundaries, parameters vs entry_computation_layout, copy-done, opt-barrier,
-  // domain, add-dependency) and require equal byte sizes for bitcast.
+  // domain, add-dependency).
   // Memory spaces are never compared by this option (they legitimately differ
   // across copies and async boundaries).
   bool layout_sensitive = false;
