@@ -99,6 +99,30 @@ TEST_P(HostileInputTest, EveryCommandRefusesItCleanly) {
   }
 }
 
+// Inputs that are not regular files would never end (/dev/zero grows a
+// string until the allocator aborts, /dev/urandom never reaches a parser
+// error) or are no input: each is refused before it is read, as an HLO
+// file, a pipeline and an .npy argument.
+TEST(HostileInputFileTest, DevicesAndDirectoriesAreRefusedBeforeReading) {
+  const std::string module = (ReproducerDir() / "bitcast_of_tuple.hlo").string();
+  for (const std::string& path :
+       std::vector<std::string>{"/dev/zero", "/dev/urandom", std::string(HMO_TEST_DATA_DIR)}) {
+    for (const std::string& arguments :
+         {absl::StrCat("stats ", path), absl::StrCat("verify ", path),
+          absl::StrCat("run ", path, " ", module),
+          absl::StrCat("run --passes=memory-scheduler --execute --inputs ", path, " ", module)}) {
+      const test_support::HmoCliRun run = test_support::RunHmoCli(arguments, "timeout 60");
+      EXPECT_EQ(run.exit_code, 1) << arguments << ": " << run.err;
+      if (arguments.find("--inputs") == std::string::npos) {
+        EXPECT_NE(run.err.find(path + ": is a "), std::string::npos)
+            << arguments << ": " << run.err;
+        EXPECT_NE(run.err.find("an input must be a regular file"), std::string::npos)
+            << arguments << ": " << run.err;
+      }
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Reproducers, HostileInputTest, ::testing::ValuesIn(Reproducers()),
                          [](const auto& info) { return info.param; });
 

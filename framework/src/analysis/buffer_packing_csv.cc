@@ -10,6 +10,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "hmo/analysis/memory_report.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -124,7 +125,10 @@ absl::StatusOr<std::unique_ptr<IndexHeap>> MakePackingAlgorithm(std::string_view
 
 absl::StatusOr<PackingResult> PackBuffers(const PackingInstance& instance,
                                           std::string_view algorithm, int64_t alignment) {
-  if (alignment <= 0) return absl::InvalidArgumentError("alignment must be positive");
+  if (alignment <= 0 || alignment > kMaxBufferAlignment) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "alignment ", alignment, " is out of range: 1 to ", kMaxBufferAlignment, " bytes"));
+  }
   PackingResult result;
   result.algorithm = std::string(algorithm);
   const auto begin = std::chrono::steady_clock::now();

@@ -9,6 +9,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "hmo/base/input_file.h"
 
 namespace hmo {
 namespace {
@@ -115,11 +116,14 @@ absl::StatusOr<std::vector<HeapCsvBuffer>> ParseHeapCsv(std::string_view text,
 }
 
 absl::StatusOr<std::vector<HeapCsvBuffer>> ReadHeapCsvFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open"));
-  std::stringstream contents;
-  contents << in.rdbuf();
-  return ParseHeapCsv(contents.str(), path);
+  absl::StatusOr<std::string> contents = ReadInputFile(path);
+  if (!contents.ok()) {
+    if (absl::IsNotFound(contents.status())) {
+      return absl::NotFoundError(absl::StrCat(path, ": cannot open"));
+    }
+    return contents.status();
+  }
+  return ParseHeapCsv(*contents, path);
 }
 
 HeapEventLog<int32_t> HeapEventsFromCsvBuffers(const std::vector<HeapCsvBuffer>& buffers) {

@@ -76,8 +76,22 @@ HloSchedule ScheduleForReport(const HloModule& module, std::string* source) {
 
 }  // namespace
 
+absl::Status ValidateMemoryReportOptions(const MemoryReportOptions& options) {
+  if (options.pointer_size < 1 || options.pointer_size > kMaxPointerSize) {
+    return absl::InvalidArgumentError(absl::StrCat("pointer size ", options.pointer_size,
+                                                   " is out of range: 1 to ", kMaxPointerSize,
+                                                   " bytes"));
+  }
+  if (options.alignment < 0 || options.alignment > kMaxBufferAlignment) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "alignment ", options.alignment, " is out of range: 1 to ", kMaxBufferAlignment, " bytes"));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::unique_ptr<BufferAssignment>> AssignBuffersAsReported(
     const HloModule& module, const HloSchedule& schedule, const MemoryReportOptions& options) {
+  HMO_RETURN_IF_ERROR(ValidateMemoryReportOptions(options));
   BufferAssigner::Options assigner_options;
   assigner_options.heap_algorithm = options.heap_algorithm;
   assigner_options.allocate_buffers_for_constants = options.allocate_buffers_for_constants;

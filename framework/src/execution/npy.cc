@@ -14,6 +14,8 @@
 #include <sstream>
 
 #include "fmt/format.h"
+#include "hmo/base/input_file.h"
+#include "hmo/base/status_macros.h"
 #include "float_digits.h"
 #include "npy_header.h"
 
@@ -266,16 +268,8 @@ absl::StatusOr<std::string> SerializeNpy(const Literal& literal) {
 }
 
 absl::StatusOr<Literal> ReadNpyFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return absl::NotFoundError(fmt::format("cannot read {}: {}", path, std::strerror(errno)));
-  }
-  std::ostringstream contents;
-  contents << in.rdbuf();
-  if (in.bad()) {
-    return absl::DataLossError(fmt::format("cannot read {}: {}", path, std::strerror(errno)));
-  }
-  return ParseNpy(contents.str(), path);
+  HMO_ASSIGN_OR_RETURN(std::string contents, ReadInputFile(path));
+  return ParseNpy(contents, path);
 }
 
 absl::Status WriteNpyFile(const std::string& path, const Literal& literal) {

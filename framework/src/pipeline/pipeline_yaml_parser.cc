@@ -11,6 +11,7 @@
 
 #include "fmt/format.h"
 #include "hmo/analysis/byte_size.h"
+#include "hmo/base/input_file.h"
 #include "hmo/base/status_macros.h"
 #include "hmo/pass/spelling_suggestion.h"
 
@@ -358,13 +359,14 @@ absl::StatusOr<PipelineSpec> ParsePipelineYaml(std::string_view text, std::strin
 }
 
 absl::StatusOr<PipelineSpec> ParsePipelineYamlFile(const std::filesystem::path& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) {
-    return absl::NotFoundError(fmt::format("{}: cannot read pipeline file", path.string()));
+  absl::StatusOr<std::string> contents = ReadInputFile(path.string());
+  if (!contents.ok()) {
+    if (absl::IsNotFound(contents.status())) {
+      return absl::NotFoundError(fmt::format("{}: cannot read pipeline file", path.string()));
+    }
+    return contents.status();
   }
-  std::stringstream contents;
-  contents << file.rdbuf();
-  return ParsePipelineYaml(contents.str(), path.string());
+  return ParsePipelineYaml(*contents, path.string());
 }
 
 }  // namespace hmo

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "hlo_text_parser.h"
+#include "hmo/base/input_file.h"
 
 namespace hmo {
 namespace {
@@ -14,13 +15,7 @@ using text_internal::Parser;
 using text_internal::StrCat;
 using text_internal::TokKind;
 
-absl::StatusOr<std::string> ReadFile(std::string_view path) {
-  std::ifstream in{std::string(path), std::ios::binary};
-  if (!in) return absl::NotFoundError(StrCat("cannot open ", AbslView(path)));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+absl::StatusOr<std::string> ReadFile(std::string_view path) { return ReadInputFile(path); }
 
 // True when source[begin, end) holds no tokens.
 bool IsBlank(std::string_view source, size_t begin, size_t end) {

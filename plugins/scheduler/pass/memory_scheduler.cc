@@ -335,12 +335,27 @@ absl::StatusOr<bool> MemorySchedulerPass::Run(HloModule& module, PassContext& co
         "memory-scheduler: every candidate failed on module '{}':\n{}", module.name(),
         metrics_.ToString()));
   }
+  // On a tie the order the module came with stays: choosing it again
+  // changes nothing, so a fixed-point group around the scheduler converges.
+  if (module.has_schedule()) {
+    for (int i : by_peak) {
+      const MemorySchedulerMetrics::Candidate& candidate = metrics_.candidates[i];
+      if ((!by_device_bytes || candidate.device_bytes >= 0) &&
+          objective(candidate) == objective(metrics_.candidates[metrics_.selected]) &&
+          SameSchedule(module.schedule(), schedules[i])) {
+        metrics_.selected = i;
+        break;
+      }
+    }
+  }
+  const bool changed =
+      !module.has_schedule() || !SameSchedule(module.schedule(), schedules[metrics_.selected]);
   HMO_RETURN_IF_ERROR(module.set_schedule(std::move(schedules[metrics_.selected])));
   spdlog::info("memory-scheduler: module '{}':\n{}", module.name(), metrics_.ToString());
   context.Report(metrics_.ToString());
   // Ordering instructions changes no value, buffer or alias.
   context.PreserveAnalysis<HloAliasAnalysis>();
-  return true;
+  return changed;
 }
 
 }  // namespace hmo

@@ -34,6 +34,16 @@ struct MemoryReportOptions {
   TightPackingOptions tight_packing;
 };
 
+// The largest buffer alignment and tuple pointer size accepted: offsets
+// and sizes rounded up to more would overflow 64-bit arithmetic.
+inline constexpr int64_t kMaxBufferAlignment = int64_t{1} << 30;
+inline constexpr int64_t kMaxPointerSize = 1024;
+
+// OK, or InvalidArgument naming the option out of range: pointer_size in
+// [1, kMaxPointerSize], alignment in [1, kMaxBufferAlignment] (0 is taken as
+// 1). Every buffer assignment under these options checks them first.
+absl::Status ValidateMemoryReportOptions(const MemoryReportOptions& options);
+
 // "xla" / "search" / "best" <-> TempHeapAlgorithm.
 absl::StatusOr<TempHeapAlgorithm> ParseTempHeapAlgorithm(std::string_view name);
 std::string_view TempHeapAlgorithmName(TempHeapAlgorithm algorithm);
