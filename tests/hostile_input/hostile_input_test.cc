@@ -123,6 +123,29 @@ TEST(HostileInputFileTest, DevicesAndDirectoriesAreRefusedBeforeReading) {
   }
 }
 
+// A verified module with a dynamic shape is refused by name at execution
+// (the backends and the evaluator run static shapes), never run at its bound.
+TEST(HostileInputFileTest, DynamicShapesAreRefusedAtExecution) {
+  const fs::path module =
+      fs::temp_directory_path() / absl::StrCat("hmo_dynamic_", ::getpid(), ".hlo");
+  {
+    std::ofstream out(module);
+    out << "HloModule dynamic\nENTRY main {\n  p = f32[<=8]{0} parameter(0)\n"
+           "  ROOT n = f32[<=8]{0} negate(p)\n}\n";
+  }
+  for (const char* backend : {"cpu", "gpu-emulated"}) {
+    const test_support::HmoCliRun run =
+        test_support::RunHmoCli(absl::StrCat("run --passes=memory-scheduler --check --backend ",
+                                             backend, " ", module.string()),
+                                "timeout 60");
+    EXPECT_EQ(run.exit_code, 1) << backend << ": " << run.err;
+    EXPECT_NE(run.err.find("instruction p in computation main has the dynamic shape f32[<=8]"),
+              std::string::npos)
+        << backend << ": " << run.err;
+  }
+  fs::remove(module);
+}
+
 INSTANTIATE_TEST_SUITE_P(Reproducers, HostileInputTest, ::testing::ValuesIn(Reproducers()),
                          [](const auto& info) { return info.param; });
 

@@ -53,5 +53,17 @@ TEST(AbiStatusTest, RegistrationCallbackAdaptsACxxFunction) {
   EXPECT_STREQ(buffer, "not today");
 }
 
+TEST(AbiStatusTest, AMessageWithoutItsNulIsReadWithinItsBuffer) {
+  // A plugin that fills the whole buffer: the host reads exactly it, not the
+  // bytes after it.
+  const char filled[12] = {'b', 'u', 'f', 'f', 'e', 'r', ' ', 'f', 'u', 'l', 'l', '!'};
+  const char after[4] = {'x', 'x', 'x', '\0'};
+  (void)after;
+  EXPECT_EQ(AbiMessage(filled, sizeof(filled)), "buffer full!");
+  const char terminated[8] = "short";
+  EXPECT_EQ(AbiMessage(terminated, sizeof(terminated)), "short");
+  EXPECT_EQ(AbiMessage(nullptr, 16), "");
+}
+
 }  // namespace
 }  // namespace hmo

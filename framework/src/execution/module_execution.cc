@@ -6,6 +6,7 @@
 #include "fmt/format.h"
 #include "hmo/eval/hlo_evaluator.h"
 #include "hmo/execution/peak_memory.h"
+#include "hmo/ir/hlo_computation.h"
 
 namespace hmo {
 namespace {
@@ -20,11 +21,29 @@ absl::Status WithContext(const absl::Status& status, std::string_view what) {
   return absl::Status(status.code(), fmt::format("{}: {}", what, std::string(status.message())));
 }
 
+// Execution (the backends and the reference evaluator) runs static shapes:
+// a bounded dimension (f32[<=8]) or an unknown one (f32[?]) is refused by
+// name rather than run as its bound.
+absl::Status CheckStaticShapes(const HloModule& module) {
+  for (const HloComputation* computation : module.computations()) {
+    for (const HloInstruction* instruction : computation->instructions()) {
+      if (!instruction->shape().is_static()) {
+        return absl::UnimplementedError(fmt::format(
+            "instruction {} in computation {} has the dynamic shape {}: execution runs static "
+            "shapes only",
+            instruction->name(), computation->name(), instruction->shape().ToString()));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status ExecuteModule(const Backend& backend, const HloModule& module,
                            const ModuleExecutionOptions& options, ModuleExecutionReport* report) {
   *report = ModuleExecutionReport{};
+  if (absl::Status status = CheckStaticShapes(module); !status.ok()) return status;
   const int64_t replicas = options.compile.num_replicas;
   if (replicas < 1) return absl::InvalidArgumentError("the number of replicas must be at least 1");
   if (replicas > 1 && !options.input_files.empty()) {

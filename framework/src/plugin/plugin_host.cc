@@ -62,7 +62,7 @@ absl::Status RunRegistration(const std::filesystem::path& file, const std::strin
   if (callback == nullptr) return absl::OkStatus();
   std::array<char, HMO_MESSAGE_CAPACITY> message{};
   const HmoStatusCode code = callback(registrar.handle(), message.data(), message.size());
-  absl::Status status = StatusFromAbi(code, message.data());
+  absl::Status status = StatusFromAbi(code, AbiMessage(message.data(), message.size()));
   if (status.ok()) status = registrar.first_error();
   registered = registrar.registered();
   if (status.ok()) return status;

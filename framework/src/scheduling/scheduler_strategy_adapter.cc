@@ -92,7 +92,7 @@ absl::StatusOr<std::vector<HloInstruction*>> ScheduleViewWithStrategy(
 
   const HmoSchedulerStrategy& c_strategy = strategy.registration.strategy;
   const HmoStatusCode code = c_strategy.schedule(c_strategy.strategy_data, &request);
-  absl::Status status = StatusFromAbi(code, message.data());
+  absl::Status status = StatusFromAbi(code, AbiMessage(message.data(), message.size()));
   if (!status.ok()) {
     return absl::Status(status.code(),
                         fmt::format("{} failed on computation '{}': {}", who, computation.name(),

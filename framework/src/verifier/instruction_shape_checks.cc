@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "hmo/ir/custom_call_targets.h"
 #include "hmo/ir/hlo_computation.h"
 #include "hmo/ir/hlo_opcode_class.h"
 #include "str_util.h"
@@ -498,6 +499,20 @@ ShapeCheckResult CheckControlFlowShape(const HloInstruction& instr, const ShapeC
     case HloOpcode::kFusion:
       return CheckFusionShape(instr, ctx);
     case HloOpcode::kCustomCall:
+      if (IsValuePassingCustomCallTarget(instr.custom_call_target())) {
+        // The framework reads these as the operand's value moved or
+        // annotated: one operand, the result its shape.
+        if (instr.operand_count() != 1) {
+          return Violation("custom-call", StrCat("custom-call ", instr.custom_call_target(),
+                                                 " passes one value on; it has ",
+                                                 instr.operand_count(), " operands"));
+        }
+        if (auto v = ctx.Expect(instr.shape(), instr.operand(0)->shape(), "custom-call", false,
+                                StrCat(instr.custom_call_target(), " result shape"),
+                                "its operand's shape")) {
+          return v;
+        }
+      }
       return CheckOutputOperandAliasing(instr);
     default:
       return std::nullopt;

@@ -16,6 +16,10 @@ namespace hmo {
 // code becomes kUnknown, keeping the message).
 absl::Status StatusFromAbi(HmoStatusCode code, std::string_view message);
 
+// The message a plugin wrote into a `capacity`-byte buffer: up to its NUL,
+// or the whole buffer when the plugin wrote none (never read past it).
+std::string_view AbiMessage(const char* buffer, size_t capacity);
+
 // Returns the code for `status` and writes its message into `message`
 // (`capacity` bytes, truncated, NUL-terminated).
 HmoStatusCode StatusToAbi(const absl::Status& status, char* message, size_t capacity);
