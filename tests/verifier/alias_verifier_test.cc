@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "absl/strings/str_cat.h"
+
 #include "hmo/ir/hlo_module.h"
 #include "hmo/verifier/alias_verifier.h"
 #include "hmo/verifier/hlo_verifier.h"
@@ -133,11 +135,11 @@ ENTRY main {
   EXPECT_TRUE(FirstViolationIs(*m, {"buffer-donor-aliased", "", "", "also in input_output_alias"}));
 }
 
-TEST(AliasVerifierTextTest, OutputsDonatedCrosswiseFormACycle) {
-  // a overwrites p1 while b still has to read it, and b overwrites p0 while
-  // a still has to read it: no order satisfies both.
-  auto crosswise = Parse(R"(
-HloModule c, input_output_alias={ {0}: (1, {}, must-alias), {1}: (0, {}, must-alias) }
+// a = negate(p0) and b = exp(p1), with output 0 in parameter `first`'s
+// buffer and output 1 in parameter `second`'s.
+std::string DonatingModule(int first, int second) {
+  return absl::StrCat("HloModule d, input_output_alias={ {0}: (", first,
+                      ", {}, must-alias), {1}: (", second, R"(, {}, must-alias) }
 ENTRY main {
   p0 = f32[64] parameter(0)
   p1 = f32[64] parameter(1)
@@ -145,21 +147,19 @@ ENTRY main {
   b = f32[64] exponential(p1)
   ROOT t = (f32[64], f32[64]) tuple(a, b)
 })");
+}
+
+TEST(AliasVerifierTextTest, OutputsDonatedCrosswiseFormACycle) {
+  // a overwrites p1 while b still has to read it, and b overwrites p0 while
+  // a still has to read it: no order satisfies both.
+  auto crosswise = Parse(DonatingModule(1, 0));
   ASSERT_NE(crosswise, nullptr);
   EXPECT_TRUE(
       FirstViolationIs(*crosswise, {"alias-cycle", "", "",
                                     "input_output_alias {0}: (1, {}, must-alias) and {1}: (0, {}, "
                                     "must-alias): each donated parameter must be read before"}));
   // Each output in its own parameter's buffer is an in-place update.
-  auto straight = Parse(R"(
-HloModule s, input_output_alias={ {0}: (0, {}, must-alias), {1}: (1, {}, must-alias) }
-ENTRY main {
-  p0 = f32[64] parameter(0)
-  p1 = f32[64] parameter(1)
-  a = f32[64] negate(p0)
-  b = f32[64] exponential(p1)
-  ROOT t = (f32[64], f32[64]) tuple(a, b)
-})");
+  auto straight = Parse(DonatingModule(0, 1));
   ASSERT_NE(straight, nullptr);
   EXPECT_TRUE(VerifiesOk(*straight));
 }

@@ -8,15 +8,12 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "hmo/eval/hlo_evaluator.h"
 #include "hmo/ir/hlo_computation.h"
 #include "hmo/ir/hlo_instruction.h"
 #include "hmo/ir/hlo_module.h"
 #include "hmo/ir/hlo_schedule.h"
-#include "hmo/pass/analysis_manager.h"
-#include "hmo/pass/pass_context.h"
-#include "hmo/plugin/plugin_registries.h"
 #include "hmo/verifier/hlo_verifier.h"
+#include "simplification_test_support.h"
 #include "support/parsed_module.h"
 
 namespace hmo::cpu {
@@ -25,11 +22,7 @@ namespace {
 using test_support::ParseTestModule;
 
 absl::StatusOr<bool> RunPass(HloModule& module) {
-  PluginRegistries registries;
-  AnalysisManager analyses(module);
-  PassContext context(analyses, registries);
-  ReshapeToBitcast pass;
-  return pass.Run(module, context);
+  return testing::RunPassOn<ReshapeToBitcast>(module);
 }
 
 HloOpcode OpcodeOf(const HloModule& module, std::string_view name) {
@@ -83,24 +76,7 @@ TEST(ReshapeToBitcastTest, RowMajorReshapesBecomeBitcasts) {
 }
 
 TEST(ReshapeToBitcastTest, ValuesStayTheSame) {
-  std::unique_ptr<HloModule> rewritten = ParseTestModule(kModule);
-  std::unique_ptr<HloModule> reference = ParseTestModule(kModule);
-  ASSERT_TRUE(RunPass(*rewritten).ok());
-  std::vector<Literal> arguments;
-  for (const HloInstruction* parameter : reference->entry_computation()->parameter_instructions()) {
-    Literal literal(parameter->shape());
-    for (int64_t i = 0; i < literal.element_count(); ++i) {
-      literal.SetFromDouble(i, parameter->shape().element_type() == PrimitiveType::S32
-                                   ? 2.0
-                                   : static_cast<double>((i * 5) % 7) - 3.0);
-    }
-    arguments.push_back(std::move(literal));
-  }
-  absl::StatusOr<Literal> expected = HloEvaluator().Evaluate(*reference, arguments);
-  absl::StatusOr<Literal> actual = HloEvaluator().Evaluate(*rewritten, arguments);
-  ASSERT_TRUE(expected.ok()) << expected.status();
-  ASSERT_TRUE(actual.ok()) << actual.status();
-  EXPECT_EQ(*expected, *actual) << expected->ToString() << "\n" << actual->ToString();
+  testing::ExpectPassKeepsValues<ReshapeToBitcast>(kModule);
 }
 
 }  // namespace
