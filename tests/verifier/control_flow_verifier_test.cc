@@ -46,6 +46,41 @@ ENTRY main {
 constexpr char kGoodBodyRoot[] = "ROOT t = (s32[], f32[4]) tuple(next, x)";
 constexpr char kGoodCondRoot[] = "ROOT lt = pred[] compare(ci, ten), direction=LT";
 
+TEST(ControlFlowVerifierTest, FusionLaysOutItsResultLikeItsRoot) {
+  // A KV-cache update in place: the fusion's buffer is the cache, written in
+  // the root's layout. A fusion that claims the transposed layout would be
+  // read back wrongly, so it is refused even without layout checks.
+  constexpr char kDecode[] = R"(
+HloModule m
+
+update {
+  cache = f32[8,4]{1,0} parameter(0)
+  row = f32[1,4]{1,0} parameter(1)
+  i = s32[] parameter(2)
+  z = s32[] constant(0)
+  ROOT u = f32[8,4]{1,0} dynamic-update-slice(cache, row, i, z)
+}
+
+ENTRY main {
+  cache = f32[8,4]{1,0} parameter(0)
+  row = f32[1,4]{1,0} parameter(1)
+  i = s32[] parameter(2)
+  ROOT f = f32[8,4]{LAYOUT} fusion(cache, row, i), kind=kLoop, calls=update
+})";
+  std::string same = kDecode;
+  same.replace(same.find("LAYOUT"), 6, "1,0");
+  auto ok = Parse(same);
+  ASSERT_NE(ok, nullptr);
+  EXPECT_TRUE(VerifiesOk(*ok));
+  std::string transposed = kDecode;
+  transposed.replace(transposed.find("LAYOUT"), 6, "0,1");
+  auto bad = Parse(transposed);
+  ASSERT_NE(bad, nullptr);
+  EXPECT_TRUE(FirstViolationIs(*bad, {"fusion-layout", "f", "main",
+                                      "fused root (u) lays out f32[8,4]{1,0} but the fusion is "
+                                      "f32[8,4]{0,1}"}));
+}
+
 TEST(ControlFlowVerifierTest, WellFormedWhile) {
   auto m = Parse(WhileModule(kGoodBodyRoot, kGoodCondRoot));
   ASSERT_NE(m, nullptr);

@@ -2,6 +2,7 @@
 // fusion (parameters vs operands, roots vs results) and the
 // output_to_operand_aliasing attribute.
 
+#include <optional>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -116,6 +117,25 @@ ShapeCheckResult CheckCallShape(const HloInstruction& instr, const ShapeCheckCon
                     StrCat("callee ", callee.name(), " root shape"), "the call shape");
 }
 
+// The first array leaf whose dimension order differs between `root` and
+// `fusion` (both laid out), described; nullopt when none does.
+std::optional<std::string> LeafLayoutsDiffer(const Shape& root, const Shape& fusion) {
+  if (root.IsTuple() && fusion.IsTuple()) {
+    if (root.tuple_shapes_size() != fusion.tuple_shapes_size()) return std::nullopt;
+    for (int i = 0; i < root.tuple_shapes_size(); ++i) {
+      if (auto differs = LeafLayoutsDiffer(root.tuple_shapes(i), fusion.tuple_shapes(i))) {
+        return differs;
+      }
+    }
+    return std::nullopt;
+  }
+  if (!root.IsArray() || !fusion.IsArray() || !root.has_layout() || !fusion.has_layout() ||
+      root.layout().minor_to_major() == fusion.layout().minor_to_major()) {
+    return std::nullopt;
+  }
+  return StrCat(root.ToString(true), " but the fusion is ", fusion.ToString(true));
+}
+
 ShapeCheckResult CheckFusionShape(const HloInstruction& instr, const ShapeCheckContext& ctx) {
   const HloComputation& fused = *instr.fused_instructions_computation();
   if (fused.num_parameters() != instr.operand_count()) {
@@ -135,6 +155,16 @@ ShapeCheckResult CheckFusionShape(const HloInstruction& instr, const ShapeCheckC
                           StrCat("fused root (", fused.root_instruction()->name(), ") shape"),
                           "the fusion shape")) {
     return v;
+  }
+  // The kernels write the fused root's layout into the fusion's buffer (an
+  // in-place update reads it there too): the two must lay elements out
+  // alike, whether or not layouts are otherwise checked.
+  if (const std::optional<std::string> differs =
+          LeafLayoutsDiffer(*RootShape(fused), instr.shape())) {
+    return Violation("fusion-layout", StrCat("fused root (", fused.root_instruction()->name(),
+                                             ") lays out ", *differs,
+                                             "; the backends write the root's layout into the "
+                                             "fusion's buffer"));
   }
   return CheckOutputOperandAliasing(instr);
 }

@@ -34,7 +34,9 @@
 //     dynamic-update-slice, concatenate, pad, iota, constant, copy,
 //     get-tuple-element, tuple, opt-barrier, domain, dot, convolution, reduce,
 //     reduce-window, select-and-scatter, gather, scatter, map, sort, while,
-//     conditional, call, fusion, output-operand-aliasing, all-reduce,
+//     conditional, call, fusion, fusion-layout (a fusion and its fused root
+//     lay their result out alike, checked always), output-operand-aliasing,
+//     all-reduce,
 //     collective (all-gather, reduce-scatter, all-to-all, collective-permute,
 //     collective-broadcast), async (copy-start/-done, async-*,
 //     all-reduce-done), token (after-all, add-dependency, infeed, outfeed),
