@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "hmo/ir/hlo_computation.h"
 #include "hmo/ir/hlo_instruction.h"
+#include "hmo/ir/instruction_reachability.h"
 #include "str_util.h"
 
 namespace hmo {
@@ -91,7 +92,12 @@ std::vector<int64_t> DonationCycle(
       continue;
     }
     for (const HloInstruction* reader : ParameterReaders(parameter, alias.parameter_index)) {
-      if (reader == writer || reader == entry.root_instruction()) continue;
+      // A reader that needs the writer's result can only run after it: the
+      // backends keep a copy of the parameter there (as the scheduler's
+      // donation orderings leave such readers out), so no order is imposed.
+      if (reader == writer || reader == entry.root_instruction() || DependsOn(*reader, *writer)) {
+        continue;
+      }
       edges[reader].push_back({writer, k});
       any = true;
     }

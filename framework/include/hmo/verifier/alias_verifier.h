@@ -11,8 +11,9 @@
 //   alias-memory-space         aliased arrays are in different memory spaces
 //   alias-duplicate-parameter  one parameter buffer aliases two outputs
 //   alias-cycle                the orders donations need (every other reader
-//                              of a donated parameter before the writer of
-//                              its output) form a cycle with the data and
+//                              of a donated parameter that does not need the
+//                              writer of its output runs before that writer)
+//                              form a cycle with the data and
 //                              control edges (e.g. two outputs donated
 //                              crosswise); the aliases on it are named
 //   buffer-donor               a donor's parameter number or index does not exist
