@@ -41,13 +41,29 @@ BUFFER_ASSIGNMENT_MAX_BYTES = 256 * 1024
 
 # name -> (description, builder function name). Order is the table order.
 PROGRAMS = {}
+# The same for the real-size programs of real_size.py (benchmarks only).
+REAL_SIZE_PROGRAMS = {}
 
 
-def program(name, description):
+def program(name, description, table=PROGRAMS):
     def deco(fn):
-        PROGRAMS[name] = (description, fn)
+        table[name] = (description, fn)
         return fn
     return deco
+
+
+def real_size_programs():
+    """The programs of real_size.py. It registers them into the table of the
+    module named `generate`, which is not this one when this file runs as a
+    script."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import real_size
+    return real_size.REAL_SIZE_PROGRAMS
+
+
+def all_programs():
+    """Committed and real-size programs: name -> (description, builder)."""
+    return {**PROGRAMS, **real_size_programs()}
 
 
 # ---------------------------------------------------------------------------
@@ -566,12 +582,12 @@ def _array_desc(a):
     return {"dtype": str(a.dtype), "shape": list(a.shape)}
 
 
-def worker(name, out_dir, dump_dir):
+def worker(name, out_dir, dump_dir, buffer_assignment_max_bytes=BUFFER_ASSIGNMENT_MAX_BYTES):
     import numpy as np
     import jax
     import jaxlib
 
-    description, builder = PROGRAMS[name]
+    description, builder = all_programs()[name]
     spec = builder()
     fn, args = spec["fn"], spec["args"]
     jit_kwargs = dict(spec.get("jit_kwargs", {}))
@@ -635,7 +651,7 @@ def worker(name, out_dir, dump_dir):
                       ("buffer_assignment", bufasg)):
         if path is None:
             continue
-        if key == "buffer_assignment" and os.path.getsize(path) > BUFFER_ASSIGNMENT_MAX_BYTES:
+        if key == "buffer_assignment" and os.path.getsize(path) > buffer_assignment_max_bytes:
             print("%s: buffer assignment %d bytes, not copied" % (name, os.path.getsize(path)))
             continue
         shutil.copyfile(path, os.path.join(out_dir, os.path.basename(path)))
@@ -763,21 +779,26 @@ def main():
     ap.add_argument("--out", default="tests/corpus")
     ap.add_argument("--only", action="append", help="program name (repeatable)")
     ap.add_argument("--list", action="store_true")
+    ap.add_argument("--real-size", action="store_true",
+                    help="the real-size benchmark programs of real_size.py (not committed)")
+    ap.add_argument("--buffer-assignment-max-bytes", type=int, default=BUFFER_ASSIGNMENT_MAX_BYTES,
+                    help="copy XLA's buffer-assignment dump only up to this size")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     ap.add_argument("--dump", help=argparse.SUPPRESS)
     a = ap.parse_args()
 
+    table = real_size_programs() if a.real_size else PROGRAMS
     if a.list:
-        for n, (d, _) in PROGRAMS.items():
+        for n, (d, _) in table.items():
             print("%-18s %s" % (n, d))
         return
     if a.worker:
-        worker(a.worker, a.out, a.dump)
+        worker(a.worker, a.out, a.dump, a.buffer_assignment_max_bytes)
         return
 
-    names = a.only or list(PROGRAMS)
+    names = a.only or list(table)
     for n in names:
-        if n not in PROGRAMS:
+        if n not in table:
             raise SystemExit("unknown program %r; --list shows them" % n)
     out_root = os.path.abspath(a.out)
     os.makedirs(out_root, exist_ok=True)
@@ -789,11 +810,13 @@ def main():
             env["JAX_PLATFORMS"] = "cpu"
             env.setdefault("JAX_ENABLE_X64", "0")
             cmd = [sys.executable, os.path.abspath(__file__), "--worker", n,
+                   "--buffer-assignment-max-bytes", str(a.buffer_assignment_max_bytes),
                    "--out", os.path.join(out_root, n), "--dump", tmp]
             r = subprocess.run(cmd, env=env)
             if r.returncode != 0:
                 failed.append(n)
-    write_readme(out_root)
+    if not a.real_size:
+        write_readme(out_root)
     if failed:
         raise SystemExit("failed: " + ", ".join(failed))
 

@@ -10,6 +10,10 @@ after them (pipelines/memory-scheduler.yaml), with the worst relative error
 against XLA's outputs (tests/corpus/<program>/output_<i>.npy).
 
     .venv-jax/bin/python bench/jax_corpus/speed.py [--runs 20] [--only a b] [--backend cpu]
+    .venv-jax/bin/python bench/jax_corpus/speed.py --real-size [--corpus DIR]
+
+--real-size times the programs of real_size.py (XLA:CPU 10-500 ms per step),
+generated (seeded) into --corpus, a temporary directory by default.
 
 Ratios are hmo / XLA; both sides run on this machine in this invocation.
 """
@@ -32,7 +36,7 @@ def xla_times(name, runs):
     import jax
     import numpy as np
     import generate
-    _, builder = generate.PROGRAMS[name]
+    _, builder = generate.all_programs()[name]
     spec = builder()
     fn, args = spec["fn"], spec["args"]
     kwargs = dict(spec.get("jit_kwargs", {}))
@@ -51,8 +55,8 @@ def xla_times(name, runs):
     return dict(compile=compile_s, cold=times[0], warm=statistics.median(times[1:]))
 
 
-def hmo_times(name, which, pipeline, backend, runs):
-    directory = REPO / "tests" / "corpus" / name
+def hmo_times(corpus, name, which, pipeline, backend, runs):
+    directory = corpus / name
     suffix = ".before_optimizations.txt" if which == "before" else ".cpu_after_optimizations.txt"
     dump = next(p for p in directory.iterdir() if p.name.endswith(suffix))
     inputs = sorted(directory.glob("input_*.npy"), key=lambda p: int(p.stem.split("_")[1]))
@@ -96,13 +100,31 @@ def main():
     parser.add_argument("--only", nargs="+", help="programs (default: all)")
     parser.add_argument("--backend", default="cpu")
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--real-size", action="store_true", help="the real-size programs of real_size.py")
+    parser.add_argument("--corpus", type=Path, help="program directories (default tests/corpus, or a "
+                        "temporary directory the real-size programs are generated into)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         print(json.dumps(xla_times(args.child, args.runs)))
         return
     import generate
-    names = args.only or sorted(generate.PROGRAMS)
+    table = generate.real_size_programs() if args.real_size else generate.PROGRAMS
+    names = args.only or sorted(table)
+    temporary = None
+    corpus = args.corpus
+    if corpus is None and args.real_size:
+        temporary = tempfile.TemporaryDirectory(prefix="hmo_real_size_")
+        corpus = Path(temporary.name)
+    corpus = corpus or REPO / "tests" / "corpus"
+    if args.real_size:
+        missing = [n for n in names if not (corpus / n / "manifest.json").exists()]
+        if missing:
+            command = [sys.executable, str(Path(__file__).resolve().parent / "generate.py"), "--real-size",
+                       "--out", str(corpus), "--buffer-assignment-max-bytes", str(1 << 30)]
+            for n in missing:
+                command += ["--only", n]
+            subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
     rows = []
     print(f"backend {args.backend}")
     print("| program | dump | hmo compile / XLA (s) | hmo warm / XLA warm | hmo cold (s) | worst rel. error vs XLA | planned arenas | peak RSS growth (B) |")
@@ -113,7 +135,7 @@ def main():
                                capture_output=True, text=True, env=dict(os.environ, XLA_FLAGS=""))
         xla = json.loads(child.stdout.strip().splitlines()[-1])
         for which, pipeline in (("before", "cpu-default"), ("after", "memory-scheduler")):
-            hmo = hmo_times(name, which, pipeline, args.backend, args.runs)
+            hmo = hmo_times(corpus, name, which, pipeline, args.backend, args.runs)
             rows.append(dict(program=name, dump=which, xla=xla, hmo=hmo))
             if "error" in hmo and isinstance(hmo["error"], str):
                 print(f"| {name} | {which} | failed: {hmo['error']} | | | | | |")
@@ -121,6 +143,16 @@ def main():
             print(f"| {name} | {which} | {hmo['compile']:.2f} / {xla['compile']:.2f} = {hmo['compile'] / xla['compile']:.1f}x"
                   f" | {hmo['warm'] * 1e3:.3f} / {xla['warm'] * 1e3:.3f} ms = {hmo['warm'] / xla['warm']:.2f}x"
                   f" | {hmo['cold']:.4f} | {hmo['error']:.1e} | {hmo['arenas']} | {hmo['rss']} |", flush=True)
+    for which in ("before", "after"):
+        ratios = [r["hmo"]["warm"] / r["xla"]["warm"] for r in rows
+                  if r["dump"] == which and "warm" in r["hmo"]]
+        compiles = [r["hmo"]["compile"] / r["xla"]["compile"] for r in rows
+                    if r["dump"] == which and "compile" in r["hmo"]]
+        if ratios:
+            print(f"{which}: warm hmo/XLA geomean {statistics.geometric_mean(ratios):.2f}x, "
+                  f"worst {max(ratios):.2f}x; compile geomean {statistics.geometric_mean(compiles):.2f}x "
+                  f"({len(ratios)} of {len(names)} programs ran)")
+    print(f"machine: {os.cpu_count()} cores")
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1))
 

@@ -1,0 +1,260 @@
+"""Real-size programs for the speed benchmark (never committed, never tests).
+
+The committed corpus (`tests/corpus`) is KB-sized: there dispatch overhead hides
+what a backend's kernels cost. These programs are sized so that XLA:CPU takes
+tens to hundreds of milliseconds per step on a 2-core machine. They use the
+builder protocol of generate.py and register into generate.REAL_SIZE_PROGRAMS;
+`generate.py --real-size --out DIR` writes them (seeded, deterministic) and
+`speed.py --real-size` generates them into a temporary directory and times them.
+"""
+
+from generate import _normal, _rng, _xent, _layernorm, _conv, program, REAL_SIZE_PROGRAMS
+
+
+def real_size(name, description):
+    return program(name, description, table=REAL_SIZE_PROGRAMS)
+
+
+def _adam(params, grads, opt):
+    import jax
+    import jax.numpy as jnp
+    b1, b2, lr, eps = 0.9, 0.999, 1e-3, 1e-8
+    count = opt["count"] + 1
+    m = jax.tree.map(lambda m, g: b1 * m + (1 - b1) * g, opt["m"], grads)
+    v = jax.tree.map(lambda v, g: b2 * v + (1 - b2) * g * g, opt["v"], grads)
+    c = count.astype(jnp.float32)
+    mhat, vhat = 1.0 / (1 - b1 ** c), 1.0 / (1 - b2 ** c)
+    params = jax.tree.map(lambda p, m, v: p - lr * (m * mhat) / (jnp.sqrt(v * vhat) + eps),
+                          params, m, v)
+    return params, {"m": m, "v": v, "count": count}
+
+
+def _adam_state(params):
+    import jax
+    import numpy as np
+    return {"m": jax.tree.map(np.zeros_like, params), "v": jax.tree.map(np.zeros_like, params),
+            "count": np.zeros((), np.int32)}
+
+
+def _decoder_layer(p, x, heads, compute_dtype):
+    """Pre-norm causal decoder layer; matmuls in compute_dtype, norms in f32."""
+    import jax
+    import jax.numpy as jnp
+    bsz, s, d = x.shape
+    dh = d // heads
+    cast = lambda t: t.astype(compute_dtype)
+    h = _layernorm(x, p["ln1_g"], p["ln1_b"])
+    qkv = cast(h) @ cast(p["wqkv"])
+    q, k, v = (t.reshape(bsz, s, heads, dh).transpose(0, 2, 1, 3) for t in jnp.split(qkv, 3, -1))
+    att = jnp.einsum("bhqd,bhkd->bhqk", q, k).astype(jnp.float32) / jnp.sqrt(float(dh))
+    att = jnp.where(jnp.tril(jnp.ones((s, s), bool)), att, -1e9)
+    att = cast(jax.nn.softmax(att, axis=-1))
+    o = jnp.einsum("bhqk,bhkd->bhqd", att, v).transpose(0, 2, 1, 3).reshape(bsz, s, d)
+    x = x + (o @ cast(p["wo"])).astype(jnp.float32)
+    h = cast(_layernorm(x, p["ln2_g"], p["ln2_b"]))
+    h = jax.nn.gelu(h @ cast(p["w1"]) + cast(p["b1"]))
+    return x + (h @ cast(p["w2"])).astype(jnp.float32) + p["b2"]
+
+
+def _decoder_params(rng, d, ff):
+    import numpy as np
+    return {
+        "ln1_g": np.ones((d,), np.float32), "ln1_b": np.zeros((d,), np.float32),
+        "wqkv": _normal(rng, (d, 3 * d), 1 / np.sqrt(d)), "wo": _normal(rng, (d, d), 1 / np.sqrt(d)),
+        "ln2_g": np.ones((d,), np.float32), "ln2_b": np.zeros((d,), np.float32),
+        "w1": _normal(rng, (d, ff), 1 / np.sqrt(d)), "b1": np.zeros((ff,), np.float32),
+        "w2": _normal(rng, (ff, d), 1 / np.sqrt(ff)), "b2": np.zeros((d,), np.float32),
+    }
+
+
+def _lm_step(scan, compute_dtype, vocab, d, heads, ff, seq, batch, layers):
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+    rng = _rng()
+    stack = [_decoder_params(rng, d, ff) for _ in range(layers)]
+    if scan:
+        stack = jax.tree.map(lambda *xs: np.stack(xs), *stack)
+    params = {"embed": _normal(rng, (vocab, d), 0.02), "layers": stack,
+              "lnf_g": np.ones((d,), np.float32), "lnf_b": np.zeros((d,), np.float32),
+              "head": _normal(rng, (d, vocab), 1 / np.sqrt(d))}
+    tokens = rng.integers(0, vocab, (batch, seq)).astype(np.int32)
+    targets = rng.integers(0, vocab, (batch, seq)).astype(np.int32)
+
+    def loss_fn(params, tokens, targets):
+        x = jnp.take(params["embed"], tokens, axis=0)
+        if scan:
+            x, _ = jax.lax.scan(lambda x, p: (_decoder_layer(p, x, heads, compute_dtype), None),
+                                x, params["layers"])
+        else:
+            for p in params["layers"]:
+                x = _decoder_layer(p, x, heads, compute_dtype)
+        x = _layernorm(x, params["lnf_g"], params["lnf_b"])
+        logits = (x.astype(compute_dtype) @ params["head"].astype(compute_dtype)).astype(jnp.float32)
+        return _xent(logits, targets)
+
+    def step(params, opt, tokens, targets):
+        loss, g = jax.value_and_grad(loss_fn)(params, tokens, targets)
+        params, opt = _adam(params, g, opt)
+        return params, opt, loss
+
+    return step, (params, _adam_state(params), tokens, targets)
+
+
+@real_size("gpt_bf16_adam", "GPT-style decoder training step (4 layers, d=256, seq 128, batch 8, "
+           "vocab 2048), bf16 matmuls, f32 norms and Adam; params and optimizer state donated")
+def build_gpt_bf16_adam():
+    import jax.numpy as jnp
+    step, args = _lm_step(False, jnp.bfloat16, 2048, 256, 4, 1024, 128, 8, 4)
+
+    def gpt_bf16_adam_step(*a):
+        return step(*a)
+    return dict(fn=gpt_bf16_adam_step, args=args, jit_kwargs=dict(donate_argnums=(0, 1)))
+
+
+@real_size("transformer_scan_large", "f32 transformer LM training step, 4 layers stacked under "
+           "lax.scan (d=256, seq 128, batch 8, vocab 2048), Adam; donated")
+def build_transformer_scan_large():
+    import jax.numpy as jnp
+    step, args = _lm_step(True, jnp.float32, 2048, 256, 4, 1024, 128, 8, 4)
+
+    def transformer_scan_large_step(*a):
+        return step(*a)
+    return dict(fn=transformer_scan_large_step, args=args, jit_kwargs=dict(donate_argnums=(0, 1)))
+
+
+@real_size("moe_top2", "Top-2 mixture-of-experts layer training step (2048 tokens, d=256, "
+           "8 experts of ff 512, softmax router, dense one-hot dispatch), SGD; params donated")
+def build_moe_top2():
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+    rng = _rng()
+    tokens, d, experts, ff = 2048, 256, 8, 512
+    params = {"router": _normal(rng, (d, experts), 1 / np.sqrt(d)),
+              "w1": _normal(rng, (experts, d, ff), 1 / np.sqrt(d)),
+              "w2": _normal(rng, (experts, ff, d), 1 / np.sqrt(ff))}
+    x = _normal(rng, (tokens, d))
+    y = _normal(rng, (tokens, d))
+
+    def loss_fn(p, x, y):
+        gates = jax.nn.softmax(x @ p["router"], axis=-1)
+        top, idx = jax.lax.top_k(gates, 2)
+        combine = jnp.sum(jax.nn.one_hot(idx, experts) * top[..., None], axis=1)   # [t, e]
+        dispatch = (combine > 0).astype(x.dtype)
+        xe = jnp.einsum("te,td->etd", dispatch, x)
+        h = jax.nn.relu(jnp.einsum("etd,edf->etf", xe, p["w1"]))
+        ye = jnp.einsum("etf,efd->etd", h, p["w2"])
+        out = jnp.einsum("etd,te->td", ye, combine)
+        return jnp.mean(jnp.square(out - y))
+
+    def moe_top2_step(p, x, y):
+        loss, g = jax.value_and_grad(loss_fn)(p, x, y)
+        return jax.tree.map(lambda a, b: a - 0.1 * b, p, g), loss
+
+    return dict(fn=moe_top2_step, args=(params, x, y), jit_kwargs=dict(donate_argnums=(0,)))
+
+
+def _lstm_setup(seq, batch, inputs, hidden):
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+    rng = _rng()
+    params = {"wx": _normal(rng, (inputs, 4 * hidden), 1 / np.sqrt(inputs)),
+              "wh": _normal(rng, (hidden, 4 * hidden), 1 / np.sqrt(hidden)),
+              "b": np.zeros((4 * hidden,), np.float32),
+              "out": _normal(rng, (hidden, 1), 1 / np.sqrt(hidden))}
+    xs = _normal(rng, (seq, batch, inputs))
+    ys = _normal(rng, (batch, 1))
+
+    def loss_fn(p, xs, ys):
+        def cell(carry, x):
+            h, c = carry
+            z = x @ p["wx"] + h @ p["wh"] + p["b"]
+            i, f, g, o = jnp.split(z, 4, axis=-1)
+            c = jax.nn.sigmoid(f) * c + jax.nn.sigmoid(i) * jnp.tanh(g)
+            h = jax.nn.sigmoid(o) * jnp.tanh(c)
+            return (h, c), None
+        zeros = jnp.zeros((batch, hidden), jnp.float32)
+        (h, _), _ = jax.lax.scan(cell, (zeros, zeros), xs)
+        return jnp.mean(jnp.square(h @ p["out"] - ys))
+
+    def step(p, xs, ys):
+        loss, g = jax.value_and_grad(loss_fn)(p, xs, ys)
+        return jax.tree.map(lambda a, b: a - 0.1 * b, p, g), loss
+
+    return step, (params, xs, ys)
+
+
+@real_size("lstm_scan_large", "LSTM under lax.scan training step (64 steps, batch 64, input 256, "
+           "hidden 512), backprop through time, SGD; params donated")
+def build_lstm_scan_large():
+    step, args = _lstm_setup(64, 64, 256, 512)
+
+    def lstm_scan_large_step(*a):
+        return step(*a)
+    return dict(fn=lstm_scan_large_step, args=args, jit_kwargs=dict(donate_argnums=(0,)))
+
+
+@real_size("resnet_bn", "ResNet-style CNN training step (batch 16, 32x32x3, stem 32 channels, "
+           "3 residual blocks of 3x3 convs with batch norm, global pool, dense), SGD; donated")
+def build_resnet_bn():
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+    rng = _rng()
+    c = 32
+    params = {"stem": _normal(rng, (3, 3, 3, c), 0.2),
+              "blocks": [{"c1": _normal(rng, (3, 3, c, c), 1 / np.sqrt(9 * c)),
+                          "c2": _normal(rng, (3, 3, c, c), 1 / np.sqrt(9 * c)),
+                          "g1": np.ones((c,), np.float32), "b1": np.zeros((c,), np.float32),
+                          "g2": np.ones((c,), np.float32), "b2": np.zeros((c,), np.float32)}
+                         for _ in range(3)],
+              "w": _normal(rng, (c, 10), 1 / np.sqrt(c))}
+    x = _normal(rng, (16, 32, 32, 3))
+    y = rng.integers(0, 10, (16,)).astype(np.int32)
+
+    def bn(h, g, b):
+        mu = jnp.mean(h, axis=(0, 1, 2))
+        var = jnp.var(h, axis=(0, 1, 2))
+        return (h - mu) * jax.lax.rsqrt(var + 1e-5) * g + b
+
+    def loss_fn(p, x, y):
+        h = jax.nn.relu(_conv(x, p["stem"]))
+        for blk in p["blocks"]:
+            r = jax.nn.relu(bn(_conv(h, blk["c1"]), blk["g1"], blk["b1"]))
+            h = jax.nn.relu(h + bn(_conv(r, blk["c2"]), blk["g2"], blk["b2"]))
+        return _xent(jnp.mean(h, axis=(1, 2)) @ p["w"], y)
+
+    def resnet_bn_step(p, x, y):
+        loss, g = jax.value_and_grad(loss_fn)(p, x, y)
+        return jax.tree.map(lambda a, d: a - 0.05 * d, p, g), loss
+
+    return dict(fn=resnet_bn_step, args=(params, x, y), jit_kwargs=dict(donate_argnums=(0,)))
+
+
+@real_size("mlp_large", "MLP training step (batch 256, 1024-2048-2048-1024-10), softmax "
+           "cross-entropy, SGD; params donated")
+def build_mlp_large():
+    import jax
+    import numpy as np
+    rng = _rng()
+    dims = [1024, 2048, 2048, 1024, 10]
+    params = [{"w": _normal(rng, (a, b), 1 / np.sqrt(a)), "b": np.zeros((b,), np.float32)}
+              for a, b in zip(dims[:-1], dims[1:])]
+    x = _normal(rng, (256, 1024))
+    y = rng.integers(0, 10, (256,)).astype(np.int32)
+
+    def loss_fn(params, x, y):
+        h = x
+        for i, p in enumerate(params):
+            h = h @ p["w"] + p["b"]
+            if i + 1 < len(params):
+                h = jax.nn.relu(h)
+        return _xent(h, y)
+
+    def mlp_large_step(params, x, y):
+        loss, g = jax.value_and_grad(loss_fn)(params, x, y)
+        return jax.tree.map(lambda p, d: p - 0.1 * d, params, g), loss
+
+    return dict(fn=mlp_large_step, args=(params, x, y), jit_kwargs=dict(donate_argnums=(0,)))
