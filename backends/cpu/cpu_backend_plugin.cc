@@ -1,5 +1,5 @@
 // libhmo_cpu_backend.so: registers the "cpu" backend and the passes its
-// pipelines use (`call-inliner`, `transpose-folding`,
+// pipelines use (`call-inliner`, `dot-canonicalization`, `transpose-folding`,
 // `cpu-fusion`, `reshape-to-bitcast`).
 
 #include <memory>
@@ -7,6 +7,7 @@
 #include "cpu/compiler/cpu_backend.h"
 #include "cpu/fusion/cpu_instruction_fusion.h"
 #include "cpu/simplification/call_inliner.h"
+#include "cpu/simplification/dot_canonicalization.h"
 #include "cpu/simplification/reshape_to_bitcast.h"
 #include "cpu/simplification/transpose_folding.h"
 #include "hmo/base/status_macros.h"
@@ -16,6 +17,7 @@ namespace {
 
 absl::Status RegisterPasses(hmo::PassRegistrar& passes) {
   HMO_RETURN_IF_ERROR(passes.Register<hmo::cpu::CallInliner>());
+  HMO_RETURN_IF_ERROR(passes.Register<hmo::cpu::DotCanonicalization>());
   HMO_RETURN_IF_ERROR(passes.Register<hmo::cpu::TransposeFolding>());
   HMO_RETURN_IF_ERROR(passes.Register<hmo::cpu::ReshapeToBitcast>());
   return passes.Register<hmo::cpu::CpuInstructionFusion>();

@@ -28,6 +28,23 @@ int64_t Product(const Shape& shape, const std::vector<int64_t>& dims) {
 
 }  // namespace
 
+std::optional<bool> GemmOperandTranspose(const HloInstruction& dot, int64_t operand) {
+  const DotDimensionNumbers& dnums = dot.dot_dimension_numbers();
+  const Shape& shape = dot.operand(operand)->shape();
+  const std::vector<int64_t>& batch =
+      operand == 0 ? dnums.lhs_batch_dimensions : dnums.rhs_batch_dimensions;
+  const std::vector<int64_t>& contracting =
+      operand == 0 ? dnums.lhs_contracting_dimensions : dnums.rhs_contracting_dimensions;
+  const std::vector<int64_t> free = DotFreeDimensions(shape.dimensions().size(), batch, contracting);
+  // The order of a matrix the GEMM reads untransposed: rows, then columns.
+  const std::vector<int64_t>& rows = operand == 0 ? free : contracting;
+  const std::vector<int64_t>& columns = operand == 0 ? contracting : free;
+  const std::vector<int64_t> order = MajorToMinor(shape);
+  if (order == Concat(Concat(batch, rows), columns)) return false;
+  if (order == Concat(Concat(batch, columns), rows)) return true;
+  return std::nullopt;
+}
+
 std::optional<GemmPlan> GemmPlanFor(const HloInstruction& dot) {
   const DotDimensionNumbers& dnums = dot.dot_dimension_numbers();
   const Shape& lhs = dot.operand(0)->shape();
@@ -37,32 +54,16 @@ std::optional<GemmPlan> GemmPlanFor(const HloInstruction& dot) {
   std::vector<int64_t> descending;
   for (int64_t d = 0; d < out_rank; ++d) descending.push_back(d);
   if (MajorToMinor(out) != descending) return std::nullopt;
+  const std::optional<bool> transpose_lhs = GemmOperandTranspose(dot, 0);
+  const std::optional<bool> transpose_rhs = GemmOperandTranspose(dot, 1);
+  if (!transpose_lhs.has_value() || !transpose_rhs.has_value()) return std::nullopt;
+  GemmPlan plan;
+  plan.transpose_lhs = *transpose_lhs;
+  plan.transpose_rhs = *transpose_rhs;
   const std::vector<int64_t> lhs_free = DotFreeDimensions(
       lhs.dimensions().size(), dnums.lhs_batch_dimensions, dnums.lhs_contracting_dimensions);
   const std::vector<int64_t> rhs_free = DotFreeDimensions(
       rhs.dimensions().size(), dnums.rhs_batch_dimensions, dnums.rhs_contracting_dimensions);
-  GemmPlan plan;
-  const std::vector<int64_t> lhs_order = MajorToMinor(lhs);
-  if (lhs_order ==
-      Concat(Concat(dnums.lhs_batch_dimensions, lhs_free), dnums.lhs_contracting_dimensions)) {
-    plan.transpose_lhs = false;
-  } else if (lhs_order ==
-             Concat(Concat(dnums.lhs_batch_dimensions, dnums.lhs_contracting_dimensions),
-                    lhs_free)) {
-    plan.transpose_lhs = true;
-  } else {
-    return std::nullopt;
-  }
-  const std::vector<int64_t> rhs_order = MajorToMinor(rhs);
-  if (rhs_order ==
-      Concat(Concat(dnums.rhs_batch_dimensions, dnums.rhs_contracting_dimensions), rhs_free)) {
-    plan.transpose_rhs = false;
-  } else if (rhs_order == Concat(Concat(dnums.rhs_batch_dimensions, rhs_free),
-                                 dnums.rhs_contracting_dimensions)) {
-    plan.transpose_rhs = true;
-  } else {
-    return std::nullopt;
-  }
   plan.batch = Product(lhs, dnums.lhs_batch_dimensions);
   plan.m = Product(lhs, lhs_free);
   plan.k = Product(lhs, dnums.lhs_contracting_dimensions);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "hmo/base/status_macros.h"
+#include "hmo/codegen/gemm_plan.h"
 #include "hmo/ir/hlo_computation.h"
 #include "hmo/ir/hlo_instruction.h"
 #include "hmo/ir/hlo_module.h"
@@ -84,6 +85,12 @@ absl::StatusOr<bool> TransposeFolding::Run(HloModule& module, PassContext& /*con
       std::unique_ptr<HloInstruction> replacement =
           dot->CloneWithNewOperands(dot->shape(), operands);
       replacement->set_dot_dimension_numbers(std::move(numbers));
+      // A dot the runtime GEMM computes stays one: the transposed copy costs
+      // one pass over the operand, loops instead of the GEMM far more.
+      if (codegen::GemmPlanFor(*dot).has_value() &&
+          !codegen::GemmPlanFor(*replacement).has_value()) {
+        continue;
+      }
       replacement->SetAndSanitizeName("");  // takes the dot's name
       HMO_ASSIGN_OR_RETURN(HloInstruction * added, computation->ReplaceWithNewInstructionInPlace(
                                                        dot, std::move(replacement)));

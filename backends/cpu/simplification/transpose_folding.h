@@ -9,7 +9,8 @@
 //
 // A transpose is folded only when the dot's output keeps its dimension order:
 // the dot's free dimensions of that operand, taken in increasing order, stay
-// in increasing order in the transpose's operand.
+// in increasing order in the transpose's operand; and a dot the runtime GEMM
+// computes (gemm_plan.h) must stay one.
 
 #include <string_view>
 

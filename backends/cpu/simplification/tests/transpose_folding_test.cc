@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "hmo/codegen/gemm_plan.h"
 #include "hmo/ir/hlo_computation.h"
 #include "hmo/ir/hlo_instruction.h"
 #include "hmo/ir/hlo_module.h"
@@ -52,11 +53,12 @@ ENTRY e {
 }
 
 TEST(TransposeFoldingTest, BatchedLhsKeepsItsValues) {
+  // The lhs folds to [batch, contracting, free]: a transposed GEMM operand.
   constexpr std::string_view kText = R"(
 HloModule m
 ENTRY e {
-  a = f32[3,2,4]{2,1,0} parameter(0)
-  t = f32[2,3,4]{2,1,0} transpose(a), dimensions={1,0,2}
+  a = f32[2,4,3]{2,1,0} parameter(0)
+  t = f32[2,3,4]{2,1,0} transpose(a), dimensions={0,2,1}
   b = f32[2,4,5]{2,1,0} parameter(1)
   ROOT d = f32[2,3,5]{2,1,0} dot(t, b), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
 }
@@ -66,10 +68,28 @@ ENTRY e {
   ASSERT_TRUE(changed.ok()) << changed.status();
   EXPECT_TRUE(*changed);
   const DotDimensionNumbers& numbers = Named(*folded, "d")->dot_dimension_numbers();
-  EXPECT_EQ(numbers.lhs_batch_dimensions, std::vector<int64_t>{1});
-  EXPECT_EQ(numbers.lhs_contracting_dimensions, std::vector<int64_t>{2});
+  EXPECT_EQ(numbers.lhs_batch_dimensions, std::vector<int64_t>{0});
+  EXPECT_EQ(numbers.lhs_contracting_dimensions, std::vector<int64_t>{1});
+  EXPECT_TRUE(codegen::GemmPlanFor(*Named(*folded, "d")).has_value());
   ASSERT_TRUE(VerifyHloModule(*folded).ok()) << folded->ToString();
   testing::ExpectPassKeepsValues<TransposeFolding>(kText);
+}
+
+TEST(TransposeFoldingTest, FoldThatWouldLoseTheGemmStays) {
+  // Folded, the batch dimension would be the lhs's second: no GEMM plan.
+  std::unique_ptr<HloModule> module = ParseTestModule(R"(
+HloModule m
+ENTRY e {
+  a = f32[3,2,4]{2,1,0} parameter(0)
+  t = f32[2,3,4]{2,1,0} transpose(a), dimensions={1,0,2}
+  b = f32[2,4,5]{2,1,0} parameter(1)
+  ROOT d = f32[2,3,5]{2,1,0} dot(t, b), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
+}
+)");
+  absl::StatusOr<bool> changed = RunFolding(*module);
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  EXPECT_FALSE(*changed);
+  EXPECT_EQ(Named(*module, "d")->operand(0)->name(), "t");
 }
 
 TEST(TransposeFoldingTest, TransposeReorderingFreeDimensionsOrWithOtherUsersStays) {

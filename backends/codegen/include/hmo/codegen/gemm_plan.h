@@ -59,6 +59,12 @@ struct GemmPlan {
 // nullopt when its layouts do not allow one (see above).
 std::optional<GemmPlan> GemmPlanFor(const HloInstruction& dot);
 
+// Operand `operand` (0: lhs, 1: rhs) of `dot` on its own: the transpose flag
+// its layout gives the GEMM, or nullopt when its layout allows none (the
+// operand conditions above). GemmPlanFor holds these for both operands and
+// the row-major output.
+std::optional<bool> GemmOperandTranspose(const HloInstruction& dot, int64_t operand);
+
 }  // namespace hmo::codegen
 
 #endif  // HMO_CODEGEN_GEMM_PLAN_H_

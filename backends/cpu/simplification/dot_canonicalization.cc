@@ -1,0 +1,168 @@
+#include "cpu/simplification/dot_canonicalization.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "hmo/base/status_macros.h"
+#include "hmo/codegen/gemm_plan.h"
+#include "hmo/ir/dot_dimensions.h"
+#include "hmo/ir/hlo_computation.h"
+#include "hmo/ir/hlo_instruction.h"
+#include "hmo/ir/hlo_module.h"
+#include "hmo/ir/hlo_schedule.h"
+#include "hmo/ir/shape.h"
+
+namespace hmo::cpu {
+namespace {
+
+bool IsHalfFloat(PrimitiveType type) {
+  return type == PrimitiveType::BF16 || type == PrimitiveType::F16;
+}
+
+bool IsGemmFloat(PrimitiveType type) {
+  return type == PrimitiveType::F32 || type == PrimitiveType::F64;
+}
+
+// An array whose layout, if any, is a plain dimension order (no tiling,
+// element size or memory space): the shapes the rewrite reasons about.
+bool IsPlainArray(const Shape& shape) {
+  return shape.IsArray() && (!shape.has_layout() || shape.layout().HasOnlyMinorToMajor());
+}
+
+bool IsRowMajor(const Shape& shape) {
+  return ShapeUtil::LayoutOrDefault(shape) ==
+         ShapeUtil::LayoutOrDefault(ShapeUtil::MakeShape(shape.element_type(), shape.dimensions()));
+}
+
+// A dot the pass may rewrite: two plain array operands, no control edges.
+bool IsCandidate(const HloInstruction& dot) {
+  if (dot.opcode() != HloOpcode::kDot || dot.operand_count() != 2 || !IsPlainArray(dot.shape()) ||
+      !dot.control_predecessors().empty() || !dot.control_successors().empty()) {
+    return false;
+  }
+  return IsPlainArray(dot.operand(0)->shape()) && IsPlainArray(dot.operand(1)->shape());
+}
+
+bool NeedsUpcast(const HloInstruction& dot) {
+  return IsHalfFloat(dot.shape().element_type()) &&
+         IsHalfFloat(dot.operand(0)->shape().element_type()) &&
+         IsHalfFloat(dot.operand(1)->shape().element_type());
+}
+
+Shape WithElementType(Shape shape, PrimitiveType type) {
+  shape.set_element_type(type);
+  return shape;
+}
+
+Shape RowMajor(PrimitiveType type, std::vector<int64_t> dimensions) {
+  return ShapeUtil::MakeShapeWithDescendingLayout(type, std::move(dimensions));
+}
+
+std::vector<int64_t> Concat(std::vector<int64_t> a, const std::vector<int64_t>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+std::vector<int64_t> Iota(int64_t begin, int64_t count) {
+  std::vector<int64_t> values;
+  for (int64_t i = 0; i < count; ++i) values.push_back(begin + i);
+  return values;
+}
+
+// `operand` transposed so that its dimensions come in `order`, row-major.
+HloInstruction* AddTranspose(HloComputation& computation, HloInstruction* operand,
+                             const std::vector<int64_t>& order) {
+  std::vector<int64_t> dimensions;
+  for (int64_t d : order) dimensions.push_back(operand->shape().dimensions()[d]);
+  std::unique_ptr<HloInstruction> transpose =
+      HloInstruction::Create(HloOpcode::kTranspose,
+                             RowMajor(operand->shape().element_type(), dimensions), {operand});
+  transpose->set_dimensions(order);
+  transpose->set_has_dimensions(true);
+  return computation.AddInstruction(std::move(transpose));
+}
+
+// Rewrites `dot` (in `computation`) into GEMM form. Returns whether it
+// changed anything.
+absl::StatusOr<bool> Canonicalize(HloComputation& computation, HloInstruction* dot) {
+  HloInstruction* lhs = dot->mutable_operand(0);
+  HloInstruction* rhs = dot->mutable_operand(1);
+  DotDimensionNumbers numbers = dot->dot_dimension_numbers();
+  const bool upcast = NeedsUpcast(*dot);
+  if (upcast) {
+    lhs = computation.AddInstruction(HloInstruction::CreateUnary(
+        WithElementType(lhs->shape(), PrimitiveType::F32), HloOpcode::kConvert, lhs));
+    rhs = computation.AddInstruction(HloInstruction::CreateUnary(
+        WithElementType(rhs->shape(), PrimitiveType::F32), HloOpcode::kConvert, rhs));
+  } else if (!IsGemmFloat(dot->shape().element_type()) ||
+             lhs->shape().element_type() != dot->shape().element_type() ||
+             rhs->shape().element_type() != dot->shape().element_type() ||
+             codegen::GemmPlanFor(*dot).has_value()) {
+    return false;
+  }
+  const Shape result_shape =
+      upcast ? WithElementType(dot->shape(), PrimitiveType::F32) : dot->shape();
+
+  // Operands not laid out as matrices are transposed into GEMM order, when
+  // the dot's result is row-major (a GEMM writes row-major matrices).
+  std::unique_ptr<HloInstruction> probe = dot->CloneWithNewOperands(result_shape, {lhs, rhs});
+  bool transposed = false;
+  if (IsRowMajor(dot->shape())) {
+    const int64_t batch = static_cast<int64_t>(numbers.lhs_batch_dimensions.size());
+    const int64_t contracting = static_cast<int64_t>(numbers.lhs_contracting_dimensions.size());
+    if (!codegen::GemmOperandTranspose(*probe, 0).has_value()) {
+      const std::vector<int64_t> free = DotFreeDimensions(
+          lhs->shape().rank(), numbers.lhs_batch_dimensions, numbers.lhs_contracting_dimensions);
+      lhs = AddTranspose(computation, lhs,
+                         Concat(Concat(numbers.lhs_batch_dimensions, free),
+                                numbers.lhs_contracting_dimensions));
+      numbers.lhs_batch_dimensions = Iota(0, batch);
+      numbers.lhs_contracting_dimensions = Iota(batch + static_cast<int64_t>(free.size()), contracting);
+      transposed = true;
+    }
+    if (!codegen::GemmOperandTranspose(*probe, 1).has_value()) {
+      const std::vector<int64_t> free = DotFreeDimensions(
+          rhs->shape().rank(), numbers.rhs_batch_dimensions, numbers.rhs_contracting_dimensions);
+      rhs = AddTranspose(computation, rhs,
+                         Concat(Concat(numbers.rhs_batch_dimensions, numbers.rhs_contracting_dimensions),
+                                free));
+      numbers.rhs_batch_dimensions = Iota(0, batch);
+      numbers.rhs_contracting_dimensions = Iota(batch, contracting);
+      transposed = true;
+    }
+  }
+  if (!upcast && !transposed) return false;
+  probe.reset();
+
+  std::unique_ptr<HloInstruction> replacement = dot->CloneWithNewOperands(result_shape, {lhs, rhs});
+  replacement->set_dot_dimension_numbers(std::move(numbers));
+  HloInstruction* product = computation.AddInstruction(std::move(replacement), dot->name());
+  if (upcast) {
+    product = computation.AddInstruction(
+        HloInstruction::CreateUnary(dot->shape(), HloOpcode::kConvert, product));
+  }
+  HMO_RETURN_IF_ERROR(computation.ReplaceInstruction(dot, product));
+  return true;
+}
+
+}  // namespace
+
+absl::StatusOr<bool> DotCanonicalization::Run(HloModule& module, PassContext& /*context*/) {
+  bool changed = false;
+  for (HloComputation* computation : module.MakeNonfusionComputations()) {
+    std::vector<HloInstruction*> dots;
+    for (HloInstruction* instruction : computation->instructions()) {
+      if (IsCandidate(*instruction)) dots.push_back(instruction);
+    }
+    for (HloInstruction* dot : dots) {
+      HMO_ASSIGN_OR_RETURN(bool rewritten, Canonicalize(*computation, dot));
+      changed |= rewritten;
+    }
+  }
+  if (changed && module.has_schedule()) HMO_RETURN_IF_ERROR(module.schedule().Update());
+  return changed;
+}
+
+}  // namespace hmo::cpu

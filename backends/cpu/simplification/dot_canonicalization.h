@@ -1,0 +1,47 @@
+#ifndef HMO_BACKENDS_CPU_SIMPLIFICATION_DOT_CANONICALIZATION_H_
+#define HMO_BACKENDS_CPU_SIMPLIFICATION_DOT_CANONICALIZATION_H_
+
+// dot-canonicalization: rewrites floating-point dots the runtime GEMM cannot
+// take into dots it can, as XLA:CPU does before fusion (its operand upcasting
+// and DotDecomposer):
+//   - a dot whose operands and result are bf16 or f16 is computed in f32:
+//     converts to f32 on the operands, the dot in f32, a convert back to the
+//     result's type (XLA's optimized CPU modules carry the same converts).
+//   - an f32 or f64 dot with a row-major result whose operands are not laid
+//     out as matrices (gemm_plan.h) gets a transpose on each such operand, to
+//     [batch, free, contracting] (lhs) or [batch, contracting, free] (rhs)
+//     order, row-major; the dot's dimension numbers follow.
+// The rewritten dot computes the same values; its f32 operands and transposed
+// copies are buffers of the module, so the memory plan counts them.
+
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "hmo/pass/hlo_pass.h"
+#include "hmo/pass/pass_option_schema.h"
+#include "hmo/pass/pass_options.h"
+
+namespace hmo::cpu {
+
+class DotCanonicalization : public HloPass {
+ public:
+  static constexpr std::string_view kName = "dot-canonicalization";
+  static constexpr std::string_view kDescription =
+      "Compute bf16/f16 dots in f32 and transpose dot operands into GEMM order (CPU backend)";
+
+  // The pass has no options.
+  static PassOptionSchema OptionSchema() { return PassOptionSchema(); }
+
+  explicit DotCanonicalization(const PassOptions& /*options*/) {}
+  DotCanonicalization() = default;
+
+  std::string_view name() const override { return kName; }
+
+  // Returns whether a dot was rewritten. A scheduled module stays scheduled:
+  // new instructions go right after their operands.
+  absl::StatusOr<bool> Run(HloModule& module, PassContext& context) override;
+};
+
+}  // namespace hmo::cpu
+
+#endif  // HMO_BACKENDS_CPU_SIMPLIFICATION_DOT_CANONICALIZATION_H_

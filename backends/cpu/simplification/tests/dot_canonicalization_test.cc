@@ -1,0 +1,126 @@
+// dot-canonicalization: which dots become f32 GEMMs (converts around a
+// bf16/f16 dot, transposes on operands out of GEMM order), which stay, and
+// that the rewritten module computes what the original did.
+
+#include "cpu/simplification/dot_canonicalization.h"
+
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "hmo/codegen/gemm_plan.h"
+#include "hmo/ir/hlo_computation.h"
+#include "hmo/ir/hlo_instruction.h"
+#include "hmo/ir/hlo_module.h"
+#include "hmo/ir/hlo_schedule.h"
+#include "hmo/verifier/hlo_verifier.h"
+#include "simplification_test_support.h"
+#include "support/parsed_module.h"
+
+namespace hmo::cpu {
+namespace {
+
+using test_support::ParseTestModule;
+
+absl::StatusOr<bool> RunCanonicalization(HloModule& module) {
+  return testing::RunPassOn<DotCanonicalization>(module);
+}
+
+// The one dot left in the entry computation.
+const HloInstruction* OnlyDot(const HloModule& module) {
+  const HloInstruction* found = nullptr;
+  for (const HloInstruction* instruction : module.entry_computation()->instructions()) {
+    if (instruction->opcode() == HloOpcode::kDot) {
+      EXPECT_EQ(found, nullptr) << "more than one dot";
+      found = instruction;
+    }
+  }
+  return found;
+}
+
+TEST(DotCanonicalizationTest, Bf16DotIsAnF32GemmBetweenConverts) {
+  constexpr std::string_view kText = R"(
+HloModule m, is_scheduled=true
+ENTRY e {
+  x = bf16[4,3]{1,0} parameter(0)
+  w = bf16[3,5]{1,0} parameter(1)
+  ROOT d = bf16[4,5]{1,0} dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+)";
+  std::unique_ptr<HloModule> module = ParseTestModule(kText);
+  absl::StatusOr<bool> changed = RunCanonicalization(*module);
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  EXPECT_TRUE(*changed);
+  const HloInstruction* root = module->entry_computation()->root_instruction();
+  ASSERT_EQ(root->opcode(), HloOpcode::kConvert);
+  EXPECT_EQ(root->shape().element_type(), PrimitiveType::BF16);
+  const HloInstruction* dot = OnlyDot(*module);
+  ASSERT_NE(dot, nullptr);
+  EXPECT_EQ(dot->shape().element_type(), PrimitiveType::F32);
+  EXPECT_EQ(dot->operand(0)->opcode(), HloOpcode::kConvert);
+  EXPECT_EQ(dot->operand(1)->opcode(), HloOpcode::kConvert);
+  EXPECT_TRUE(codegen::GemmPlanFor(*dot).has_value());
+  EXPECT_TRUE(module->schedule().Verify().ok());
+  EXPECT_TRUE(VerifyHloModule(*module).ok()) << module->ToString();
+  testing::ExpectPassKeepsValues<DotCanonicalization>(kText);
+}
+
+TEST(DotCanonicalizationTest, BatchDimensionsNotMajorAreTransposedIntoGemmOrder) {
+  // The batch dimension of the lhs is not its major one.
+  std::unique_ptr<HloModule> module = ParseTestModule(R"(
+HloModule m
+ENTRY e {
+  a = f32[3,2,5]{2,1,0} parameter(0)
+  b = f32[2,5,4]{2,1,0} parameter(1)
+  ROOT d = f32[2,3,4]{2,1,0} dot(a, b), lhs_batch_dims={1}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
+}
+)");
+  ASSERT_FALSE(codegen::GemmPlanFor(*OnlyDot(*module)).has_value());
+  absl::StatusOr<bool> changed = RunCanonicalization(*module);
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  EXPECT_TRUE(*changed);
+  const HloInstruction* dot = OnlyDot(*module);
+  ASSERT_NE(dot, nullptr);
+  EXPECT_EQ(dot->operand(0)->opcode(), HloOpcode::kTranspose);
+  EXPECT_EQ(dot->operand(0)->dimensions(), (std::vector<int64_t>{1, 0, 2}));
+  EXPECT_EQ(dot->operand(1)->name(), "b");  // already [batch, contracting, free]
+  EXPECT_EQ(dot->dot_dimension_numbers().lhs_batch_dimensions, std::vector<int64_t>{0});
+  EXPECT_EQ(dot->dot_dimension_numbers().lhs_contracting_dimensions, std::vector<int64_t>{2});
+  EXPECT_TRUE(codegen::GemmPlanFor(*dot).has_value());
+  EXPECT_TRUE(VerifyHloModule(*module).ok()) << module->ToString();
+  // The transpose prints with its dimensions: the text parses back.
+  EXPECT_NE(ParseTestModule(module->ToString()), nullptr);
+  testing::ExpectPassKeepsValues<DotCanonicalization>(R"(
+HloModule m
+ENTRY e {
+  a = f32[3,2,5]{2,1,0} parameter(0)
+  b = f32[2,5,4]{2,1,0} parameter(1)
+  ROOT d = f32[2,3,4]{2,1,0} dot(a, b), lhs_batch_dims={1}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
+}
+)");
+}
+
+TEST(DotCanonicalizationTest, GemmDotsIntegerDotsAndTransposedResultsStay) {
+  std::unique_ptr<HloModule> module = ParseTestModule(R"(
+HloModule m
+ENTRY e {
+  x = f32[4,3]{1,0} parameter(0)
+  w = f32[5,3]{1,0} parameter(1)
+  g = f32[4,5]{1,0} dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={1}
+  i = s8[4,3]{1,0} parameter(2)
+  j = s8[3,5]{1,0} parameter(3)
+  n = s32[4,5]{1,0} dot(i, j), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  a = f32[3,2,5]{2,1,0} parameter(4)
+  b = f32[2,5,4]{2,1,0} parameter(5)
+  t = f32[2,3,4]{1,2,0} dot(a, b), lhs_batch_dims={1}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
+  ROOT r = (f32[4,5]{1,0}, s32[4,5]{1,0}, f32[2,3,4]{1,2,0}) tuple(g, n, t)
+}
+)");
+  absl::StatusOr<bool> changed = RunCanonicalization(*module);
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  EXPECT_FALSE(*changed) << module->ToString();
+}
+
+}  // namespace
+}  // namespace hmo::cpu
