@@ -35,7 +35,8 @@ std::optional<bool> GemmOperandTranspose(const HloInstruction& dot, int64_t oper
       operand == 0 ? dnums.lhs_batch_dimensions : dnums.rhs_batch_dimensions;
   const std::vector<int64_t>& contracting =
       operand == 0 ? dnums.lhs_contracting_dimensions : dnums.rhs_contracting_dimensions;
-  const std::vector<int64_t> free = DotFreeDimensions(shape.dimensions().size(), batch, contracting);
+  const std::vector<int64_t> free =
+      DotFreeDimensions(shape.dimensions().size(), batch, contracting);
   // The order of a matrix the GEMM reads untransposed: rows, then columns.
   const std::vector<int64_t>& rows = operand == 0 ? free : contracting;
   const std::vector<int64_t>& columns = operand == 0 ? contracting : free;

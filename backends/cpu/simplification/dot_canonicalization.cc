@@ -76,9 +76,8 @@ HloInstruction* AddTranspose(HloComputation& computation, HloInstruction* operan
                              const std::vector<int64_t>& order) {
   std::vector<int64_t> dimensions;
   for (int64_t d : order) dimensions.push_back(operand->shape().dimensions()[d]);
-  std::unique_ptr<HloInstruction> transpose =
-      HloInstruction::Create(HloOpcode::kTranspose,
-                             RowMajor(operand->shape().element_type(), dimensions), {operand});
+  std::unique_ptr<HloInstruction> transpose = HloInstruction::Create(
+      HloOpcode::kTranspose, RowMajor(operand->shape().element_type(), dimensions), {operand});
   transpose->set_dimensions(order);
   transpose->set_has_dimensions(true);
   return computation.AddInstruction(std::move(transpose));
@@ -115,19 +114,20 @@ absl::StatusOr<bool> Canonicalize(HloComputation& computation, HloInstruction* d
     if (!codegen::GemmOperandTranspose(*probe, 0).has_value()) {
       const std::vector<int64_t> free = DotFreeDimensions(
           lhs->shape().rank(), numbers.lhs_batch_dimensions, numbers.lhs_contracting_dimensions);
-      lhs = AddTranspose(computation, lhs,
-                         Concat(Concat(numbers.lhs_batch_dimensions, free),
-                                numbers.lhs_contracting_dimensions));
+      lhs = AddTranspose(
+          computation, lhs,
+          Concat(Concat(numbers.lhs_batch_dimensions, free), numbers.lhs_contracting_dimensions));
       numbers.lhs_batch_dimensions = Iota(0, batch);
-      numbers.lhs_contracting_dimensions = Iota(batch + static_cast<int64_t>(free.size()), contracting);
+      numbers.lhs_contracting_dimensions =
+          Iota(batch + static_cast<int64_t>(free.size()), contracting);
       transposed = true;
     }
     if (!codegen::GemmOperandTranspose(*probe, 1).has_value()) {
       const std::vector<int64_t> free = DotFreeDimensions(
           rhs->shape().rank(), numbers.rhs_batch_dimensions, numbers.rhs_contracting_dimensions);
-      rhs = AddTranspose(computation, rhs,
-                         Concat(Concat(numbers.rhs_batch_dimensions, numbers.rhs_contracting_dimensions),
-                                free));
+      rhs = AddTranspose(
+          computation, rhs,
+          Concat(Concat(numbers.rhs_batch_dimensions, numbers.rhs_contracting_dimensions), free));
       numbers.rhs_batch_dimensions = Iota(0, batch);
       numbers.rhs_contracting_dimensions = Iota(batch, contracting);
       transposed = true;
