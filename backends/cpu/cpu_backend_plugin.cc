@@ -1,5 +1,6 @@
 // libhmo_cpu_backend.so: registers the "cpu" backend and the passes its
-// pipelines use (`call-inliner`, `dot-canonicalization`, `transpose-folding`,
+// pipelines use (`call-inliner`, `dot-canonicalization`,
+// `convolution-canonicalization`, `transpose-folding`,
 // `cpu-fusion`, `reshape-to-bitcast`).
 
 #include <memory>
@@ -7,6 +8,7 @@
 #include "cpu/compiler/cpu_backend.h"
 #include "cpu/fusion/cpu_instruction_fusion.h"
 #include "cpu/simplification/call_inliner.h"
+#include "cpu/simplification/convolution_canonicalization.h"
 #include "cpu/simplification/dot_canonicalization.h"
 #include "cpu/simplification/reshape_to_bitcast.h"
 #include "cpu/simplification/transpose_folding.h"
@@ -18,6 +20,7 @@ namespace {
 absl::Status RegisterPasses(hmo::PassRegistrar& passes) {
   HMO_RETURN_IF_ERROR(passes.Register<hmo::cpu::CallInliner>());
   HMO_RETURN_IF_ERROR(passes.Register<hmo::cpu::DotCanonicalization>());
+  HMO_RETURN_IF_ERROR(passes.Register<hmo::cpu::ConvolutionCanonicalization>());
   HMO_RETURN_IF_ERROR(passes.Register<hmo::cpu::TransposeFolding>());
   HMO_RETURN_IF_ERROR(passes.Register<hmo::cpu::ReshapeToBitcast>());
   return passes.Register<hmo::cpu::CpuInstructionFusion>();

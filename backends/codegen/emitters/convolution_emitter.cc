@@ -1,8 +1,7 @@
 // Kernel body of convolution (op_emitters.h).
 //
-// The 2-D f32 convolution in TensorFlow's layout (dim_labels b01f_01io->b01f,
-// every array row-major, batch_group_count 1, no window reversal) calls the
-// runtime __hmo_cpu_conv2d_f32 (runtime_functions.h) when the target has the
+// The 2-D convolution the runtime computes (convolution_plan.h) calls
+// __hmo_cpu_conv2d_f32 / _bf16 (runtime_functions.h) when the target has the
 // runtime. Everything else (other dim_labels, ranks, layouts, element types,
 // batch groups; any convolution without the runtime) is a parallel loop over
 // the output with inner loops, following XLA's evaluator:
@@ -22,6 +21,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "hmo/codegen/convolution_plan.h"
 #include "hmo/codegen/elemental_ir_emitter.h"
 #include "hmo/codegen/element_types.h"
 #include "hmo/codegen/op_emitters.h"
@@ -32,41 +32,6 @@
 
 namespace hmo::codegen {
 namespace {
-
-bool IsRowMajor(const Shape& shape) {
-  const std::vector<int64_t> m2m = ShapeUtil::LayoutOrDefault(shape).minor_to_major();
-  const int64_t rank = static_cast<int64_t>(shape.dimensions().size());
-  for (int64_t i = 0; i < rank; ++i) {
-    if (m2m[i] != rank - 1 - i) return false;
-  }
-  return true;
-}
-
-// Whether the runtime's NHWC x HWIO -> NHWC f32 (or bf16, accumulated in
-// f32) convolution computes `conv`.
-bool IsRuntimeConv2D(const HloInstruction& conv) {
-  const ConvolutionDimensionNumbers& d = conv.convolution_dimension_numbers();
-  const Shape& lhs = conv.operand(0)->shape();
-  const Shape& rhs = conv.operand(1)->shape();
-  const Shape& out = conv.shape();
-  const PrimitiveType type = out.element_type();
-  if ((type != PrimitiveType::F32 && type != PrimitiveType::BF16) || lhs.element_type() != type ||
-      rhs.element_type() != type) {
-    return false;
-  }
-  if (lhs.dimensions().size() != 4 || conv.batch_group_count() != 1) return false;
-  if (!IsRowMajor(lhs) || !IsRowMajor(rhs) || !IsRowMajor(out)) return false;
-  for (const WindowDimension& w : conv.window().dimensions) {
-    if (w.window_reversal) return false;
-  }
-  return d.input_batch_dimension == 0 && d.input_spatial_dimensions == std::vector<int64_t>{1, 2} &&
-         d.input_feature_dimension == 3 &&
-         d.kernel_spatial_dimensions == std::vector<int64_t>{0, 1} &&
-         d.kernel_input_feature_dimension == 2 && d.kernel_output_feature_dimension == 3 &&
-         d.output_batch_dimension == 0 &&
-         d.output_spatial_dimensions == std::vector<int64_t>{1, 2} &&
-         d.output_feature_dimension == 3;
-}
 
 absl::Status EmitRuntimeConv2D(KernelEmitContext& context) {
   const HloInstruction& conv = context.instruction();
@@ -223,7 +188,9 @@ absl::Status EmitConvolution(KernelEmitContext& context) {
     return absl::InvalidArgumentError("CPU convolution: " + conv.name() +
                                       " lacks dim_labels or a window");
   }
-  if (context.runtime_calls_available() && IsRuntimeConv2D(conv)) return EmitRuntimeConv2D(context);
+  if (context.runtime_calls_available() && IsRuntimeConvolution2D(conv)) {
+    return EmitRuntimeConv2D(context);
+  }
   return EmitConvolutionLoops(context);
 }
 

@@ -5,6 +5,7 @@
 #include <optional>
 #include <vector>
 
+#include "cpu/simplification/row_major_transpose.h"
 #include "hmo/base/status_macros.h"
 #include "hmo/codegen/gemm_plan.h"
 #include "hmo/ir/dot_dimensions.h"
@@ -31,11 +32,6 @@ bool IsPlainArray(const Shape& shape) {
   return shape.IsArray() && (!shape.has_layout() || shape.layout().HasOnlyMinorToMajor());
 }
 
-bool IsRowMajor(const Shape& shape) {
-  return ShapeUtil::LayoutOrDefault(shape) ==
-         ShapeUtil::LayoutOrDefault(ShapeUtil::MakeShape(shape.element_type(), shape.dimensions()));
-}
-
 // A dot the pass may rewrite: two plain array operands, no control edges.
 bool IsCandidate(const HloInstruction& dot) {
   if (dot.opcode() != HloOpcode::kDot || dot.operand_count() != 2 || !IsPlainArray(dot.shape()) ||
@@ -56,10 +52,6 @@ Shape WithElementType(Shape shape, PrimitiveType type) {
   return shape;
 }
 
-Shape RowMajor(PrimitiveType type, std::vector<int64_t> dimensions) {
-  return ShapeUtil::MakeShapeWithDescendingLayout(type, std::move(dimensions));
-}
-
 std::vector<int64_t> Concat(std::vector<int64_t> a, const std::vector<int64_t>& b) {
   a.insert(a.end(), b.begin(), b.end());
   return a;
@@ -69,18 +61,6 @@ std::vector<int64_t> Iota(int64_t begin, int64_t count) {
   std::vector<int64_t> values;
   for (int64_t i = 0; i < count; ++i) values.push_back(begin + i);
   return values;
-}
-
-// `operand` transposed so that its dimensions come in `order`, row-major.
-HloInstruction* AddTranspose(HloComputation& computation, HloInstruction* operand,
-                             const std::vector<int64_t>& order) {
-  std::vector<int64_t> dimensions;
-  for (int64_t d : order) dimensions.push_back(operand->shape().dimensions()[d]);
-  std::unique_ptr<HloInstruction> transpose = HloInstruction::Create(
-      HloOpcode::kTranspose, RowMajor(operand->shape().element_type(), dimensions), {operand});
-  transpose->set_dimensions(order);
-  transpose->set_has_dimensions(true);
-  return computation.AddInstruction(std::move(transpose));
 }
 
 // Rewrites `dot` (in `computation`) into GEMM form. Returns whether it
@@ -108,13 +88,13 @@ absl::StatusOr<bool> Canonicalize(HloComputation& computation, HloInstruction* d
   // the dot's result is row-major (a GEMM writes row-major matrices).
   std::unique_ptr<HloInstruction> probe = dot->CloneWithNewOperands(result_shape, {lhs, rhs});
   bool transposed = false;
-  if (IsRowMajor(dot->shape())) {
+  if (IsRowMajorShape(dot->shape())) {
     const int64_t batch = static_cast<int64_t>(numbers.lhs_batch_dimensions.size());
     const int64_t contracting = static_cast<int64_t>(numbers.lhs_contracting_dimensions.size());
     if (!codegen::GemmOperandTranspose(*probe, 0).has_value()) {
       const std::vector<int64_t> free = DotFreeDimensions(
           lhs->shape().rank(), numbers.lhs_batch_dimensions, numbers.lhs_contracting_dimensions);
-      lhs = AddTranspose(
+      lhs = AddRowMajorTranspose(
           computation, lhs,
           Concat(Concat(numbers.lhs_batch_dimensions, free), numbers.lhs_contracting_dimensions));
       numbers.lhs_batch_dimensions = Iota(0, batch);
@@ -125,7 +105,7 @@ absl::StatusOr<bool> Canonicalize(HloComputation& computation, HloInstruction* d
     if (!codegen::GemmOperandTranspose(*probe, 1).has_value()) {
       const std::vector<int64_t> free = DotFreeDimensions(
           rhs->shape().rank(), numbers.rhs_batch_dimensions, numbers.rhs_contracting_dimensions);
-      rhs = AddTranspose(
+      rhs = AddRowMajorTranspose(
           computation, rhs,
           Concat(Concat(numbers.rhs_batch_dimensions, numbers.rhs_contracting_dimensions), free));
       numbers.rhs_batch_dimensions = Iota(0, batch);
