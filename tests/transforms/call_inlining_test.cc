@@ -87,6 +87,38 @@ TEST(CallInliningTest, InlinesNestedCallsInScheduleOrder) {
   EXPECT_EQ(expected->ToString(), actual->ToString());
 }
 
+TEST(CallInliningTest, ElementsOfTheInlinedRootTupleAreReadDirectly) {
+  std::unique_ptr<HloModule> module = ParseTestModule(R"(
+HloModule pair
+
+cell {
+  h = f32[4] parameter(0)
+  c = f32[4] parameter(1)
+  n = f32[4] tanh(c)
+  ROOT r = (f32[4], f32[4]) tuple(n, h)
+}
+
+ENTRY e {
+  p = f32[4] parameter(0)
+  q = f32[4] parameter(1)
+  k = (f32[4], f32[4]) call(p, q), to_apply=cell
+  a = f32[4] get-tuple-element(k), index=0
+  b = f32[4] get-tuple-element(k), index=1
+  ROOT s = f32[4] add(a, b)
+}
+)");
+  absl::StatusOr<bool> changed = InlineCalls(*module);
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  EXPECT_TRUE(*changed);
+  // No tuple or get-tuple-element between the inlined values and their use.
+  EXPECT_EQ(CountOpcode(*module, HloOpcode::kTuple), 0);
+  EXPECT_EQ(CountOpcode(*module, HloOpcode::kGetTupleElement), 0);
+  const HloInstruction* root = module->entry_computation()->root_instruction();
+  EXPECT_EQ(root->operand(0)->opcode(), HloOpcode::kTanh);
+  EXPECT_EQ(root->operand(1)->name(), "p");
+  EXPECT_TRUE(VerifyHloModule(*module).ok());
+}
+
 TEST(CallInliningTest, CallsWithAttributesStay) {
   std::unique_ptr<HloModule> module = ParseTestModule(R"(
 HloModule host_compute

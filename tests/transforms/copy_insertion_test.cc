@@ -5,6 +5,7 @@
 
 #include "hmo/transforms/copy_insertion.h"
 
+#include <algorithm>
 #include <memory>
 #include <string>
 
@@ -17,6 +18,8 @@
 #include "hmo/text/hlo_parser.h"
 #include "hmo/verifier/hlo_verifier.h"
 #include "support/test_data.h"
+#include "hmo/eval/hlo_evaluator.h"
+#include "hmo/ir/literal.h"
 #include "support/parsed_module.h"
 
 namespace hmo {
@@ -194,6 +197,68 @@ TEST(CopyInsertionTest, DynamicUpdateSliceOfItsOwnLeafUpdatesInPlace) {
   const HloInstruction* row = body->GetInstructionWithName("row");
   EXPECT_EQ(root->operand(1)->control_predecessors(),
             std::vector<HloInstruction*>{const_cast<HloInstruction*>(row)});
+}
+
+// A scan body as cpu-default.yaml leaves it: the carried row is read
+// through a bitcast (a reshape turned into a view) as the update of the
+// stacked output, which is updated in place; the carry's new value reads it
+// element by element.
+constexpr char kBitcastReadLoop[] = R"(
+HloModule scan_bitcast
+
+body {
+  s = (s32[], f32[4]{0}, f32[3,4]{1,0}) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  h = f32[4]{0} get-tuple-element(s), index=1
+  stack = f32[3,4]{1,0} get-tuple-element(s), index=2
+  row = f32[1,4]{1,0} bitcast(h)
+  zero = s32[] constant(0)
+  updated = f32[3,4]{1,0} dynamic-update-slice(stack, row, i, zero)
+  next = f32[4]{0} tanh(h)
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  ROOT t = (s32[], f32[4]{0}, f32[3,4]{1,0}) tuple(j, next, updated)
+}
+
+cond {
+  s = (s32[], f32[4]{0}, f32[3,4]{1,0}) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(3)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+
+ENTRY e {
+  zero = s32[] constant(0)
+  h0 = f32[4]{0} parameter(0)
+  z = f32[] constant(0)
+  stack0 = f32[3,4]{1,0} broadcast(z), dimensions={}
+  init = (s32[], f32[4]{0}, f32[3,4]{1,0}) tuple(zero, h0, stack0)
+  ROOT w = (s32[], f32[4]{0}, f32[3,4]{1,0}) while(init), condition=cond, body=body
+}
+)";
+
+TEST(CopyInsertionTest, LeafReadThroughABitcastStillListsItsReaders) {
+  std::unique_ptr<HloModule> module = ParseTestModule(kBitcastReadLoop);
+  std::unique_ptr<HloModule> reference = module->Clone();
+  ASSERT_TRUE(CopyInsertion::AddCopies(*module).ok());
+  EXPECT_TRUE(VerifyHloModule(*module).ok());
+  const HloComputation* body = module->GetComputationWithName("body");
+  // Neither the stack nor the carry goes through a copy per iteration.
+  EXPECT_EQ(CountOpcode(*body, HloOpcode::kCopy), 0) << module->ToString();
+  // The carry is overwritten only after the update read it through the
+  // bitcast.
+  const HloInstruction* next = body->GetInstructionWithName("next");
+  const HloInstruction* updated = body->GetInstructionWithName("updated");
+  EXPECT_NE(
+      std::find(next->control_predecessors().begin(), next->control_predecessors().end(), updated),
+      next->control_predecessors().end());
+  std::vector<Literal> arguments;
+  arguments.push_back(Literal::CreateR1FromDoubles(PrimitiveType::F32, {0.5, -1, 0, 2}));
+  absl::StatusOr<Literal> expected = HloEvaluator().Evaluate(*reference, arguments);
+  absl::StatusOr<Literal> actual = HloEvaluator().Evaluate(*module, arguments);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  ASSERT_TRUE(actual.ok()) << actual.status();
+  EXPECT_EQ(expected->ToString(), actual->ToString());
 }
 
 TEST(CopyInsertionTest, BranchRootParametersAndEntryConstantsAreCopied) {

@@ -23,6 +23,33 @@ bool Inlinable(const HloInstruction& call) {
   return call.operand_count() == callee.num_parameters();
 }
 
+// Each get-tuple-element of `tuple` (the inlined callee's root) replaced by
+// the element itself, as XLA's simplifier does: the call's result read
+// through a tuple hides from copy insertion which loop-state leaves a body
+// reads (an element that is loop state would seem to flow on through an
+// alias), and the tuple goes when nothing else uses it.
+absl::Status ForwardTupleElements(HloComputation& caller, HloInstruction* tuple) {
+  if (tuple->opcode() != HloOpcode::kTuple) return absl::OkStatus();
+  const std::vector<HloInstruction*> users = tuple->users();
+  for (HloInstruction* user : users) {
+    if (user->opcode() != HloOpcode::kGetTupleElement || !user->control_predecessors().empty() ||
+        !user->control_successors().empty() || user == caller.root_instruction()) {
+      continue;
+    }
+    HloInstruction* element = tuple->mutable_operand(user->tuple_index());
+    if (!(element->shape() == user->shape())) continue;
+    HMO_RETURN_IF_ERROR(user->ReplaceAllUsesWith(element));
+    HMO_RETURN_IF_ERROR(caller.RemoveInstruction(user));
+  }
+  // Only the tuple goes: its elements stay (a pending call among them must
+  // stay in place).
+  if (tuple->IsDead() && tuple != caller.root_instruction() &&
+      tuple->control_predecessors().empty() && tuple->control_successors().empty()) {
+    HMO_RETURN_IF_ERROR(caller.RemoveInstruction(tuple));
+  }
+  return absl::OkStatus();
+}
+
 // Replaces `call` by the instructions of its callee; returns the calls among
 // them (to inline in turn).
 absl::StatusOr<std::vector<HloInstruction*>> InlineCall(HloModule& module, HloInstruction* call) {
@@ -85,6 +112,7 @@ absl::StatusOr<std::vector<HloInstruction*>> InlineCall(HloModule& module, HloIn
   // among them must stay in place).
   HMO_RETURN_IF_ERROR(call->ReplaceAllUsesWith(result));
   HMO_RETURN_IF_ERROR(caller->RemoveInstruction(call));
+  HMO_RETURN_IF_ERROR(ForwardTupleElements(*caller, result));
   return nested_calls;
 }
 

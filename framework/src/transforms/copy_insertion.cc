@@ -130,20 +130,36 @@ bool IsAliasingOpcode(HloOpcode opcode) {
   }
 }
 
+// `instruction` with the bitcasts it is a view through taken off.
+const HloInstruction* ThroughBitcasts(const HloInstruction* instruction) {
+  while (instruction->opcode() == HloOpcode::kBitcast) instruction = instruction->operand(0);
+  return instruction;
+}
+
 // The instructions that read leaf `i` of a flat loop state: users of the
-// parameter's get-tuple-elements at index i (the root tuple, which is being
-// rebuilt, aside). Nullopt when some use is not a plain read (the parameter
-// or such an element flows on through an aliasing instruction), so readers
-// cannot be listed.
+// parameter's get-tuple-elements at index i, or of bitcasts of them (views
+// of the same bytes), the root tuple, which is being rebuilt, aside. Nullopt
+// when some use is not a plain read (the parameter or such an element flows
+// on through another aliasing instruction, or a bitcast of it is a root
+// leaf), so readers cannot be listed.
 std::optional<std::vector<std::vector<HloInstruction*>>> ParameterLeafReaders(
     const HloInstruction* parameter, const HloInstruction* root, int64_t leaves) {
   std::vector<std::vector<HloInstruction*>> readers(leaves);
   for (HloInstruction* user : parameter->users()) {
     if (user->opcode() != HloOpcode::kGetTupleElement) return std::nullopt;
-    for (HloInstruction* reader : user->users()) {
-      if (reader == root && root->opcode() == HloOpcode::kTuple) continue;
-      if (IsAliasingOpcode(reader->opcode())) return std::nullopt;
-      readers[user->tuple_index()].push_back(reader);
+    std::vector<HloInstruction*> views = {user};
+    while (!views.empty()) {
+      HloInstruction* view = views.back();
+      views.pop_back();
+      for (HloInstruction* reader : view->users()) {
+        if (reader == root && root->opcode() == HloOpcode::kTuple && view == user) continue;
+        if (reader->opcode() == HloOpcode::kBitcast && reader != root) {
+          views.push_back(reader);
+          continue;
+        }
+        if (IsAliasingOpcode(reader->opcode())) return std::nullopt;
+        readers[user->tuple_index()].push_back(reader);
+      }
     }
   }
   return readers;
@@ -196,13 +212,16 @@ bool CanComputeInPlace(const HloInstruction& value, const HloInstruction* parame
     if (position != nullptr && position->at(reader) > position->at(&value)) return false;
   }
   for (int64_t i = 0; i < value.operand_count(); ++i) {
-    const HloInstruction* operand = value.operand(i);
+    // Through a bitcast the bytes are the leaf's; at the same index of an
+    // equal shape, the same bytes.
+    const HloInstruction* operand = ThroughBitcasts(value.operand(i));
     const bool reads_leaf = operand->opcode() == HloOpcode::kGetTupleElement &&
                             operand->operand(0) == parameter && operand->tuple_index() == leaf;
     // A dynamic-update-slice of the leaf itself (or a fusion updating that
     // operand in place) updates it in place.
     const bool in_place_update = IsUpdatedInPlace(value, i);
-    const bool same_element = value.IsElementwiseOnOperand(i) && operand->shape() == value.shape();
+    const bool same_element =
+        value.IsElementwiseOnOperand(i) && value.operand(i)->shape() == value.shape();
     if (reads_leaf && !in_place_update && !same_element) return false;
   }
   return true;
