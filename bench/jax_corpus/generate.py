@@ -97,16 +97,20 @@ def _xent(logits, labels):
 @program("mlp_sgd", "MLP (32-64-64-10) training step: forward, softmax "
          "cross-entropy, grad, SGD update; params donated")
 def build_mlp_sgd():
+    return mlp_step_spec([32, 64, 64, 10], 16, "mlp_sgd_step")
+
+
+def mlp_step_spec(dims, batch, name):
+    """An MLP training step (relu between layers, softmax cross-entropy, SGD)
+    on `dims` with a batch of `batch`; the jitted function is named `name`."""
     import jax
-    import jax.numpy as jnp
     import numpy as np
     rng = _rng()
-    dims = [32, 64, 64, 10]
     params = [{"w": _normal(rng, (a, b), 1 / np.sqrt(a)),
                "b": np.zeros((b,), np.float32)}
               for a, b in zip(dims[:-1], dims[1:])]
-    x = _normal(rng, (16, 32))
-    y = rng.integers(0, 10, (16,)).astype(np.int32)
+    x = _normal(rng, (batch, dims[0]))
+    y = rng.integers(0, dims[-1], (batch,)).astype(np.int32)
 
     def loss_fn(params, x, y):
         h = x
@@ -116,12 +120,13 @@ def build_mlp_sgd():
                 h = jax.nn.relu(h)
         return _xent(h, y)
 
-    def mlp_sgd_step(params, x, y):
+    def step(params, x, y):
         loss, g = jax.value_and_grad(loss_fn)(params, x, y)
         params = jax.tree.map(lambda p, d: p - 0.1 * d, params, g)
         return params, loss
+    step.__name__ = name
 
-    return dict(fn=mlp_sgd_step, args=(params, x, y),
+    return dict(fn=step, args=(params, x, y),
                 jit_kwargs=dict(donate_argnums=(0,)))
 
 

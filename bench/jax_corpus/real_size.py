@@ -8,7 +8,8 @@ builder protocol of generate.py and register into generate.REAL_SIZE_PROGRAMS;
 `speed.py --real-size` generates them into a temporary directory and times them.
 """
 
-from generate import _normal, _rng, _xent, _layernorm, _conv, program, REAL_SIZE_PROGRAMS
+from generate import (_normal, _rng, _xent, _layernorm, _conv, mlp_step_spec, program,
+                      REAL_SIZE_PROGRAMS)
 
 
 def real_size(name, description):
@@ -106,26 +107,27 @@ def _lm_step(scan, compute_dtype, vocab, d, heads, ff, seq, batch, layers):
     return step, (params, _adam_state(params), tokens, targets)
 
 
+def _lm_spec(name, scan, compute_dtype):
+    step, args = _lm_step(scan, compute_dtype, 2048, 256, 4, 1024, 128, 8, 4)
+
+    def named(*a):
+        return step(*a)
+    named.__name__ = name
+    return dict(fn=named, args=args, jit_kwargs=dict(donate_argnums=(0, 1)))
+
+
 @real_size("gpt_bf16_adam", "GPT-style decoder training step (4 layers, d=256, seq 128, batch 8, "
            "vocab 2048), bf16 matmuls, f32 norms and Adam; params and optimizer state donated")
 def build_gpt_bf16_adam():
     import jax.numpy as jnp
-    step, args = _lm_step(False, jnp.bfloat16, 2048, 256, 4, 1024, 128, 8, 4)
-
-    def gpt_bf16_adam_step(*a):
-        return step(*a)
-    return dict(fn=gpt_bf16_adam_step, args=args, jit_kwargs=dict(donate_argnums=(0, 1)))
+    return _lm_spec("gpt_bf16_adam_step", False, jnp.bfloat16)
 
 
 @real_size("transformer_scan_large", "f32 transformer LM training step, 4 layers stacked under "
            "lax.scan (d=256, seq 128, batch 8, vocab 2048), Adam; donated")
 def build_transformer_scan_large():
     import jax.numpy as jnp
-    step, args = _lm_step(True, jnp.float32, 2048, 256, 4, 1024, 128, 8, 4)
-
-    def transformer_scan_large_step(*a):
-        return step(*a)
-    return dict(fn=transformer_scan_large_step, args=args, jit_kwargs=dict(donate_argnums=(0, 1)))
+    return _lm_spec("transformer_scan_large_step", True, jnp.float32)
 
 
 @real_size("moe_top2", "Top-2 mixture-of-experts layer training step (2048 tokens, d=256, "
@@ -241,25 +243,4 @@ def build_resnet_bn():
 @real_size("mlp_large", "MLP training step (batch 256, 1024-2048-2048-1024-10), softmax "
            "cross-entropy, SGD; params donated")
 def build_mlp_large():
-    import jax
-    import numpy as np
-    rng = _rng()
-    dims = [1024, 2048, 2048, 1024, 10]
-    params = [{"w": _normal(rng, (a, b), 1 / np.sqrt(a)), "b": np.zeros((b,), np.float32)}
-              for a, b in zip(dims[:-1], dims[1:])]
-    x = _normal(rng, (256, 1024))
-    y = rng.integers(0, 10, (256,)).astype(np.int32)
-
-    def loss_fn(params, x, y):
-        h = x
-        for i, p in enumerate(params):
-            h = h @ p["w"] + p["b"]
-            if i + 1 < len(params):
-                h = jax.nn.relu(h)
-        return _xent(h, y)
-
-    def mlp_large_step(params, x, y):
-        loss, g = jax.value_and_grad(loss_fn)(params, x, y)
-        return jax.tree.map(lambda p, d: p - 0.1 * d, params, g), loss
-
-    return dict(fn=mlp_large_step, args=(params, x, y), jit_kwargs=dict(donate_argnums=(0,)))
+    return mlp_step_spec([1024, 2048, 2048, 1024, 10], 256, "mlp_large_step")

@@ -11,6 +11,9 @@
 //     out as matrices (gemm_plan.h) gets a transpose on each such operand, to
 //     [batch, free, contracting] (lhs) or [batch, contracting, free] (rhs)
 //     order, row-major; the dot's dimension numbers follow.
+// Only dots where the GEMM repays the copies are rewritten (m*n*k above
+// eight times the elements of the three matrices); smaller ones, such as
+// matrix-vector products, stay generated loops.
 // The rewritten dot computes the same values; its f32 operands and transposed
 // copies are buffers of the module, so the memory plan counts them.
 

@@ -43,9 +43,9 @@ TEST(DotCanonicalizationTest, Bf16DotIsAnF32GemmBetweenConverts) {
   constexpr std::string_view kText = R"(
 HloModule m, is_scheduled=true
 ENTRY e {
-  x = bf16[4,3]{1,0} parameter(0)
-  w = bf16[3,5]{1,0} parameter(1)
-  ROOT d = bf16[4,5]{1,0} dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  x = bf16[64,16]{1,0} parameter(0)
+  w = bf16[16,64]{1,0} parameter(1)
+  ROOT d = bf16[64,64]{1,0} dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
 }
 )";
   std::unique_ptr<HloModule> module = ParseTestModule(kText);
@@ -68,14 +68,15 @@ ENTRY e {
 
 TEST(DotCanonicalizationTest, BatchDimensionsNotMajorAreTransposedIntoGemmOrder) {
   // The batch dimension of the lhs is not its major one.
-  std::unique_ptr<HloModule> module = ParseTestModule(R"(
+  constexpr std::string_view kText = R"(
 HloModule m
 ENTRY e {
-  a = f32[3,2,5]{2,1,0} parameter(0)
-  b = f32[2,5,4]{2,1,0} parameter(1)
-  ROOT d = f32[2,3,4]{2,1,0} dot(a, b), lhs_batch_dims={1}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
+  a = f32[32,2,16]{2,1,0} parameter(0)
+  b = f32[2,16,64]{2,1,0} parameter(1)
+  ROOT d = f32[2,32,64]{2,1,0} dot(a, b), lhs_batch_dims={1}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
 }
-)");
+)";
+  std::unique_ptr<HloModule> module = ParseTestModule(kText);
   ASSERT_FALSE(codegen::GemmPlanFor(*OnlyDot(*module)).has_value());
   absl::StatusOr<bool> changed = RunCanonicalization(*module);
   ASSERT_TRUE(changed.ok()) << changed.status();
@@ -91,17 +92,10 @@ ENTRY e {
   EXPECT_TRUE(VerifyHloModule(*module).ok()) << module->ToString();
   // The transpose prints with its dimensions: the text parses back.
   EXPECT_NE(ParseTestModule(module->ToString()), nullptr);
-  testing::ExpectPassKeepsValues<DotCanonicalization>(R"(
-HloModule m
-ENTRY e {
-  a = f32[3,2,5]{2,1,0} parameter(0)
-  b = f32[2,5,4]{2,1,0} parameter(1)
-  ROOT d = f32[2,3,4]{2,1,0} dot(a, b), lhs_batch_dims={1}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
-}
-)");
+  testing::ExpectPassKeepsValues<DotCanonicalization>(kText);
 }
 
-TEST(DotCanonicalizationTest, GemmDotsIntegerDotsAndTransposedResultsStay) {
+TEST(DotCanonicalizationTest, GemmIntegerTransposedResultAndMatrixVectorDotsStay) {
   std::unique_ptr<HloModule> module = ParseTestModule(R"(
 HloModule m
 ENTRY e {
@@ -111,10 +105,13 @@ ENTRY e {
   i = s8[4,3]{1,0} parameter(2)
   j = s8[3,5]{1,0} parameter(3)
   n = s32[4,5]{1,0} dot(i, j), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-  a = f32[3,2,5]{2,1,0} parameter(4)
-  b = f32[2,5,4]{2,1,0} parameter(5)
-  t = f32[2,3,4]{1,2,0} dot(a, b), lhs_batch_dims={1}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
-  ROOT r = (f32[4,5]{1,0}, s32[4,5]{1,0}, f32[2,3,4]{1,2,0}) tuple(g, n, t)
+  a = f32[32,2,16]{2,1,0} parameter(4)
+  b = f32[2,16,64]{2,1,0} parameter(5)
+  t = f32[2,32,64]{1,2,0} dot(a, b), lhs_batch_dims={1}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
+  v = bf16[1,50]{1,0} parameter(6)
+  m = bf16[50,128]{1,0} parameter(7)
+  mv = bf16[1,128]{1,0} dot(v, m), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT r = (f32[4,5]{1,0}, s32[4,5]{1,0}, f32[2,32,64]{1,2,0}, bf16[1,128]{1,0}) tuple(g, n, t, mv)
 }
 )");
   absl::StatusOr<bool> changed = RunCanonicalization(*module);
