@@ -225,7 +225,7 @@ absl::Status EmitFusionKernel(KernelEmitContext& context) {
     } else {
       // Every element of every output is computed before any is written, so
       // an output sharing an operand's buffer cannot clobber it.
-      HMO_RETURN_IF_ERROR(context.EmitLoopNest(
+      HMO_RETURN_IF_ERROR(context.EmitOutputLoopNest(
           "loop", outputs[0].shape(), [&](const IrArray::Index& index) -> absl::Status {
             std::vector<llvm::Value*> values;
             for (const ElementGenerator& g : output_generators) {

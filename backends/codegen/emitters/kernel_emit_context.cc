@@ -110,6 +110,23 @@ absl::Status KernelEmitContext::EmitLoopNest(
   return codegen::EmitLoopNest(builder_, name, shape, body);
 }
 
+absl::Status KernelEmitContext::EmitOutputLoopNest(
+    std::string_view name, const Shape& shape,
+    const std::function<absl::Status(const IrArray::Index&)>& body) {
+  if (part_ == nullptr) return codegen::EmitLoopNest(builder_, name, shape, body);
+  return codegen::EmitLoopNestPart(builder_, name, shape, part_, parts_, body);
+}
+
+absl::Status KernelEmitContext::EmitOutputLinearLoop(
+    std::string_view name, int64_t count, const std::function<absl::Status(llvm::Value*)>& body) {
+  if (part_ == nullptr) {
+    return codegen::EmitForLoop(builder_, name, builder_.getInt64(0), builder_.getInt64(count), 1,
+                                body);
+  }
+  auto [begin, end] = EmitPartRange(builder_, count, part_, parts_);
+  return codegen::EmitForLoop(builder_, name, begin, end, 1, body);
+}
+
 absl::Status KernelEmitContext::EmitForLoop(std::string_view name, llvm::Value* start,
                                             llvm::Value* end, int64_t step,
                                             const std::function<absl::Status(llvm::Value*)>& body) {

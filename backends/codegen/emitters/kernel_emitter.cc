@@ -154,20 +154,19 @@ absl::Status EmitElementLoop(KernelEmitContext& context, const IrArray& output,
                              const ElementGenerator& generator, bool flat) {
   llvm::IRBuilder<>& b = context.builder();
   if (flat) {
-    return context.EmitForLoop("elements", b.getInt64(0), I64(b, output.element_count()), 1,
-                               [&](llvm::Value* i) -> absl::Status {
-                                 HMO_ASSIGN_OR_RETURN(llvm::Value * v,
-                                                      generator(IrArray::Index{i}));
-                                 output.EmitWriteLinear(i, v, b);
-                                 return absl::OkStatus();
-                               });
+    return context.EmitOutputLinearLoop(
+        "elements", output.element_count(), [&](llvm::Value* i) -> absl::Status {
+          HMO_ASSIGN_OR_RETURN(llvm::Value * v, generator(IrArray::Index{i}));
+          output.EmitWriteLinear(i, v, b);
+          return absl::OkStatus();
+        });
   }
-  return context.EmitLoopNest("loop", output.shape(),
-                              [&](const IrArray::Index& index) -> absl::Status {
-                                HMO_ASSIGN_OR_RETURN(llvm::Value * v, generator(index));
-                                output.EmitWriteElement(index, v, b);
-                                return absl::OkStatus();
-                              });
+  return context.EmitOutputLoopNest("loop", output.shape(),
+                                    [&](const IrArray::Index& index) -> absl::Status {
+                                      HMO_ASSIGN_OR_RETURN(llvm::Value * v, generator(index));
+                                      output.EmitWriteElement(index, v, b);
+                                      return absl::OkStatus();
+                                    });
 }
 
 bool HasOpEmitter(const HloInstruction& instruction) {
@@ -187,6 +186,20 @@ bool HasOpEmitter(const HloInstruction& instruction) {
     default:
       return false;
   }
+}
+
+bool IsPartitionableKernel(const HloInstruction& instruction) {
+  if (!instruction.shape().IsArray() || !NeedsKernel(instruction)) return false;
+  if (instruction.opcode() == HloOpcode::kFusion) {
+    if (!IsLoopFusionEmittable(instruction)) return false;
+    for (const HloInstruction* fused :
+         instruction.fused_instructions_computation()->instructions()) {
+      if (fused->opcode() == HloOpcode::kDynamicUpdateSlice) return false;
+    }
+    return true;
+  }
+  return !HasOpEmitter(instruction) && instruction.opcode() != HloOpcode::kDynamicUpdateSlice &&
+         ElementalIrEmitter::IsElementalOpcode(instruction.opcode());
 }
 
 absl::Status EmitKernelBody(KernelEmitContext& context) {

@@ -1,6 +1,9 @@
 #include "hmo/codegen/loop_emitter.h"
 
 #include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
 
 #include "hmo/base/status_macros.h"
 #include "llvm/IR/BasicBlock.h"
@@ -35,30 +38,81 @@ absl::Status EmitForLoop(llvm::IRBuilderBase& b, std::string_view name, llvm::Va
   return absl::OkStatus();
 }
 
-absl::Status EmitLoopNest(llvm::IRBuilderBase& b, std::string_view name, const Shape& shape,
-                          const std::function<absl::Status(const IrArray::Index& index)>& body) {
+namespace {
+
+// EmitLoopNest, with the outermost loop over a dimension of more than one
+// index restricted to `range` when there is one.
+absl::Status EmitLoopNestImpl(
+    llvm::IRBuilderBase& b, std::string_view name, const Shape& shape,
+    const std::function<std::pair<llvm::Value*, llvm::Value*>(int64_t)>* outer_range,
+    const std::function<absl::Status(const IrArray::Index& index)>& body) {
   for (int64_t d : shape.dimensions()) {
     if (d == 0) return absl::OkStatus();
   }
   const IrArray layout_view(nullptr, shape);
   const std::vector<int64_t>& minor_to_major = layout_view.minor_to_major();
   IrArray::Index index(shape.rank(), nullptr);
+  bool outer_done = outer_range == nullptr;
   // Loops from the most-major dimension (outermost) to the most-minor.
   std::function<absl::Status(int64_t)> emit_level = [&](int64_t level) -> absl::Status {
     if (level < 0) return body(index);
     const int64_t dim = minor_to_major[level];
-    if (shape.dimensions(static_cast<int>(dim)) == 1) {
+    const int64_t size = shape.dimensions(static_cast<int>(dim));
+    if (size == 1) {
       index[dim] = b.getInt64(0);
       return emit_level(level - 1);
     }
-    return EmitForLoop(b, std::string(name) + ".d" + std::to_string(dim), b.getInt64(0),
-                       b.getInt64(shape.dimensions(static_cast<int>(dim))), 1,
+    llvm::Value* start = b.getInt64(0);
+    llvm::Value* end = b.getInt64(size);
+    if (!outer_done) {
+      std::tie(start, end) = (*outer_range)(size);
+      outer_done = true;
+    }
+    return EmitForLoop(b, std::string(name) + ".d" + std::to_string(dim), start, end, 1,
                        [&](llvm::Value* iv) -> absl::Status {
                          index[dim] = iv;
                          return emit_level(level - 1);
                        });
   };
   return emit_level(static_cast<int64_t>(minor_to_major.size()) - 1);
+}
+
+}  // namespace
+
+absl::Status EmitLoopNest(llvm::IRBuilderBase& b, std::string_view name, const Shape& shape,
+                          const std::function<absl::Status(const IrArray::Index& index)>& body) {
+  return EmitLoopNestImpl(b, name, shape, nullptr, body);
+}
+
+std::pair<llvm::Value*, llvm::Value*> EmitPartRange(llvm::IRBuilderBase& b, int64_t count,
+                                                    llvm::Value* part, llvm::Value* parts) {
+  llvm::Value* total = b.getInt64(count);
+  llvm::Value* begin = b.CreateSDiv(b.CreateMul(total, part), parts);
+  llvm::Value* end = b.CreateSDiv(b.CreateMul(total, b.CreateAdd(part, b.getInt64(1))), parts);
+  return {begin, end};
+}
+
+absl::Status EmitLoopNestPart(
+    llvm::IRBuilderBase& b, std::string_view name, const Shape& shape, llvm::Value* part,
+    llvm::Value* parts, const std::function<absl::Status(const IrArray::Index& index)>& body) {
+  const std::function<std::pair<llvm::Value*, llvm::Value*>(int64_t)> range = [&](int64_t size) {
+    return EmitPartRange(b, size, part, parts);
+  };
+  // A shape whose dimensions all have one index has one iteration: part 0's.
+  bool single = true;
+  for (int64_t d : shape.dimensions()) single &= d == 1;
+  if (single) {
+    llvm::Function* function = b.GetInsertBlock()->getParent();
+    llvm::BasicBlock* run = llvm::BasicBlock::Create(b.getContext(), "part.once", function);
+    llvm::BasicBlock* after = llvm::BasicBlock::Create(b.getContext(), "part.after", function);
+    b.CreateCondBr(b.CreateICmpEQ(part, b.getInt64(0)), run, after);
+    b.SetInsertPoint(run);
+    HMO_RETURN_IF_ERROR(EmitLoopNestImpl(b, name, shape, nullptr, body));
+    b.CreateBr(after);
+    b.SetInsertPoint(after);
+    return absl::OkStatus();
+  }
+  return EmitLoopNestImpl(b, name, shape, &range, body);
 }
 
 }  // namespace hmo::codegen

@@ -2,6 +2,7 @@
 
 #include "hmo/codegen/value_copies.h"
 
+#include <algorithm>
 #include <set>
 #include <string>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
+#include "hmo/codegen/alias_scopes.h"
 #include "hmo/codegen/elemental_ir_emitter.h"
 #include "hmo/codegen/kernel_emit_context.h"
 #include "hmo/codegen/kernel_emitter.h"
@@ -23,6 +25,11 @@ namespace {
 
 // Kernels writing fewer bytes than this are optimized for size.
 constexpr int64_t kSmallKernelBytes = 4096;
+// A partitioned kernel's part writes at least this many bytes: below it,
+// handing a part to another thread costs more than computing it.
+constexpr int64_t kMinPartBytes = 128 * 1024;
+// Parts per kernel at most (more than any thread count it runs with).
+constexpr int64_t kMaxParts = 64;
 
 // LLVM symbol names: HLO names may hold '-', which is fine in LLVM IR but
 // not in every tool; keep [A-Za-z0-9_.].
@@ -116,11 +123,17 @@ class ModuleEmitter {
     return name;
   }
 
-  // `void name(char** buffer_table)`, internal.
-  llvm::Function* NewFunction(const std::string& name) {
+  // `void name(char** buffer_table)`, internal; with `part_arguments`,
+  // `void name(char** buffer_table, i64 part, i64 parts)` (a kernel part).
+  llvm::Function* NewFunction(const std::string& name, bool part_arguments = false) {
     llvm::LLVMContext& context = module_.getContext();
     llvm::Type* table_type = llvm::Type::getInt8PtrTy(context)->getPointerTo();
-    auto* type = llvm::FunctionType::get(llvm::Type::getVoidTy(context), {table_type}, false);
+    std::vector<llvm::Type*> arguments = {table_type};
+    if (part_arguments) {
+      arguments.push_back(llvm::Type::getInt64Ty(context));
+      arguments.push_back(llvm::Type::getInt64Ty(context));
+    }
+    auto* type = llvm::FunctionType::get(llvm::Type::getVoidTy(context), arguments, false);
     llvm::Function* f = llvm::Function::Create(type, llvm::GlobalValue::InternalLinkage, name, module_);
     f->addFnAttr(llvm::Attribute::NoUnwind);
     f->getArg(0)->setName("buffer_table");
@@ -164,8 +177,37 @@ class ModuleEmitter {
         });
   }
 
+  // Whether two sets of slices share a byte.
+  static bool Overlap(const std::set<BufferAssignment::Slice>& a,
+                      const std::set<BufferAssignment::Slice>& b) {
+    for (const BufferAssignment::Slice& x : a) {
+      for (const BufferAssignment::Slice& y : b) {
+        if (x.index == y.index && x.offset < y.offset + y.size && y.offset < x.offset + x.size) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  // How many parts `instruction`'s kernel is split into (1: not split). Only
+  // a kernel that is one loop over its output (IsPartitionableKernel) whose
+  // output shares no byte with an operand: its parts then write disjoint
+  // bytes and read none another part writes.
+  int64_t KernelParts(const HloInstruction& instruction) const {
+    const int64_t bytes = ShapeUtil::ByteSizeOf(instruction.shape());
+    if (bytes < 2 * kMinPartBytes || !codegen::IsPartitionableKernel(instruction)) return 1;
+    const std::set<BufferAssignment::Slice> written = assignment_.GetAllSlices(&instruction, {});
+    if (written.empty()) return 1;
+    for (const HloInstruction* operand : instruction.operands()) {
+      if (Overlap(written, codegen::ReadSlices(assignment_, *operand, {}))) return 1;
+    }
+    return std::min(kMaxParts, bytes / kMinPartBytes);
+  }
+
   absl::Status EmitKernelAndCall(const HloInstruction& instruction, llvm::Value* table) {
-    llvm::Function* kernel = NewFunction(UniqueName(SanitizeName(instruction.name())));
+    const int64_t parts = KernelParts(instruction);
+    llvm::Function* kernel = NewFunction(UniqueName(SanitizeName(instruction.name())), parts > 1);
     // Nothing else touches the table while a kernel runs.
     kernel->addParamAttr(0, llvm::Attribute::NoAlias);
     // Kernels stay functions of their own: inlining hundreds of them into
@@ -182,9 +224,21 @@ class ModuleEmitter {
     llvm::IRBuilder<> kernel_builder(llvm::BasicBlock::Create(module_.getContext(), "entry", kernel));
     codegen::KernelEmitContext context(kernel_builder, module_, *kernel, kernel->getArg(0),
                                        assignment_, instruction);
+    if (parts > 1) context.SetOutputPartition(kernel->getArg(1), kernel->getArg(2));
     HMO_RETURN_IF_ERROR(codegen::EmitKernelBody(context));
     kernel_builder.CreateRetVoid();
-    builder_.CreateCall(kernel, {table});
+    if (parts == 1) {
+      builder_.CreateCall(kernel, {table});
+      return absl::OkStatus();
+    }
+    // The runtime runs the parts on the intra-op threads.
+    llvm::LLVMContext& llvm_context = module_.getContext();
+    llvm::FunctionCallee parallel_for = module_.getOrInsertFunction(
+        "__hmo_cpu_parallel_for",
+        llvm::FunctionType::get(llvm::Type::getVoidTy(llvm_context),
+                                {kernel->getType(), table->getType(), builder_.getInt64Ty()},
+                                /*isVarArg=*/false));
+    builder_.CreateCall(parallel_for, {kernel, table, builder_.getInt64(parts)});
     return absl::OkStatus();
   }
 

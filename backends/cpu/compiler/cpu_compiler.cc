@@ -97,9 +97,11 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileForCpu(const HloModule& mo
   stats.kernel_count = emitted.kernel_count;
   stats.compile_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return std::make_unique<CpuExecutable>(std::move(plan), std::move(jit),
-                                         reinterpret_cast<CpuEntryFunction>(entry),
-                                         std::move(stats), std::move(constant_addresses));
+  auto executable = std::make_unique<CpuExecutable>(
+      std::move(plan), std::move(jit), reinterpret_cast<CpuEntryFunction>(entry), std::move(stats),
+      std::move(constant_addresses));
+  executable->set_threads(options.threads);
+  return executable;
 }
 
 }  // namespace hmo::cpu

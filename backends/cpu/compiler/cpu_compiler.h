@@ -36,6 +36,9 @@ struct CpuCompileOptions {
   int opt_level = 2;
   // When not empty, the optimized-before LLVM IR is written to this file.
   std::string dump_ir_to;
+  // Threads a partitioned kernel's parts run on (CompileOptions::threads);
+  // 0: the machine's hardware threads.
+  int64_t threads = 0;
 };
 
 // Compiles `module` (the executable keeps its own prepared clone).

@@ -2,12 +2,15 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <string>
+#include <thread>
 #include <utility>
 
 #include "cpu/compiler/cpu_compiler.h"
+#include "hmo/codegen/runtime/intra_op_threads.h"
 #include "hmo/codegen/runtime/layout_copy.h"
 #include "fmt/format.h"
 #include "hmo/base/status_macros.h"
@@ -104,6 +107,9 @@ absl::Status CpuExecutable::CheckArguments(absl::Span<const Literal> arguments) 
 absl::StatusOr<Literal> CpuExecutable::Execute(absl::Span<const Literal> arguments,
                                                ExecutionProfile* profile) {
   HMO_RETURN_IF_ERROR(CheckArguments(arguments));
+  codegen::SetIntraOpThreadCount(
+      threads_ > 0 ? static_cast<int>(threads_)
+                   : std::max(1, static_cast<int>(std::thread::hardware_concurrency())));
   // The meter covers the arenas, the argument copies, the run and the
   // result copies: everything the execution made resident.
   PeakResidentSetMeter meter;

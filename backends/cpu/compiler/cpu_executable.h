@@ -39,6 +39,10 @@ class CpuExecutable : public Executable {
                                   ExecutionProfile* profile) override;
   const ExecutableStats& stats() const override { return stats_; }
 
+  // Threads the partitioned kernels' parts run on during Execute, the
+  // calling one included; 0 (the default): the machine's hardware threads.
+  void set_threads(int64_t threads) { threads_ = threads; }
+
   const BufferAssignment& assignment() const { return *plan_.assignment; }
   // The generated entry point, for callers that lay out their own buffer
   // table (benchmarks timing the kernels alone).
@@ -65,6 +69,7 @@ class CpuExecutable : public Executable {
   CpuEntryFunction entry_;
   ExecutableStats stats_;
   std::vector<Placement> placements_;
+  int64_t threads_ = 0;
 };
 
 }  // namespace hmo::cpu

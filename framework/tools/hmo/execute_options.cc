@@ -78,6 +78,9 @@ void ExecuteArguments::AddTo(ArgumentParser& parser) {
   parser.AddOption("--repeat", "N", &repeat,
                    "run the compiled module N times (default: 1): the first run is the cold one whose "
                    "result is written and checked, the summary adds the warm runs' median time");
+  parser.AddOption("--threads", "N", &threads,
+                   "threads one kernel's independent iterations may run on, the calling one "
+                   "included (default: the machine's hardware threads)");
   parser.AddOption("--replicas", "N", &replicas,
                    "run N replicas together, collectives spanning them (default: 1); replica r's "
                    "arguments come from seed + r, its results go to DIR/replica<r>/");
@@ -161,6 +164,15 @@ absl::StatusOr<ExecuteSettings> ResolveExecuteArguments(const ExecuteArguments& 
       return absl::InvalidArgumentError("--repeat times one replica; it cannot be used with --replicas");
     }
     settings.repeat = static_cast<int64_t>(*repeat);
+  }
+  if (!arguments.threads.empty()) {
+    absl::StatusOr<uint64_t> threads = ParseUnsigned("--threads", arguments.threads);
+    if (!threads.ok()) return threads.status();
+    if (*threads < 1 || *threads > 1024) {
+      return absl::InvalidArgumentError(
+          fmt::format("--threads must be in [1, 1024], got {}", *threads));
+    }
+    settings.compile.threads = static_cast<int64_t>(*threads);
   }
   settings.results_dir = arguments.results_dir;
   return settings;

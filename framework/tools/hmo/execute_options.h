@@ -2,8 +2,8 @@
 #define HMO_TOOLS_HMO_EXECUTE_OPTIONS_H_
 
 // `hmo run`'s execution options (--execute, --check, --backend, --inputs,
-// --seed, --results-dir, --opt-level, --rtol, --atol, --replicas, --repeat): declared on the
-// argument parser, then checked against the loaded backends.
+// --seed, --results-dir, --opt-level, --rtol, --atol, --replicas, --repeat, --threads): declared on
+// the argument parser, then checked against the loaded backends.
 
 #include <cstdint>
 #include <memory>
@@ -32,6 +32,7 @@ struct ExecuteArguments {
   std::string atol;
   std::string replicas;
   std::string repeat;
+  std::string threads;
 
   void AddTo(ArgumentParser& parser);
   // Whether any execution was asked for (--execute or --check).

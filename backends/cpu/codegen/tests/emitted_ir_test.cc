@@ -225,5 +225,41 @@ ENTRY e {
   EXPECT_EQ(kernel.find(", 12"), std::string::npos) << kernel;
 }
 
+TEST(EmittedIrTest, LargeElementwiseKernelRunsInPartsOnTheIntraOpThreads) {
+  // 1 MiB outputs: the fusion's kernel is a part `(table, part, parts)` the
+  // entry hands to the runtime's parallel-for; the small kernel and the
+  // in-place update (its output is its operand's buffer) stay whole.
+  constexpr const char* kHlo = R"(
+HloModule m, is_scheduled=true
+fused {
+  a = f32[512,512] parameter(0)
+  b = f32[512,512] parameter(1)
+  t = f32[512,512] tanh(a)
+  ROOT m = f32[512,512] multiply(t, b)
+}
+ENTRY e {
+  x = f32[512,512] parameter(0)
+  y = f32[512,512] parameter(1)
+  big = f32[512,512] fusion(x, y), kind=kLoop, calls=fused
+  s = f32[8] parameter(2)
+  small = f32[8] negate(s)
+  ROOT t = (f32[512,512], f32[8]) tuple(big, small)
+})";
+  Compiled c = Emit(kHlo);
+  ASSERT_NE(c.emitted.module, nullptr);
+  const llvm::Function* big = c.emitted.module->getFunction("big");
+  ASSERT_NE(big, nullptr);
+  EXPECT_EQ(big->arg_size(), 3u);
+  const llvm::Function* small = c.emitted.module->getFunction("small");
+  ASSERT_NE(small, nullptr);
+  EXPECT_EQ(small->arg_size(), 1u);
+  // The entry computation's function calls the kernels.
+  const std::string entry = PrintFunction(*c.emitted.module, "computation.e");
+  const size_t call = entry.find("call void @__hmo_cpu_parallel_for(");
+  ASSERT_NE(call, std::string::npos) << entry;
+  const std::string line = entry.substr(call, entry.find('\n', call) - call);
+  EXPECT_NE(line.find("@big,"), std::string::npos) << line;
+}
+
 }  // namespace
 }  // namespace hmo::cpu

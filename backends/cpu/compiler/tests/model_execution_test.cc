@@ -243,5 +243,25 @@ TEST(CpuCliTest, RepeatMustBePositive) {
   EXPECT_THAT(run.err, ::testing::HasSubstr("--repeat must be in [1, 100000], got 0"));
 }
 
+TEST(CpuCliTest, ThreadsMustBeInRangeAndGiveTheSameResult) {
+  test_support::HmoCliRun zero = test_support::RunHmoCli(
+      "run --passes=memory-report " + Data("hlo/graphsage_tf.hlo") + " --execute --threads 0");
+  EXPECT_EQ(zero.exit_code, 2) << zero.out << zero.err;
+  EXPECT_THAT(zero.err, ::testing::HasSubstr("--threads must be in [1, 1024], got 0"));
+  test_support::HmoCliRun one =
+      test_support::RunHmoCli("run " + Pipeline("cpu-default") + " " +
+                              Data("hlo/graphsage_tf.hlo") + " --execute --seed 1 --threads 1");
+  test_support::HmoCliRun four =
+      test_support::RunHmoCli("run " + Pipeline("cpu-default") + " " +
+                              Data("hlo/graphsage_tf.hlo") + " --execute --seed 1 --threads 4");
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  ASSERT_EQ(four.exit_code, 0) << four.err;
+  const std::regex output("output \\{\\} .*\n");
+  std::smatch a, b;
+  ASSERT_TRUE(std::regex_search(one.out, a, output)) << one.out;
+  ASSERT_TRUE(std::regex_search(four.out, b, output)) << four.out;
+  EXPECT_EQ(a.str(), b.str());
+}
+
 }  // namespace
 }  // namespace hmo::cpu

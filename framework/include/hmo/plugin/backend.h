@@ -30,6 +30,10 @@ struct CompileOptions {
   // Replicas the executable runs together (Executable::ExecuteReplicated);
   // collectives span them.
   int64_t num_replicas = 1;
+  // Threads an executable may run one kernel's independent iterations on
+  // (the CPU backend's partitioned kernels), the calling one included;
+  // 0: the machine's hardware threads.
+  int64_t threads = 0;
 };
 
 // Nominal sustained rates of a target, for passes that weigh recomputing a

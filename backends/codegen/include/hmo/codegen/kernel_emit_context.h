@@ -141,6 +141,21 @@ class KernelEmitContext {
   // (ParallelLoopEmitter::EmitLoop): for an op's outermost output loop only.
   absl::Status EmitParallelLoop(std::string_view name, const Shape& shape,
                                 const std::function<absl::Status(const IrArray::Index&)>& body);
+  // Element-by-element kernels (elementwise instructions, loop fusions) emit
+  // their one loop over the output through these. When the caller made the
+  // kernel a part of a partitioned kernel (SetOutputPartition), they emit
+  // only this part's share (EmitLoopNestPart / EmitPartRange), so that the
+  // parts, run on separate threads, together compute the output once.
+  absl::Status EmitOutputLoopNest(std::string_view name, const Shape& shape,
+                                  const std::function<absl::Status(const IrArray::Index&)>& body);
+  // The same over linear indices [0, count) (a flat loop).
+  absl::Status EmitOutputLinearLoop(std::string_view name, int64_t count,
+                                    const std::function<absl::Status(llvm::Value*)>& body);
+  // Makes this kernel part `part` of `parts` (i64 values: kernel arguments).
+  void SetOutputPartition(llvm::Value* part, llvm::Value* parts) {
+    part_ = part;
+    parts_ = parts;
+  }
   // `body` once per kernel execution (ParallelLoopEmitter::EmitOnce).
   absl::Status EmitOnce(const std::function<absl::Status()>& body);
   // Whether EmitParallelLoop's iterations may run concurrently.
@@ -188,6 +203,8 @@ class KernelEmitContext {
   KernelTarget target_;
   SequentialLoopEmitter sequential_loops_;
   std::vector<OutputInitialization> output_initializations_;
+  llvm::Value* part_ = nullptr;
+  llvm::Value* parts_ = nullptr;
 };
 
 }  // namespace hmo::codegen

@@ -21,6 +21,14 @@ absl::Status EmitKernelBody(KernelEmitContext& context);
 // (op_emitters.h) rather than element by element.
 bool HasOpEmitter(const HloInstruction& instruction);
 
+// Whether EmitKernelBody emits `instruction`'s kernel as nothing but one
+// loop over its output (KernelEmitContext::EmitOutputLoopNest /
+// EmitOutputLinearLoop): an elementwise instruction or a loop fusion without
+// dynamic-update-slices. Such a kernel can be partitioned
+// (KernelEmitContext::SetOutputPartition) and its parts run concurrently,
+// provided its output shares no bytes with an operand.
+bool IsPartitionableKernel(const HloInstruction& instruction);
+
 // One loop over `output`'s shape writing generator(index) at each index;
 // a single flat loop over the elements when `flat` (the generator then
 // receives a rank-1 index; the caller guarantees every array it reads has

@@ -9,6 +9,7 @@
 
 #include <functional>
 #include <string_view>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "hmo/codegen/ir_array.h"
@@ -29,6 +30,18 @@ absl::Status EmitForLoop(llvm::IRBuilderBase& b, std::string_view name, llvm::Va
 // a scalar calls body once with an empty index and no loop.
 absl::Status EmitLoopNest(llvm::IRBuilderBase& b, std::string_view name, const Shape& shape,
                           const std::function<absl::Status(const IrArray::Index& index)>& body);
+
+// Part `part` of `parts` (i64 values, 0 <= part < parts) of EmitLoopNest's
+// iterations: the outermost loop whose dimension has more than one index
+// runs over [size*part/parts, size*(part+1)/parts), the loops inside it over
+// everything. The parts together visit every index once.
+absl::Status EmitLoopNestPart(llvm::IRBuilderBase& b, std::string_view name, const Shape& shape,
+                              llvm::Value* part, llvm::Value* parts,
+                              const std::function<absl::Status(const IrArray::Index& index)>& body);
+
+// [count*part/parts, count*(part+1)/parts) as i64 values.
+std::pair<llvm::Value*, llvm::Value*> EmitPartRange(llvm::IRBuilderBase& b, int64_t count,
+                                                    llvm::Value* part, llvm::Value* parts);
 
 }  // namespace hmo::codegen
 

@@ -42,6 +42,18 @@ void __hmo_cpu_gemm_f64(double* out, const double* lhs, const double* rhs, int64
                         int64_t n, int64_t k, int32_t transpose_lhs, int32_t transpose_rhs);
 
 // ---------------------------------------------------------------------------
+// Partitioned kernels.
+//
+// A part of a kernel: computes part `part` (0 <= part < parts) of the
+// kernel's output; the parts together compute it once, and different parts
+// write different bytes.
+typedef void (*HmoCpuKernelPart)(char** buffer_table, int64_t part, int64_t parts);
+// Runs part(buffer_table, p, parts) for every p in [0, parts), where parts =
+// min(max_parts, the intra-op thread count: intra_op_threads.h), on the
+// calling thread and the intra-op pool, and returns when all have returned.
+void __hmo_cpu_parallel_for(HmoCpuKernelPart part, char** buffer_table, int64_t max_parts);
+
+// ---------------------------------------------------------------------------
 // 2-D convolution, f32.
 //
 // Layouts (all dense, row-major in the order written):

@@ -1,0 +1,78 @@
+// Partitioned kernels: the parts of one kernel run on the calling thread and
+// an Eigen thread pool (Eigen's non-blocking pool is what XLA:CPU runs its
+// intra-op parallel loops on).
+
+#define EIGEN_USE_THREADS
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "hmo/codegen/runtime/intra_op_threads.h"
+#include "hmo/codegen/runtime/runtime_functions.h"
+#include "unsupported/Eigen/CXX11/ThreadPool"
+
+namespace hmo::codegen {
+namespace {
+
+struct IntraOpPool {
+  std::mutex mutex;
+  int threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  // threads - 1 workers: the calling thread runs a part too.
+  std::unique_ptr<Eigen::ThreadPool> pool;
+};
+
+IntraOpPool& Pool() {
+  static IntraOpPool* pool = new IntraOpPool();  // never destroyed: workers may outlive statics
+  return *pool;
+}
+
+}  // namespace
+
+int IntraOpThreadCount() {
+  IntraOpPool& pool = Pool();
+  std::lock_guard<std::mutex> lock(pool.mutex);
+  return pool.threads;
+}
+
+void SetIntraOpThreadCount(int threads) {
+  IntraOpPool& pool = Pool();
+  std::lock_guard<std::mutex> lock(pool.mutex);
+  threads = std::max(1, threads);
+  if (threads == pool.threads) return;
+  pool.threads = threads;
+  pool.pool.reset();
+}
+
+}  // namespace hmo::codegen
+
+extern "C" void __hmo_cpu_parallel_for(HmoCpuKernelPart part, char** buffer_table,
+                                       int64_t max_parts) {
+  hmo::codegen::IntraOpPool& state = hmo::codegen::Pool();
+  Eigen::ThreadPool* pool = nullptr;
+  int64_t parts = 1;
+  {
+    std::lock_guard<std::mutex> lock(state.mutex);
+    parts = std::min<int64_t>(max_parts, state.threads);
+    if (parts > 1) {
+      if (state.pool == nullptr)
+        state.pool = std::make_unique<Eigen::ThreadPool>(state.threads - 1);
+      pool = state.pool.get();
+    }
+  }
+  if (parts <= 1) {
+    part(buffer_table, 0, 1);
+    return;
+  }
+  Eigen::Barrier done(static_cast<unsigned int>(parts - 1));
+  for (int64_t p = 1; p < parts; ++p) {
+    pool->Schedule([part, buffer_table, p, parts, &done] {
+      part(buffer_table, p, parts);
+      done.Notify();
+    });
+  }
+  part(buffer_table, 0, parts);
+  done.Wait();
+}

@@ -1,0 +1,92 @@
+// Partitioned kernels: an element-by-element kernel split into parts that
+// run on the intra-op threads computes exactly what the evaluator does, for
+// any thread count (more threads than parts, parts not dividing the
+// dimension, flat and nested loops, several outputs, leading unit
+// dimensions).
+
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "hmo/eval/hlo_evaluator.h"
+#include "run_hlo.h"
+
+namespace hmo::cpu::testing {
+namespace {
+
+// Arguments: a ramp per parameter, distinct between parameters.
+std::vector<Literal> Ramps(const HloModule& module) {
+  std::vector<Literal> arguments;
+  int64_t salt = 1;
+  for (const HloInstruction* parameter : module.entry_computation()->parameter_instructions()) {
+    Literal literal(parameter->shape());
+    for (int64_t i = 0; i < literal.element_count(); ++i) {
+      literal.SetFromDouble(i, static_cast<double>((i * 7 + salt) % 23) / 8.0 - 1.0);
+    }
+    arguments.push_back(std::move(literal));
+    salt += 5;
+  }
+  return arguments;
+}
+
+void ExpectSameForEveryThreadCount(std::string_view text) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+  ASSERT_TRUE(module.ok()) << module.status();
+  const std::vector<Literal> arguments = Ramps(**module);
+  absl::StatusOr<Literal> expected = HloEvaluator().Evaluate(**module, arguments);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  for (int64_t threads : {1, 2, 3, 7}) {
+    CpuCompileOptions options;
+    options.threads = threads;
+    absl::StatusOr<std::unique_ptr<CpuExecutable>> executable = CompileForCpu(**module, options);
+    ASSERT_TRUE(executable.ok()) << executable.status();
+    absl::StatusOr<Literal> actual = (*executable)->Execute(arguments, /*profile=*/nullptr);
+    ASSERT_TRUE(actual.ok()) << actual.status();
+    EXPECT_EQ(*expected, *actual) << "threads " << threads;
+  }
+}
+
+TEST(PartitionedKernelTest, FlatElementwiseKernel) {
+  ExpectSameForEveryThreadCount(R"(
+HloModule m
+ENTRY e {
+  a = f32[301,999] parameter(0)
+  b = f32[301,999] parameter(1)
+  ROOT s = f32[301,999] subtract(a, b)
+})");
+}
+
+TEST(PartitionedKernelTest, NestedLoopOfATransposingFusion) {
+  ExpectSameForEveryThreadCount(R"(
+HloModule m
+fused {
+  a = f32[517,611]{1,0} parameter(0)
+  t = f32[611,517]{1,0} transpose(a), dimensions={1,0}
+  b = f32[611,517]{1,0} parameter(1)
+  ROOT m = f32[611,517]{1,0} multiply(t, b)
+}
+ENTRY e {
+  x = f32[517,611]{1,0} parameter(0)
+  y = f32[611,517]{1,0} parameter(1)
+  ROOT f = f32[611,517]{1,0} fusion(x, y), kind=kLoop, calls=fused
+})");
+}
+
+TEST(PartitionedKernelTest, MultiOutputFusionWithLeadingUnitDimensions) {
+  ExpectSameForEveryThreadCount(R"(
+HloModule m
+fused {
+  a = f32[1,1,389,733]{3,2,1,0} parameter(0)
+  n = f32[1,1,389,733]{3,2,1,0} negate(a)
+  x = f32[1,1,389,733]{3,2,1,0} exponential(n)
+  ROOT t = (f32[1,1,389,733]{3,2,1,0}, f32[1,1,389,733]{3,2,1,0}) tuple(n, x)
+}
+ENTRY e {
+  p = f32[1,1,389,733]{3,2,1,0} parameter(0)
+  ROOT f = (f32[1,1,389,733]{3,2,1,0}, f32[1,1,389,733]{3,2,1,0}) fusion(p), kind=kLoop, calls=fused
+})");
+}
+
+}  // namespace
+}  // namespace hmo::cpu::testing
