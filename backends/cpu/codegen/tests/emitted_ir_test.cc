@@ -180,8 +180,10 @@ ENTRY e {
   Compiled c = Emit(kHlo);
   ASSERT_NE(c.emitted.module, nullptr);
   const std::string kernel = PrintFunction(*c.emitted.module, "f");
-  // One loop over all 262144 elements, no call per element.
-  EXPECT_NE(kernel.find("icmp slt i64 %elements.iv, 262144"), std::string::npos) << kernel;
+  // One loop over the part's share of the 262144 elements (1 MiB: the
+  // kernel is a part, kernel(table, part, parts)), no call per element.
+  EXPECT_NE(kernel.find("mul i64 262144, %0"), std::string::npos) << kernel;
+  EXPECT_NE(kernel.find("icmp slt i64 %elements.iv, "), std::string::npos) << kernel;
   EXPECT_EQ(kernel.find("call "), std::string::npos) << kernel;
   OptimizeForHost(*c.emitted.module);
   const std::string optimized = Print(*c.emitted.module);
