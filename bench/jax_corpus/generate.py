@@ -575,6 +575,48 @@ def build_random_dropout():
 # ---------------------------------------------------------------------------
 
 
+def lstm_step_setup(seq, batch, inputs, hidden):
+    """An LSTM under lax.scan training step (backprop through time, SGD)."""
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+    rng = _rng()
+    params = {"wx": _normal(rng, (inputs, 4 * hidden), 1 / np.sqrt(inputs)),
+              "wh": _normal(rng, (hidden, 4 * hidden), 1 / np.sqrt(hidden)),
+              "b": np.zeros((4 * hidden,), np.float32),
+              "out": _normal(rng, (hidden, 1), 1 / np.sqrt(hidden))}
+    xs = _normal(rng, (seq, batch, inputs))
+    ys = _normal(rng, (batch, 1))
+
+    def loss_fn(p, xs, ys):
+        def cell(carry, x):
+            h, c = carry
+            z = x @ p["wx"] + h @ p["wh"] + p["b"]
+            i, f, g, o = jnp.split(z, 4, axis=-1)
+            c = jax.nn.sigmoid(f) * c + jax.nn.sigmoid(i) * jnp.tanh(g)
+            h = jax.nn.sigmoid(o) * jnp.tanh(c)
+            return (h, c), None
+        zeros = jnp.zeros((batch, hidden), jnp.float32)
+        (h, _), _ = jax.lax.scan(cell, (zeros, zeros), xs)
+        return jnp.mean(jnp.square(h @ p["out"] - ys))
+
+    def step(p, xs, ys):
+        loss, g = jax.value_and_grad(loss_fn)(p, xs, ys)
+        return jax.tree.map(lambda a, b: a - 0.1 * b, p, g), loss
+
+    return step, (params, xs, ys)
+
+
+@program("lstm_scan", "LSTM (input 8, hidden 16) under lax.scan over 8 steps, batch 4: "
+         "backprop through time, SGD; params donated")
+def build_lstm_scan():
+    step, args = lstm_step_setup(8, 4, 8, 16)
+
+    def lstm_scan_step(*a):
+        return step(*a)
+    return dict(fn=lstm_scan_step, args=args, jit_kwargs=dict(donate_argnums=(0,)))
+
+
 def _entry_param_count(text):
     """Number of parameter instructions in the ENTRY computation."""
     m = re.search(r"^ENTRY [^\n]*\{\n(.*?)^\}", text, re.S | re.M)
@@ -775,7 +817,15 @@ Sizes are bytes from `memory_analysis()`; "donated" lists flat parameter numbers
 %s
 """ % (", ".join(sorted(versions)), SEED,
        datetime.date.today().isoformat(), "\n".join(rows))
-    with open(os.path.join(out_root, "README.md"), "w") as f:
+    # Hand-written sections after the table (from the first "## ") stay.
+    path = os.path.join(out_root, "README.md")
+    if os.path.exists(path):
+        with open(path) as f:
+            old = f.read()
+        tail = old.find("\n## ")
+        if tail >= 0:
+            text += old[tail:]
+    with open(path, "w") as f:
         f.write(text)
 
 

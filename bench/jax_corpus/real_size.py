@@ -8,8 +8,8 @@ builder protocol of generate.py and register into generate.REAL_SIZE_PROGRAMS;
 `speed.py --real-size` generates them into a temporary directory and times them.
 """
 
-from generate import (_normal, _rng, _xent, _layernorm, _conv, mlp_step_spec, program,
-                      REAL_SIZE_PROGRAMS)
+from generate import (_normal, _rng, _xent, _layernorm, _conv, lstm_step_setup, mlp_step_spec,
+                      program, REAL_SIZE_PROGRAMS)
 
 
 def real_size(name, description):
@@ -162,41 +162,10 @@ def build_moe_top2():
     return dict(fn=moe_top2_step, args=(params, x, y), jit_kwargs=dict(donate_argnums=(0,)))
 
 
-def _lstm_setup(seq, batch, inputs, hidden):
-    import jax
-    import jax.numpy as jnp
-    import numpy as np
-    rng = _rng()
-    params = {"wx": _normal(rng, (inputs, 4 * hidden), 1 / np.sqrt(inputs)),
-              "wh": _normal(rng, (hidden, 4 * hidden), 1 / np.sqrt(hidden)),
-              "b": np.zeros((4 * hidden,), np.float32),
-              "out": _normal(rng, (hidden, 1), 1 / np.sqrt(hidden))}
-    xs = _normal(rng, (seq, batch, inputs))
-    ys = _normal(rng, (batch, 1))
-
-    def loss_fn(p, xs, ys):
-        def cell(carry, x):
-            h, c = carry
-            z = x @ p["wx"] + h @ p["wh"] + p["b"]
-            i, f, g, o = jnp.split(z, 4, axis=-1)
-            c = jax.nn.sigmoid(f) * c + jax.nn.sigmoid(i) * jnp.tanh(g)
-            h = jax.nn.sigmoid(o) * jnp.tanh(c)
-            return (h, c), None
-        zeros = jnp.zeros((batch, hidden), jnp.float32)
-        (h, _), _ = jax.lax.scan(cell, (zeros, zeros), xs)
-        return jnp.mean(jnp.square(h @ p["out"] - ys))
-
-    def step(p, xs, ys):
-        loss, g = jax.value_and_grad(loss_fn)(p, xs, ys)
-        return jax.tree.map(lambda a, b: a - 0.1 * b, p, g), loss
-
-    return step, (params, xs, ys)
-
-
 @real_size("lstm_scan_large", "LSTM under lax.scan training step (64 steps, batch 64, input 256, "
            "hidden 512), backprop through time, SGD; params donated")
 def build_lstm_scan_large():
-    step, args = _lstm_setup(64, 64, 256, 512)
+    step, args = lstm_step_setup(64, 64, 256, 512)
 
     def lstm_scan_large_step(*a):
         return step(*a)

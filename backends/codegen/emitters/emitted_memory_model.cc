@@ -7,17 +7,19 @@
 
 namespace hmo::codegen {
 
-TargetMemoryModel EmittedMemoryModel(std::string target, int64_t alignment) {
+TargetMemoryModel EmittedMemoryModel(std::string target, int64_t alignment,
+                                     EmittedFusions fusions) {
   TargetMemoryModel model;
   model.target = std::move(target);
   model.assignment.pointer_size = 8;
   model.assignment.alignment = alignment;
   model.assignment.heap_algorithm = TempHeapAlgorithm::kXla;
   model.assignment.allocate_buffers_for_constants = true;
-  model.prepare = [](const HloModule& module) {
+  model.prepare = [fusions](const HloModule& module) {
     ExecutionPreparationOptions preparation;
-    preparation.expand_fusion = [](const HloInstruction& fusion) {
-      return !IsLoopFusionEmittable(fusion);
+    preparation.expand_fusion = [fusions](const HloInstruction& fusion) {
+      return fusions == EmittedFusions::kLoopAndReduction ? !IsFusionEmittable(fusion)
+                                                          : !IsLoopFusionEmittable(fusion);
     };
     return CloneForExecution(module, preparation);
   };

@@ -9,6 +9,7 @@
 #include "hmo/codegen/alias_scopes.h"
 #include "hmo/codegen/elemental_ir_emitter.h"
 #include "hmo/codegen/fused_generators.h"
+#include "hmo/codegen/op_emitters.h"
 #include "hmo/codegen/kernel_emitter.h"
 #include "hmo/base/status_macros.h"
 
@@ -146,6 +147,55 @@ bool IsLoopFusionEmittable(const HloInstruction& fusion) {
   return true;
 }
 
+bool IsReductionFusionEmittable(const HloInstruction& fusion) {
+  const HloComputation* fused = fusion.fused_instructions_computation();
+  if (fused == nullptr) return false;
+  for (const HloInstruction* operand : fusion.operands()) {
+    if (!operand->shape().IsArray()) return false;
+  }
+  const HloInstruction* root = fused->root_instruction();
+  const int64_t n = root->operand_count() / 2;
+  if (root->opcode() != HloOpcode::kReduce || root->to_apply() == nullptr || n < 1 ||
+      root->operand_count() != 2 * n) {
+    return false;
+  }
+  for (const HloInstruction* instruction : fused->instructions()) {
+    if (instruction == root || instruction->opcode() == HloOpcode::kParameter) continue;
+    if (!instruction->shape().IsArray() ||
+        !ElementalIrEmitter::IsElementalOpcode(instruction->opcode())) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool IsFusionEmittable(const HloInstruction& fusion) {
+  return IsLoopFusionEmittable(fusion) || IsReductionFusionEmittable(fusion);
+}
+
+namespace {
+
+absl::Status EmitReductionFusion(KernelEmitContext& context, std::vector<IrArray> parameters) {
+  const HloInstruction& fusion = context.instruction();
+  const HloInstruction& reduce = *fusion.fused_instructions_computation()->root_instruction();
+  const int64_t n = reduce.operand_count() / 2;
+  FusedGenerators generators(context.builder(), context.module(), std::move(parameters));
+  std::vector<ElementGenerator> inputs, inits;
+  std::vector<IrArray> outputs;
+  for (int64_t i = 0; i < n; ++i) {
+    HMO_ASSIGN_OR_RETURN(ElementGenerator input, generators.Get(*reduce.operand(i)));
+    HMO_ASSIGN_OR_RETURN(ElementGenerator init, generators.Get(*reduce.operand(n + i)));
+    HMO_ASSIGN_OR_RETURN(IrArray output, reduce.shape().IsTuple() ? context.OutputArray({i})
+                                                                  : context.OutputArray());
+    inputs.push_back(std::move(input));
+    inits.push_back(std::move(init));
+    outputs.push_back(std::move(output));
+  }
+  return EmitReduceLoops(context, reduce, inputs, inits, outputs);
+}
+
+}  // namespace
+
 absl::Status EmitFusionKernel(KernelEmitContext& context) {
   const HloInstruction& fusion = context.instruction();
   const HloComputation* fused = fusion.fused_instructions_computation();
@@ -160,6 +210,8 @@ absl::Status EmitFusionKernel(KernelEmitContext& context) {
     HMO_ASSIGN_OR_RETURN(IrArray array, context.OperandArray(i));
     parameters.push_back(std::move(array));
   }
+  if (IsReductionFusionEmittable(fusion))
+    return EmitReductionFusion(context, std::move(parameters));
 
   // Outputs computed element by element in one loop, and outputs that are
   // dynamic-update-slices of their own buffer.

@@ -5,7 +5,8 @@
 // index of the reduced dimensions (in increasing order, the most minor
 // reduced dimension innermost), acc = f(acc..., input_values...). The output
 // is one array (N == 1) or a tuple of N arrays, all with the kept dimensions
-// of the inputs in increasing order.
+// of the inputs in increasing order. A reduction fusion (fusion_emitter.h)
+// runs the same loops with its fused expressions as the inputs.
 
 #include <algorithm>
 #include <cstdint>
@@ -15,6 +16,7 @@
 
 #include "absl/status/status.h"
 #include "hmo/codegen/element_types.h"
+#include "hmo/codegen/fused_generators.h"
 #include "hmo/codegen/op_emitters.h"
 #include "hmo/codegen/window_loops.h"
 #include "hmo/base/status_macros.h"
@@ -40,13 +42,11 @@ absl::Status EmitIndexLoops(
 
 }  // namespace
 
-absl::Status EmitReduce(KernelEmitContext& context) {
-  const HloInstruction& reduce = context.instruction();
-  const int64_t n = reduce.operand_count() / 2;
-  if (n < 1 || reduce.operand_count() != 2 * n || reduce.to_apply() == nullptr) {
-    return absl::InvalidArgumentError("CPU reduce: " + reduce.name() +
-                                      " needs N inputs, N inits and to_apply");
-  }
+absl::Status EmitReduceLoops(KernelEmitContext& context, const HloInstruction& reduce,
+                             const std::vector<ElementGenerator>& inputs,
+                             const std::vector<ElementGenerator>& inits,
+                             const std::vector<IrArray>& outputs) {
+  const int64_t n = static_cast<int64_t>(inputs.size());
   llvm::IRBuilder<>& b = context.builder();
   const Shape& input_shape = reduce.operand(0)->shape();
   const int64_t rank = static_cast<int64_t>(input_shape.dimensions().size());
@@ -60,25 +60,20 @@ absl::Status EmitReduce(KernelEmitContext& context) {
   std::vector<int64_t> reduced_sizes;
   for (int64_t d : reduced_sorted) reduced_sizes.push_back(input_shape.dimensions()[d]);
 
-  std::vector<IrArray> inputs, inits, outputs;
   std::vector<llvm::AllocaInst*> accumulators;
   for (int64_t i = 0; i < n; ++i) {
-    HMO_ASSIGN_OR_RETURN(IrArray input, context.OperandArray(i));
-    HMO_ASSIGN_OR_RETURN(IrArray init, context.OperandArray(n + i));
-    HMO_ASSIGN_OR_RETURN(IrArray output, reduce.shape().IsTuple() ? context.OutputArray({i})
-                                                                  : context.OutputArray());
-    HMO_ASSIGN_OR_RETURN(llvm::Type * type,
-                         ComputeType(init.element_type(), context.llvm_context()));
+    HMO_ASSIGN_OR_RETURN(
+        llvm::Type * type,
+        ComputeType(reduce.operand(n + i)->shape().element_type(), context.llvm_context()));
     accumulators.push_back(context.EmitEntryAlloca(type, "reduce.acc" + std::to_string(i)));
-    inputs.push_back(std::move(input));
-    inits.push_back(std::move(init));
-    outputs.push_back(std::move(output));
   }
 
   return context.EmitParallelLoop(
       "reduce", outputs[0].shape(), [&](const IrArray::Index& out_index) -> absl::Status {
-        for (int64_t i = 0; i < n; ++i)
-          b.CreateStore(inits[i].EmitReadElement({}, b), accumulators[i]);
+        for (int64_t i = 0; i < n; ++i) {
+          HMO_ASSIGN_OR_RETURN(llvm::Value * init, inits[i](IrArray::Index{}));
+          b.CreateStore(init, accumulators[i]);
+        }
         IrArray::Index input_index(rank);
         for (size_t k = 0; k < kept.size(); ++k) input_index[kept[k]] = out_index[k];
         std::vector<llvm::Value*> ivs;
@@ -93,6 +88,28 @@ absl::Status EmitReduce(KernelEmitContext& context) {
         }
         return absl::OkStatus();
       });
+}
+
+absl::Status EmitReduce(KernelEmitContext& context) {
+  const HloInstruction& reduce = context.instruction();
+  const int64_t n = reduce.operand_count() / 2;
+  if (n < 1 || reduce.operand_count() != 2 * n || reduce.to_apply() == nullptr) {
+    return absl::InvalidArgumentError("CPU reduce: " + reduce.name() +
+                                      " needs N inputs, N inits and to_apply");
+  }
+  llvm::IRBuilder<>& b = context.builder();
+  std::vector<ElementGenerator> inputs, inits;
+  std::vector<IrArray> outputs;
+  for (int64_t i = 0; i < n; ++i) {
+    HMO_ASSIGN_OR_RETURN(IrArray input, context.OperandArray(i));
+    HMO_ASSIGN_OR_RETURN(IrArray init, context.OperandArray(n + i));
+    HMO_ASSIGN_OR_RETURN(IrArray output, reduce.shape().IsTuple() ? context.OutputArray({i})
+                                                                  : context.OutputArray());
+    inputs.push_back(FusedGenerators::ArrayReader(b, std::move(input)));
+    inits.push_back(FusedGenerators::ArrayReader(b, std::move(init)));
+    outputs.push_back(std::move(output));
+  }
+  return EmitReduceLoops(context, reduce, inputs, inits, outputs);
 }
 
 }  // namespace hmo::codegen

@@ -56,7 +56,8 @@ absl::Status DumpIr(const llvm::Module& module, const std::string& path) {
 }  // namespace
 
 TargetMemoryModel CpuMemoryModel() {
-  TargetMemoryModel model = codegen::EmittedMemoryModel("cpu", kCpuBufferAlignment);
+  TargetMemoryModel model = codegen::EmittedMemoryModel("cpu", kCpuBufferAlignment,
+                                                        codegen::EmittedFusions::kLoopAndReduction);
   // Constants are read from the code's read-only data and thread-local
   // values (reducers, comparators) live in registers: neither takes arena
   // bytes.

@@ -9,7 +9,8 @@
 namespace hmo::gpu {
 
 TargetMemoryModel GpuMemoryModel(std::string target) {
-  TargetMemoryModel model = codegen::EmittedMemoryModel(std::move(target), kGpuBufferAlignment);
+  TargetMemoryModel model = codegen::EmittedMemoryModel(std::move(target), kGpuBufferAlignment,
+                                                        codegen::EmittedFusions::kLoop);
   // Constants are uploaded into the device arena once; thread-local values
   // get their slices there too.
   model.arenas_hold_constants = true;

@@ -8,9 +8,10 @@
 // module at 64- or 256-byte alignment, too much for a measure every pass
 // and every compile repeats), every constant with an allocation (constants then
 // flow through tuples, loops and calls like any other value), and the
-// preparation CloneForExecution applies with the fusions the loop-fusion
-// emitter cannot emit expanded. A backend sets its alignment and whether its
-// arenas hold constants and thread-local values.
+// preparation CloneForExecution applies with the fusions the backend's
+// kernels cannot emit expanded. A backend sets its alignment, which fusions
+// it emits whole, and whether its arenas hold constants and thread-local
+// values.
 
 #include <cstdint>
 #include <string>
@@ -19,7 +20,14 @@
 
 namespace hmo::codegen {
 
-TargetMemoryModel EmittedMemoryModel(std::string target, int64_t alignment);
+// The fusions a backend's kernels emit whole (fusion_emitter.h); the
+// preparation expands the others into their instructions.
+enum class EmittedFusions {
+  kLoop,              // IsLoopFusionEmittable
+  kLoopAndReduction,  // IsFusionEmittable: loop and reduction fusions
+};
+
+TargetMemoryModel EmittedMemoryModel(std::string target, int64_t alignment, EmittedFusions fusions);
 
 }  // namespace hmo::codegen
 

@@ -13,6 +13,10 @@
 //   - When every fused instruction is elementwise on arrays of the output's
 //     dimensions and every parameter has the output's layout, the loop is a
 //     single flat loop over the elements (what the vectorizer handles best).
+// And the kernel of a reduction fusion (XLA's kInput fusions rooted at a
+// reduce): the reduce's loops (EmitReduceLoops) with the fused elementwise
+// expressions computed inside the reduction loop, element by element, so
+// neither the reduce's inputs nor their producers are materialised.
 
 #include "absl/status/status.h"
 #include "hmo/codegen/kernel_emit_context.h"
@@ -27,6 +31,15 @@ absl::Status EmitFusionKernel(KernelEmitContext& context);
 // Compilers expand the other fusions (hmo/transforms/fusion_expansion.h) and
 // run their instructions as kernels of their own.
 bool IsLoopFusionEmittable(const HloInstruction& fusion);
+
+// Whether EmitFusionKernel emits `fusion` as a reduction fusion: array
+// operands, the fused root a reduce (one or several inputs), every other
+// fused instruction elemental on arrays.
+bool IsReductionFusionEmittable(const HloInstruction& fusion);
+
+// IsLoopFusionEmittable or IsReductionFusionEmittable: the fusions a backend
+// on these emitters keeps whole.
+bool IsFusionEmittable(const HloInstruction& fusion);
 
 }  // namespace hmo::codegen
 

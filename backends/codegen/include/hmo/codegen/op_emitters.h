@@ -22,6 +22,8 @@
 //  - concurrent parallel iterations: scatter picks a parallel, atomic-add or
 //    single-thread update loop (scatter_emitter.cc).
 
+#include <vector>
+
 #include "absl/status/status.h"
 #include "hmo/codegen/kernel_emit_context.h"
 
@@ -30,6 +32,13 @@ namespace hmo::codegen {
 absl::Status EmitDot(KernelEmitContext& context);               // dot_emitter.cc
 absl::Status EmitConvolution(KernelEmitContext& context);       // convolution_emitter.cc
 absl::Status EmitReduce(KernelEmitContext& context);            // reduce_emitter.cc
+// The loops of reduce `reduce` (of any computation) writing `outputs`, with
+// inputs[i] / inits[i] producing its operands i / N+i in the compute type:
+// EmitReduce with array readers, a reduction fusion with fused expressions.
+absl::Status EmitReduceLoops(KernelEmitContext& context, const HloInstruction& reduce,
+                             const std::vector<ElementGenerator>& inputs,
+                             const std::vector<ElementGenerator>& inits,
+                             const std::vector<IrArray>& outputs);
 absl::Status EmitReduceWindow(KernelEmitContext& context);      // reduce_window_emitter.cc
 absl::Status EmitGather(KernelEmitContext& context);            // gather_emitter.cc
 absl::Status EmitScatter(KernelEmitContext& context);           // scatter_emitter.cc

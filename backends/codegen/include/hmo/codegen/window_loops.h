@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "hmo/codegen/element_generator.h"
 #include "hmo/codegen/kernel_emit_context.h"
 
 namespace hmo::codegen {
@@ -61,10 +62,11 @@ inline llvm::Value* EmitInRange(llvm::IRBuilderBase& b, llvm::Value* value, int6
 }
 
 // One reduction step of reduce and reduce-window: the N accumulators
-// become to_apply(accumulators..., inputs[i] at `index`...).
+// become to_apply(accumulators..., inputs[i](index)...), each input a
+// compute-type element generator (an array reader, or a fused expression).
 inline absl::Status EmitAccumulateStep(KernelEmitContext& context, const HloInstruction& op,
                                        const std::vector<llvm::AllocaInst*>& accumulators,
-                                       const std::vector<IrArray>& inputs,
+                                       const std::vector<ElementGenerator>& inputs,
                                        const IrArray::Index& index) {
   llvm::IRBuilderBase& b = context.builder();
   const size_t n = accumulators.size();
@@ -72,7 +74,11 @@ inline absl::Status EmitAccumulateStep(KernelEmitContext& context, const HloInst
   for (llvm::AllocaInst* accumulator : accumulators) {
     args.push_back(b.CreateLoad(accumulator->getAllocatedType(), accumulator));
   }
-  for (size_t i = 0; i < n; ++i) args.push_back(inputs[i].EmitReadElement(index, b));
+  for (size_t i = 0; i < n; ++i) {
+    absl::StatusOr<llvm::Value*> value = inputs[i](index);
+    if (!value.ok()) return value.status();
+    args.push_back(*value);
+  }
   absl::StatusOr<std::vector<llvm::Value*>> results =
       context.EmitScalarComputation(*op.to_apply(), args);
   if (!results.ok()) return results.status();
@@ -83,6 +89,21 @@ inline absl::Status EmitAccumulateStep(KernelEmitContext& context, const HloInst
   }
   for (size_t i = 0; i < n; ++i) b.CreateStore((*results)[i], accumulators[i]);
   return absl::OkStatus();
+}
+
+// The same step reading arrays.
+inline absl::Status EmitAccumulateStep(KernelEmitContext& context, const HloInstruction& op,
+                                       const std::vector<llvm::AllocaInst*>& accumulators,
+                                       const std::vector<IrArray>& inputs,
+                                       const IrArray::Index& index) {
+  llvm::IRBuilderBase& b = context.builder();
+  std::vector<ElementGenerator> readers;
+  for (const IrArray& input : inputs) {
+    readers.push_back([&b, input](const IrArray::Index& at) -> absl::StatusOr<llvm::Value*> {
+      return input.EmitReadElement(at, b);
+    });
+  }
+  return EmitAccumulateStep(context, op, accumulators, readers, index);
 }
 
 }  // namespace hmo::codegen

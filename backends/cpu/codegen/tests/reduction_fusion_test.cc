@@ -1,0 +1,124 @@
+// Reduction fusions (kInput, rooted at a reduce): the fused elementwise
+// producers computed inside the reduction loop give what the evaluator
+// gives, for row and column reductions, a variadic (arg-max) reduce and a
+// bf16 input accumulated in f32; and such a fusion stays whole through the
+// CPU compiler's preparation (its producers are no buffers of the plan).
+
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "hmo/codegen/fusion_emitter.h"
+#include "hmo/eval/hlo_evaluator.h"
+#include "run_hlo.h"
+
+namespace hmo::cpu::testing {
+namespace {
+
+std::vector<Literal> Ramps(const HloModule& module) {
+  std::vector<Literal> arguments;
+  int64_t salt = 3;
+  for (const HloInstruction* parameter : module.entry_computation()->parameter_instructions()) {
+    Literal literal(parameter->shape());
+    for (int64_t i = 0; i < literal.element_count(); ++i) {
+      literal.SetFromDouble(i, static_cast<double>((i * 5 + salt) % 17) / 4.0 - 2.0);
+    }
+    arguments.push_back(std::move(literal));
+    salt += 7;
+  }
+  return arguments;
+}
+
+void ExpectMatchesEvaluator(std::string_view text) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+  ASSERT_TRUE(module.ok()) << module.status();
+  const HloInstruction* fusion = (*module)->entry_computation()->root_instruction();
+  ASSERT_EQ(fusion->opcode(), HloOpcode::kFusion);
+  EXPECT_TRUE(codegen::IsReductionFusionEmittable(*fusion));
+  const std::vector<Literal> arguments = Ramps(**module);
+  absl::StatusOr<Literal> expected = HloEvaluator().Evaluate(**module, arguments);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  absl::StatusOr<std::unique_ptr<CpuExecutable>> executable =
+      CompileForCpu(**module, CpuCompileOptions{});
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  // The fusion was kept: one kernel, reading the parameters only.
+  EXPECT_EQ((*executable)->stats().kernel_count, 1);
+  absl::StatusOr<Literal> actual = (*executable)->Execute(arguments, /*profile=*/nullptr);
+  ASSERT_TRUE(actual.ok()) << actual.status();
+  EXPECT_EQ(*expected, *actual);
+}
+
+TEST(ReductionFusionTest, RowReductionOfAProduct) {
+  ExpectMatchesEvaluator(R"(
+HloModule m
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+fused {
+  x = f32[33,70] parameter(0)
+  y = f32[70] parameter(1)
+  yb = f32[33,70] broadcast(y), dimensions={1}
+  m = f32[33,70] multiply(x, yb)
+  zero = f32[] constant(0)
+  ROOT r = f32[33] reduce(m, zero), dimensions={1}, to_apply=sum
+}
+ENTRY e {
+  p = f32[33,70] parameter(0)
+  q = f32[70] parameter(1)
+  ROOT f = f32[33] fusion(p, q), kind=kInput, calls=fused
+})");
+}
+
+TEST(ReductionFusionTest, ColumnReductionOfAConvertedBf16Input) {
+  ExpectMatchesEvaluator(R"(
+HloModule m
+mx {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] maximum(a, b)
+}
+fused {
+  x = bf16[40,9] parameter(0)
+  c = f32[40,9] convert(x)
+  n = f32[40,9] negate(c)
+  lowest = f32[] constant(-inf)
+  ROOT r = f32[9] reduce(n, lowest), dimensions={0}, to_apply=mx
+}
+ENTRY e {
+  p = bf16[40,9] parameter(0)
+  ROOT f = f32[9] fusion(p), kind=kInput, calls=fused
+})");
+}
+
+TEST(ReductionFusionTest, VariadicArgMax) {
+  ExpectMatchesEvaluator(R"(
+HloModule m
+argmax {
+  av = f32[] parameter(0)
+  ai = s32[] parameter(1)
+  bv = f32[] parameter(2)
+  bi = s32[] parameter(3)
+  gt = pred[] compare(av, bv), direction=GE
+  v = f32[] select(gt, av, bv)
+  i = s32[] select(gt, ai, bi)
+  ROOT t = (f32[], s32[]) tuple(v, i)
+}
+fused {
+  x = f32[6,50] parameter(0)
+  a = f32[6,50] abs(x)
+  io = s32[6,50] iota(), iota_dimension=1
+  lowest = f32[] constant(-inf)
+  zero = s32[] constant(0)
+  ROOT r = (f32[6], s32[6]) reduce(a, io, lowest, zero), dimensions={1}, to_apply=argmax
+}
+ENTRY e {
+  p = f32[6,50] parameter(0)
+  ROOT f = (f32[6], s32[6]) fusion(p), kind=kInput, calls=fused
+})");
+}
+
+}  // namespace
+}  // namespace hmo::cpu::testing
