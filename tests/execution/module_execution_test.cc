@@ -151,6 +151,22 @@ TEST_F(ModuleExecutionTest, AWrongElementIsReportedWithItsOutputAndIndex) {
   EXPECT_EQ(report.run_seconds, 0.5);  // the backend's own figure
 }
 
+TEST_F(ModuleExecutionTest, AFailedCheckWritesNoResultFiles) {
+  std::unique_ptr<HloModule> module = ParseFilled(1);
+  std::unique_ptr<HloModule> reference = ParseFilled(1);
+  ModuleExecutionOptions options;
+  options.seed = 1;
+  options.reference = reference.get();
+  options.results_dir = dir_ / "failed";
+  ModuleExecutionReport report;
+  absl::Status status =
+      ExecuteModule(EvaluatingBackend(/*corrupt=*/true), *module, options, &report);
+  ASSERT_FALSE(status.ok());
+  EXPECT_TRUE(report.result_files.empty());
+  EXPECT_FALSE(std::filesystem::exists(options.results_dir / "result.0.npy"));
+  EXPECT_FALSE(std::filesystem::exists(options.results_dir / "result.npy"));
+}
+
 TEST_F(ModuleExecutionTest, ArgumentsFromNpyFiles) {
   const std::string a = (dir_ / "a.npy").string();
   const std::string b = (dir_ / "b.npy").string();

@@ -66,6 +66,31 @@ TEST(RunExecuteCliTest, HelpListsTheExecutionOptions) {
   }
 }
 
+TEST(RunExecuteCliTest, ExecutionOptionsWithoutExecuteAreRefused) {
+  // They would be ignored: the module is only transformed.
+  CommandRun run = RunHmo("run --passes=memory-report --inputs a.npy " + Data("hlo/test_hlo.txt"));
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  EXPECT_THAT(run.err, HasSubstr("--inputs applies to execution: add --execute or --check"));
+  EXPECT_THAT(run.out, ::testing::Not(HasSubstr("HloModule")));
+}
+
+TEST(RunExecuteCliTest, EmptyOptionValuesAreRefused) {
+  for (const char* option : {"--inputs ''", "--memory-limit ''", "--plugin-dir ''", "--seed="}) {
+    CommandRun run = RunHmo(std::string("run --passes=memory-report --execute ") + option + " " +
+                            Data("hlo/test_hlo.txt"));
+    EXPECT_EQ(run.exit_code, 2) << option << ": " << run.err;
+    EXPECT_THAT(run.err, HasSubstr("got an empty one")) << option;
+  }
+}
+
+TEST(RunExecuteCliTest, APluginDirectoryThatDoesNotExistIsRefused) {
+  CommandRun run = RunHmo("run --plugin-dir /nonexistent/plugins --passes=memory-report " +
+                          Data("hlo/test_hlo.txt"));
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  EXPECT_THAT(run.err,
+              HasSubstr("hmo run: error: --plugin-dir /nonexistent/plugins: no such directory"));
+}
+
 TEST(RunExecuteCliTest, WithoutExecuteNothingChanges) {
   // The pipeline alone still prints the module to stdout.
   CommandRun run = RunHmo("run --passes=memory-report " + Data("hlo/test_hlo.txt"));

@@ -136,6 +136,8 @@ absl::Status KernelEmitContext::EmitForLoop(std::string_view name, llvm::Value* 
 absl::Status KernelEmitContext::EmitParallelLoop(
     std::string_view name, const Shape& shape,
     const std::function<absl::Status(const IrArray::Index&)>& body) {
+  if (part_ != nullptr)
+    return codegen::EmitLoopNestPart(builder_, name, shape, part_, parts_, body);
   return target_.parallel_loops->EmitLoop(builder_, name, shape, body);
 }
 

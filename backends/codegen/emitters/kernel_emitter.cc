@@ -190,7 +190,11 @@ bool HasOpEmitter(const HloInstruction& instruction) {
 
 bool IsPartitionableKernel(const HloInstruction& instruction) {
   if (!instruction.shape().IsArray() || !NeedsKernel(instruction)) return false;
+  if (instruction.opcode() == HloOpcode::kReduce) return !IsColumnReduction(instruction);
   if (instruction.opcode() == HloOpcode::kFusion) {
+    if (IsReductionFusionEmittable(instruction)) {
+      return !IsColumnReduction(*instruction.fused_instructions_computation()->root_instruction());
+    }
     if (!IsLoopFusionEmittable(instruction)) return false;
     for (const HloInstruction* fused :
          instruction.fused_instructions_computation()->instructions()) {

@@ -11,10 +11,12 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "hmo/codegen/alias_scopes.h"
 #include "hmo/codegen/element_types.h"
 #include "hmo/codegen/fused_generators.h"
 #include "hmo/codegen/op_emitters.h"
@@ -42,12 +44,142 @@ absl::Status EmitIndexLoops(
 
 }  // namespace
 
+namespace {
+
+// Whether every kept dimension of `reduce`'s input is more minor in memory
+// than every reduced one (and there are both).
+bool KeptDimensionsAreMinor(const HloInstruction& reduce) {
+  const Shape& input = reduce.operand(0)->shape();
+  const std::vector<int64_t>& reduced = reduce.dimensions();
+  const std::vector<int64_t> minor_to_major = ShapeUtil::LayoutOrDefault(input).minor_to_major();
+  const size_t kept = minor_to_major.size() - reduced.size();
+  if (reduced.empty() || kept == 0) return false;
+  for (size_t i = 0; i < minor_to_major.size(); ++i) {
+    const bool is_reduced =
+        std::find(reduced.begin(), reduced.end(), minor_to_major[i]) != reduced.end();
+    if (is_reduced != (i >= kept)) return false;
+  }
+  return true;
+}
+
+// Types whose values the output array holds exactly as the accumulator does.
+bool AccumulatesInItsOwnType(PrimitiveType type) {
+  switch (type) {
+    case PrimitiveType::F32:
+    case PrimitiveType::F64:
+    case PrimitiveType::S32:
+    case PrimitiveType::S64:
+    case PrimitiveType::U32:
+    case PrimitiveType::U64:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Whether two sets of slices share a byte.
+bool Overlap(const std::set<BufferAssignment::Slice>& a,
+             const std::set<BufferAssignment::Slice>& b) {
+  for (const BufferAssignment::Slice& x : a) {
+    for (const BufferAssignment::Slice& y : b) {
+      if (x.index == y.index && x.offset < y.offset + y.size && y.offset < x.offset + x.size) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+// The column form (IsColumnReduction) applies to this kernel: its outputs
+// share no byte with what it reads, so they can hold the partial results.
+bool OutputsCanAccumulate(KernelEmitContext& context) {
+  const HloInstruction& kernel = context.instruction();
+  std::set<BufferAssignment::Slice> written;
+  if (kernel.shape().IsTuple()) {
+    for (int64_t i = 0; i < static_cast<int64_t>(kernel.shape().tuple_shapes().size()); ++i) {
+      for (const auto& slice : context.assignment().GetAllSlices(&kernel, {i}))
+        written.insert(slice);
+    }
+  } else {
+    written = context.assignment().GetAllSlices(&kernel, {});
+  }
+  if (written.empty()) return false;
+  for (const HloInstruction* operand : kernel.operands()) {
+    if (!operand->shape().IsArray()) return false;
+    if (Overlap(written, ReadSlices(context.assignment(), *operand, {}))) return false;
+  }
+  return true;
+}
+
+// A column reduction: the outputs start as the inits and take the input in
+// memory order, the kept (minor) dimensions innermost, so the inner loop runs
+// over consecutive elements and independent outputs (it vectorizes); each
+// output still takes its inputs in increasing reduced index, as in the
+// general form.
+absl::Status EmitColumnReduction(KernelEmitContext& context, const HloInstruction& reduce,
+                                 const std::vector<ElementGenerator>& inputs,
+                                 const std::vector<ElementGenerator>& inits,
+                                 const std::vector<IrArray>& outputs) {
+  const int64_t n = static_cast<int64_t>(inputs.size());
+  llvm::IRBuilder<>& b = context.builder();
+  HMO_RETURN_IF_ERROR(context.EmitLoopNest(
+      "reduce.init", outputs[0].shape(), [&](const IrArray::Index& index) -> absl::Status {
+        for (int64_t i = 0; i < n; ++i) {
+          HMO_ASSIGN_OR_RETURN(llvm::Value * init, inits[i](IrArray::Index{}));
+          outputs[i].EmitWriteElement(index, init, b);
+        }
+        return absl::OkStatus();
+      }));
+  const Shape& input_shape = reduce.operand(0)->shape();
+  const std::vector<int64_t>& reduced = reduce.dimensions();
+  std::vector<int64_t> kept;
+  for (int64_t d = 0; d < input_shape.rank(); ++d) {
+    if (std::find(reduced.begin(), reduced.end(), d) == reduced.end()) kept.push_back(d);
+  }
+  return context.EmitLoopNest(
+      "reduce.column", input_shape, [&](const IrArray::Index& index) -> absl::Status {
+        IrArray::Index out_index;
+        for (int64_t d : kept) out_index.push_back(index[d]);
+        std::vector<llvm::Value*> args;
+        for (int64_t i = 0; i < n; ++i) args.push_back(outputs[i].EmitReadElement(out_index, b));
+        for (int64_t i = 0; i < n; ++i) {
+          HMO_ASSIGN_OR_RETURN(llvm::Value * x, inputs[i](index));
+          args.push_back(x);
+        }
+        HMO_ASSIGN_OR_RETURN(std::vector<llvm::Value*> results,
+                             context.EmitScalarComputation(*reduce.to_apply(), args));
+        if (static_cast<int64_t>(results.size()) != n) {
+          return absl::InvalidArgumentError("CPU reduce: to_apply of " + reduce.name() +
+                                            " does not return one value per input");
+        }
+        for (int64_t i = 0; i < n; ++i) outputs[i].EmitWriteElement(out_index, results[i], b);
+        return absl::OkStatus();
+      });
+}
+
+}  // namespace
+
+bool IsColumnReduction(const HloInstruction& reduce) {
+  if (reduce.opcode() != HloOpcode::kReduce || !KeptDimensionsAreMinor(reduce)) return false;
+  const int64_t n = reduce.operand_count() / 2;
+  for (int64_t i = 0; i < n; ++i) {
+    const PrimitiveType type = reduce.operand(n + i)->shape().element_type();
+    const Shape& output =
+        reduce.shape().IsTuple() ? reduce.shape().tuple_shapes()[i] : reduce.shape();
+    if (!AccumulatesInItsOwnType(type) || output.element_type() != type) return false;
+  }
+  return true;
+}
+
 absl::Status EmitReduceLoops(KernelEmitContext& context, const HloInstruction& reduce,
                              const std::vector<ElementGenerator>& inputs,
                              const std::vector<ElementGenerator>& inits,
                              const std::vector<IrArray>& outputs) {
   const int64_t n = static_cast<int64_t>(inputs.size());
   llvm::IRBuilder<>& b = context.builder();
+  if (!context.partitioned() && IsColumnReduction(reduce) && OutputsCanAccumulate(context)) {
+    return EmitColumnReduction(context, reduce, inputs, inits, outputs);
+  }
   const Shape& input_shape = reduce.operand(0)->shape();
   const int64_t rank = static_cast<int64_t>(input_shape.dimensions().size());
   const std::vector<int64_t>& reduced = reduce.dimensions();

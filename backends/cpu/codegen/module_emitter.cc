@@ -195,8 +195,16 @@ class ModuleEmitter {
   // output shares no byte with an operand: its parts then write disjoint
   // bytes and read none another part writes.
   int64_t KernelParts(const HloInstruction& instruction) const {
-    const int64_t bytes = ShapeUtil::ByteSizeOf(instruction.shape());
-    if (bytes < 2 * kMinPartBytes || !codegen::IsPartitionableKernel(instruction)) return 1;
+    // The work: the bytes written, or read when that is more (a reduction).
+    int64_t bytes = ShapeUtil::ByteSizeOf(instruction.shape());
+    for (const HloInstruction* operand : instruction.operands()) {
+      if (operand->shape().IsArray())
+        bytes = std::max(bytes, ShapeUtil::ByteSizeOf(operand->shape()));
+    }
+    if (bytes < 2 * kMinPartBytes || ShapeUtil::ElementsIn(instruction.shape()) < 2 ||
+        !codegen::IsPartitionableKernel(instruction)) {
+      return 1;
+    }
     const std::set<BufferAssignment::Slice> written = assignment_.GetAllSlices(&instruction, {});
     if (written.empty()) return 1;
     for (const HloInstruction* operand : instruction.operands()) {

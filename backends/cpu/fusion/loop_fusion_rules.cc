@@ -128,18 +128,7 @@ bool IsExpensiveForFusion(const HloInstruction& instruction) {
   }
 }
 
-bool IsReductionHost(const HloInstruction& consumer) {
-  if (consumer.opcode() == HloOpcode::kFusion) {
-    const HloComputation* fused = consumer.fused_instructions_computation();
-    return consumer.fusion_kind() == FusionKind::kInput && fused != nullptr &&
-           IsReductionHost(*fused->root_instruction());
-  }
-  return consumer.opcode() == HloOpcode::kReduce && consumer.shape().IsArray() &&
-         consumer.operand_count() == 2 && consumer.to_apply() != nullptr;
-}
-
 bool CanHostLoopFusion(const HloInstruction& consumer) {
-  if (IsReductionHost(consumer)) return true;
   if (consumer.opcode() == HloOpcode::kFusion) {
     return consumer.fusion_kind() == FusionKind::kLoop &&
            consumer.fused_instructions_computation() != nullptr;

@@ -131,7 +131,10 @@ absl::Status ExecuteModule(const Backend& backend, const HloModule& module,
     report->warm_runs = static_cast<int64_t>(n);
   }
 
-  if (!options.results_dir.empty()) {
+  // Results are written only for a run that passed its check (or had none):
+  // a results directory never holds values the check refused.
+  const auto write_results = [&]() -> absl::Status {
+    if (options.results_dir.empty()) return absl::OkStatus();
     for (int64_t r = 0; r < replicas; ++r) {
       const std::filesystem::path directory =
           replicas == 1 ? options.results_dir : options.results_dir / fmt::format("replica{}", r);
@@ -140,9 +143,10 @@ absl::Status ExecuteModule(const Backend& backend, const HloModule& module,
       if (!written.ok()) return written.status();
       report->result_files.insert(report->result_files.end(), written->begin(), written->end());
     }
-  }
+    return absl::OkStatus();
+  };
 
-  if (options.reference == nullptr) return absl::OkStatus();
+  if (options.reference == nullptr) return write_results();
   HloEvaluator evaluator;
   std::vector<Literal> expected;
   if (replicas == 1) {
@@ -168,7 +172,7 @@ absl::Status ExecuteModule(const Backend& backend, const HloModule& module,
                                                                "evaluator's", r));
     }
   }
-  return absl::OkStatus();
+  return write_results();
 }
 
 }  // namespace hmo

@@ -111,6 +111,12 @@ absl::Status ArgumentParser::Parse(const std::vector<std::string>& args) {
       }
       inline_value = args[++i];
     }
+    // An empty value names nothing; taking it as "not given" would ignore the
+    // option silently.
+    if (inline_value->empty()) {
+      return absl::InvalidArgumentError(
+          fmt::format("option '{}' needs a value ({}), got an empty one", name, option->metavar));
+    }
     if (option->value != nullptr) {
       *option->value = *inline_value;
     } else {

@@ -86,6 +86,19 @@ void ExecuteArguments::AddTo(ArgumentParser& parser) {
                    "arguments come from seed + r, its results go to DIR/replica<r>/");
 }
 
+std::string ExecuteArguments::IgnoredOption() const {
+  if (enabled()) return "";
+  const std::pair<const char*, const std::string*> options[] = {
+      {"--inputs", &inputs},       {"--seed", &seed},     {"--results-dir", &results_dir},
+      {"--opt-level", &opt_level}, {"--rtol", &rtol},     {"--atol", &atol},
+      {"--replicas", &replicas},   {"--repeat", &repeat}, {"--threads", &threads}};
+  for (const auto& [name, value] : options) {
+    if (!value->empty()) return name;
+  }
+  if (backend != "cpu") return "--backend";
+  return "";
+}
+
 absl::StatusOr<ExecuteSettings> ResolveExecuteArguments(const ExecuteArguments& arguments,
                                                         const PluginRegistries& registries) {
   ExecuteSettings settings;

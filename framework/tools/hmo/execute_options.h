@@ -37,6 +37,9 @@ struct ExecuteArguments {
   void AddTo(ArgumentParser& parser);
   // Whether any execution was asked for (--execute or --check).
   bool enabled() const { return execute || check; }
+  // The first execution option given (its name), when execution was not
+  // asked for: such an option would be ignored. Empty otherwise.
+  std::string IgnoredOption() const;
 };
 
 // The options checked and resolved; only built when enabled().

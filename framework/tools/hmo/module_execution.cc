@@ -92,16 +92,16 @@ ModuleExecution ExecuteModule(const ExecuteSettings& settings, const HloModule& 
   ModuleExecutionReport report;
   const absl::Status status = hmo::ExecuteModule(*settings.backend, module, options, &report);
   execution.summary = DescribeReport(*settings.backend, report);
-  if (!results_dir.empty() && !report.timeline.empty()) {
+  // Like the results, the timeline is written only for a run that passed.
+  if (status.ok() && !results_dir.empty() && !report.timeline.empty()) {
     // Beside the result files; the summary names it.
     const std::filesystem::path trace = results_dir / "timeline.json";
     const absl::Status written = WriteFileAtomically(trace, TimelineTraceJson(report.timeline));
-    if (written.ok()) {
-      execution.summary += fmt::format("  timeline: {}\n", trace.string());
-    } else if (status.ok()) {
+    if (!written.ok()) {
       execution.status = written;
       return execution;
     }
+    execution.summary += fmt::format("  timeline: {}\n", trace.string());
   }
   if (report.comparison.has_value()) {
     if (status.ok()) {

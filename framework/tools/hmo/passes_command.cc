@@ -42,6 +42,7 @@ int RunPasses(const std::vector<std::string>& args) {
   plugin_options.AddTo(parser);
   logging.AddTo(parser);
   if (auto exit = ParseArgumentsOrExit(parser, "passes", args)) return *exit;
+  if (auto exit = CheckPluginDirectoriesOrExit(plugin_options, "passes")) return *exit;
   logging.Apply();
 
   PluginHost host;

@@ -2,6 +2,10 @@
 
 #include <cstdlib>
 
+#include <filesystem>
+#include <system_error>
+
+#include "exit_codes.h"
 #include "fmt/format.h"
 #include "hmo/passes/framework_passes.h"
 
@@ -15,6 +19,26 @@ void PluginOptions::AddTo(ArgumentParser& parser) {
 PluginSearchPath PluginOptions::SearchPath() const {
   std::vector<std::filesystem::path> directories(plugin_dirs.begin(), plugin_dirs.end());
   return PluginSearchPath::Build(std::move(directories), std::getenv("HMO_PLUGIN_PATH"));
+}
+
+absl::Status PluginOptions::CheckDirectories() const {
+  for (const std::string& directory : plugin_dirs) {
+    std::error_code error;
+    if (!std::filesystem::is_directory(directory, error)) {
+      return absl::InvalidArgumentError(
+          fmt::format("--plugin-dir {}: no such directory", directory));
+    }
+  }
+  return absl::OkStatus();
+}
+
+std::optional<int> CheckPluginDirectoriesOrExit(const PluginOptions& options,
+                                                std::string_view command) {
+  if (absl::Status checked = options.CheckDirectories(); !checked.ok()) {
+    fmt::print(stderr, "hmo {}: error: {}\n", command, std::string(checked.message()));
+    return kExitUsage;
+  }
+  return std::nullopt;
 }
 
 absl::Status LoadSearchPathPlugins(PluginHost& host, const PluginSearchPath& search_path) {

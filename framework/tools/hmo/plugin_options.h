@@ -4,7 +4,9 @@
 // --plugin-dir (repeatable), and loading every plugin of the search path
 // (--plugin-dir, then HMO_PLUGIN_PATH, then the installation's plugins).
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -20,7 +22,15 @@ struct PluginOptions {
   void AddTo(ArgumentParser& parser);
   // The search path these options and the environment give.
   PluginSearchPath SearchPath() const;
+  // Every --plugin-dir names an existing directory (else the error names
+  // it): a misspelt one would silently load nothing.
+  absl::Status CheckDirectories() const;
 };
+
+// CheckDirectories; on failure prints "hmo COMMAND: error: ..." and returns
+// the usage exit code.
+std::optional<int> CheckPluginDirectoriesOrExit(const PluginOptions& options,
+                                                std::string_view command);
 
 // Loads every plugin in `search_path` into `host`. Returns the failures, one
 // per line, as one error; the plugins that loaded stay loaded.

@@ -31,6 +31,7 @@ int RunPlugins(const std::vector<std::string>& args) {
   plugin_options.AddTo(parser);
   logging.AddTo(parser);
   if (auto exit = ParseArgumentsOrExit(parser, "plugins", args)) return *exit;
+  if (auto exit = CheckPluginDirectoriesOrExit(plugin_options, "plugins")) return *exit;
   logging.Apply();
 
   const PluginSearchPath search_path = plugin_options.SearchPath();

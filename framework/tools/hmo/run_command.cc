@@ -261,6 +261,7 @@ int RunRun(const std::vector<std::string>& args) {
   arguments.execute.AddTo(parser);
   logging.AddTo(parser);
   if (auto exit = ParseArgumentsOrExit(parser, "run", args)) return *exit;
+  if (auto exit = CheckPluginDirectoriesOrExit(plugin_options, "run")) return *exit;
   logging.Apply();
 
   std::vector<std::string> inputs = arguments.positionals;
@@ -285,6 +286,11 @@ int RunRun(const std::vector<std::string>& args) {
     return Fail(loaded);
   }
   std::optional<ExecuteSettings> execute;
+  if (const std::string ignored = arguments.execute.IgnoredOption(); !ignored.empty()) {
+    fmt::print(stderr, "hmo run: error: {} applies to execution: add --execute or --check\n",
+               ignored);
+    return kExitUsage;
+  }
   if (arguments.execute.enabled()) {
     absl::StatusOr<ExecuteSettings> settings =
         ResolveExecuteArguments(arguments.execute, host.registries());

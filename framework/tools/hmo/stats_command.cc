@@ -77,6 +77,7 @@ int RunStats(const std::vector<std::string>& args) {
                    "assign buffers for at most N modules at once (default: all cores)");
   logging.AddTo(parser);
   if (auto exit = ParseArgumentsOrExit(parser, "stats", args)) return *exit;
+  if (auto exit = CheckPluginDirectoriesOrExit(plugin_options, "stats")) return *exit;
   logging.Apply();
   if (files.size() != 1) {
     spdlog::error("stats takes exactly one FILE, got {}", files.size());

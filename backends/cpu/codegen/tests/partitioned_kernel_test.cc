@@ -88,5 +88,30 @@ ENTRY e {
 })");
 }
 
+TEST(PartitionedKernelTest, RowReductionAndReductionFusion) {
+  // Each part reduces its share of the rows; the column reduction (kept
+  // dimension minor) runs whole, accumulating in its output.
+  ExpectSameForEveryThreadCount(R"(
+HloModule m
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+fused {
+  x = f32[611,517] parameter(0)
+  e = f32[611,517] multiply(x, x)
+  zero = f32[] constant(0)
+  ROOT r = f32[611] reduce(e, zero), dimensions={1}, to_apply=sum
+}
+ENTRY e {
+  p = f32[611,517] parameter(0)
+  rows = f32[611] reduce(p, f32[] constant(0)), dimensions={1}, to_apply=sum
+  squares = f32[611] fusion(p), kind=kInput, calls=fused
+  columns = f32[517] reduce(p, f32[] constant(0)), dimensions={0}, to_apply=sum
+  ROOT t = (f32[611], f32[611], f32[517]) tuple(rows, squares, columns)
+})");
+}
+
 }  // namespace
 }  // namespace hmo::cpu::testing

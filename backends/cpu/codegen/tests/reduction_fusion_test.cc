@@ -1,7 +1,8 @@
 // Reduction fusions (kInput, rooted at a reduce): the fused elementwise
 // producers computed inside the reduction loop give what the evaluator
 // gives, for row and column reductions, a variadic (arg-max) reduce and a
-// bf16 input accumulated in f32; and such a fusion stays whole through the
+// bf16 input accumulated in f32 (as a column reduction); and such a fusion
+// stays whole through the
 // CPU compiler's preparation (its producers are no buffers of the plan).
 
 #include <memory>
@@ -10,6 +11,7 @@
 
 #include "gtest/gtest.h"
 #include "hmo/codegen/fusion_emitter.h"
+#include "hmo/codegen/op_emitters.h"
 #include "hmo/eval/hlo_evaluator.h"
 #include "run_hlo.h"
 
@@ -36,6 +38,8 @@ void ExpectMatchesEvaluator(std::string_view text) {
   const HloInstruction* fusion = (*module)->entry_computation()->root_instruction();
   ASSERT_EQ(fusion->opcode(), HloOpcode::kFusion);
   EXPECT_TRUE(codegen::IsReductionFusionEmittable(*fusion));
+  const HloInstruction* reduce = fusion->fused_instructions_computation()->root_instruction();
+  EXPECT_EQ(codegen::IsColumnReduction(*reduce), reduce->dimensions() == std::vector<int64_t>{0});
   const std::vector<Literal> arguments = Ramps(**module);
   absl::StatusOr<Literal> expected = HloEvaluator().Evaluate(**module, arguments);
   ASSERT_TRUE(expected.ok()) << expected.status();
@@ -73,6 +77,8 @@ ENTRY e {
 }
 
 TEST(ReductionFusionTest, ColumnReductionOfAConvertedBf16Input) {
+  // Kept dimension 1 is the minor one and the output is f32: the column
+  // form, accumulating in the output.
   ExpectMatchesEvaluator(R"(
 HloModule m
 mx {

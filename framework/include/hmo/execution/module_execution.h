@@ -49,7 +49,8 @@ struct ModuleExecutionOptions {
   // Arguments as for MakeModuleArguments.
   std::vector<std::string> input_files;
   uint64_t seed = 0;
-  // Empty: no result files.
+  // Empty: no result files. Written only when the run passes its check (or
+  // has none): a failed check leaves no results behind.
   std::filesystem::path results_dir;
   // The unoptimized module (elided constants filled with the same seed) to
   // evaluate with HloEvaluator and compare against; null: no check.

@@ -139,6 +139,7 @@ class KernelEmitContext {
 
   // The target's parallel loop over every index of `shape`
   // (ParallelLoopEmitter::EmitLoop): for an op's outermost output loop only.
+  // In a partitioned kernel, this part's share of it (EmitLoopNestPart).
   absl::Status EmitParallelLoop(std::string_view name, const Shape& shape,
                                 const std::function<absl::Status(const IrArray::Index&)>& body);
   // Element-by-element kernels (elementwise instructions, loop fusions) emit
@@ -152,10 +153,12 @@ class KernelEmitContext {
   absl::Status EmitOutputLinearLoop(std::string_view name, int64_t count,
                                     const std::function<absl::Status(llvm::Value*)>& body);
   // Makes this kernel part `part` of `parts` (i64 values: kernel arguments).
+  // EmitParallelLoop then emits this part's share too.
   void SetOutputPartition(llvm::Value* part, llvm::Value* parts) {
     part_ = part;
     parts_ = parts;
   }
+  bool partitioned() const { return part_ != nullptr; }
   // `body` once per kernel execution (ParallelLoopEmitter::EmitOnce).
   absl::Status EmitOnce(const std::function<absl::Status()>& body);
   // Whether EmitParallelLoop's iterations may run concurrently.

@@ -23,8 +23,10 @@ bool HasOpEmitter(const HloInstruction& instruction);
 
 // Whether EmitKernelBody emits `instruction`'s kernel as nothing but one
 // loop over its output (KernelEmitContext::EmitOutputLoopNest /
-// EmitOutputLinearLoop): an elementwise instruction or a loop fusion without
-// dynamic-update-slices. Such a kernel can be partitioned
+// EmitOutputLinearLoop / EmitParallelLoop, and entry-block allocas): an
+// elementwise instruction, a loop fusion without dynamic-update-slices, an
+// array-shaped reduce or reduction fusion that is not a column reduction
+// (op_emitters.h). Such a kernel can be partitioned
 // (KernelEmitContext::SetOutputPartition) and its parts run concurrently,
 // provided its output shares no bytes with an operand.
 bool IsPartitionableKernel(const HloInstruction& instruction);

@@ -35,6 +35,12 @@ absl::Status EmitReduce(KernelEmitContext& context);            // reduce_emitte
 // The loops of reduce `reduce` (of any computation) writing `outputs`, with
 // inputs[i] / inits[i] producing its operands i / N+i in the compute type:
 // EmitReduce with array readers, a reduction fusion with fused expressions.
+// A reduce whose kept dimensions are all more minor in memory than its
+// reduced ones and whose outputs hold the accumulator type exactly (f32,
+// f64, 32/64-bit integers): EmitReduceLoops emits it, when its kernel is
+// not partitioned and its outputs share no byte with what it reads, as a
+// column reduction (accumulating in the outputs, input in memory order).
+bool IsColumnReduction(const HloInstruction& reduce);
 absl::Status EmitReduceLoops(KernelEmitContext& context, const HloInstruction& reduce,
                              const std::vector<ElementGenerator>& inputs,
                              const std::vector<ElementGenerator>& inits,
