@@ -25,9 +25,6 @@ namespace {
 
 // Kernels writing fewer bytes than this are optimized for size.
 constexpr int64_t kSmallKernelBytes = 4096;
-// A partitioned kernel's part writes at least this many bytes: below it,
-// handing a part to another thread costs more than computing it.
-constexpr int64_t kMinPartBytes = 128 * 1024;
 // Parts per kernel at most (more than any thread count it runs with).
 constexpr int64_t kMaxParts = 64;
 
@@ -201,7 +198,7 @@ class ModuleEmitter {
       if (operand->shape().IsArray())
         bytes = std::max(bytes, ShapeUtil::ByteSizeOf(operand->shape()));
     }
-    if (bytes < 2 * kMinPartBytes || ShapeUtil::ElementsIn(instruction.shape()) < 2 ||
+    if (bytes < 2 * codegen::kMinPartBytes || ShapeUtil::ElementsIn(instruction.shape()) < 2 ||
         !codegen::IsPartitionableKernel(instruction)) {
       return 1;
     }
@@ -210,7 +207,7 @@ class ModuleEmitter {
     for (const HloInstruction* operand : instruction.operands()) {
       if (Overlap(written, codegen::ReadSlices(assignment_, *operand, {}))) return 1;
     }
-    return std::min(kMaxParts, bytes / kMinPartBytes);
+    return std::min(kMaxParts, bytes / codegen::kMinPartBytes);
   }
 
   absl::Status EmitKernelAndCall(const HloInstruction& instruction, llvm::Value* table) {

@@ -142,8 +142,8 @@ class LoopFuser {
   }
 
  private:
-  // Replaces `instruction` with a kLoop fusion computing only it; operands
-  // are its unique operands in order.
+  // Replaces `instruction` with a fusion computing only it (kInput for a
+  // reduce, kLoop otherwise); operands are its unique operands in order.
   absl::StatusOr<HloInstruction*> WrapInFusion(HloInstruction* instruction) {
     HloComputation* parent = instruction->parent();
     std::vector<HloInstruction*> operands = instruction->unique_operands();
@@ -156,8 +156,9 @@ class LoopFuser {
     body->set_root_instruction(CloneProducer(*instruction, value_of, *body));
     HloComputation* fused = module_.AddComputation(std::move(body), /*is_entry=*/false,
                                                    /*uniquify_names=*/false);
+    const FusionKind kind = IsReductionHost(*instruction) ? FusionKind::kInput : FusionKind::kLoop;
     std::unique_ptr<HloInstruction> fusion =
-        HloInstruction::CreateFusion(instruction->shape(), FusionKind::kLoop, operands, fused);
+        HloInstruction::CreateFusion(instruction->shape(), kind, operands, fused);
     fusion->SetAndSanitizeName(kFusionName);
     HMO_ASSIGN_OR_RETURN(HloInstruction * added,
                          parent->ReplaceWithNewInstructionInPlace(instruction, std::move(fusion)));

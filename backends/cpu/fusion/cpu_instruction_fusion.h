@@ -2,8 +2,8 @@
 #define HMO_BACKENDS_CPU_FUSION_CPU_INSTRUCTION_FUSION_H_
 
 // cpu-fusion: loop fusion for the CPU backend, in the spirit of XLA's
-// InstructionFusion as configured for CPU (single-output kLoop fusions,
-// duplication of cheap producers allowed).
+// InstructionFusion as configured for CPU (single-output kLoop fusions and
+// kInput reduction fusions, duplication of cheap producers allowed).
 //
 // Which computations: the entry and computations reached through control
 // flow (while body/condition, conditional branches, call). Scalar
@@ -17,11 +17,13 @@
 // thereby fused top-down in one visit.
 //
 // A producer P (operand of consumer C) is fused into C when all hold:
-//   * C is elementwise (a non-fusion elementwise opcode) or a kLoop fusion.
-//     Reductions do not host producers, although the backend emits XLA's
-//     reduction fusions: a row reduction's loop is scalar (a float sum is not
-//     reassociated), so a producer moved inside it loses the vectorized,
-//     partitioned loop it runs as on its own.
+//   * C is elementwise (a non-fusion elementwise opcode) or a kLoop fusion;
+//     or C is a reduce of one array-shaped input or a kInput fusion rooted at
+//     one (a reduction fusion: its producers run inside the reduction loop,
+//     as in XLA's reduction fusions; the reduce itself is never a producer),
+//     when it reads less than the backend splits into parts (IsReductionHost
+//     in loop_fusion_rules.h: a larger producer keeps its own vectorized,
+//     partitioned loop).
 //   * P is in the same computation, array-shaped, has no side effects and no
 //     control predecessors or successors (edges would have no instruction to
 //     attach to once P disappears into a fused computation).
@@ -49,7 +51,7 @@
 //     Such a P is still fused when its other users were fused into C first
 //     (then C is its only user), so nothing is computed twice.
 //
-// Result structure: the first fusion into C replaces C by a kLoop fusion
+// Result structure: the first fusion into C replaces C by a kLoop fusion (kInput for a reduce)
 // named "fusion" (uniquified: "fusion.1", ...) calling a computation named
 // "fused_computation" ("fused_computation.1", ...). The fused computation's
 // parameter i ("param_i") corresponds to fusion operand i. Fusing P removes
@@ -82,7 +84,8 @@ class CpuInstructionFusion : public HloPass {
  public:
   static constexpr std::string_view kName = "cpu-fusion";
   static constexpr std::string_view kDescription =
-      "Fuse elementwise producers into their consumers as kLoop fusions (CPU backend)";
+      "Fuse elementwise producers into their consumers as kLoop and reduction fusions (CPU "
+      "backend)";
 
   // The pass has no options.
   static PassOptionSchema OptionSchema() { return PassOptionSchema(); }

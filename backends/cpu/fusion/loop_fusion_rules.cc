@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "hmo/codegen/kernel_emitter.h"
 #include "hmo/ir/hlo_computation.h"
 #include "hmo/ir/hlo_opcode.h"
 #include "hmo/ir/layout.h"
@@ -128,7 +129,25 @@ bool IsExpensiveForFusion(const HloInstruction& instruction) {
   }
 }
 
+bool IsReductionHost(const HloInstruction& consumer) {
+  const HloInstruction* reduce = &consumer;
+  if (consumer.opcode() == HloOpcode::kFusion) {
+    const HloComputation* fused = consumer.fused_instructions_computation();
+    if (consumer.fusion_kind() != FusionKind::kInput || fused == nullptr) return false;
+    reduce = fused->root_instruction();
+  }
+  if (reduce->opcode() != HloOpcode::kReduce || !reduce->shape().IsArray() ||
+      reduce->operand_count() != 2 || reduce->to_apply() == nullptr) {
+    return false;
+  }
+  // A producer large enough to run in parts keeps its own loop: inside a
+  // row reduction it would run scalar (a float sum is not reassociated), and
+  // a column reduction runs whole on one thread.
+  return ShapeUtil::ByteSizeOf(reduce->operand(0)->shape()) < 2 * codegen::kMinPartBytes;
+}
+
 bool CanHostLoopFusion(const HloInstruction& consumer) {
+  if (IsReductionHost(consumer)) return true;
   if (consumer.opcode() == HloOpcode::kFusion) {
     return consumer.fusion_kind() == FusionKind::kLoop &&
            consumer.fused_instructions_computation() != nullptr;

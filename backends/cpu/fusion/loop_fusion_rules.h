@@ -18,8 +18,19 @@ namespace hmo::cpu {
 bool IsExpensiveForFusion(const HloInstruction& instruction);
 
 // Whether `consumer` may host a loop fusion: a non-fusion elementwise
-// instruction (array-shaped) or a kLoop fusion.
+// instruction (array-shaped) or a kLoop fusion; or a reduction
+// (IsReductionHost), whose fused producers are computed inside its loop.
 bool CanHostLoopFusion(const HloInstruction& consumer);
+
+// Whether `consumer` is a reduce of one array-shaped input, or a kInput
+// fusion rooted at one, that hosts producers: the host of a reduction fusion
+// (kInput, as XLA's reduction fusions), which the backend emits with the
+// fused producers computed element by element inside the reduction loop.
+// Only reductions of inputs too small to run in parts
+// (codegen::kMinPartBytes) host: a larger producer keeps its own vectorized,
+// partitioned loop (a row reduction's loop is scalar, a column reduction
+// runs whole on one thread).
+bool IsReductionHost(const HloInstruction& consumer);
 
 // Whether `producer`, judged on its own (opcode, shapes, layouts), can be
 // computed element by element inside a kLoop fusion: the producer kinds

@@ -3,12 +3,15 @@
 
 #include "cpu/fusion/cpu_instruction_fusion.h"
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "hmo/ir/literal.h"
+#include "hmo/eval/hlo_evaluator.h"
 #include "hmo/ir/hlo_computation.h"
 #include "hmo/ir/hlo_instruction.h"
 #include "hmo/ir/hlo_module.h"
@@ -253,25 +256,110 @@ ENTRY e {
 
   auto hand_fused = ParseTestModule(R"(
 HloModule hand_fused
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
 fused {
   x = f32[4] parameter(0)
-  ROOT y = f32[4] negate(x)
+  y = f32[4] negate(x)
+  zero = f32[] constant(0)
+  ROOT r = f32[] reduce(y, zero), dimensions={0}, to_apply=sum
 }
+ENTRY e {
+  p0 = f32[4] parameter(0)
+  ROOT f = f32[] fusion(p0), kind=kInput, calls=fused
+}
+)");
+  const std::string before = hand_fused->ToString();
+  EXPECT_FALSE(RunFusion(*hand_fused));
+  EXPECT_EQ(hand_fused->ToString(), before);
+}
+
+TEST(CpuInstructionFusionTest, FusesElementwiseProducersIntoAReduction) {
+  // The squares and the loop fusion feeding them run inside the reduction
+  // loop (a kInput fusion, as XLA's reduction fusions); the exponential is
+  // also an output, and expensive: it stays outside.
+  auto module = ParseTestModule(R"(
+HloModule reduction
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+fused {
+  x = f32[8,16] parameter(0)
+  ROOT n = f32[8,16] negate(x)
+}
+ENTRY e {
+  p0 = f32[8,16] parameter(0)
+  f = f32[8,16] fusion(p0), kind=kLoop, calls=fused
+  sq = f32[8,16] multiply(f, f)
+  zero = f32[] constant(0)
+  r = f32[8] reduce(sq, zero), dimensions={1}, to_apply=sum
+  e = f32[8,16] exponential(p0)
+  r2 = f32[16] reduce(e, zero), dimensions={0}, to_apply=sum
+  ROOT t = (f32[8], f32[16], f32[8,16]) tuple(r, r2, e)
+}
+)");
+  std::unique_ptr<HloModule> reference = module->Clone();
+  ASSERT_TRUE(RunFusion(*module));
+  const HloInstruction* root = module->entry_computation()->root_instruction();
+  const HloInstruction* r = root->operand(0);
+  ASSERT_EQ(r->opcode(), HloOpcode::kFusion);
+  EXPECT_EQ(r->fusion_kind(), FusionKind::kInput);
+  EXPECT_EQ(r->fused_instructions_computation()->root_instruction()->opcode(), HloOpcode::kReduce);
+  EXPECT_EQ(OperandNames(*r), (std::vector<std::string>{"p0"}));
+  // The exponential has another user: the second reduction reads it.
+  const HloInstruction* r2 = root->operand(1);
+  EXPECT_EQ(root->operand(2)->opcode(), HloOpcode::kExp);
+  EXPECT_TRUE(r2->opcode() == HloOpcode::kReduce ||
+              std::find(r2->operands().begin(), r2->operands().end(), root->operand(2)) !=
+                  r2->operands().end());
+  ExpectVerifiedAndRoundTrips(*module);
+  std::vector<Literal> arguments;
+  Literal x(ShapeUtil::MakeShape(PrimitiveType::F32, {8, 16}));
+  for (int64_t i = 0; i < x.element_count(); ++i) x.SetFromDouble(i, (i % 13) / 4.0 - 1.5);
+  arguments.push_back(std::move(x));
+  absl::StatusOr<Literal> expected = HloEvaluator().Evaluate(*reference, arguments);
+  absl::StatusOr<Literal> actual = HloEvaluator().Evaluate(*module, arguments);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  ASSERT_TRUE(actual.ok()) << actual.status();
+  EXPECT_EQ(*expected, *actual);
+}
+
+TEST(CpuInstructionFusionTest, LargeReductionsKeepTheirProducersLoops) {
+  // 1 MiB inputs: the producers keep their own (partitioned) loops; the
+  // 32 KiB reduction hosts its producer.
+  auto module = ParseTestModule(R"(
+HloModule large
 sum {
   a = f32[] parameter(0)
   b = f32[] parameter(1)
   ROOT s = f32[] add(a, b)
 }
 ENTRY e {
-  p0 = f32[4] parameter(0)
-  f = f32[4] fusion(p0), kind=kLoop, calls=fused
+  p0 = f32[512,512] parameter(0)
+  rows_in = f32[512,512] multiply(p0, p0)
   zero = f32[] constant(0)
-  ROOT r = f32[] reduce(f, zero), dimensions={0}, to_apply=sum
+  rows = f32[512] reduce(rows_in, zero), dimensions={1}, to_apply=sum
+  columns_in = f32[512,512] negate(p0)
+  columns = f32[512] reduce(columns_in, zero), dimensions={0}, to_apply=sum
+  p1 = f32[64,128] parameter(1)
+  small_in = f32[64,128] negate(p1)
+  small = f32[64] reduce(small_in, zero), dimensions={1}, to_apply=sum
+  ROOT t = (f32[512], f32[512], f32[64]) tuple(rows, columns, small)
 }
 )");
-  const std::string before = hand_fused->ToString();
-  EXPECT_FALSE(RunFusion(*hand_fused));
-  EXPECT_EQ(hand_fused->ToString(), before);
+  ASSERT_TRUE(RunFusion(*module));
+  const HloInstruction* root = module->entry_computation()->root_instruction();
+  EXPECT_EQ(root->operand(0)->opcode(), HloOpcode::kReduce);
+  EXPECT_EQ(root->operand(0)->operand(0)->opcode(), HloOpcode::kMultiply);
+  EXPECT_EQ(root->operand(1)->opcode(), HloOpcode::kReduce);
+  ASSERT_EQ(root->operand(2)->opcode(), HloOpcode::kFusion);
+  EXPECT_EQ(root->operand(2)->fusion_kind(), FusionKind::kInput);
+  ExpectVerifiedAndRoundTrips(*module);
 }
 
 TEST(CpuInstructionFusionTest, ConstantsOnlyJoinExistingFusionsAndOnlyWhenScalar) {

@@ -5,6 +5,8 @@
 // fusion_emitter.h, dot/convolution/reduce/... to op_emitters.h, and emits
 // elemental instructions as one loop nest over their output.
 
+#include <cstdint>
+
 #include "absl/status/status.h"
 #include "hmo/codegen/kernel_emit_context.h"
 
@@ -30,6 +32,12 @@ bool HasOpEmitter(const HloInstruction& instruction);
 // (KernelEmitContext::SetOutputPartition) and its parts run concurrently,
 // provided its output shares no bytes with an operand.
 bool IsPartitionableKernel(const HloInstruction& instruction);
+
+// A part of a partitioned kernel does at least this many bytes of work
+// (written, or read by a reduction): below it, handing a part to another
+// thread costs more than computing it. A kernel is split only from twice
+// this size.
+inline constexpr int64_t kMinPartBytes = 128 * 1024;
 
 // One loop over `output`'s shape writing generator(index) at each index;
 // a single flat loop over the elements when `flat` (the generator then
