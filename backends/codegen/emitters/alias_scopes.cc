@@ -9,6 +9,8 @@ bool Overlap(const BufferAssignment::Slice& a, const BufferAssignment::Slice& b)
   return a.index == b.index && a.offset < b.offset + b.size && b.offset < a.offset + a.size;
 }
 
+}  // namespace
+
 bool AnyOverlap(const std::set<BufferAssignment::Slice>& a,
                 const std::set<BufferAssignment::Slice>& b) {
   for (const auto& x : a) {
@@ -19,7 +21,26 @@ bool AnyOverlap(const std::set<BufferAssignment::Slice>& a,
   return false;
 }
 
-}  // namespace
+bool OutputsOverlapOperands(const BufferAssignment& assignment, const HloInstruction& instruction) {
+  std::set<BufferAssignment::Slice> written;
+  const Shape& shape = instruction.shape();
+  if (shape.IsTuple()) {
+    for (int64_t i = 0; i < static_cast<int64_t>(shape.tuple_shapes().size()); ++i) {
+      if (!shape.tuple_shapes()[i].IsArray()) return true;
+      const std::set<BufferAssignment::Slice> leaf = assignment.GetAllSlices(&instruction, {i});
+      if (leaf.empty()) return true;
+      written.insert(leaf.begin(), leaf.end());
+    }
+  } else {
+    written = assignment.GetAllSlices(&instruction, {});
+  }
+  if (written.empty()) return true;
+  for (const HloInstruction* operand : instruction.operands()) {
+    if (!operand->shape().IsArray()) return true;
+    if (AnyOverlap(written, ReadSlices(assignment, *operand, {}))) return true;
+  }
+  return false;
+}
 
 std::set<BufferAssignment::Slice> ReadSlices(const BufferAssignment& assignment,
                                              const HloInstruction& instruction,

@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -75,40 +74,6 @@ bool AccumulatesInItsOwnType(PrimitiveType type) {
     default:
       return false;
   }
-}
-
-// Whether two sets of slices share a byte.
-bool Overlap(const std::set<BufferAssignment::Slice>& a,
-             const std::set<BufferAssignment::Slice>& b) {
-  for (const BufferAssignment::Slice& x : a) {
-    for (const BufferAssignment::Slice& y : b) {
-      if (x.index == y.index && x.offset < y.offset + y.size && y.offset < x.offset + x.size) {
-        return true;
-      }
-    }
-  }
-  return false;
-}
-
-// The column form (IsColumnReduction) applies to this kernel: its outputs
-// share no byte with what it reads, so they can hold the partial results.
-bool OutputsCanAccumulate(KernelEmitContext& context) {
-  const HloInstruction& kernel = context.instruction();
-  std::set<BufferAssignment::Slice> written;
-  if (kernel.shape().IsTuple()) {
-    for (int64_t i = 0; i < static_cast<int64_t>(kernel.shape().tuple_shapes().size()); ++i) {
-      for (const auto& slice : context.assignment().GetAllSlices(&kernel, {i}))
-        written.insert(slice);
-    }
-  } else {
-    written = context.assignment().GetAllSlices(&kernel, {});
-  }
-  if (written.empty()) return false;
-  for (const HloInstruction* operand : kernel.operands()) {
-    if (!operand->shape().IsArray()) return false;
-    if (Overlap(written, ReadSlices(context.assignment(), *operand, {}))) return false;
-  }
-  return true;
 }
 
 // A column reduction: the outputs start as the inits and take the input in
@@ -177,7 +142,9 @@ absl::Status EmitReduceLoops(KernelEmitContext& context, const HloInstruction& r
                              const std::vector<IrArray>& outputs) {
   const int64_t n = static_cast<int64_t>(inputs.size());
   llvm::IRBuilder<>& b = context.builder();
-  if (!context.partitioned() && IsColumnReduction(reduce) && OutputsCanAccumulate(context)) {
+  // The outputs hold partial results: they must share no byte with the input.
+  if (!context.partitioned() && IsColumnReduction(reduce) &&
+      !OutputsOverlapOperands(context.assignment(), context.instruction())) {
     return EmitColumnReduction(context, reduce, inputs, inits, outputs);
   }
   const Shape& input_shape = reduce.operand(0)->shape();

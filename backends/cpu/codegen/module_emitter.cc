@@ -174,19 +174,6 @@ class ModuleEmitter {
         });
   }
 
-  // Whether two sets of slices share a byte.
-  static bool Overlap(const std::set<BufferAssignment::Slice>& a,
-                      const std::set<BufferAssignment::Slice>& b) {
-    for (const BufferAssignment::Slice& x : a) {
-      for (const BufferAssignment::Slice& y : b) {
-        if (x.index == y.index && x.offset < y.offset + y.size && y.offset < x.offset + x.size) {
-          return true;
-        }
-      }
-    }
-    return false;
-  }
-
   // How many parts `instruction`'s kernel is split into (1: not split). Only
   // a kernel that is one loop over its output (IsPartitionableKernel) whose
   // output shares no byte with an operand: its parts then write disjoint
@@ -202,11 +189,7 @@ class ModuleEmitter {
         !codegen::IsPartitionableKernel(instruction)) {
       return 1;
     }
-    const std::set<BufferAssignment::Slice> written = assignment_.GetAllSlices(&instruction, {});
-    if (written.empty()) return 1;
-    for (const HloInstruction* operand : instruction.operands()) {
-      if (Overlap(written, codegen::ReadSlices(assignment_, *operand, {}))) return 1;
-    }
+    if (codegen::OutputsOverlapOperands(assignment_, instruction)) return 1;
     return std::min(kMaxParts, bytes / codegen::kMinPartBytes);
   }
 

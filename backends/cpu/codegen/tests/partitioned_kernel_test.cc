@@ -15,25 +15,10 @@
 namespace hmo::cpu::testing {
 namespace {
 
-// Arguments: a ramp per parameter, distinct between parameters.
-std::vector<Literal> Ramps(const HloModule& module) {
-  std::vector<Literal> arguments;
-  int64_t salt = 1;
-  for (const HloInstruction* parameter : module.entry_computation()->parameter_instructions()) {
-    Literal literal(parameter->shape());
-    for (int64_t i = 0; i < literal.element_count(); ++i) {
-      literal.SetFromDouble(i, static_cast<double>((i * 7 + salt) % 23) / 8.0 - 1.0);
-    }
-    arguments.push_back(std::move(literal));
-    salt += 5;
-  }
-  return arguments;
-}
-
 void ExpectSameForEveryThreadCount(std::string_view text) {
   absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
   ASSERT_TRUE(module.ok()) << module.status();
-  const std::vector<Literal> arguments = Ramps(**module);
+  const std::vector<Literal> arguments = RampArguments(**module);
   absl::StatusOr<Literal> expected = HloEvaluator().Evaluate(**module, arguments);
   ASSERT_TRUE(expected.ok()) << expected.status();
   for (int64_t threads : {1, 2, 3, 7}) {

@@ -18,20 +18,6 @@
 namespace hmo::cpu::testing {
 namespace {
 
-std::vector<Literal> Ramps(const HloModule& module) {
-  std::vector<Literal> arguments;
-  int64_t salt = 3;
-  for (const HloInstruction* parameter : module.entry_computation()->parameter_instructions()) {
-    Literal literal(parameter->shape());
-    for (int64_t i = 0; i < literal.element_count(); ++i) {
-      literal.SetFromDouble(i, static_cast<double>((i * 5 + salt) % 17) / 4.0 - 2.0);
-    }
-    arguments.push_back(std::move(literal));
-    salt += 7;
-  }
-  return arguments;
-}
-
 void ExpectMatchesEvaluator(std::string_view text) {
   absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
   ASSERT_TRUE(module.ok()) << module.status();
@@ -40,7 +26,7 @@ void ExpectMatchesEvaluator(std::string_view text) {
   EXPECT_TRUE(codegen::IsReductionFusionEmittable(*fusion));
   const HloInstruction* reduce = fusion->fused_instructions_computation()->root_instruction();
   EXPECT_EQ(codegen::IsColumnReduction(*reduce), reduce->dimensions() == std::vector<int64_t>{0});
-  const std::vector<Literal> arguments = Ramps(**module);
+  const std::vector<Literal> arguments = RampArguments(**module);
   absl::StatusOr<Literal> expected = HloEvaluator().Evaluate(**module, arguments);
   ASSERT_TRUE(expected.ok()) << expected.status();
   absl::StatusOr<std::unique_ptr<CpuExecutable>> executable =

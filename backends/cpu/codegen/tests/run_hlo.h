@@ -60,6 +60,23 @@ inline std::vector<int64_t> AsInts(const Literal& literal) {
   return out;
 }
 
+// One argument per entry parameter of `module`: a ramp of small exact
+// values (multiples of 1/8 in [-1, 1.75]), shifted between parameters so
+// that no two are alike.
+inline std::vector<Literal> RampArguments(const HloModule& module) {
+  std::vector<Literal> arguments;
+  int64_t salt = 1;
+  for (const HloInstruction* parameter : module.entry_computation()->parameter_instructions()) {
+    Literal literal(parameter->shape());
+    for (int64_t i = 0; i < literal.element_count(); ++i) {
+      literal.SetFromDouble(i, static_cast<double>((i * 7 + salt) % 23) / 8.0 - 1.0);
+    }
+    arguments.push_back(std::move(literal));
+    salt += 5;
+  }
+  return arguments;
+}
+
 }  // namespace hmo::cpu::testing
 
 #endif  // HMO_BACKENDS_CPU_CODEGEN_TESTS_RUN_HLO_H_

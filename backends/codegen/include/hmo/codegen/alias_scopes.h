@@ -23,6 +23,16 @@ std::set<BufferAssignment::Slice> ReadSlices(const BufferAssignment& assignment,
                                              const HloInstruction& instruction,
                                              const ShapeIndex& index = {});
 
+// Whether some slice of `a` shares a byte with some slice of `b`.
+bool AnyOverlap(const std::set<BufferAssignment::Slice>& a,
+                const std::set<BufferAssignment::Slice>& b);
+
+// Whether a byte `instruction` writes (its array outputs, a tuple's leaves)
+// may also be one it reads (its operands' slices): true as well when an
+// output has no slice or an operand is not an array (nothing is known).
+// A kernel for which this is false may write its outputs in any order.
+bool OutputsOverlapOperands(const BufferAssignment& assignment, const HloInstruction& instruction);
+
 // Annotates `outputs` (written through `output_slices`) and `inputs` (read
 // through `input_slices`) when every output slice overlaps no other output
 // slice and no input slice. Returns whether it did.
