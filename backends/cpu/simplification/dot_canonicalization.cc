@@ -55,12 +55,12 @@ bool WorthAGemm(const HloInstruction& dot) {
   const DotDimensionNumbers& numbers = dot.dot_dimension_numbers();
   const Shape& lhs = dot.operand(0)->shape();
   const Shape& rhs = dot.operand(1)->shape();
-  const double m = static_cast<double>(Product(
-      lhs, DotFreeDimensions(lhs.rank(), numbers.lhs_batch_dimensions,
-                             numbers.lhs_contracting_dimensions)));
-  const double n = static_cast<double>(Product(
-      rhs, DotFreeDimensions(rhs.rank(), numbers.rhs_batch_dimensions,
-                             numbers.rhs_contracting_dimensions)));
+  const double m =
+      static_cast<double>(Product(lhs, DotFreeDimensions(lhs.rank(), numbers.lhs_batch_dimensions,
+                                                         numbers.lhs_contracting_dimensions)));
+  const double n =
+      static_cast<double>(Product(rhs, DotFreeDimensions(rhs.rank(), numbers.rhs_batch_dimensions,
+                                                         numbers.rhs_contracting_dimensions)));
   const double k = static_cast<double>(Product(lhs, numbers.lhs_contracting_dimensions));
   return m * n * k > 8.0 * (m * k + k * n + m * n);
 }
