@@ -14,6 +14,10 @@
 #include "hmo/codegen/runtime/runtime_functions.h"
 #include "unsupported/Eigen/CXX11/ThreadPool"
 
+// OpenBLAS's own thread count (the GEMM and convolution calls), when the
+// BLAS is OpenBLAS; weak so that another CBLAS links too.
+extern "C" void openblas_set_num_threads(int num_threads) __attribute__((weak));
+
 namespace hmo::codegen {
 namespace {
 
@@ -44,6 +48,9 @@ void SetIntraOpThreadCount(int threads) {
   if (threads == pool.threads) return;
   pool.threads = threads;
   pool.pool.reset();
+  // The library's threads follow: --threads 1 means one thread, and more
+  // spinning threads than cores slow every kernel down.
+  if (openblas_set_num_threads != nullptr) openblas_set_num_threads(threads);
 }
 
 }  // namespace hmo::codegen

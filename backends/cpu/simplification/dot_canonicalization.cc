@@ -151,11 +151,56 @@ absl::StatusOr<bool> Canonicalize(HloComputation& computation, HloInstruction* d
   return true;
 }
 
+// `transpose` of a matrix product whose only user it is, every user of the
+// transpose elementwise (they read any layout): replaced by the product of
+// the swapped operands, (AB)^T = B^T A^T, written row-major in the
+// transpose's order. Returns the new dot, or null when the rule does not
+// apply. XLA's algebraic simplifier folds such transposes the same way; JAX
+// writes them for weight gradients, laid out so that the transposed copy is
+// the dot's own bytes, which elementwise users would then read with a stride.
+absl::StatusOr<HloInstruction*> FoldResultTranspose(HloComputation& computation,
+                                                    HloInstruction* transpose) {
+  if (transpose->opcode() != HloOpcode::kTranspose ||
+      transpose->dimensions() != std::vector<int64_t>{1, 0} ||
+      transpose == computation.root_instruction() || !transpose->control_predecessors().empty() ||
+      !transpose->control_successors().empty() || !IsPlainArray(transpose->shape())) {
+    return nullptr;
+  }
+  HloInstruction* dot = transpose->mutable_operand(0);
+  if (!IsCandidate(*dot) || dot->user_count() != 1 || dot->shape().rank() != 2 ||
+      !dot->dot_dimension_numbers().lhs_batch_dimensions.empty() ||
+      dot->shape().element_type() != transpose->shape().element_type()) {
+    return nullptr;
+  }
+  for (const HloInstruction* user : transpose->users()) {
+    if (!user->IsElementwise() || user->opcode() == HloOpcode::kFusion) return nullptr;
+  }
+  DotDimensionNumbers swapped;
+  swapped.lhs_contracting_dimensions = dot->dot_dimension_numbers().rhs_contracting_dimensions;
+  swapped.rhs_contracting_dimensions = dot->dot_dimension_numbers().lhs_contracting_dimensions;
+  std::unique_ptr<HloInstruction> product = dot->CloneWithNewOperands(
+      ShapeUtil::MakeShapeWithDescendingLayout(transpose->shape().element_type(),
+                                               transpose->shape().dimensions()),
+      {dot->mutable_operand(1), dot->mutable_operand(0)});
+  product->set_dot_dimension_numbers(std::move(swapped));
+  HloInstruction* added = computation.AddInstruction(std::move(product), dot->name());
+  HMO_RETURN_IF_ERROR(computation.ReplaceInstruction(transpose, added));
+  return added;
+}
+
 }  // namespace
 
 absl::StatusOr<bool> DotCanonicalization::Run(HloModule& module, PassContext& /*context*/) {
   bool changed = false;
   for (HloComputation* computation : module.MakeNonfusionComputations()) {
+    std::vector<HloInstruction*> transposes;
+    for (HloInstruction* instruction : computation->instructions()) {
+      if (instruction->opcode() == HloOpcode::kTranspose) transposes.push_back(instruction);
+    }
+    for (HloInstruction* transpose : transposes) {
+      HMO_ASSIGN_OR_RETURN(HloInstruction * folded, FoldResultTranspose(*computation, transpose));
+      changed |= folded != nullptr;
+    }
     std::vector<HloInstruction*> dots;
     for (HloInstruction* instruction : computation->instructions()) {
       if (IsCandidate(*instruction) && WorthAGemm(*instruction)) dots.push_back(instruction);

@@ -11,6 +11,10 @@
 //     out as matrices (gemm_plan.h) gets a transpose on each such operand, to
 //     [batch, free, contracting] (lhs) or [batch, contracting, free] (rhs)
 //     order, row-major; the dot's dimension numbers follow.
+//   - a transpose of a matrix product used only by it, whose users are all
+//     elementwise, becomes the product of the swapped operands,
+//     (AB)^T = B^T A^T, written row-major (XLA's simplifier does the same):
+//     no transposed copy, and the users read consecutive elements.
 // Only dots where the GEMM repays the copies are rewritten (m*n*k above
 // eight times the elements of the three matrices); smaller ones, such as
 // matrix-vector products, stay generated loops.

@@ -119,5 +119,49 @@ ENTRY e {
   EXPECT_FALSE(*changed) << module->ToString();
 }
 
+TEST(DotCanonicalizationTest, TransposedProductBecomesTheSwappedProduct) {
+  // JAX's weight gradient: the transpose is laid out as the dot's own bytes.
+  constexpr std::string_view kText = R"(
+HloModule m
+ENTRY e {
+  g = f32[64,48]{1,0} parameter(0)
+  x = f32[64,32]{1,0} parameter(1)
+  d = f32[48,32]{1,0} dot(g, x), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+  t = f32[32,48]{0,1} transpose(d), dimensions={1,0}
+  acc = f32[32,48]{1,0} parameter(2)
+  ROOT s = f32[32,48]{1,0} add(acc, t)
+}
+)";
+  std::unique_ptr<HloModule> module = ParseTestModule(kText);
+  absl::StatusOr<bool> changed = RunCanonicalization(*module);
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  EXPECT_TRUE(*changed);
+  const HloInstruction* dot = OnlyDot(*module);
+  ASSERT_NE(dot, nullptr);
+  EXPECT_EQ(dot->operand(0)->name(), "x");
+  EXPECT_EQ(dot->operand(1)->name(), "g");
+  EXPECT_EQ(dot->shape().dimensions(), (std::vector<int64_t>{32, 48}));
+  EXPECT_TRUE(codegen::GemmPlanFor(*dot).has_value());
+  EXPECT_EQ(module->entry_computation()->root_instruction()->operand(1), dot);
+  EXPECT_TRUE(VerifyHloModule(*module).ok()) << module->ToString();
+  testing::ExpectPassKeepsValues<DotCanonicalization>(kText);
+}
+
+TEST(DotCanonicalizationTest, TransposedProductReadByANonElementwiseUserStays) {
+  std::unique_ptr<HloModule> module = ParseTestModule(R"(
+HloModule m
+ENTRY e {
+  g = f32[64,48]{1,0} parameter(0)
+  x = f32[64,32]{1,0} parameter(1)
+  d = f32[48,32]{1,0} dot(g, x), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+  t = f32[32,48]{0,1} transpose(d), dimensions={1,0}
+  ROOT r = (f32[32,48]{0,1}) tuple(t)
+}
+)");
+  absl::StatusOr<bool> changed = RunCanonicalization(*module);
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  EXPECT_FALSE(*changed) << module->ToString();
+}
+
 }  // namespace
 }  // namespace hmo::cpu

@@ -12,8 +12,9 @@ namespace hmo::codegen {
 // (at least 1). Default: the machine's hardware threads.
 int IntraOpThreadCount();
 
-// Sets that count (values below 1 mean 1). Not to be called while generated
-// code runs: the pool is rebuilt for the new count.
+// Sets that count (values below 1 mean 1), and OpenBLAS's thread count
+// (GEMM, convolution) to the same. Not to be called while generated code
+// runs: the pool is rebuilt for the new count.
 void SetIntraOpThreadCount(int threads);
 
 }  // namespace hmo::codegen
