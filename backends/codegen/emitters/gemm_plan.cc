@@ -46,10 +46,23 @@ std::optional<bool> GemmOperandTranspose(const HloInstruction& dot, int64_t oper
   return std::nullopt;
 }
 
-std::optional<GemmPlan> GemmPlanFor(const HloInstruction& dot) {
+GemmPlan GemmSizes(const HloInstruction& dot) {
   const DotDimensionNumbers& dnums = dot.dot_dimension_numbers();
   const Shape& lhs = dot.operand(0)->shape();
   const Shape& rhs = dot.operand(1)->shape();
+  const std::vector<int64_t> lhs_free = DotFreeDimensions(
+      lhs.dimensions().size(), dnums.lhs_batch_dimensions, dnums.lhs_contracting_dimensions);
+  const std::vector<int64_t> rhs_free = DotFreeDimensions(
+      rhs.dimensions().size(), dnums.rhs_batch_dimensions, dnums.rhs_contracting_dimensions);
+  GemmPlan sizes;
+  sizes.batch = Product(lhs, dnums.lhs_batch_dimensions);
+  sizes.m = Product(lhs, lhs_free);
+  sizes.k = Product(lhs, dnums.lhs_contracting_dimensions);
+  sizes.n = Product(rhs, rhs_free);
+  return sizes;
+}
+
+std::optional<GemmPlan> GemmPlanFor(const HloInstruction& dot) {
   const Shape& out = dot.shape();
   const int64_t out_rank = static_cast<int64_t>(out.dimensions().size());
   std::vector<int64_t> descending;
@@ -58,17 +71,9 @@ std::optional<GemmPlan> GemmPlanFor(const HloInstruction& dot) {
   const std::optional<bool> transpose_lhs = GemmOperandTranspose(dot, 0);
   const std::optional<bool> transpose_rhs = GemmOperandTranspose(dot, 1);
   if (!transpose_lhs.has_value() || !transpose_rhs.has_value()) return std::nullopt;
-  GemmPlan plan;
+  GemmPlan plan = GemmSizes(dot);
   plan.transpose_lhs = *transpose_lhs;
   plan.transpose_rhs = *transpose_rhs;
-  const std::vector<int64_t> lhs_free = DotFreeDimensions(
-      lhs.dimensions().size(), dnums.lhs_batch_dimensions, dnums.lhs_contracting_dimensions);
-  const std::vector<int64_t> rhs_free = DotFreeDimensions(
-      rhs.dimensions().size(), dnums.rhs_batch_dimensions, dnums.rhs_contracting_dimensions);
-  plan.batch = Product(lhs, dnums.lhs_batch_dimensions);
-  plan.m = Product(lhs, lhs_free);
-  plan.k = Product(lhs, dnums.lhs_contracting_dimensions);
-  plan.n = Product(rhs, rhs_free);
   return plan;
 }
 

@@ -41,27 +41,15 @@ bool IsCandidate(const HloInstruction& dot) {
   return IsPlainArray(dot.operand(0)->shape()) && IsPlainArray(dot.operand(1)->shape());
 }
 
-int64_t Product(const Shape& shape, const std::vector<int64_t>& dimensions) {
-  int64_t product = 1;
-  for (int64_t d : dimensions) product *= shape.dimensions()[d];
-  return product;
-}
-
 // Whether the GEMM repays converting or transposing the operands: each
 // element copied is used in enough multiply-adds (m*n*k against eight times
 // the elements of the three matrices). A dot below that, such as a
 // matrix-vector product, stays a generated loop.
 bool WorthAGemm(const HloInstruction& dot) {
-  const DotDimensionNumbers& numbers = dot.dot_dimension_numbers();
-  const Shape& lhs = dot.operand(0)->shape();
-  const Shape& rhs = dot.operand(1)->shape();
-  const double m =
-      static_cast<double>(Product(lhs, DotFreeDimensions(lhs.rank(), numbers.lhs_batch_dimensions,
-                                                         numbers.lhs_contracting_dimensions)));
-  const double n =
-      static_cast<double>(Product(rhs, DotFreeDimensions(rhs.rank(), numbers.rhs_batch_dimensions,
-                                                         numbers.rhs_contracting_dimensions)));
-  const double k = static_cast<double>(Product(lhs, numbers.lhs_contracting_dimensions));
+  const codegen::GemmPlan sizes = codegen::GemmSizes(dot);
+  const double m = static_cast<double>(sizes.m);
+  const double n = static_cast<double>(sizes.n);
+  const double k = static_cast<double>(sizes.k);
   return m * n * k > 8.0 * (m * k + k * n + m * n);
 }
 

@@ -55,6 +55,10 @@ struct GemmPlan {
   bool transpose_rhs = false;
 };
 
+// batch, m, n and k of `dot` as defined above, whatever its layouts (the
+// transpose flags stay false): the sizes GemmPlanFor puts in its plan.
+GemmPlan GemmSizes(const HloInstruction& dot);
+
 // The plan for `dot` (a kDot instruction with dot dimension numbers), or
 // nullopt when its layouts do not allow one (see above).
 std::optional<GemmPlan> GemmPlanFor(const HloInstruction& dot);
