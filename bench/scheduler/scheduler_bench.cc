@@ -89,10 +89,11 @@ std::optional<int64_t> ProvenOptimum(const HloModule& module, const HloAliasAnal
   if (computation.instruction_count() > scheduler::ExactProblem::kMaxInstructions) {
     return std::nullopt;
   }
-  std::unique_ptr<SchedulingView> view =
+  absl::StatusOr<std::unique_ptr<SchedulingView>> view =
       BuildSchedulingView(computation, inputs.may_share, &inputs.values);
+  if (!view.ok()) return std::nullopt;
   absl::StatusOr<scheduler::SchedulingGraph> graph =
-      scheduler::SchedulingGraph::FromView(view->view());
+      scheduler::SchedulingGraph::FromView((*view)->view());
   if (!graph.ok()) return std::nullopt;
   scheduler::MemoryModel model(*graph);
   scheduler::ExactOptions options;
@@ -105,7 +106,7 @@ std::optional<int64_t> ProvenOptimum(const HloModule& module, const HloAliasAnal
   }
   HloSchedule schedule(&module);
   std::vector<HloInstruction*> sequence;
-  for (int id : exact.order) sequence.push_back(view->instruction(id));
+  for (int id : exact.order) sequence.push_back((*view)->instruction(id));
   schedule.set_sequence(&computation, sequence);
   absl::StatusOr<int64_t> peak =
       HeapSimulator::MinimumMemoryForModule(schedule, alias, ByteSizeOfValue(8));

@@ -47,7 +47,7 @@ class SchedulingViewTest : public ::testing::Test {
 };
 
 TEST_F(SchedulingViewTest, DescribesEveryInstructionById) {
-  auto view = BuildSchedulingView(*module_->entry_computation());
+  auto view = *BuildSchedulingView(*module_->entry_computation());
   const HmoSchedulingView& c = view->view();
   EXPECT_EQ(c.struct_size, sizeof(HmoSchedulingView));
   EXPECT_STREQ(c.computation_name, "main");
@@ -76,19 +76,19 @@ TEST_F(SchedulingViewTest, DescribesEveryInstructionById) {
 }
 
 TEST_F(SchedulingViewTest, LiveOutIsTheRootAndWhatTheRootTupleForwards) {
-  auto view = BuildSchedulingView(*module_->entry_computation());
+  auto view = *BuildSchedulingView(*module_->entry_computation());
   std::vector<int> live;
   for (HmoInstructionId id = 0; id < view->size(); ++id) live.push_back(At(*view, id).is_live_out);
   EXPECT_THAT(live, ElementsAre(0, 0, 1, 0, 1, 1));
 }
 
 TEST_F(SchedulingViewTest, MayShareIsEmptyWithoutAnalysisAndFilledByTheCallback) {
-  auto plain = BuildSchedulingView(*module_->entry_computation());
+  auto plain = *BuildSchedulingView(*module_->entry_computation());
   for (HmoInstructionId id = 0; id < plain->size(); ++id) {
     EXPECT_EQ(At(*plain, id).may_share_operand_count, 0u);
   }
   std::vector<std::pair<std::string, int64_t>> asked;
-  auto shared = BuildSchedulingView(*module_->entry_computation(),
+  auto shared = *BuildSchedulingView(*module_->entry_computation(),
                                     [&](const HloInstruction& instruction, int64_t operand) {
                                       asked.emplace_back(instruction.name(), operand);
                                       return instruction.opcode() == HloOpcode::kMultiply ||
@@ -104,6 +104,49 @@ TEST_F(SchedulingViewTest, MayShareIsEmptyWithoutAnalysisAndFilledByTheCallback)
   // An operand already accepted is not asked about again.
   EXPECT_EQ(std::count(asked.begin(), asked.end(), std::make_pair(std::string("mul"), int64_t{1})),
             0);
+}
+
+// Two outputs donated crosswise: each parameter's other reader must run
+// before the output written over it, which no order allows. The strategies
+// never see that graph; the build names the aliases.
+TEST(SchedulingViewDonationTest, DonationOrdersAreControlEdgesAndACycleIsRefused) {
+  constexpr std::string_view kDonated = R"(
+HloModule donated, input_output_alias={ {0}: (0, {}, may-alias) }
+
+ENTRY main {
+  p0 = f32[4] parameter(0)
+  p1 = f32[4] parameter(1)
+  reader = f32[4] negate(p0)
+  writer = f32[4] add(p1, p1)
+  ROOT t = (f32[4], f32[4]) tuple(writer, reader)
+}
+)";
+  auto module = ParseHloModule(kDonated);
+  ASSERT_TRUE(module.ok()) << module.status();
+  auto view = BuildSchedulingView(*(*module)->entry_computation());
+  ASSERT_TRUE(view.ok()) << view.status();
+  const HmoSchedulingInstruction& writer = *(*view)->view().instructions[3];
+  EXPECT_THAT(Ids(writer.control_predecessor_ids, writer.control_predecessor_count),
+              ElementsAre(2));
+
+  constexpr std::string_view kCrosswise = R"(
+HloModule crosswise, input_output_alias={ {0}: (1, {}, may-alias), {1}: (0, {}, may-alias) }
+
+ENTRY main {
+  p0 = f32[4] parameter(0)
+  p1 = f32[4] parameter(1)
+  n0 = f32[4] negate(p0)
+  n1 = f32[4] negate(p1)
+  ROOT t = (f32[4], f32[4]) tuple(n0, n1)
+}
+)";
+  auto crosswise = ParseHloModule(kCrosswise);
+  ASSERT_TRUE(crosswise.ok()) << crosswise.status();
+  auto refused = BuildSchedulingView(*(*crosswise)->entry_computation());
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(refused.status().message()),
+              ::testing::HasSubstr("outputs {0} and {1}"));
 }
 
 }  // namespace

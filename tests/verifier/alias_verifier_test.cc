@@ -164,6 +164,45 @@ TEST(AliasVerifierTextTest, OutputsDonatedCrosswiseFormACycle) {
   EXPECT_TRUE(VerifiesOk(*straight));
 }
 
+// A module-level error points at the header attribute it is about, or at the
+// module's name when the header does not write that attribute.
+TEST(AliasVerifierTextTest, ModuleErrorsArePositionedAtTheHeaderAttribute) {
+  auto crosswise = Parse(DonatingModule(1, 0));
+  ASSERT_NE(crosswise, nullptr);
+  std::vector<HloVerifierError> errors = CollectVerifierErrors(*crosswise, {});
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].line, 1);
+  EXPECT_EQ(errors[0].column, 14);  // "HloModule d, input_output_alias=..."
+
+  auto donor = Parse(R"(HloModule b,
+  buffer_donor={ (3, {}) }
+ENTRY main {
+  ROOT p0 = f32[4] parameter(0)
+})");
+  ASSERT_NE(donor, nullptr);
+  errors = CollectVerifierErrors(*donor, {});
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].rule, "buffer-donor");
+  EXPECT_EQ(errors[0].line, 2);
+  EXPECT_EQ(errors[0].column, 3);
+
+  // Aliases a pass added, in a module whose header had none: the name.
+  auto added = Parse(R"(HloModule added
+ENTRY main {
+  p0 = f32[4] parameter(0)
+  ROOT n = f32[2] negate(f32[2] constant({1, 2}))
+})");
+  ASSERT_NE(added, nullptr);
+  ASSERT_TRUE(added->input_output_alias_config()
+                  .SetUpAlias({}, 0, {}, HloInputOutputAliasConfig::kMayAlias)
+                  .ok());
+  errors = CollectVerifierErrors(*added, {});
+  ASSERT_FALSE(errors.empty());
+  EXPECT_EQ(errors[0].rule, "alias-size");
+  EXPECT_EQ(errors[0].line, 1);
+  EXPECT_EQ(errors[0].column, 11);
+}
+
 TEST(AliasVerifierTextTest, AReaderThatNeedsTheDonatedOutputImposesNoOrder) {
   // s reads p0 after n has been computed into p0's buffer: valid HLO (the
   // backends keep a copy of p0), not a donation cycle.

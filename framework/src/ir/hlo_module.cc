@@ -200,6 +200,7 @@ std::unique_ptr<HloModule> HloModule::Clone(std::string_view suffix) const {
   module->num_partitions_ = num_partitions_;
   module->frontend_attributes_ = frontend_attributes_;
   module->raw_attributes_ = raw_attributes_;
+  module->header_locations_ = header_locations_;
   module->stack_frame_index_ = stack_frame_index_;
 
   absl::flat_hash_map<const HloComputation*, HloComputation*> comp_map;
@@ -273,6 +274,7 @@ void HloModule::ReplaceContentsWith(std::unique_ptr<HloModule> other) {
   num_partitions_ = other->num_partitions_;
   frontend_attributes_ = std::move(other->frontend_attributes_);
   raw_attributes_ = std::move(other->raw_attributes_);
+  header_locations_ = other->header_locations_;
   stack_frame_index_ = std::move(other->stack_frame_index_);
   names_ = std::move(other->names_);
   name_counters_ = std::move(other->name_counters_);

@@ -65,7 +65,8 @@ absl::StatusOr<std::vector<HloInstruction*>> ScheduleComputationWithStrategy(
     const RegisteredSchedulerStrategy& strategy, const HloComputation& computation,
     const StrategyOptions& options, const MayShareOperandBufferFn& may_share,
     const SchedulingValueSource* values) {
-  std::unique_ptr<SchedulingView> view = BuildSchedulingView(computation, may_share, values);
+  HMO_ASSIGN_OR_RETURN(std::unique_ptr<SchedulingView> view,
+                       BuildSchedulingView(computation, may_share, values));
   return ScheduleViewWithStrategy(strategy, *view, computation, options);
 }
 

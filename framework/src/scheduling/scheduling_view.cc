@@ -1,14 +1,16 @@
 #include "hmo/scheduling/scheduling_view.h"
 
 #include <algorithm>
+#include <string>
 #include <utility>
 #include <vector>
 
+#include "fmt/format.h"
+#include "hmo/ir/donation_orderings.h"
 #include "hmo/ir/hlo_computation.h"
 #include "hmo/ir/hlo_instruction.h"
 #include "hmo/ir/hlo_module.h"
 #include "hmo/ir/hlo_opcode.h"
-#include "hmo/ir/instruction_reachability.h"
 #include "hmo/ir/shape.h"
 
 namespace hmo {
@@ -23,43 +25,6 @@ void MarkLiveOut(const HloInstruction* instruction,
   }
 }
 
-// Orderings that donation imposes on an entry computation: an output that
-// input_output_alias places in a donated parameter's buffer overwrites the
-// parameter, so every other reader of the parameter must run before the
-// output's producer. (Without them a strategy may pick an order that only
-// runs correctly with an extra copy of the output.) Readers that depend on
-// the producer are left out: there the copy is unavoidable.
-std::vector<std::pair<const HloInstruction*, const HloInstruction*>> DonationOrderings(
-    const HloComputation& computation) {
-  std::vector<std::pair<const HloInstruction*, const HloInstruction*>> orderings;
-  const HloModule* module = computation.parent();
-  if (module == nullptr || module->entry_computation() != &computation) return orderings;
-  const HloInstruction* root = computation.root_instruction();
-  if (root == nullptr) return orderings;
-  module->input_output_alias_config().ForEachAlias(
-      [&](const ShapeIndex& output_index, const HloInputOutputAliasConfig::Alias& alias) {
-        if (!alias.parameter_index.empty() ||
-            alias.parameter_number >= computation.num_parameters())
-          return;
-        const HloInstruction* producer = nullptr;
-        if (output_index.empty()) {
-          producer = root;
-        } else if (output_index.size() == 1 && root->opcode() == HloOpcode::kTuple &&
-                   output_index[0] < root->operand_count()) {
-          producer = root->operand(output_index[0]);
-        }
-        const HloInstruction* parameter = computation.parameter_instruction(alias.parameter_number);
-        if (producer == nullptr || producer == parameter ||
-            producer->opcode() == HloOpcode::kParameter)
-          return;
-        for (const HloInstruction* reader : parameter->users()) {
-          if (reader == producer || reader == root || DependsOn(*reader, *producer)) continue;
-          orderings.emplace_back(reader, producer);
-        }
-      });
-  return orderings;
-}
-
 }  // namespace
 
 std::optional<HmoInstructionId> SchedulingView::IdOf(const HloInstruction* instruction) const {
@@ -68,9 +33,24 @@ std::optional<HmoInstructionId> SchedulingView::IdOf(const HloInstruction* instr
   return it->second;
 }
 
-std::unique_ptr<SchedulingView> BuildSchedulingView(const HloComputation& computation,
-                                                    const MayShareOperandBufferFn& may_share,
-                                                    const SchedulingValueSource* values) {
+absl::StatusOr<std::unique_ptr<SchedulingView>> BuildSchedulingView(
+    const HloComputation& computation, const MayShareOperandBufferFn& may_share,
+    const SchedulingValueSource* values) {
+  // Donation orders become control edges; cyclic ones would hand every
+  // strategy a graph with no order (the verifier's alias-cycle rule).
+  const std::vector<DonationOrdering> orderings = DonationOrderings(computation);
+  if (const std::vector<ShapeIndex> cycle = DonationCycle(computation, orderings);
+      !cycle.empty()) {
+    std::string listed;
+    for (const ShapeIndex& output_index : cycle) {
+      listed += (listed.empty() ? "" : " and ") + ShapeIndexToString(output_index);
+    }
+    return absl::FailedPreconditionError(fmt::format(
+        "computation '{}' cannot be scheduled: the donations of outputs {} (input_output_alias) "
+        "order each parameter's readers before the output written over it, and these orders "
+        "form a cycle with the data dependencies (verifier rule alias-cycle)",
+        computation.name(), listed));
+  }
   std::unique_ptr<SchedulingView> result(new SchedulingView());
   SchedulingView& view = *result;
   for (const HloInstruction* instruction : computation.instructions()) {
@@ -92,9 +72,9 @@ std::unique_ptr<SchedulingView> BuildSchedulingView(const HloComputation& comput
   view.storage_.resize(view.instructions_.size());
   absl::flat_hash_map<const HloInstruction*, std::vector<HloInstruction*>> donation_predecessors;
   absl::flat_hash_map<const HloInstruction*, std::vector<HloInstruction*>> donation_successors;
-  for (const auto& [before, after] : DonationOrderings(computation)) {
-    donation_predecessors[after].push_back(const_cast<HloInstruction*>(before));
-    donation_successors[before].push_back(const_cast<HloInstruction*>(after));
+  for (const DonationOrdering& ordering : orderings) {
+    donation_predecessors[ordering.writer].push_back(const_cast<HloInstruction*>(ordering.reader));
+    donation_successors[ordering.reader].push_back(const_cast<HloInstruction*>(ordering.writer));
   }
   // Appends ids of `extra` not already in `ids`.
   auto add_ids = [&](std::vector<HmoInstructionId>& ids,

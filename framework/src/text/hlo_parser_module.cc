@@ -238,6 +238,14 @@ absl::Status Parser::ParseModuleAttribute() {
   const Token name_tok = lexer_.Next();
   const std::string_view name = name_tok.text;
   HMO_RETURN_IF_ERROR(Expect(TokKind::kEqual, StrCat("'=' after ", AbslView(name))));
+  using Attribute = HloModule::HeaderAttribute;
+  for (const auto& [text, attribute] :
+       {std::pair{"entry_computation_layout", Attribute::kEntryComputationLayout},
+        std::pair{"input_output_alias", Attribute::kInputOutputAlias},
+        std::pair{"buffer_donor", Attribute::kBufferDonor},
+        std::pair{"is_scheduled", Attribute::kIsScheduled}}) {
+    if (name == text) module_->set_header_location(attribute, LocationOf(name_tok.offset));
+  }
   if (name == "is_scheduled") return ParseBool(&is_scheduled_);
   if (name == "entry_computation_layout") return ParseEntryComputationLayout();
   if (name == "input_output_alias") return ParseInputOutputAlias();
@@ -337,7 +345,9 @@ absl::StatusOr<std::unique_ptr<HloModule>> Parser::ParseModule() {
   if (AtName("HloModule")) {
     lexer_.Next();
     if (lexer_.kind() != TokKind::kName) return Unexpected("a module name");
-    module_ = std::make_unique<HloModule>(std::string(StripPercent(lexer_.Next().text)));
+    const Token name_tok = lexer_.Next();
+    module_ = std::make_unique<HloModule>(std::string(StripPercent(name_tok.text)));
+    module_->set_header_location(HloModule::HeaderAttribute::kName, LocationOf(name_tok.offset));
     has_header = true;
     // Older XLA wrote `HloModule name:`; XLA's parser still takes it.
     TryConsume(TokKind::kColon);

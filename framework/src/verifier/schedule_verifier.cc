@@ -77,7 +77,7 @@ void CheckModuleSchedule(const HloModule& module, VerifierErrorSink& sink) {
   if (!module.has_schedule()) return;
   const HloSchedule& schedule = module.schedule();
   if (schedule.module() != &module) {
-    sink.AddModuleError("schedule-module", "the schedule was made for a different module");
+    sink.AddModuleError(HloModule::HeaderAttribute::kIsScheduled, "schedule-module", "the schedule was made for a different module");
     return;
   }
   absl::flat_hash_set<const HloComputation*> fusion_computations;
@@ -96,7 +96,7 @@ void CheckModuleSchedule(const HloModule& module, VerifierErrorSink& sink) {
     if (sink.full()) return;
     auto it = by_id.find(id);
     if (it == by_id.end()) {
-      sink.AddModuleError("schedule-extra-sequence",
+      sink.AddModuleError(HloModule::HeaderAttribute::kIsScheduled, "schedule-extra-sequence",
                           StrCat("the schedule has a sequence for computation id ", id,
                                  ", which is not in the module"));
     } else if (fusion_computations.contains(it->second)) {

@@ -412,9 +412,9 @@ void CheckModuleStructure(const HloModule& module, const HloVerifierOptions& opt
   // Entry computation.
   const HloComputation* entry = module.entry_computation();
   if (entry == nullptr) {
-    sink.AddModuleError("entry-computation", "module has no entry computation");
+    sink.AddModuleError(HloModule::HeaderAttribute::kName, "entry-computation", "module has no entry computation");
   } else if (!report.module_computations.contains(entry)) {
-    sink.AddModuleError("entry-computation",
+    sink.AddModuleError(HloModule::HeaderAttribute::kName, "entry-computation",
                         StrCat("entry computation ", entry->name(),
                                " is not one of the module's computations"));
   }

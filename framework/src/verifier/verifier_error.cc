@@ -29,16 +29,20 @@ std::string HloVerifierError::ToString() const {
 }
 
 VerifierErrorSink::VerifierErrorSink(const HloModule& module, size_t limit)
-    : module_name_(module.name()), limit_(limit) {}
+    : module_(module), limit_(limit) {}
 
 void VerifierErrorSink::Add(HloVerifierError error) {
   if (full()) return;
-  error.module = module_name_;
+  error.module = module_.name();
   errors_.push_back(std::move(error));
 }
 
-void VerifierErrorSink::AddModuleError(std::string_view rule, std::string message) {
-  Add(HloVerifierError{"", "", "", std::string(rule), std::move(message)});
+void VerifierErrorSink::AddModuleError(HloModule::HeaderAttribute where, std::string_view rule,
+                                       std::string message) {
+  HloInstruction::SourceLocation location = module_.header_location(where);
+  if (!location.known()) location = module_.header_location(HloModule::HeaderAttribute::kName);
+  Add(HloVerifierError{"", "", "", std::string(rule), std::move(message), location.line,
+                       location.column});
 }
 
 void VerifierErrorSink::AddComputationError(const HloComputation& computation,

@@ -11,6 +11,7 @@
 #include "core/subtree_peak_scheduler.h"
 #include "hmo/analysis/heap_simulator.h"
 #include "hmo/analysis/hlo_dataflow_analysis.h"
+#include "hmo/base/status_macros.h"
 #include "hmo/ir/hlo_computation.h"
 #include "hmo/ir/hlo_instruction.h"
 #include "hmo/ir/hlo_opcode.h"
@@ -72,13 +73,14 @@ int64_t EstimatedPeak(const SchedulingGraph& graph) {
 
 }  // namespace
 
-std::vector<ComputationView> BuildModuleViews(const HloModule& module,
-                                              const SchedulingInputs& inputs) {
+absl::StatusOr<std::vector<ComputationView>> BuildModuleViews(const HloModule& module,
+                                                              const SchedulingInputs& inputs) {
   std::vector<ComputationView> views;
   absl::flat_hash_map<const HloComputation*, int64_t> estimate;
   for (const HloComputation* computation : module.MakeNonfusionComputations()) {
-    ComputationView entry{computation,
-                          BuildSchedulingView(*computation, inputs.may_share, &inputs.values)};
+    ComputationView entry{computation, nullptr};
+    HMO_ASSIGN_OR_RETURN(entry.view,
+                         BuildSchedulingView(*computation, inputs.may_share, &inputs.values));
     for (const HloInstruction* instruction : computation->instructions()) {
       const HloOpcode opcode = instruction->opcode();
       if (opcode != HloOpcode::kWhile && opcode != HloOpcode::kCall &&
@@ -112,8 +114,8 @@ std::vector<ComputationView> BuildModuleViews(const HloModule& module,
 
 absl::StatusOr<SchedulingGraph> GraphOfComputation(const HloComputation& computation,
                                                    const SchedulingInputs& inputs) {
-  std::unique_ptr<SchedulingView> view =
-      BuildSchedulingView(computation, inputs.may_share, &inputs.values);
+  HMO_ASSIGN_OR_RETURN(std::unique_ptr<SchedulingView> view,
+                       BuildSchedulingView(computation, inputs.may_share, &inputs.values));
   return SchedulingGraph::FromView(view->view());
 }
 

@@ -41,9 +41,9 @@ struct ComputationView {
 // beyond their parameters, of the computations it calls (the lowest
 // MemoryModel peak of XLA's list, DFS and post-order orders and the
 // subtree-peak order of each; nested calls included). The views serve every
-// strategy of one pass run.
-std::vector<ComputationView> BuildModuleViews(const HloModule& module,
-                                              const SchedulingInputs& inputs);
+// strategy of one pass run. Fails as BuildSchedulingView does.
+absl::StatusOr<std::vector<ComputationView>> BuildModuleViews(const HloModule& module,
+                                                              const SchedulingInputs& inputs);
 
 // The SchedulingGraph of `computation`, through the same view a strategy
 // plugin receives.

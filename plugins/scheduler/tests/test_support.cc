@@ -40,8 +40,10 @@ HloSchedule AnalyzedModule::Schedule(
     const std::function<std::vector<int>(const SchedulingGraph&)>& order_fn) const {
   HloSchedule schedule(module_.get());
   for (const HloComputation* computation : module_->MakeNonfusionComputations()) {
-    std::unique_ptr<SchedulingView> view =
+    absl::StatusOr<std::unique_ptr<SchedulingView>> built =
         BuildSchedulingView(*computation, inputs_.may_share, &inputs_.values);
+    if (!built.ok()) std::abort();
+    const std::unique_ptr<SchedulingView>& view = *built;
     absl::StatusOr<SchedulingGraph> graph = SchedulingGraph::FromView(view->view());
     if (!graph.ok()) std::abort();
     std::vector<HloInstruction*> sequence;

@@ -5,6 +5,7 @@
 // layout, input/output aliasing and buffer donors, an optional schedule, and
 // the header attributes of `HloModule name, attr=value, ...`.
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -148,6 +149,18 @@ class HloModule {
   std::optional<std::string_view> GetRawAttribute(std::string_view name) const;
 
   // ------------------------------------------------ source locations
+  // Where the header wrote an attribute (the attribute's name; kName: the
+  // module's name), for a parsed module; unknown ({0, 0}) otherwise. Module-
+  // level diagnostics point there; it is no part of the module's meaning.
+  enum class HeaderAttribute { kName, kEntryComputationLayout, kInputOutputAlias, kBufferDonor,
+                               kIsScheduled, kCount };
+  HloInstruction::SourceLocation header_location(HeaderAttribute attribute) const {
+    return header_locations_[static_cast<size_t>(attribute)];
+  }
+  void set_header_location(HeaderAttribute attribute, HloInstruction::SourceLocation location) {
+    header_locations_[static_cast<size_t>(attribute)] = location;
+  }
+
   // The FileNames/FunctionNames/FileLocations/StackFrames tables that
   // instruction metadata's `stack_frame_id` refers to (empty when the text
   // had none). Printed after the header.
@@ -195,6 +208,8 @@ class HloModule {
   int64_t num_partitions_ = 1;
   FrontendAttributes frontend_attributes_;
   std::vector<HloRawAttribute> raw_attributes_;
+  std::array<HloInstruction::SourceLocation, static_cast<size_t>(HeaderAttribute::kCount)>
+      header_locations_{};
   StackFrameIndex stack_frame_index_;
   absl::flat_hash_set<std::string> names_;
   absl::flat_hash_map<std::string, int64_t> name_counters_;

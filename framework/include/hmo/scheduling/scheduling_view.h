@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
 #include "hmo/plugin/scheduler_strategy_abi.h"
 #include "hmo/scheduling/scheduling_view_values.h"
 
@@ -50,9 +51,8 @@ class SchedulingView {
   }
 
  private:
-  friend std::unique_ptr<SchedulingView> BuildSchedulingView(const HloComputation&,
-                                                             const MayShareOperandBufferFn&,
-                                                             const SchedulingValueSource*);
+  friend absl::StatusOr<std::unique_ptr<SchedulingView>> BuildSchedulingView(
+      const HloComputation&, const MayShareOperandBufferFn&, const SchedulingValueSource*);
   SchedulingView() = default;
 
   std::vector<HloInstruction*> instructions_;
@@ -78,7 +78,10 @@ class SchedulingView {
 //  - ids follow the computation's instruction order (text order for a parsed
 //    module), 0 .. n-1;
 //  - operands in operand order, distinct users, control predecessors and
-//    successors, by id;
+//    successors, by id; in an entry computation the control edges include
+//    the orders donation imposes (hmo/ir/donation_orderings.h), and the
+//    build fails (FailedPrecondition, naming the aliases) when those orders
+//    form a cycle;
 //  - bytes_defined is ShapeUtil::ByteSizeOf(instruction shape);
 //  - is_live_out marks the root and, when the root is a tuple, the
 //    instructions it forwards (through nested root tuples);
@@ -88,7 +91,7 @@ class SchedulingView {
 //    function here to fill it;
 //  - flags (ABI 1.1) always; the value table (ABI 1.1,
 //    scheduling_view_values.h) when `values` is given, else empty.
-std::unique_ptr<SchedulingView> BuildSchedulingView(
+absl::StatusOr<std::unique_ptr<SchedulingView>> BuildSchedulingView(
     const HloComputation& computation, const MayShareOperandBufferFn& may_share = nullptr,
     const SchedulingValueSource* values = nullptr);
 

@@ -16,11 +16,12 @@
 #include <utility>
 #include <vector>
 
+#include "hmo/ir/hlo_module.h"
+
 namespace hmo {
 
 class HloComputation;
 class HloInstruction;
-class HloModule;
 
 struct HloVerifierError {
   // Name of the module the violation was found in.
@@ -33,7 +34,8 @@ struct HloVerifierError {
   std::string rule;
   // What is wrong, one sentence without trailing period.
   std::string message;
-  // Where the instruction was written, when it was parsed ({0, 0} otherwise).
+  // Where the instruction (a module-level error: the header attribute) was
+  // written, when the module was parsed ({0, 0} otherwise).
   int64_t line = 0;
   int64_t column = 0;
 
@@ -47,7 +49,10 @@ class VerifierErrorSink {
   // limit 0 means unlimited.
   explicit VerifierErrorSink(const HloModule& module, size_t limit = 0);
 
-  void AddModuleError(std::string_view rule, std::string message);
+  // Positioned at the header attribute `where` (the module's name when the
+  // text had no such attribute).
+  void AddModuleError(HloModule::HeaderAttribute where, std::string_view rule,
+                      std::string message);
   void AddComputationError(const HloComputation& computation, std::string_view rule,
                            std::string message);
   void AddInstructionError(const HloInstruction& instruction, std::string_view rule,
@@ -66,7 +71,7 @@ class VerifierErrorSink {
  private:
   void Add(HloVerifierError error);
 
-  std::string module_name_;
+  const HloModule& module_;
   size_t limit_;
   std::vector<HloVerifierError> errors_;
 };
