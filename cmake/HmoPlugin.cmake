@@ -73,5 +73,7 @@ function(hmo_add_test target)
     HMO_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
     HMO_TEST_PLUGIN_DIR="${HMO_PLUGIN_OUTPUT_DIR}"
     HMO_BINARY_DIR="${CMAKE_BINARY_DIR}")
-  gtest_discover_tests(${target} DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
+  # Every `hmo run` a test starts checks each pass's `changed` answer.
+  gtest_discover_tests(${target} DISCOVERY_TIMEOUT 60
+                       PROPERTIES TIMEOUT 300 ENVIRONMENT "HMO_CHECK_CHANGED=1")
 endfunction()

@@ -259,6 +259,21 @@ TEST_F(PassManagerTest, FixedPointStopsAtItsCap) {
   EXPECT_EQ(summary->fixed_point_caps_reached, 1);
 }
 
+// Nested groups multiply their caps; max-pass-runs bounds the whole run.
+TEST_F(PassManagerTest, MaxPassRunsStopsAPipelineThatNeverConverges) {
+  ResolvedPipeline pipeline = Resolve("fixed-point{fixed-point{always-change}}");
+  pipeline.max_pass_runs = 7;
+  PassManager manager(pipeline, registries_);
+  auto summary = manager.Run(*module_);
+  ASSERT_FALSE(summary.ok());
+  EXPECT_EQ(summary.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(std::string(summary.status().message()),
+              HasSubstr("reached max-pass-runs=7 before pass 'always-change'"));
+  // Within the bound the same pipeline runs its 25 x 25 iterations.
+  pipeline.max_pass_runs = kDefaultMaxPassRuns;
+  ASSERT_TRUE(PassManager(pipeline, registries_).Run(*module_).ok());
+}
+
 TEST_F(PassManagerTest, NestedFixedPointsConverge) {
   ResolvedPipeline pipeline =
       Resolve("fixed-point{fixed-point{grow{max-length=3}},grow{max-length=5}}");

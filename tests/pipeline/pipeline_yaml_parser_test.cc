@@ -72,6 +72,17 @@ TEST(PipelineYamlParserTest, DefaultsVerifyToChangedAndFixedPointCap) {
   ASSERT_TRUE(spec.ok()) << spec.status();
   EXPECT_EQ(spec->verify, VerifyMode::kChanged);
   EXPECT_EQ(spec->steps[0].max_iterations, kDefaultFixedPointIterations);
+  EXPECT_EQ(spec->max_pass_runs, kDefaultMaxPassRuns);
+}
+
+TEST(PipelineYamlParserTest, MaxPassRunsIsAPositiveInteger) {
+  auto spec = ParsePipelineYaml("version: 1\nmax-pass-runs: 40\npasses: [a]\n", "p.yaml");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->max_pass_runs, 40);
+  EXPECT_THAT(ErrorOf("version: 1\nmax-pass-runs: 0\npasses: [a]\n"),
+              HasSubstr("p.yaml:2:16: error: 'max-pass-runs' must be at least 1, got 0"));
+  EXPECT_THAT(ErrorOf("version: 1\nmax-pass-runs: many\npasses: [a]\n"),
+              HasSubstr("p.yaml:2:16: error: 'max-pass-runs' must be an integer"));
 }
 
 TEST(PipelineYamlParserTest, MemoryLimitInBytesOrBinaryUnits) {
@@ -93,7 +104,8 @@ TEST(PipelineYamlParserTest, MemoryLimitInBytesOrBinaryUnits) {
 TEST(PipelineYamlParserTest, UnknownTopLevelKeyWithSuggestionAndCaret) {
   EXPECT_EQ(ErrorOf("version: 1\nverfy: always\npasses: [a]\n"),
             "p.yaml:2:1: error: unknown key 'verfy' at the top level (did you mean 'verify'?); "
-            "expected one of: version, plugins, verify, dump, memory-limit, target, passes\n"
+            "expected one of: version, plugins, verify, dump, memory-limit, target, max-pass-runs, "
+            "passes\n"
             "verfy: always\n"
             "^");
 }

@@ -148,14 +148,17 @@ absl::Status HloModule::set_schedule(HloSchedule schedule) {
   absl::Status st = schedule.Verify();
   if (!st.ok()) return st;
   schedule_ = std::make_unique<HloSchedule>(std::move(schedule));
-  // The instruction order becomes the sequence order, the order the text
-  // prints: the module and its text then number values alike.
+  SyncInstructionOrderWithSchedule();
+  return absl::OkStatus();
+}
+
+void HloModule::SyncInstructionOrderWithSchedule() {
+  if (schedule_ == nullptr) return;
   for (const auto& computation : computations_) {
     if (computation != nullptr && schedule_->is_computation_scheduled(computation.get())) {
       computation->ReorderInstructions(schedule_->sequence(computation.get()).instructions());
     }
   }
-  return absl::OkStatus();
 }
 
 std::optional<std::string_view> HloModule::GetRawAttribute(std::string_view name) const {

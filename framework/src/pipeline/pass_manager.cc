@@ -64,6 +64,13 @@ absl::Status PassManager::RunPass(const ResolvedStep& step, HloModule& module,
                                   AnalysisManager& analyses, PipelineRunState& run_state,
                                   int64_t iteration, bool& changed, PipelineRunSummary& summary) {
   const PassRegistration& registration = step.pass->registration;
+  if (static_cast<int64_t>(summary.runs.size()) >= pipeline_.max_pass_runs) {
+    return absl::ResourceExhaustedError(fmt::format(
+        "module '{}': the pipeline reached max-pass-runs={} before pass '{}' (its fixed-point "
+        "groups keep reporting changes; raise 'max-pass-runs' or 'max-iterations' if the work "
+        "is real)",
+        module.name(), pipeline_.max_pass_runs, registration.name));
+  }
   absl::StatusOr<std::unique_ptr<HloPass>> pass = registration.create(step.options);
   if (!pass.ok()) {
     return absl::Status(pass.status().code(),
@@ -96,6 +103,8 @@ absl::Status PassManager::RunPass(const ResolvedStep& step, HloModule& module,
                                     module.name(), std::string(pass_changed.status().message())));
   }
   if (*pass_changed) {
+    // Passes edit schedules in place; the module's order follows them.
+    module.SyncInstructionOrderWithSchedule();
     analyses.Invalidate(context.preserved());
     changed = true;
   }

@@ -49,7 +49,8 @@ class YamlPipelineReader {
                                NodeKindName(root)));
     }
     HMO_RETURN_IF_ERROR(CheckKeys(
-        root, {"version", "plugins", "verify", "dump", "memory-limit", "target", "passes"},
+        root, {"version", "plugins", "verify", "dump", "memory-limit", "target", "max-pass-runs",
+               "passes"},
         "at the top level"));
     PipelineSpec spec;
     spec.source = source_;
@@ -114,6 +115,14 @@ class YamlPipelineReader {
       HMO_ASSIGN_OR_RETURN(spec.target, ReadScalar(target, "'target'"));
       if (spec.target.empty()) return Error(target, {}, "'target' names a backend (e.g. cpu, gpu)");
       spec.target_position = Position(target, {});
+    }
+
+    if (const YAML::Node cap = root["max-pass-runs"]; cap) {
+      HMO_ASSIGN_OR_RETURN(spec.max_pass_runs, ReadInt(cap, "'max-pass-runs'"));
+      if (spec.max_pass_runs < 1) {
+        return Error(cap, {},
+                     fmt::format("'max-pass-runs' must be at least 1, got {}", spec.max_pass_runs));
+      }
     }
 
     const YAML::Node passes = root["passes"];

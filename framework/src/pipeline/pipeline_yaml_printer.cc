@@ -72,6 +72,9 @@ std::string PrintPipelineYaml(const ResolvedPipeline& pipeline) {
     out << YAML::Key << "memory-limit" << YAML::Value << std::to_string(*pipeline.memory_limit);
   }
   if (!pipeline.target.empty()) out << YAML::Key << "target" << YAML::Value << pipeline.target;
+  if (pipeline.max_pass_runs != kDefaultMaxPassRuns) {
+    out << YAML::Key << "max-pass-runs" << YAML::Value << std::to_string(pipeline.max_pass_runs);
+  }
   out << YAML::Key << "passes" << YAML::Value;
   EmitSteps(out, pipeline.steps);
   out << YAML::EndMap;

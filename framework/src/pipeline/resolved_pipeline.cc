@@ -81,6 +81,7 @@ absl::StatusOr<ResolvedPipeline> ResolvePipeline(const PipelineSpec& spec,
   pipeline.dump = spec.dump;
   pipeline.memory_limit = spec.memory_limit;
   pipeline.target = spec.target;
+  pipeline.max_pass_runs = spec.max_pass_runs;
   try {
     std::regex check(spec.dump.after);
   } catch (const std::regex_error& e) {

@@ -3,9 +3,11 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -47,7 +49,9 @@ struct RunArguments {
   std::string jobs;
   bool time_passes = false;
   bool report = false;
-  bool check_changed = false;
+  // HMO_CHECK_CHANGED=1 turns it on by default (the test suite sets it).
+  bool check_changed = std::getenv("HMO_CHECK_CHANGED") != nullptr &&
+                       std::string_view(std::getenv("HMO_CHECK_CHANGED")) == "1";
   bool dump_pipeline = false;
   TextFormOptions form;
   ExecuteArguments execute;
@@ -253,7 +257,8 @@ int RunRun(const std::vector<std::string>& args) {
   parser.AddOption("--dump-after", "REGEX", &arguments.pipeline.dump_after,
                    "dump only after passes whose name matches REGEX (default: all)");
   parser.AddFlag("--check-changed", &arguments.check_changed,
-                 "fail when a pass's 'changed' result does not match what it did");
+                 "fail when a pass's 'changed' result does not match what it did (default "
+                 "on when HMO_CHECK_CHANGED=1)");
   parser.AddFlag("--dump-pipeline", &arguments.dump_pipeline,
                  "print the resolved pipeline as YAML (and stop when there is no INPUT)");
   parser.AddOption("-j,--jobs", "N", &arguments.jobs,

@@ -128,8 +128,14 @@ class HloModule {
   const HloSchedule& schedule() const { return *schedule_; }
   HloSchedule& schedule() { return *schedule_; }
   // Error if the schedule's module is not this module or it does not verify.
+  // Puts each scheduled computation's instructions in sequence order.
   absl::Status set_schedule(HloSchedule schedule);
   void clear_schedule() { schedule_.reset(); }
+  // Puts each scheduled computation's instructions in sequence order (the
+  // order the text prints), after the sequences were edited in place: the
+  // module and its text then number values, and order computations, alike.
+  // The pass manager calls it after every pass that changed a module.
+  void SyncInstructionOrderWithSchedule();
   // `is_scheduled=true` is printed exactly when has_schedule().
   bool is_scheduled() const { return has_schedule(); }
 

@@ -58,7 +58,8 @@ class PassManager {
   // Runs the pipeline on `module`. A fixed-point group repeats its steps until
   // an iteration in which none reports a change, or `max_iterations` times
   // (then it logs a warning and the pipeline goes on). Returns what ran, or
-  // the first error: a pass that cannot be created (or whose factory makes a
+  // the first error: more pass runs than the pipeline's max_pass_runs
+  // (ResourceExhausted), a pass that cannot be created (or whose factory makes a
   // pass with another name), a pass that fails ("pass 'x' failed on module
   // 'm': ..."), or a hook's error. After an error the module may be
   // partly transformed.

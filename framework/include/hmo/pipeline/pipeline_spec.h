@@ -62,6 +62,10 @@ inline constexpr int64_t kDefaultFixedPointIterations = 25;
 // How deep fixed-point groups may nest: each level multiplies the pass runs
 // by its iteration cap, so both pipeline parsers refuse a third level.
 inline constexpr int64_t kMaxFixedPointNesting = 2;
+// The default bound on pass runs in one module run (`max-pass-runs:`): a
+// pipeline whose fixed-point groups do not converge stops with an error
+// instead of running for hours.
+inline constexpr int64_t kDefaultMaxPassRuns = 2000;
 
 // A plugin the pipeline asks to load: a name or a path (relative paths are
 // relative to the pipeline file's directory).
@@ -87,6 +91,8 @@ struct PipelineSpec {
   // that runs the module, else the host's CPU.
   std::string target;
   SourcePosition target_position;
+  // `max-pass-runs:` at most this many pass runs per module (>= 1).
+  int64_t max_pass_runs = kDefaultMaxPassRuns;
 };
 
 }  // namespace hmo

@@ -44,6 +44,8 @@ struct ResolvedPipeline {
   // empty) every measure is the model of no target.
   std::string target;
   TargetMemoryModel target_model;
+  // At most this many pass runs per module run (`max-pass-runs:`).
+  int64_t max_pass_runs = kDefaultMaxPassRuns;
 };
 
 // Checks `spec` against `passes`. Errors point into the spec's source:
