@@ -13,6 +13,7 @@
 #include "hmo/ir/hlo_computation.h"
 #include "hmo/ir/hlo_module.h"
 #include "hmo/ir/layout.h"
+#include "loop_overwrite.h"
 #include "memory_annotations.h"
 #include "spdlog/spdlog.h"
 
@@ -384,16 +385,22 @@ absl::Status HostOffloader::CreateAllocateBufferForDynamicUpdateSlice(HloInstruc
       found_source = true;
       // Only the operand slot on this path reads the new buffer: a broadcast
       // that also feeds other slots (e.g. two loop-carried buffers) keeps
-      // them, and they get their own AllocateBuffer if they go to the host
+      // them, and they get their own host buffer if they go to the host
       // too (what XLA's HostOffloadLegalize ensures by duplicating such
       // broadcasts before the offloader runs).
       Shape host_shape = producer->shape();
       SetMemorySpace(&host_shape, Layout::kHostMemorySpace);
-      HloInstruction* allocate_buffer = producer->parent()->AddInstruction(
-          HloInstruction::CreateCustomCall(host_shape, {},
-                                           memory_annotations::kAllocateBufferCustomCallTarget));
+      // XLA allocates the host buffer uninitialized, trusting the loop to
+      // write it all; that holds only for a loop proven to (a scan whose
+      // trip count covers the rows). Elsewhere the host buffer is a copy of
+      // the broadcast, so rows no iteration writes read its value.
+      HloInstruction* host_buffer =
+          LoopOverwritesEveryElement(*dus, *producer)
+              ? producer->parent()->AddInstruction(HloInstruction::CreateCustomCall(
+                    host_shape, {}, memory_annotations::kAllocateBufferCustomCallTarget))
+              : producer->parent()->AddInstruction(HloInstruction::CreateCopy(host_shape, producer));
       for (const auto& [user, operand_number] : OperandSlotsOnPath(position, producer)) {
-        HMO_RETURN_IF_ERROR(user->ReplaceOperandWith(operand_number, allocate_buffer));
+        HMO_RETURN_IF_ERROR(user->ReplaceOperandWith(operand_number, host_buffer));
       }
       if (producer->IsDead()) {
         HMO_RETURN_IF_ERROR(producer->parent()->RemoveInstruction(producer));
