@@ -5,8 +5,11 @@
 // stream runs copies as late as the events allow, so a missing wait fails
 // these tests instead of passing by luck.
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -363,6 +366,35 @@ TEST(GpuEmulatedCliTest, HostOffloadPipelineLowersTheDeviceArena) {
   ASSERT_GT(device_bytes, 0) << device.out;
   ASSERT_GT(offload_bytes, 0) << offload.out;
   EXPECT_LE(offload_bytes, device_bytes - 5 * 524288 + 2 * 256) << device.out << offload.out;
+}
+
+// The bundled host-offload scan with its forward loop cut to 8 iterations
+// and to none: the backward loop still reads all 16 offloaded rows, and the
+// rows no iteration wrote must read the initial zeros (the host offloader
+// keeps them only where the loop provably writes every row).
+TEST(GpuEmulatedCliTest, HostOffloadedLoopsOfAnyTripCountMatchTheEvaluator) {
+  if (!HaveLibdevice()) GTEST_SKIP() << "libdevice not found at " << DefaultLibdevicePath();
+  const std::string text = test_support::ReadFileOrFail(
+      std::string(HMO_SOURCE_DIR) + "/examples/modules/host_offload_jit_f_while_loops.hlo");
+  const std::string bound = "constant.41 = s32[] constant(16)";
+  ASSERT_NE(text.find(bound), std::string::npos);
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("hmo_trip_counts." + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  for (const std::string trips : {"16", "8", "0"}) {
+    std::string changed = text;
+    changed.replace(changed.find(bound), bound.size(), "constant.41 = s32[] constant(" + trips + ")");
+    const std::filesystem::path module = dir / ("scan_" + trips + ".hlo");
+    std::ofstream(module) << changed;
+    for (const std::string backend : {"cpu", "gpu-emulated"}) {
+      const test_support::HmoCliRun run = test_support::RunHmoCli(
+          "run " + std::string(HMO_SOURCE_DIR) + "/pipelines/host-offload.yaml --backend " +
+          backend + " --check --seed 4 " + module.string());
+      EXPECT_EQ(run.exit_code, 0) << trips << " " << backend << run.out << run.err;
+      EXPECT_THAT(run.out, HasSubstr("check: ok")) << trips << " " << backend << run.out;
+    }
+  }
+  std::filesystem::remove_all(dir);
 }
 
 // `--replicas 4`: four replicas of a module with an all-reduce and an
