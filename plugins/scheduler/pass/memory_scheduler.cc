@@ -225,8 +225,8 @@ absl::StatusOr<bool> MemorySchedulerPass::Run(HloModule& module, PassContext& co
   }
   // One view per computation, shared by every candidate (strategies only
   // read it).
-  const std::vector<scheduler::ComputationView> views =
-      scheduler::BuildModuleViews(module, inputs);
+  HMO_ASSIGN_OR_RETURN(const std::vector<scheduler::ComputationView> views,
+                       scheduler::BuildModuleViews(module, inputs));
   // The order the module arrived with competes too (last: it wins only
   // when strictly better).
   constexpr std::string_view kInputCandidate = "input";
@@ -290,6 +290,9 @@ absl::StatusOr<bool> MemorySchedulerPass::Run(HloModule& module, PassContext& co
   // Phase 2, for device-bytes: buffer assignment of the candidates in
   // increasing heap peak, skipping one whose peak is so far above the best
   // device bytes found that it cannot plausibly win (device-bytes-slack).
+  // The order that arrived is always measured: a pass before this one (fit)
+  // may have measured it as fitting a limit, and only a candidate measured
+  // better may replace it, so scheduling again never adds device bytes.
   std::vector<int> by_peak;
   for (int i = 0; i < static_cast<int>(metrics_.candidates.size()); ++i) {
     if (metrics_.candidates[i].valid_schedule) by_peak.push_back(i);
@@ -307,7 +310,7 @@ absl::StatusOr<bool> MemorySchedulerPass::Run(HloModule& module, PassContext& co
       const auto measure_start = std::chrono::steady_clock::now();
       if (same_as[i] >= 0) {
         candidate.device_bytes = metrics_.candidates[same_as[i]].device_bytes;
-      } else if (best_device_bytes >= 0 &&
+      } else if (best_device_bytes >= 0 && candidate.strategy != kInputCandidate &&
                  static_cast<double>(candidate.peak_memory) >
                      static_cast<double>(best_device_bytes) * (1.0 + device_bytes_slack_)) {
         candidate.device_bytes = -1;  // not assigned
