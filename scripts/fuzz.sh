@@ -42,7 +42,10 @@ work=${work:-$(dirname "$binary")/runs}
 corpus=$work/$target
 mkdir -p "$corpus"
 artifacts=$root/tests/fuzz/regressions/$target/
-limits=(-max_len=65536 -timeout=20 -rss_limit_mb=4096 -seed=1 "-artifact_prefix=$artifacts")
+# An input of a semantic target compiles and runs whole modules (slow under ASan).
+timeout=20
+case "$target" in semantic_*) timeout=300 ;; esac
+limits=(-max_len=65536 "-timeout=$timeout" -rss_limit_mb=4096 -seed=1 "-artifact_prefix=$artifacts")
 # Deterministic short runs for ctest; a time budget for exploration.
 if [ -n "$runs" ]; then
   limits+=("-runs=$runs")
