@@ -308,7 +308,8 @@ absl::StatusOr<bool> MemorySchedulerPass::Run(HloModule& module, PassContext& co
     MemorySchedulerMetrics::Candidate& candidate = metrics_.candidates[i];
     if (by_device_bytes) {
       const auto measure_start = std::chrono::steady_clock::now();
-      if (same_as[i] >= 0) {
+      if (same_as[i] >= 0 && (metrics_.candidates[same_as[i]].device_bytes >= 0 ||
+                              candidate.strategy != kInputCandidate)) {
         candidate.device_bytes = metrics_.candidates[same_as[i]].device_bytes;
       } else if (best_device_bytes >= 0 && candidate.strategy != kInputCandidate &&
                  static_cast<double>(candidate.peak_memory) >

@@ -181,20 +181,27 @@ TEST(MemorySchedulerPass, CandidatesFarAboveTheBestDeviceBytesAreNotAssigned) {
   LoadSchedulerPlugins(host);
   auto module = ParseTestModule(kFanOutArrivedScheduled);
   absl::StatusOr<MemorySchedulerMetrics> metrics =
-      RunPass(*module, host, {{"candidates", std::vector<std::string>{"list"}}});
+      RunPass(*module, host, {{"candidates", std::vector<std::string>{"list", "bfs"}}});
   ASSERT_TRUE(metrics.ok()) << metrics.status();
-  ASSERT_EQ(metrics->candidates.size(), 2u);
-  ASSERT_EQ(metrics->candidates[1].strategy, "input");
+  ASSERT_EQ(metrics->candidates.size(), 3u);
+  ASSERT_EQ(metrics->candidates[1].strategy, "bfs");
+  ASSERT_EQ(metrics->candidates[2].strategy, "input");
   const MemorySchedulerMetrics::Candidate& list = metrics->candidates[0];
-  const MemorySchedulerMetrics::Candidate& input = metrics->candidates[1];
+  const MemorySchedulerMetrics::Candidate& bfs = metrics->candidates[1];
+  const MemorySchedulerMetrics::Candidate& input = metrics->candidates[2];
   EXPECT_GT(list.device_bytes, 0);
-  EXPECT_GT(static_cast<double>(input.peak_memory), 1.5 * static_cast<double>(list.device_bytes));
-  EXPECT_EQ(input.device_bytes, -1);
-  EXPECT_EQ(metrics->selected, 0);
-  EXPECT_NE(metrics->ToString().find("input: " + std::to_string(input.peak_memory) +
+  // BFS keeps the four temporaries live at once, as the arrived order does.
+  EXPECT_GT(static_cast<double>(bfs.peak_memory), 1.5 * static_cast<double>(list.device_bytes));
+  EXPECT_EQ(bfs.device_bytes, -1);
+  EXPECT_NE(metrics->ToString().find("bfs: " + std::to_string(bfs.peak_memory) +
                                      " bytes, device not assigned"),
             std::string::npos)
       << metrics->ToString();
+  // The arrived order is measured whatever its peak: a pass before may have
+  // fitted it to a limit, and only a candidate measured better replaces it.
+  EXPECT_GT(static_cast<double>(input.peak_memory), 1.5 * static_cast<double>(list.device_bytes));
+  EXPECT_GT(input.device_bytes, list.device_bytes);
+  EXPECT_EQ(metrics->selected, 0);
 
   // With a slack wide enough every candidate is assigned, and list still wins.
   auto again = ParseTestModule(kFanOutArrivedScheduled);
