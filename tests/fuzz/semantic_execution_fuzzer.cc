@@ -13,7 +13,6 @@
 #include "hmo/execution/module_execution.h"
 #include "hmo/ir/hlo_module.h"
 #include "hmo/pipeline/pass_manager.h"
-#include "hmo/pipeline/pipeline_yaml_parser.h"
 #include "hmo/pipeline/resolved_pipeline.h"
 #include "semantic_fuzz_environment.h"
 
@@ -34,13 +33,9 @@ const std::vector<BackendUnderTest>& BackendsUnderTest() {
          {std::pair{"cpu", "cpu-default.yaml"}, std::pair{"gpu-emulated", "device-default.yaml"}}) {
       const RegisteredBackend* backend = host.registries().backends.Find(name);
       if (backend == nullptr || !backend->registration.backend->CanExecute()) continue;
-      auto spec =
-          ParsePipelineYamlFile(std::string(HMO_FUZZ_SOURCE_DIR) + "/pipelines/" + pipeline_file);
-      FuzzCheck(spec.ok(), std::string("cannot read ") + pipeline_file);
-      auto pipeline = ResolvePipeline(*spec, host.registries().passes);
-      FuzzCheck(pipeline.ok(), std::string("cannot resolve ") + pipeline_file);
-      pipeline->target_model = backend->registration.backend->MemoryModel();
-      all->push_back({backend->registration.backend.get(), *std::move(pipeline)});
+      ResolvedPipeline pipeline = ShippedPipeline(
+          std::string(HMO_FUZZ_SOURCE_DIR) + "/pipelines/" + pipeline_file, name);
+      all->push_back({backend->registration.backend.get(), std::move(pipeline)});
     }
     FuzzCheck(!all->empty(), "no executing backend loaded");
     return all;

@@ -6,7 +6,9 @@
 #include "hmo/ir/hlo_computation.h"
 #include "hmo/ir/hlo_instruction.h"
 #include "hmo/ir/shape.h"
+#include "fuzz_check.h"
 #include "hmo/passes/framework_passes.h"
+#include "hmo/pipeline/pipeline_yaml_parser.h"
 #include "hmo/plugin/plugin_search_path.h"
 #include "hmo/text/hlo_parser.h"
 #include "hmo/verifier/hlo_verifier.h"
@@ -50,6 +52,19 @@ const PluginHost& SemanticFuzzPlugins() {
     return loaded;
   }();
   return *host;
+}
+
+ResolvedPipeline ShippedPipeline(const std::filesystem::path& file, std::string_view target) {
+  const PluginHost& host = SemanticFuzzPlugins();
+  auto spec = ParsePipelineYamlFile(file);
+  FuzzCheck(spec.ok(), "a shipped pipeline does not parse: " + file.string());
+  auto pipeline = ResolvePipeline(*spec, host.registries().passes);
+  FuzzCheck(pipeline.ok(), "a shipped pipeline does not resolve: " + file.string() + ": " +
+                               std::string(pipeline.status().message()));
+  if (const RegisteredBackend* backend = host.registries().backends.Find(target)) {
+    pipeline->target_model = backend->registration.backend->MemoryModel();
+  }
+  return *std::move(pipeline);
 }
 
 std::vector<std::unique_ptr<HloModule>> VerifiedSmallModules(const uint8_t* data, size_t size,

@@ -14,7 +14,6 @@
 #include "hmo/ir/hlo_module.h"
 #include "hmo/pipeline/changed_check.h"
 #include "hmo/pipeline/pass_manager.h"
-#include "hmo/pipeline/pipeline_yaml_parser.h"
 #include "hmo/pipeline/resolved_pipeline.h"
 #include "hmo/verifier/hlo_verifier.h"
 #include "semantic_fuzz_environment.h"
@@ -47,27 +46,20 @@ class PassPropertyCheck : public PassInstrumentation {
   size_t hash_before_ = 0;
 };
 
-struct ShippedPipeline {
+struct PipelineUnderTest {
   std::string name;
   ResolvedPipeline pipeline;
   bool needs_limit = false;
 };
 
-const std::vector<ShippedPipeline>& ShippedPipelines() {
-  static const std::vector<ShippedPipeline>* pipelines = [] {
-    auto* all = new std::vector<ShippedPipeline>();
-    const PluginHost& host = SemanticFuzzPlugins();
-    const RegisteredBackend* cpu = host.registries().backends.Find("cpu");
+const std::vector<PipelineUnderTest>& PipelinesUnderTest() {
+  static const std::vector<PipelineUnderTest>* pipelines = [] {
+    auto* all = new std::vector<PipelineUnderTest>();
     for (const auto& entry :
          std::filesystem::directory_iterator(std::string(HMO_FUZZ_SOURCE_DIR) + "/pipelines")) {
       if (entry.path().extension() != ".yaml") continue;
-      auto spec = ParsePipelineYamlFile(entry.path());
-      FuzzCheck(spec.ok(), "a shipped pipeline does not parse: " + entry.path().string());
-      auto resolved = ResolvePipeline(*spec, host.registries().passes);
-      FuzzCheck(resolved.ok(), "a shipped pipeline does not resolve: " + entry.path().string() + ": " +
-                                    std::string(resolved.status().message()));
-      ShippedPipeline shipped{entry.path().stem().string(), *std::move(resolved)};
-      if (cpu != nullptr) shipped.pipeline.target_model = cpu->registration.backend->MemoryModel();
+      PipelineUnderTest shipped{entry.path().stem().string(),
+                              ShippedPipeline(entry.path(), "cpu")};
       shipped.needs_limit = shipped.name == "fit" || shipped.name == "rematerialization";
       all->push_back(std::move(shipped));
     }
@@ -85,7 +77,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace hmo::fuzz;
   const PluginHost& host = SemanticFuzzPlugins();
   for (const auto& module : VerifiedSmallModules(data, size, int64_t{1} << 16)) {
-    for (const ShippedPipeline& shipped : ShippedPipelines()) {
+    for (const PipelineUnderTest& shipped : PipelinesUnderTest()) {
       ResolvedPipeline pipeline = shipped.pipeline;
       if (shipped.needs_limit) {
         // Three quarters of what the module needs as written: fit and
