@@ -398,7 +398,8 @@ absl::Status HostOffloader::CreateAllocateBufferForDynamicUpdateSlice(HloInstruc
           LoopOverwritesEveryElement(*dus, *producer)
               ? producer->parent()->AddInstruction(HloInstruction::CreateCustomCall(
                     host_shape, {}, memory_annotations::kAllocateBufferCustomCallTarget))
-              : producer->parent()->AddInstruction(HloInstruction::CreateCopy(host_shape, producer));
+              : producer->parent()->AddInstruction(
+                    HloInstruction::CreateCopy(host_shape, producer));
       for (const auto& [user, operand_number] : OperandSlotsOnPath(position, producer)) {
         HMO_RETURN_IF_ERROR(user->ReplaceOperandWith(operand_number, host_buffer));
       }

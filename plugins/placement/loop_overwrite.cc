@@ -24,8 +24,8 @@ std::optional<int64_t> IntegerConstant(const HloInstruction* instruction) {
 
 // Whether `instruction` is get-tuple-element `index` of `tuple`.
 bool IsElement(const HloInstruction* instruction, const HloInstruction* tuple, int64_t index) {
-  return instruction->opcode() == HloOpcode::kGetTupleElement &&
-         instruction->operand(0) == tuple && instruction->tuple_index() == index;
+  return instruction->opcode() == HloOpcode::kGetTupleElement && instruction->operand(0) == tuple &&
+         instruction->tuple_index() == index;
 }
 
 // The trip count of `loop` when it counts tuple element `index` from 0 by 1

@@ -317,9 +317,9 @@ TEST_F(HmoCliTest, CheckChangedCatchesAMisreportingPass) {
                                    "module 'small_renamed'"));
   // Without the check (the test suite turns it on by default) the lie goes
   // unnoticed.
-  CommandResult unchecked = Hmo("run --passes='fixture-misreport{claim=unchanged}' " +
-                                    Data("small.hlo") + " " + Good(),
-                                "HMO_PLUGIN_PATH= HMO_CHECK_CHANGED=0");
+  CommandResult unchecked =
+      Hmo("run --passes='fixture-misreport{claim=unchanged}' " + Data("small.hlo") + " " + Good(),
+          "HMO_PLUGIN_PATH= HMO_CHECK_CHANGED=0");
   EXPECT_EQ(unchecked.exit_code, 0) << unchecked.err;
 }
 

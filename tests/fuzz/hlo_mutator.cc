@@ -20,17 +20,15 @@ namespace {
 
 // Opcodes that may replace each other: same arity, same operand and result
 // types.
-constexpr std::array kFloatBinary = {HloOpcode::kAdd,     HloOpcode::kSubtract,
-                                     HloOpcode::kMultiply, HloOpcode::kDivide,
-                                     HloOpcode::kMaximum, HloOpcode::kMinimum,
-                                     HloOpcode::kPower,   HloOpcode::kAtan2};
-constexpr std::array kFloatUnary = {HloOpcode::kNegate, HloOpcode::kAbs,   HloOpcode::kExp,
-                                    HloOpcode::kLog,    HloOpcode::kSin,   HloOpcode::kCos,
-                                    HloOpcode::kTanh,   HloOpcode::kSqrt,  HloOpcode::kRsqrt,
-                                    HloOpcode::kFloor,  HloOpcode::kCeil,  HloOpcode::kSign};
-constexpr std::array kIntegerBinary = {HloOpcode::kAdd,     HloOpcode::kSubtract,
-                                       HloOpcode::kMultiply, HloOpcode::kMaximum,
-                                       HloOpcode::kMinimum};
+constexpr std::array kFloatBinary = {HloOpcode::kAdd,    HloOpcode::kSubtract, HloOpcode::kMultiply,
+                                     HloOpcode::kDivide, HloOpcode::kMaximum,  HloOpcode::kMinimum,
+                                     HloOpcode::kPower,  HloOpcode::kAtan2};
+constexpr std::array kFloatUnary = {HloOpcode::kNegate, HloOpcode::kAbs,  HloOpcode::kExp,
+                                    HloOpcode::kLog,    HloOpcode::kSin,  HloOpcode::kCos,
+                                    HloOpcode::kTanh,   HloOpcode::kSqrt, HloOpcode::kRsqrt,
+                                    HloOpcode::kFloor,  HloOpcode::kCeil, HloOpcode::kSign};
+constexpr std::array kIntegerBinary = {HloOpcode::kAdd, HloOpcode::kSubtract, HloOpcode::kMultiply,
+                                       HloOpcode::kMaximum, HloOpcode::kMinimum};
 
 template <typename T>
 T Pick(const std::vector<T>& items, std::mt19937_64& rng) {
@@ -79,8 +77,8 @@ HloMutation MutateOpcode(HloModule& module, std::mt19937_64& rng) {
   const HloOpcode opcode = Pick(choices, rng);
   if (opcode == old->opcode()) return HloMutation::kCount;
   HloComputation* computation = old->parent();
-  HloInstruction* replacement = computation->AddInstruction(
-      HloInstruction::Create(opcode, old->shape(), old->operands()));
+  HloInstruction* replacement =
+      computation->AddInstruction(HloInstruction::Create(opcode, old->shape(), old->operands()));
   if (!computation->ReplaceInstruction(old, replacement).ok()) return HloMutation::kCount;
   return HloMutation::kOpcode;
 }
@@ -92,8 +90,7 @@ HloMutation MutateOperand(HloModule& module, std::mt19937_64& rng) {
   }
   if (users.empty()) return HloMutation::kCount;
   HloInstruction* user = Pick(users, rng);
-  const int64_t index =
-      std::uniform_int_distribution<int64_t>(0, user->operand_count() - 1)(rng);
+  const int64_t index = std::uniform_int_distribution<int64_t>(0, user->operand_count() - 1)(rng);
   const HloInstruction* operand = user->operand(index);
   std::vector<HloInstruction*> candidates;
   for (HloInstruction* other : user->parent()->instructions()) {
@@ -204,8 +201,8 @@ std::string_view HloMutationName(HloMutation mutation) {
 }
 
 HloMutation MutateModule(HloModule& module, std::mt19937_64& rng) {
-  const auto kind = static_cast<HloMutation>(std::uniform_int_distribution<int>(
-      0, static_cast<int>(HloMutation::kCount) - 1)(rng));
+  const auto kind = static_cast<HloMutation>(
+      std::uniform_int_distribution<int>(0, static_cast<int>(HloMutation::kCount) - 1)(rng));
   switch (kind) {
     case HloMutation::kOpcode:
       return MutateOpcode(module, rng);

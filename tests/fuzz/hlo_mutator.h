@@ -18,12 +18,12 @@ namespace fuzz {
 
 // What one mutation changed (for the campaign's statistics).
 enum class HloMutation : uint8_t {
-  kOpcode,        // an elementwise op becomes another of the same arity
-  kOperand,       // an operand becomes another value of the same shape
-  kLayout,        // an array's minor-to-major order is permuted
-  kMemorySpace,   // an array moves to host memory (S(5)) or back
-  kConstant,      // a scalar constant (a loop bound, an index) takes another value
-  kAlias,         // an input_output_alias is added or removed
+  kOpcode,       // an elementwise op becomes another of the same arity
+  kOperand,      // an operand becomes another value of the same shape
+  kLayout,       // an array's minor-to-major order is permuted
+  kMemorySpace,  // an array moves to host memory (S(5)) or back
+  kConstant,     // a scalar constant (a loop bound, an index) takes another value
+  kAlias,        // an input_output_alias is added or removed
   kCount,
 };
 std::string_view HloMutationName(HloMutation mutation);

@@ -33,8 +33,8 @@ const std::vector<BackendUnderTest>& BackendsUnderTest() {
          {std::pair{"cpu", "cpu-default.yaml"}, std::pair{"gpu-emulated", "device-default.yaml"}}) {
       const RegisteredBackend* backend = host.registries().backends.Find(name);
       if (backend == nullptr || !backend->registration.backend->CanExecute()) continue;
-      ResolvedPipeline pipeline = ShippedPipeline(
-          std::string(HMO_FUZZ_SOURCE_DIR) + "/pipelines/" + pipeline_file, name);
+      ResolvedPipeline pipeline =
+          ShippedPipeline(std::string(HMO_FUZZ_SOURCE_DIR) + "/pipelines/" + pipeline_file, name);
       all->push_back({backend->registration.backend.get(), std::move(pipeline)});
     }
     FuzzCheck(!all->empty(), "no executing backend loaded");

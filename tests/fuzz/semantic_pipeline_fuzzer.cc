@@ -58,8 +58,7 @@ const std::vector<PipelineUnderTest>& PipelinesUnderTest() {
     for (const auto& entry :
          std::filesystem::directory_iterator(std::string(HMO_FUZZ_SOURCE_DIR) + "/pipelines")) {
       if (entry.path().extension() != ".yaml") continue;
-      PipelineUnderTest shipped{entry.path().stem().string(),
-                              ShippedPipeline(entry.path(), "cpu")};
+      PipelineUnderTest shipped{entry.path().stem().string(), ShippedPipeline(entry.path(), "cpu")};
       shipped.needs_limit = shipped.name == "fit" || shipped.name == "rematerialization";
       all->push_back(std::move(shipped));
     }

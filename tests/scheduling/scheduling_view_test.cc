@@ -89,11 +89,11 @@ TEST_F(SchedulingViewTest, MayShareIsEmptyWithoutAnalysisAndFilledByTheCallback)
   }
   std::vector<std::pair<std::string, int64_t>> asked;
   auto shared = *BuildSchedulingView(*module_->entry_computation(),
-                                    [&](const HloInstruction& instruction, int64_t operand) {
-                                      asked.emplace_back(instruction.name(), operand);
-                                      return instruction.opcode() == HloOpcode::kMultiply ||
-                                             instruction.opcode() == HloOpcode::kNegate;
-                                    });
+                                     [&](const HloInstruction& instruction, int64_t operand) {
+                                       asked.emplace_back(instruction.name(), operand);
+                                       return instruction.opcode() == HloOpcode::kMultiply ||
+                                              instruction.opcode() == HloOpcode::kNegate;
+                                     });
   const HmoSchedulingInstruction& mul = At(*shared, 4);
   // mul uses neg twice; the operand appears once.
   EXPECT_THAT(Ids(mul.may_share_operand_ids, mul.may_share_operand_count), ElementsAre(3));
@@ -145,8 +145,7 @@ ENTRY main {
   auto refused = BuildSchedulingView(*(*crosswise)->entry_computation());
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_THAT(std::string(refused.status().message()),
-              ::testing::HasSubstr("outputs {0} and {1}"));
+  EXPECT_THAT(std::string(refused.status().message()), ::testing::HasSubstr("outputs {0} and {1}"));
 }
 
 }  // namespace

@@ -48,10 +48,10 @@ class YamlPipelineReader {
                    fmt::format("a pipeline is a mapping with 'version' and 'passes', got {}",
                                NodeKindName(root)));
     }
-    HMO_RETURN_IF_ERROR(CheckKeys(
-        root, {"version", "plugins", "verify", "dump", "memory-limit", "target", "max-pass-runs",
-               "passes"},
-        "at the top level"));
+    HMO_RETURN_IF_ERROR(CheckKeys(root,
+                                  {"version", "plugins", "verify", "dump", "memory-limit", "target",
+                                   "max-pass-runs", "passes"},
+                                  "at the top level"));
     PipelineSpec spec;
     spec.source = source_;
 

@@ -39,8 +39,7 @@ absl::StatusOr<std::unique_ptr<SchedulingView>> BuildSchedulingView(
   // Donation orders become control edges; cyclic ones would hand every
   // strategy a graph with no order (the verifier's alias-cycle rule).
   const std::vector<DonationOrdering> orderings = DonationOrderings(computation);
-  if (const std::vector<ShapeIndex> cycle = DonationCycle(computation, orderings);
-      !cycle.empty()) {
+  if (const std::vector<ShapeIndex> cycle = DonationCycle(computation, orderings); !cycle.empty()) {
     std::string listed;
     for (const ShapeIndex& output_index : cycle) {
       listed += (listed.empty() ? "" : " and ") + ShapeIndexToString(output_index);

@@ -41,37 +41,34 @@ void CheckModuleAliasing(const HloModule& module, VerifierErrorSink& sink) {
                alias.ToString());
     if (!ShapeUtil::IndexIsValid(result, output_index)) {
       sink.AddModuleError(HloModule::HeaderAttribute::kInputOutputAlias, "alias-output-index",
-                          StrCat(entry_text, ": output index ",
-                                 ShapeIndexToString(output_index),
-                                 " is not in the entry result shape ",
-                                 result.ToString(false)));
+                          StrCat(entry_text, ": output index ", ShapeIndexToString(output_index),
+                                 " is not in the entry result shape ", result.ToString(false)));
       continue;
     }
     const Shape* param = ParameterShape(*entry, alias.parameter_number);
     if (param == nullptr) {
-      sink.AddModuleError(HloModule::HeaderAttribute::kInputOutputAlias, "alias-parameter",
-                          StrCat(entry_text, ": entry computation ", entry->name(),
-                                 " has no parameter ", alias.parameter_number, " (it has ",
-                                 entry->num_parameters(), ")"));
+      sink.AddModuleError(
+          HloModule::HeaderAttribute::kInputOutputAlias, "alias-parameter",
+          StrCat(entry_text, ": entry computation ", entry->name(), " has no parameter ",
+                 alias.parameter_number, " (it has ", entry->num_parameters(), ")"));
       continue;
     }
     if (!ShapeUtil::IndexIsValid(*param, alias.parameter_index)) {
       sink.AddModuleError(HloModule::HeaderAttribute::kInputOutputAlias, "alias-parameter",
                           StrCat(entry_text, ": parameter index ",
-                                 ShapeIndexToString(alias.parameter_index),
-                                 " is not in parameter ", alias.parameter_number,
-                                 " of shape ", param->ToString(false)));
+                                 ShapeIndexToString(alias.parameter_index), " is not in parameter ",
+                                 alias.parameter_number, " of shape ", param->ToString(false)));
       continue;
     }
     auto [it, inserted] =
         aliased_params.emplace(std::make_pair(alias.parameter_number, alias.parameter_index),
                                output_index);
     if (!inserted) {
-      sink.AddModuleError(HloModule::HeaderAttribute::kInputOutputAlias, "alias-duplicate-parameter",
-                          StrCat(entry_text, ": parameter ", alias.parameter_number, " ",
-                                 ShapeIndexToString(alias.parameter_index),
-                                 " is already aliased with output ",
-                                 ShapeIndexToString(it->second)));
+      sink.AddModuleError(
+          HloModule::HeaderAttribute::kInputOutputAlias, "alias-duplicate-parameter",
+          StrCat(entry_text, ": parameter ", alias.parameter_number, " ",
+                 ShapeIndexToString(alias.parameter_index), " is already aliased with output ",
+                 ShapeIndexToString(it->second)));
       continue;
     }
     const Shape& out = ShapeUtil::GetSubshape(result, output_index);
@@ -94,9 +91,8 @@ void CheckModuleAliasing(const HloModule& module, VerifierErrorSink& sink) {
     if (out.memory_space() != in.memory_space()) {
       sink.AddModuleError(HloModule::HeaderAttribute::kInputOutputAlias, "alias-memory-space",
                           StrCat(entry_text, ": output ", out.ToString(true),
-                                 " is in memory space ", out.memory_space(),
-                                 " but parameter ", in.ToString(true), " is in memory space ",
-                                 in.memory_space()));
+                                 " is in memory space ", out.memory_space(), " but parameter ",
+                                 in.ToString(true), " is in memory space ", in.memory_space()));
     }
   }
 
@@ -131,14 +127,14 @@ void CheckModuleAliasing(const HloModule& module, VerifierErrorSink& sink) {
     }
     if (!ShapeUtil::IndexIsValid(*param, donor.param_index)) {
       sink.AddModuleError(HloModule::HeaderAttribute::kBufferDonor, "buffer-donor",
-                          StrCat(donor_text, ": index is not in parameter ",
-                                 donor.param_number, " of shape ", param->ToString(false)));
+                          StrCat(donor_text, ": index is not in parameter ", donor.param_number,
+                                 " of shape ", param->ToString(false)));
       continue;
     }
     if (config.ParameterHasAlias(donor.param_number, donor.param_index)) {
-      sink.AddModuleError(HloModule::HeaderAttribute::kBufferDonor, "buffer-donor-aliased",
-                          StrCat(donor_text, ": the parameter buffer is also in ",
-                                 "input_output_alias"));
+      sink.AddModuleError(
+          HloModule::HeaderAttribute::kBufferDonor, "buffer-donor-aliased",
+          StrCat(donor_text, ": the parameter buffer is also in ", "input_output_alias"));
     }
   }
 }

@@ -45,10 +45,11 @@ void CheckEntryComputationLayout(const HloModule& module, const HloVerifierOptio
   }
   ComputationLayout layout = module.entry_computation_layout();
   if (layout.parameter_count() != entry->num_parameters()) {
-    sink.AddModuleError(HloModule::HeaderAttribute::kEntryComputationLayout, "entry-computation-layout",
+    sink.AddModuleError(HloModule::HeaderAttribute::kEntryComputationLayout,
+                        "entry-computation-layout",
                         StrCat("entry_computation_layout has ", layout.parameter_count(),
-                               " parameters but entry computation ", entry->name(),
-                               " has ", entry->num_parameters()));
+                               " parameters but entry computation ", entry->name(), " has ",
+                               entry->num_parameters()));
     return;
   }
   ShapeEqualityOptions eq;
@@ -57,21 +58,20 @@ void CheckEntryComputationLayout(const HloModule& module, const HloVerifierOptio
   for (int64_t k = 0; k < layout.parameter_count(); ++k) {
     const Shape& actual = entry->parameter_instruction(k)->shape();
     if (!ShapesEqual(layout.parameter_shape(k), actual, eq)) {
-      sink.AddModuleError(HloModule::HeaderAttribute::kEntryComputationLayout, "entry-computation-layout",
-                          StrCat("entry_computation_layout parameter ", k, " ",
-                                 layout.parameter_shape(k).ToString(true),
-                                 " does not match entry parameter ",
-                                 entry->parameter_instruction(k)->name(), " ",
-                                 actual.ToString(true)));
+      sink.AddModuleError(
+          HloModule::HeaderAttribute::kEntryComputationLayout, "entry-computation-layout",
+          StrCat("entry_computation_layout parameter ", k, " ",
+                 layout.parameter_shape(k).ToString(true), " does not match entry parameter ",
+                 entry->parameter_instruction(k)->name(), " ", actual.ToString(true)));
       return;
     }
   }
   const Shape& root = entry->root_instruction()->shape();
   if (!ShapesEqual(layout.result_shape(), root, eq)) {
-    sink.AddModuleError(HloModule::HeaderAttribute::kEntryComputationLayout, "entry-computation-layout",
-                        StrCat("entry_computation_layout result ",
-                               layout.result_shape().ToString(true),
-                               " does not match the entry root shape ", root.ToString(true)));
+    sink.AddModuleError(
+        HloModule::HeaderAttribute::kEntryComputationLayout, "entry-computation-layout",
+        StrCat("entry_computation_layout result ", layout.result_shape().ToString(true),
+               " does not match the entry root shape ", root.ToString(true)));
   }
 }
 

@@ -77,7 +77,8 @@ void CheckModuleSchedule(const HloModule& module, VerifierErrorSink& sink) {
   if (!module.has_schedule()) return;
   const HloSchedule& schedule = module.schedule();
   if (schedule.module() != &module) {
-    sink.AddModuleError(HloModule::HeaderAttribute::kIsScheduled, "schedule-module", "the schedule was made for a different module");
+    sink.AddModuleError(HloModule::HeaderAttribute::kIsScheduled, "schedule-module",
+                        "the schedule was made for a different module");
     return;
   }
   absl::flat_hash_set<const HloComputation*> fusion_computations;

@@ -412,11 +412,12 @@ void CheckModuleStructure(const HloModule& module, const HloVerifierOptions& opt
   // Entry computation.
   const HloComputation* entry = module.entry_computation();
   if (entry == nullptr) {
-    sink.AddModuleError(HloModule::HeaderAttribute::kName, "entry-computation", "module has no entry computation");
-  } else if (!report.module_computations.contains(entry)) {
     sink.AddModuleError(HloModule::HeaderAttribute::kName, "entry-computation",
-                        StrCat("entry computation ", entry->name(),
-                               " is not one of the module's computations"));
+                        "module has no entry computation");
+  } else if (!report.module_computations.contains(entry)) {
+    sink.AddModuleError(
+        HloModule::HeaderAttribute::kName, "entry-computation",
+        StrCat("entry computation ", entry->name(), " is not one of the module's computations"));
   }
 
   // Computation parents and unique names.

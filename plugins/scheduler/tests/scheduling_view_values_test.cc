@@ -157,7 +157,8 @@ TEST(ModuleViews, WhileCarriesItsBodysTemporariesAsTransientBytes) {
   absl::StatusOr<std::unique_ptr<testing::AnalyzedModule>> m =
       testing::AnalyzedModule::Parse(kLoop);
   ASSERT_TRUE(m.ok()) << m.status();
-  absl::StatusOr<std::vector<ComputationView>> built = BuildModuleViews((*m)->module(), (*m)->inputs());
+  absl::StatusOr<std::vector<ComputationView>> built =
+      BuildModuleViews((*m)->module(), (*m)->inputs());
   ASSERT_TRUE(built.ok()) << built.status();
   std::vector<ComputationView>& views = *built;
   // Callees come first; the entry last.

@@ -383,7 +383,8 @@ TEST(GpuEmulatedCliTest, HostOffloadedLoopsOfAnyTripCountMatchTheEvaluator) {
   std::filesystem::create_directories(dir);
   for (const std::string trips : {"16", "8", "0"}) {
     std::string changed = text;
-    changed.replace(changed.find(bound), bound.size(), "constant.41 = s32[] constant(" + trips + ")");
+    changed.replace(changed.find(bound), bound.size(),
+                    "constant.41 = s32[] constant(" + trips + ")");
     const std::filesystem::path module = dir / ("scan_" + trips + ".hlo");
     std::ofstream(module) << changed;
     for (const std::string backend : {"cpu", "gpu-emulated"}) {

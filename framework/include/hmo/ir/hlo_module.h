@@ -158,8 +158,14 @@ class HloModule {
   // Where the header wrote an attribute (the attribute's name; kName: the
   // module's name), for a parsed module; unknown ({0, 0}) otherwise. Module-
   // level diagnostics point there; it is no part of the module's meaning.
-  enum class HeaderAttribute { kName, kEntryComputationLayout, kInputOutputAlias, kBufferDonor,
-                               kIsScheduled, kCount };
+  enum class HeaderAttribute {
+    kName,
+    kEntryComputationLayout,
+    kInputOutputAlias,
+    kBufferDonor,
+    kIsScheduled,
+    kCount
+  };
   HloInstruction::SourceLocation header_location(HeaderAttribute attribute) const {
     return header_locations_[static_cast<size_t>(attribute)];
   }

@@ -51,8 +51,7 @@ class VerifierErrorSink {
 
   // Positioned at the header attribute `where` (the module's name when the
   // text had no such attribute).
-  void AddModuleError(HloModule::HeaderAttribute where, std::string_view rule,
-                      std::string message);
+  void AddModuleError(HloModule::HeaderAttribute where, std::string_view rule, std::string message);
   void AddComputationError(const HloComputation& computation, std::string_view rule,
                            std::string message);
   void AddInstructionError(const HloInstruction& instruction, std::string_view rule,
