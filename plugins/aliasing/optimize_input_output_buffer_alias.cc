@@ -6,6 +6,7 @@
 #include "hmo/base/status_macros.h"
 #include "hmo/ir/computation_layout.h"
 #include "hmo/ir/hlo_computation.h"
+#include "hmo/ir/hlo_instruction.h"
 #include "hmo/ir/hlo_module.h"
 
 namespace hmo {
@@ -42,7 +43,14 @@ OptimizeInputOutputBufferAlias::Create(const PassOptions& pass_options) {
 
 absl::StatusOr<bool> OptimizeInputOutputBufferAlias::Build(
     const std::vector<Shape>& input_shapes, const Shape& output_shape,
-    HloInputOutputAliasConfig& alias_config, HloBufferDonorConfig& buffer_donor_config) const {
+    HloInputOutputAliasConfig& alias_config, HloBufferDonorConfig& buffer_donor_config,
+    const std::vector<Shape>* parameter_shapes, const Shape* root_shape) const {
+  // Whether `other` (when given) places leaf `index` where `leaf` is.
+  auto placed_alike = [](const Shape* other, const Shape& leaf, const ShapeIndex& index) {
+    return other == nullptr || (ShapeUtil::IndexIsValid(*other, index) &&
+                                ShapeUtil::GetSubshape(*other, index).memory_space() ==
+                                    leaf.memory_space());
+  };
   // Aliasing dynamic outputs could disagree on the size at run time.
   if (!output_shape.is_static()) return false;
 
@@ -53,6 +61,11 @@ absl::StatusOr<bool> OptimizeInputOutputBufferAlias::Build(
                                                             const ShapeIndex& index) {
       if (!subshape.IsArray() || !subshape.is_static()) return;
       if (alias_config.ParameterHasAlias(parameter, index)) return;
+      if (parameter_shapes != nullptr &&
+          (parameter >= static_cast<int64_t>(parameter_shapes->size()) ||
+           !placed_alike(&(*parameter_shapes)[parameter], subshape, index))) {
+        return;
+      }
       if (registered_buffer_donor_only_ &&
           !buffer_donor_config.ParameterIsBufferDonor(parameter, index)) {
         return;
@@ -65,6 +78,7 @@ absl::StatusOr<bool> OptimizeInputOutputBufferAlias::Build(
   ShapeUtil::ForEachSubshape(output_shape, [&](const Shape& subshape, const ShapeIndex& index) {
     if (!subshape.IsArray()) return;
     if (alias_config.OutputHasAlias(index)) return;
+    if (!placed_alike(root_shape, subshape, index)) return;
     donees[subshape.memory_space()].push_back({index, BufferSize(subshape)});
   });
 
@@ -104,13 +118,16 @@ absl::StatusOr<bool> OptimizeInputOutputBufferAlias::Run(HloModule& module,
   // The shapes HloInputOutputAliasConfig::Verify checks against.
   const ComputationLayout layout = module.entry_computation_layout();
   std::vector<Shape> input_shapes;
-  const int64_t parameter_count = module.entry_computation()->num_parameters();
-  for (int64_t i = 0; i < parameter_count && i < layout.parameter_count(); ++i) {
+  std::vector<Shape> parameter_shapes;
+  const HloComputation& entry = *module.entry_computation();
+  for (int64_t i = 0; i < entry.num_parameters() && i < layout.parameter_count(); ++i) {
     input_shapes.push_back(layout.parameter_shape(i));
+    parameter_shapes.push_back(entry.parameter_instruction(i)->shape());
   }
-  HMO_ASSIGN_OR_RETURN(bool changed, Build(input_shapes, layout.result_shape(),
-                                           module.input_output_alias_config(),
-                                           module.buffer_donor_config()));
+  HMO_ASSIGN_OR_RETURN(
+      bool changed,
+      Build(input_shapes, layout.result_shape(), module.input_output_alias_config(),
+            module.buffer_donor_config(), &parameter_shapes, &entry.root_instruction()->shape()));
   HMO_RETURN_IF_ERROR(
       module.input_output_alias_config().Verify(input_shapes, layout.result_shape()));
   return changed;

@@ -55,10 +55,15 @@ class OptimizeInputOutputBufferAlias : public HloPass {
 
   // The matching itself, on explicit shapes: adds aliases to `alias_config`
   // and removes the matched donors from `buffer_donor_config`. Returns
-  // whether an alias was added.
+  // whether an alias was added. With `parameter_shapes` and `root_shape`
+  // (the entry's instructions, which may place a leaf in another memory
+  // space than the entry layout says, e.g. before host offloading), only
+  // leaves both place alike take part.
   absl::StatusOr<bool> Build(const std::vector<Shape>& input_shapes, const Shape& output_shape,
                              HloInputOutputAliasConfig& alias_config,
-                             HloBufferDonorConfig& buffer_donor_config) const;
+                             HloBufferDonorConfig& buffer_donor_config,
+                             const std::vector<Shape>* parameter_shapes = nullptr,
+                             const Shape* root_shape = nullptr) const;
 
  private:
   bool registered_buffer_donor_only_ = false;
