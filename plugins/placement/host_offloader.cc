@@ -592,6 +592,42 @@ absl::StatusOr<bool> HostOffloader::ApplySchedulingFix(HloModule& module) {
   return changed;
 }
 
+namespace {
+
+// An entry output the offloader moved to host memory can no longer share a
+// buffer with a parameter in device memory (or the other way round): a
+// may-alias is dropped (donation is an offer), a must-alias is an error.
+absl::StatusOr<bool> DropAliasesAcrossMemorySpaces(HloModule& module) {
+  const HloComputation& entry = *module.entry_computation();
+  const Shape& result = entry.root_instruction()->shape();
+  std::vector<ShapeIndex> dropped;
+  for (const auto& [output_index, alias] : module.input_output_alias_config().aliases()) {
+    if (alias.parameter_number >= entry.num_parameters() ||
+        !ShapeUtil::IndexIsValid(result, output_index)) {
+      continue;
+    }
+    const Shape& parameter = entry.parameter_instruction(alias.parameter_number)->shape();
+    if (!ShapeUtil::IndexIsValid(parameter, alias.parameter_index)) continue;
+    const int64_t output_space = ShapeUtil::GetSubshape(result, output_index).memory_space();
+    const int64_t parameter_space =
+        ShapeUtil::GetSubshape(parameter, alias.parameter_index).memory_space();
+    if (output_space == parameter_space) continue;
+    if (alias.must_alias()) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "output %s moves to memory space %d but must alias parameter %d %s in memory space %d",
+          ShapeIndexToString(output_index), output_space, alias.parameter_number,
+          ShapeIndexToString(alias.parameter_index), parameter_space));
+    }
+    dropped.push_back(output_index);
+  }
+  for (const ShapeIndex& output_index : dropped) {
+    module.input_output_alias_config().RemoveAlias(output_index);
+  }
+  return !dropped.empty();
+}
+
+}  // namespace
+
 absl::StatusOr<bool> HostOffloader::Run(HloModule& module, PassContext& /*context*/) {
   HMO_ASSIGN_OR_RETURN(bool changed, HandleInputStreaming(module));
   // Handling a MoveToHost changes the graph, so restart from the entry after
@@ -610,6 +646,8 @@ absl::StatusOr<bool> HostOffloader::Run(HloModule& module, PassContext& /*contex
   }
   HMO_ASSIGN_OR_RETURN(bool fixed, ApplySchedulingFix(module));
   changed |= fixed;
+  HMO_ASSIGN_OR_RETURN(bool unaliased, DropAliasesAcrossMemorySpaces(module));
+  changed |= unaliased;
   // New copies and AllocateBuffers join the schedule after their operands.
   if (changed && module.has_schedule()) HMO_RETURN_IF_ERROR(module.schedule().Update());
   return changed;
