@@ -5,6 +5,7 @@
 
 #include "hmo/base/status_macros.h"
 #include "hmo/ir/computation_layout.h"
+#include "hmo/ir/donation_orderings.h"
 #include "hmo/ir/hlo_computation.h"
 #include "hmo/ir/hlo_instruction.h"
 #include "hmo/ir/hlo_module.h"
@@ -124,10 +125,32 @@ absl::StatusOr<bool> OptimizeInputOutputBufferAlias::Run(HloModule& module,
     input_shapes.push_back(layout.parameter_shape(i));
     parameter_shapes.push_back(entry.parameter_instruction(i)->shape());
   }
+  const HloInputOutputAliasConfig arrived = module.input_output_alias_config();
+  const HloBufferDonorConfig arrived_donors = module.buffer_donor_config();
   HMO_ASSIGN_OR_RETURN(
       bool changed,
       Build(input_shapes, layout.result_shape(), module.input_output_alias_config(),
             module.buffer_donor_config(), &parameter_shapes, &entry.root_instruction()->shape()));
+  // Shapes alone may pair outputs with parameters crosswise, so that no order
+  // reads each donated parameter before its output overwrites it (the
+  // verifier's alias-cycle rule): drop added aliases on such a cycle, giving
+  // a registered donor back its place.
+  while (changed) {
+    const std::vector<ShapeIndex> cycle = DonationCycle(entry, DonationOrderings(entry));
+    auto added = std::find_if(cycle.begin(), cycle.end(), [&](const ShapeIndex& output) {
+      return !arrived.OutputHasAlias(output);
+    });
+    if (added == cycle.end()) break;
+    const HloInputOutputAliasConfig::Alias alias =
+        module.input_output_alias_config().aliases().at(*added);
+    module.input_output_alias_config().RemoveAlias(*added);
+    if (arrived_donors.ParameterIsBufferDonor(alias.parameter_number, alias.parameter_index)) {
+      HMO_RETURN_IF_ERROR(module.buffer_donor_config().AddBufferDonor(alias.parameter_number,
+                                                                      alias.parameter_index));
+    }
+    changed = !(module.input_output_alias_config() == arrived) ||
+              !(module.buffer_donor_config() == arrived_donors);
+  }
   HMO_RETURN_IF_ERROR(
       module.input_output_alias_config().Verify(input_shapes, layout.result_shape()));
   return changed;
