@@ -48,9 +48,9 @@ absl::StatusOr<bool> OptimizeInputOutputBufferAlias::Build(
     const std::vector<Shape>* parameter_shapes, const Shape* root_shape) const {
   // Whether `other` (when given) places leaf `index` where `leaf` is.
   auto placed_alike = [](const Shape* other, const Shape& leaf, const ShapeIndex& index) {
-    return other == nullptr || (ShapeUtil::IndexIsValid(*other, index) &&
-                                ShapeUtil::GetSubshape(*other, index).memory_space() ==
-                                    leaf.memory_space());
+    return other == nullptr ||
+           (ShapeUtil::IndexIsValid(*other, index) &&
+            ShapeUtil::GetSubshape(*other, index).memory_space() == leaf.memory_space());
   };
   // Aliasing dynamic outputs could disagree on the size at run time.
   if (!output_shape.is_static()) return false;
