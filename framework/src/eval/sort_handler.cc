@@ -3,7 +3,9 @@
 // op1[b], ...), orders it; all operands are permuted alike. A stable sort is
 // used whether or not is_stable is set (a stable order is one of the orders
 // an unstable sort may produce). Comparators that are a single compare of
-// the first operand's two parameters run natively.
+// the first operand's two parameters run natively. A comparator that is not
+// a strict weak order on a row's values leaves the result undefined
+// (strict_weak_order.h): the evaluator refuses it, naming the row.
 
 #include <algorithm>
 #include <numeric>
@@ -15,6 +17,7 @@
 #include "index_space.h"
 #include "opcode_handlers.h"
 #include "scalar_combiner.h"
+#include "strict_weak_order.h"
 
 namespace hmo::eval_internal {
 namespace {
@@ -44,6 +47,16 @@ std::optional<SimpleComparator> MatchSimpleComparator(const HloComputation& comp
   return std::nullopt;
 }
 
+// "{2,*,0}": the slice of `index` along `dimension`.
+std::string DescribeSlice(absl::Span<const int64_t> index, int64_t dimension) {
+  std::string text = "{";
+  for (int64_t d = 0; d < static_cast<int64_t>(index.size()); ++d) {
+    if (d > 0) text += ",";
+    text += d == dimension ? std::string("*") : absl::StrCat(index[d]);
+  }
+  return text + "}";
+}
+
 }  // namespace
 
 absl::StatusOr<Literal> HandleSort(const HloInstruction& instr, Operands operands,
@@ -70,39 +83,50 @@ absl::StatusOr<Literal> HandleSort(const HloInstruction& instr, Operands operand
   const std::optional<SimpleComparator> simple = MatchSimpleComparator(*instr.to_apply());
 
   absl::Status status;
+  int64_t budget = kStrictWeakOrderCheckBudget;
   std::vector<int64_t> order(length);
   ForEachIndex(outer_dims, [&](absl::Span<const int64_t> index) {
     if (!status.ok()) return;
     const int64_t base = DotIndex(index, strides);
+    auto describe_row = [&] { return DescribeSlice(index, sort_dim); };
     std::iota(order.begin(), order.end(), 0);
     if (simple.has_value()) {
       status = SwitchOnElementType(operands[0]->element_type(), instr.name(), [&](auto tag) {
         constexpr PrimitiveType kT = decltype(tag)::value;
         const uint8_t* keys = RawBytes(*operands[0]);
-        std::stable_sort(order.begin(), order.end(), [&](int64_t x, int64_t y) {
+        auto less = [&](int64_t x, int64_t y) {
           auto a = LoadElement<kT>(keys, base + x * step);
           auto b = LoadElement<kT>(keys, base + y * step);
           return simple->swapped ? CompareElements(b, a, simple->direction, simple->total_order)
                                  : CompareElements(a, b, simple->direction, simple->total_order);
-        });
-        return absl::OkStatus();
+        };
+        std::stable_sort(order.begin(), order.end(), less);
+        return CheckStrictWeakOrder(instr.name(), instr.to_apply()->name(), describe_row, order, less,
+                                    budget);
       });
     } else {
-      std::stable_sort(order.begin(), order.end(), [&](int64_t x, int64_t y) {
+      auto less = [&](int64_t x, int64_t y) {
         if (!status.ok()) return false;
         std::vector<Literal> args;
         for (const Literal* operand : operands) {
           args.push_back(ScalarAt(*operand, base + x * step));
           args.push_back(ScalarAt(*operand, base + y * step));
         }
-        absl::StatusOr<Literal> less = run(*instr.to_apply(), args);
-        if (!less.ok()) {
-          status = less.status();
+        absl::StatusOr<Literal> before = run(*instr.to_apply(), args);
+        if (!before.ok()) {
+          status = before.status();
           return false;
         }
-        return less->GetAsBool(0);
-      });
+        return before->GetAsBool(0);
+      };
+      std::stable_sort(order.begin(), order.end(), less);
+      if (status.ok()) {
+        const absl::Status consistent = CheckStrictWeakOrder(
+            instr.name(), instr.to_apply()->name(), describe_row, order, less, budget);
+        if (status.ok()) status = consistent;
+      }
     }
+    if (!status.ok()) return;
     for (int64_t i = 0; i < n; ++i) {
       const int64_t width = ByteWidth(operands[i]->element_type());
       for (int64_t j = 0; j < length; ++j) {

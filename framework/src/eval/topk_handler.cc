@@ -3,7 +3,9 @@
 // b; or comparator(a, b, index_a, index_b)) gives, ties kept in index order,
 // and their s32 indices. The topk opcode
 // orders by value, largest first unless largest=false, NaN above every
-// number (a total order), as XLA's TopK does.
+// number (a total order), as XLA's TopK does. A comparator that is not a
+// strict weak order on a row leaves the result undefined: refused
+// (strict_weak_order.h).
 
 #include <algorithm>
 #include <numeric>
@@ -15,6 +17,7 @@
 #include "index_space.h"
 #include "opcode_handlers.h"
 #include "scalar_combiner.h"
+#include "strict_weak_order.h"
 
 namespace hmo::eval_internal {
 
@@ -40,11 +43,12 @@ absl::StatusOr<Literal> HandleTopK(const HloInstruction& instr, Operands operand
   const int64_t width = ByteWidth(input.element_type());
   std::vector<int64_t> order(length);
   absl::Status status;
+  int64_t budget = kStrictWeakOrderCheckBudget;
   for (int64_t row = 0; row < rows && status.ok(); ++row) {
     const int64_t base = row * length;
     std::iota(order.begin(), order.end(), 0);
     if (comparator != nullptr) {
-      std::stable_sort(order.begin(), order.end(), [&](int64_t x, int64_t y) {
+      auto before_in_order = [&](int64_t x, int64_t y) {
         if (!status.ok()) return false;
         // XLA:CPU's comparator may also take the two elements' s32 indices
         // (a sort comparator over values and their iota).
@@ -63,7 +67,14 @@ absl::StatusOr<Literal> HandleTopK(const HloInstruction& instr, Operands operand
           return false;
         }
         return before->GetAsBool(0);
-      });
+      };
+      std::stable_sort(order.begin(), order.end(), before_in_order);
+      if (status.ok()) {
+        const absl::Status consistent = CheckStrictWeakOrder(
+            instr.name(), comparator->name(), [&] { return absl::StrCat(row); }, order,
+            before_in_order, budget);
+        if (status.ok()) status = consistent;
+      }
     } else {
       status = SwitchOnElementType(input.element_type(), instr.name(), [&](auto tag) {
         constexpr PrimitiveType kT = decltype(tag)::value;
