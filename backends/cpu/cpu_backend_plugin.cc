@@ -8,6 +8,7 @@
 #include "cpu/compiler/cpu_backend.h"
 #include "cpu/fusion/cpu_instruction_fusion.h"
 #include "cpu/simplification/call_inliner.h"
+#include "cpu/simplification/dead_loop_state_removal.h"
 #include "cpu/simplification/convolution_canonicalization.h"
 #include "cpu/simplification/dot_canonicalization.h"
 #include "cpu/simplification/reshape_to_bitcast.h"
@@ -19,6 +20,7 @@ namespace {
 
 absl::Status RegisterPasses(hmo::PassRegistrar& passes) {
   HMO_RETURN_IF_ERROR(passes.Register<hmo::cpu::CallInliner>());
+  HMO_RETURN_IF_ERROR(passes.Register<hmo::cpu::DeadLoopStateRemoval>());
   HMO_RETURN_IF_ERROR(passes.Register<hmo::cpu::DotCanonicalization>());
   HMO_RETURN_IF_ERROR(passes.Register<hmo::cpu::ConvolutionCanonicalization>());
   HMO_RETURN_IF_ERROR(passes.Register<hmo::cpu::TransposeFolding>());
