@@ -11,6 +11,7 @@
 #include "fmt/format.h"
 #include "hmo/analysis/call_graph.h"
 #include "hmo/analysis/hlo_alias_analysis.h"
+#include "hmo/analysis/hlo_dataflow_analysis.h"
 #include "hmo/base/status_macros.h"
 #include "hmo/ir/hlo_computation.h"
 #include "hmo/ir/layout.h"
@@ -114,22 +115,36 @@ int64_t Total(const std::vector<int64_t>& pieces) {
   return std::accumulate(pieces.begin(), pieces.end(), int64_t{0});
 }
 
+// Whether `instruction`'s result at `index` may be written over its operand
+// `operand` (XLA's CanShareOperandBufferWithUser): only then can the two lie
+// in one buffer while it runs.
+bool MayComputeInPlace(const HloDataflowAnalysis& dataflow, const HloInstruction& operand,
+                       const HloInstruction& instruction, const ShapeIndex& index) {
+  // The analysis takes mutable pointers but only reads them.
+  return dataflow.CanShareOperandBufferWithUser(const_cast<HloInstruction*>(&operand), {},
+                                                const_cast<HloInstruction*>(&instruction), index);
+}
+
 InstructionTemporaries TemporariesOf(const HloInstruction& instruction,
                                      const HloAliasAnalysis& aliases,
                                      const std::vector<BufferFacts>& facts) {
+  const HloDataflowAnalysis& dataflow = aliases.dataflow_analysis();
   absl::flat_hash_set<int64_t> seen;
   std::vector<int64_t> operands;
+  // The operand instruction each entry of `operands` is read through.
+  std::vector<const HloInstruction*> operand_readers;
   std::vector<int64_t> taken;
-  for (const HloInstruction* operand : instruction.operands()) {
-    if (!operand->shape().IsArray()) continue;
+  for (const HloInstruction* read : instruction.operands()) {
+    if (!read->shape().IsArray()) continue;
     // A copy that may go is its source's data: where the source lies, or
     // in the copy's buffer, which the source's could hold instead.
-    if (IsLayoutPreservingCopy(*operand)) operand = operand->operand(0);
+    const HloInstruction* operand = IsLayoutPreservingCopy(*read) ? read->operand(0) : read;
     for (const HloBuffer* buffer : aliases.ComputeBuffersAt(operand, {})) {
       const BufferFacts& fact = facts[buffer->id()];
       if (fact.role == BufferRole::kOutput) taken.push_back(buffer->id());
       if (fact.role == BufferRole::kTemporary && seen.insert(buffer->id()).second) {
         operands.push_back(fact.bytes);
+        operand_readers.push_back(read);
       }
     }
   }
@@ -143,12 +158,26 @@ InstructionTemporaries TemporariesOf(const HloInstruction& instruction,
       if (leaf.shape.IsArray()) indices.push_back(leaf.index);
     }
   }
+  const auto in_place_with_some_operand = [&](const ShapeIndex& index) {
+    return absl::c_any_of(instruction.operands(), [&](const HloInstruction* operand) {
+      return operand->shape().IsArray() &&
+             MayComputeInPlace(dataflow, *operand, instruction, index);
+    });
+  };
   std::vector<int64_t> results;
+  std::vector<ShapeIndex> result_indices;
   for (const ShapeIndex& index : indices) {
     for (const HloBuffer* buffer : aliases.ComputeBuffersAt(&instruction, index)) {
       const BufferFacts& fact = facts[buffer->id()];
       if (fact.role == BufferRole::kTemporary && seen.insert(buffer->id()).second) {
         results.push_back(fact.bytes);
+        result_indices.push_back(index);
+      }
+      // An output's buffer the result is written to holds it while the
+      // instruction runs, and no operand besides, unless one is updated in
+      // place.
+      if (fact.role == BufferRole::kOutput && !in_place_with_some_operand(index)) {
+        taken.push_back(buffer->id());
       }
     }
   }
@@ -162,8 +191,12 @@ InstructionTemporaries TemporariesOf(const HloInstruction& instruction,
     apart.insert(apart.end(), results.begin(), results.end());
     temporaries.layouts.push_back(apart);
     if (results.size() == 1) {
-      // Or in the place of one operand (one that dies here).
+      // Or in the place of one operand it may be computed over (one that
+      // dies here).
       for (size_t i = 0; i < operands.size(); ++i) {
+        if (!MayComputeInPlace(dataflow, *operand_readers[i], instruction, result_indices[0])) {
+          continue;
+        }
         std::vector<int64_t> shared = operands;
         shared[i] = std::max(shared[i], results[0]);
         temporaries.layouts.push_back(std::move(shared));

@@ -8,7 +8,10 @@
 // Three facts give it:
 //   - arguments + outputs - alias is fixed by the program's signature;
 //   - while an instruction runs, the temporaries it reads and writes are in
-//     device memory at once (its result may take the place of an operand);
+//     device memory at once (its result may take the place of an operand
+//     only where it may be computed over it in place, XLA's
+//     CanShareOperandBufferWithUser; an output's buffer it writes holds
+//     nothing else then);
 //   - a temporary is in the temp arena unless it sits in an output's (or a
 //     donated argument's) buffer while that buffer holds nothing else, one
 //     temporary per buffer at a time (buffer assignment's rule). A buffer is

@@ -82,6 +82,34 @@ TEST(RematerializationFloorTest, ACopyOfTheDonatedArgumentFreesItsBufferEarly) {
   EXPECT_NE(floor.instruction, "k");
 }
 
+// %d, the output, is a dot of the temporary %t: a dot cannot be computed
+// over its operand, so while it runs the output's buffer holds %d and %t
+// needs memory of its own. An elementwise %d could have taken %t's place.
+TEST(RematerializationFloorTest, AnOutputWrittenByANonElementwiseInstructionHoldsNoOperand) {
+  const auto module_with = [](const std::string& root) {
+    return test_support::ParseAndVerifyTestModule(absl::StrCat(R"(HloModule dot_of_temporary, is_scheduled=true
+
+ENTRY %main (x: f32[32,32], w: f32[32,32]) -> f32[32,32] {
+  %x = f32[32,32]{1,0} parameter(0)
+  %w = f32[32,32]{1,0} parameter(1)
+  %t = f32[32,32]{1,0} exponential(%x)
+  ROOT %d = f32[32,32]{1,0} )",
+                                                               root, R"(
+}
+)"));
+  };
+  std::unique_ptr<HloModule> dot = module_with(
+      "dot(%t, %w), lhs_contracting_dims={1}, rhs_contracting_dims={0}");
+  ASSERT_NE(dot, nullptr);
+  // 8 KiB of arguments, 4 KiB of output, 4 KiB for %t.
+  const RematerializationFloor floor = FloorOf(*dot);
+  EXPECT_EQ(floor.bytes, 16384);
+  EXPECT_EQ(floor.instruction, "d");
+  std::unique_ptr<HloModule> elementwise = module_with("add(%t, %w)");
+  ASSERT_NE(elementwise, nullptr);
+  EXPECT_EQ(FloorOf(*elementwise).bytes, 12288);
+}
+
 // The floor is a bound: no figure XLA's own schedule reaches is below it,
 // neither hmo's measure of the dump nor XLA's memory_analysis().
 class CorpusFloorTest : public ::testing::TestWithParam<std::string> {};
