@@ -8,6 +8,8 @@
 #include "absl/status/status.h"
 #include "hmo/codegen/element_types.h"
 #include "hmo/codegen/ir_array.h"
+#include "hmo/codegen/loop_emitter.h"
+#include "hmo/codegen/window_loops.h"
 #include "hmo/base/status_macros.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/GlobalVariable.h"
@@ -126,6 +128,8 @@ bool ElementalIrEmitter::IsElementalOpcode(HloOpcode opcode) {
     case HloOpcode::kMap:
     case HloOpcode::kConstant:
     case HloOpcode::kReducePrecision:
+    case HloOpcode::kReduce:
+    case HloOpcode::kReduceWindow:
       return true;
     default:
       return false;
@@ -727,6 +731,106 @@ absl::StatusOr<ElementGenerator> ElementalIrEmitter::MakeDynamicUpdateSliceGener
       });
 }
 
+llvm::AllocaInst* ElementalIrEmitter::EmitAccumulator(llvm::Value* init, std::string_view name) {
+  llvm::BasicBlock& entry = b_.GetInsertBlock()->getParent()->getEntryBlock();
+  llvm::IRBuilder<> entry_builder(&entry, entry.getFirstInsertionPt());
+  llvm::AllocaInst* accumulator =
+      entry_builder.CreateAlloca(init->getType(), nullptr, std::string(name));
+  b_.CreateStore(init, accumulator);
+  return accumulator;
+}
+
+absl::Status ElementalIrEmitter::EmitAccumulate(const HloInstruction& reduction,
+                                                llvm::AllocaInst* accumulator,
+                                                llvm::Value* value) {
+  llvm::Value* so_far = b_.CreateLoad(accumulator->getAllocatedType(), accumulator);
+  HMO_ASSIGN_OR_RETURN(std::vector<llvm::Value*> combined,
+                       EmitScalarComputation(*reduction.to_apply(), {so_far, value}));
+  if (combined.size() != 1 || combined[0]->getType() != accumulator->getAllocatedType()) {
+    return Unsupported(reduction, "to_apply does not return one value of the result's type");
+  }
+  b_.CreateStore(combined[0], accumulator);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ElementGenerator> ElementalIrEmitter::MakeReduceGenerator(
+    const HloInstruction& instruction, std::vector<ElementGenerator> operands) {
+  if (instruction.operand_count() != 2 || instruction.to_apply() == nullptr) {
+    return Unsupported(instruction, "only a reduce of one input is elemental");
+  }
+  const HloInstruction* inst = &instruction;
+  return ElementGenerator(
+      [this, inst, operands](const IrArray::Index& index) -> absl::StatusOr<llvm::Value*> {
+        const Shape& input_shape = inst->operand(0)->shape();
+        const int64_t rank = input_shape.rank();
+        std::vector<bool> reduced(rank, false);
+        for (int64_t d : inst->dimensions()) reduced[d] = true;
+        // The reduced dimensions, physically most major first (the
+        // innermost loop walks memory in order).
+        std::vector<int64_t> loop_dims;
+        const std::vector<int64_t> minor_to_major =
+            ShapeUtil::LayoutOrDefault(input_shape).minor_to_major();
+        for (auto it = minor_to_major.rbegin(); it != minor_to_major.rend(); ++it) {
+          if (reduced[*it]) loop_dims.push_back(*it);
+        }
+        std::vector<int64_t> sizes;
+        for (int64_t d : loop_dims) sizes.push_back(input_shape.dimensions(d));
+        HMO_ASSIGN_OR_RETURN(llvm::Value * init, operands[1](IrArray::Index{}));
+        llvm::AllocaInst* accumulator = EmitAccumulator(init, "reduce.acc." + inst->name());
+        HMO_RETURN_IF_ERROR(EmitLoopsOverSizes(
+            b_, "reduce." + inst->name(), sizes,
+            [&](const std::vector<llvm::Value*>& ivs) -> absl::Status {
+              IrArray::Index input_index(rank);
+              size_t kept = 0;
+              for (int64_t d = 0; d < rank; ++d) {
+                if (!reduced[d]) input_index[d] = index[kept++];
+              }
+              for (size_t k = 0; k < loop_dims.size(); ++k) input_index[loop_dims[k]] = ivs[k];
+              HMO_ASSIGN_OR_RETURN(llvm::Value * value, operands[0](input_index));
+              return EmitAccumulate(*inst, accumulator, value);
+            }));
+        return b_.CreateLoad(accumulator->getAllocatedType(), accumulator);
+      });
+}
+
+absl::StatusOr<ElementGenerator> ElementalIrEmitter::MakeReduceWindowGenerator(
+    const HloInstruction& instruction, std::vector<ElementGenerator> operands) {
+  if (instruction.operand_count() != 2 || instruction.to_apply() == nullptr ||
+      !instruction.has_window() ||
+      static_cast<int64_t>(instruction.window().dimensions.size()) !=
+          instruction.operand(0)->shape().rank()) {
+    return Unsupported(instruction, "only a reduce-window of one input is elemental");
+  }
+  const HloInstruction* inst = &instruction;
+  return ElementGenerator(
+      [this, inst, operands](const IrArray::Index& index) -> absl::StatusOr<llvm::Value*> {
+        const Window& window = inst->window();
+        std::vector<int64_t> sizes;
+        for (const WindowDimension& d : window.dimensions) sizes.push_back(d.size);
+        HMO_ASSIGN_OR_RETURN(llvm::Value * init, operands[1](IrArray::Index{}));
+        llvm::AllocaInst* accumulator = EmitAccumulator(init, "reduce_window.acc." + inst->name());
+        HMO_RETURN_IF_ERROR(EmitLoopsOverSizes(
+            b_, "reduce_window." + inst->name(), sizes,
+            [&](const std::vector<llvm::Value*>& w) -> absl::Status {
+              const WindowRead read = EmitWindowRead(b_, window, inst->operand(0)->shape(),
+                                                     inst->shape(), index, w);
+              llvm::Function* function = b_.GetInsertBlock()->getParent();
+              llvm::BasicBlock* inside =
+                  llvm::BasicBlock::Create(b_.getContext(), "reduce_window.in", function);
+              llvm::BasicBlock* after =
+                  llvm::BasicBlock::Create(b_.getContext(), "reduce_window.after", function);
+              b_.CreateCondBr(read.valid, inside, after);
+              b_.SetInsertPoint(inside);
+              HMO_ASSIGN_OR_RETURN(llvm::Value * value, operands[0](read.index));
+              HMO_RETURN_IF_ERROR(EmitAccumulate(*inst, accumulator, value));
+              b_.CreateBr(after);
+              b_.SetInsertPoint(after);
+              return absl::OkStatus();
+            }));
+        return b_.CreateLoad(accumulator->getAllocatedType(), accumulator);
+      });
+}
+
 absl::StatusOr<ElementGenerator> ElementalIrEmitter::MakeGenerator(
     const HloInstruction& instruction, std::vector<ElementGenerator> operands) {
   const HloOpcode opcode = instruction.opcode();
@@ -887,6 +991,10 @@ absl::StatusOr<ElementGenerator> ElementalIrEmitter::MakeGenerator(
       return MakeConcatenateGenerator(instruction, std::move(operands));
     case HloOpcode::kPad:
       return MakePadGenerator(instruction, std::move(operands));
+    case HloOpcode::kReduce:
+      return MakeReduceGenerator(instruction, std::move(operands));
+    case HloOpcode::kReduceWindow:
+      return MakeReduceWindowGenerator(instruction, std::move(operands));
     case HloOpcode::kMap:
       return ElementGenerator(
           [this, inst, operands](const IrArray::Index& index) -> absl::StatusOr<llvm::Value*> {

@@ -60,34 +60,10 @@ absl::Status EmitReduceWindow(KernelEmitContext& context) {
         HMO_RETURN_IF_ERROR(EmitLoopsOverSizes(
             context, "reduce_window.w", window_sizes,
             [&](const std::vector<llvm::Value*>& w) -> absl::Status {
-              IrArray::Index input_index(rank);
-              llvm::Value* valid = b.getTrue();
-              for (int64_t d = 0; d < rank; ++d) {
-                const WindowDimension& wd = window.dimensions[d];
-                llvm::Value* x =
-                    b.CreateSub(b.CreateAdd(b.CreateMul(out_index[d], I64(b, wd.stride)),
-                                            b.CreateMul(w[d], I64(b, wd.window_dilation))),
-                                I64(b, wd.padding_low));
-                if (wd.base_dilation > 1) {
-                  valid = b.CreateAnd(
-                      valid, b.CreateICmpEQ(b.CreateSRem(x, I64(b, wd.base_dilation)), I64(b, 0)));
-                  x = b.CreateSDiv(x, I64(b, wd.base_dilation));
-                }
-                // Dimensions whose window never leaves the input need no
-                // check (fewer i1 values: LLVM 14's NVPTX selector fails on
-                // some combinations of them).
-                const int64_t out_extent = outputs[0].shape().dimensions()[d];
-                const bool always_inside = wd.base_dilation == 1 && wd.padding_low <= 0 &&
-                                           (out_extent - 1) * wd.stride +
-                                                   (wd.size - 1) * wd.window_dilation -
-                                                   wd.padding_low <
-                                               input_shape.dimensions()[d];
-                if (!always_inside)
-                  valid = b.CreateAnd(valid, EmitInRange(b, x, input_shape.dimensions()[d]));
-                input_index[d] = x;
-              }
-              return EmitIf(context, valid, "reduce_window.in", [&]() -> absl::Status {
-                return EmitAccumulateStep(context, rw, accumulators, inputs, input_index);
+              const WindowRead read =
+                  EmitWindowRead(b, window, input_shape, outputs[0].shape(), out_index, w);
+              return EmitIf(context, read.valid, "reduce_window.in", [&]() -> absl::Status {
+                return EmitAccumulateStep(context, rw, accumulators, inputs, read.index);
               });
             }));
         for (int64_t i = 0; i < n; ++i) {

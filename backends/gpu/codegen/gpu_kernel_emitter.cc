@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "hmo/codegen/elemental_ir_emitter.h"
 #include "hmo/codegen/fused_generators.h"
+#include "hmo/codegen/fusion_emitter.h"
 #include "gpu/codegen/gpu_parallel_loops.h"
 #include "hmo/codegen/ir_array.h"
 #include "hmo/codegen/kernel_emit_context.h"
@@ -105,9 +106,11 @@ absl::Status EmitOutputLoop(llvm::IRBuilder<>& b, const std::vector<IrArray>& ou
 
 absl::StatusOr<int64_t> EmitFusion(KernelEmitContext& context) {
   const HloInstruction& fusion = context.instruction();
-  if (fusion.fusion_kind() != FusionKind::kLoop) {
-    return NotSupported(fusion, "only kLoop fusions have GPU kernels, this one is " +
-                                    std::string(FusionKindString(fusion.fusion_kind())));
+  // The kind is XLA's label (kLoop, or a kInput/kCustom reduction); what
+  // matters is that every fused instruction has an elemental form.
+  if (!codegen::IsLoopFusionEmittable(fusion)) {
+    return NotSupported(fusion, "a " + std::string(FusionKindString(fusion.fusion_kind())) +
+                                    " fusion whose instructions are not all elemental");
   }
   const HloComputation* fused = fusion.fused_instructions_computation();
   if (fused == nullptr) return NotSupported(fusion, "no fused computation");

@@ -4,6 +4,7 @@
 // bf16 input accumulated in f32 (as a column reduction); and such a fusion
 // stays whole through the
 // CPU compiler's preparation (its producers are no buffers of the plan).
+// Reduce and reduce-window inside loop fusions, likewise.
 
 #include <memory>
 #include <string_view>
@@ -109,6 +110,84 @@ fused {
 ENTRY e {
   p = f32[6,50] parameter(0)
   ROOT f = (f32[6], s32[6]) fusion(p), kind=kInput, calls=fused
+})");
+}
+
+// XLA:CPU leaves reductions inside loop fusions (XLA's layer-norm step:
+// reduce-window of a row in 32-wide chunks, a reduce of the chunks, then
+// rsqrt): each output element reduces in a loop of its own, and the fusion
+// runs as one kernel instead of being expanded into buffers of its own.
+void ExpectLoopFusionMatchesEvaluator(std::string_view text) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+  ASSERT_TRUE(module.ok()) << module.status();
+  const HloInstruction* fusion = (*module)->entry_computation()->root_instruction();
+  ASSERT_EQ(fusion->opcode(), HloOpcode::kFusion);
+  EXPECT_TRUE(codegen::IsLoopFusionEmittable(*fusion));
+  const std::vector<Literal> arguments = RampArguments(**module);
+  absl::StatusOr<Literal> expected = HloEvaluator().Evaluate(**module, arguments);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  absl::StatusOr<std::unique_ptr<CpuExecutable>> executable =
+      CompileForCpu(**module, CpuCompileOptions{});
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  EXPECT_EQ((*executable)->stats().kernel_count, 1);
+  absl::StatusOr<Literal> actual = (*executable)->Execute(arguments, /*profile=*/nullptr);
+  ASSERT_TRUE(actual.ok()) << actual.status();
+  EXPECT_EQ(*expected, *actual);
+}
+
+TEST(ReductionFusionTest, ReduceInsideALoopFusion) {
+  ExpectLoopFusionMatchesEvaluator(R"(
+HloModule m
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+fused {
+  x = f32[16,2,3]{1,2,0} parameter(0)
+  zero = f32[] constant(0)
+  r = f32[16] reduce(x, zero), dimensions={1,2}, to_apply=sum
+  eps = f32[] constant(1e-5)
+  e = f32[16] broadcast(eps), dimensions={}
+  a = f32[16] add(r, e)
+  ROOT s = f32[16] rsqrt(a)
+}
+ENTRY e {
+  p = f32[16,2,3]{1,2,0} parameter(0)
+  ROOT f = f32[16] fusion(p), kind=kLoop, calls=fused
+})");
+}
+
+TEST(ReductionFusionTest, ReduceWindowInsideALoopFusion) {
+  // 32-wide chunks of each row, and a padded, strided, base-dilated window
+  // whose holes and padding contribute nothing.
+  ExpectLoopFusionMatchesEvaluator(R"(
+HloModule m
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+mx {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] maximum(a, b)
+}
+fused {
+  x = f32[16,64] parameter(0)
+  zero = f32[] constant(0)
+  chunks = f32[16,2] reduce-window(x, zero), window={size=1x32 stride=1x32}, to_apply=sum
+  lowest = f32[] constant(-inf)
+  n = f32[16,64] negate(x)
+  pooled = f32[16,42] reduce-window(n, lowest), window={size=1x3 stride=1x3 pad=0_0x0_1 lhs_dilate=1x2}, to_apply=mx
+  c = f32[16,1] slice(pooled), slice={[0:16], [5:6]}
+  cr = f32[16] reshape(c)
+  cb = f32[16,2] broadcast(cr), dimensions={0}
+  ROOT out = f32[16,2] add(chunks, cb)
+}
+ENTRY e {
+  p = f32[16,64] parameter(0)
+  ROOT f = f32[16,2] fusion(p), kind=kLoop, calls=fused
 })");
 }
 

@@ -12,7 +12,10 @@
 // NaN-propagating maximum/minimum, saturating float->int convert), compare,
 // select, clamp, convert, bitcast-convert (same width), broadcast, iota,
 // reshape, bitcast, transpose, copy, reverse, slice, dynamic-slice,
-// dynamic-update-slice, concatenate, pad, map, constant, reduce-precision.
+// dynamic-update-slice, concatenate, pad, map, constant, reduce-precision;
+// reduce and reduce-window of one input (an array result), each element
+// reducing in a loop of its own, as XLA's elemental emitter does for the
+// reductions XLA:CPU leaves inside loop fusions.
 // Every other opcode: UnimplementedError naming the instruction.
 // Results of f16/bf16 instructions are rounded to their precision, so
 // fused expressions round like unfused ones.
@@ -103,6 +106,18 @@ class ElementalIrEmitter {
                                                     std::vector<ElementGenerator> operands);
   absl::StatusOr<ElementGenerator> MakeDynamicUpdateSliceGenerator(
       const HloInstruction& instruction, std::vector<ElementGenerator> operands);
+  // reduce and reduce-window of one input: each output element loops over
+  // its reduced dimensions (window) in an accumulator of its own.
+  absl::StatusOr<ElementGenerator> MakeReduceGenerator(const HloInstruction& instruction,
+                                                       std::vector<ElementGenerator> operands);
+  absl::StatusOr<ElementGenerator> MakeReduceWindowGenerator(
+      const HloInstruction& instruction, std::vector<ElementGenerator> operands);
+  // A stack slot in the entry block of the function being emitted (so a loop
+  // does not grow the stack), holding `init` from the current point on.
+  llvm::AllocaInst* EmitAccumulator(llvm::Value* init, std::string_view name);
+  // accumulator = to_apply(accumulator, value).
+  absl::Status EmitAccumulate(const HloInstruction& reduction, llvm::AllocaInst* accumulator,
+                              llvm::Value* value);
 
   llvm::IRBuilderBase& b_;
   llvm::Module& module_;
