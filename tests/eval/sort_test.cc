@@ -95,7 +95,8 @@ TEST(SortTest, ComparatorThatIsNotAStrictWeakOrderIsRefused) {
            Case{"ROOT lt = pred[] compare(a, b), direction=LT", "not transitive"},
            // The two sides keyed differently (2*i against j), as in a mutant
            // the semantic fuzzer made of a JAX argsort: 1 ~ 2 ~ 3 but 1 < 3.
-           Case{"ROOT lt = pred[] compare(c, j), direction=LT", "incomparability is not transitive"},
+           Case{"ROOT lt = pred[] compare(c, j), direction=LT",
+                "incomparability is not transitive"},
        }) {
     SCOPED_TRACE(c.comparator);
     const std::string hlo = std::string(R"(HloModule m

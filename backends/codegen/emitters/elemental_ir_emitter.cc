@@ -741,8 +741,7 @@ llvm::AllocaInst* ElementalIrEmitter::EmitAccumulator(llvm::Value* init, std::st
 }
 
 absl::Status ElementalIrEmitter::EmitAccumulate(const HloInstruction& reduction,
-                                                llvm::AllocaInst* accumulator,
-                                                llvm::Value* value) {
+                                                llvm::AllocaInst* accumulator, llvm::Value* value) {
   llvm::Value* so_far = b_.CreateLoad(accumulator->getAllocatedType(), accumulator);
   HMO_ASSIGN_OR_RETURN(std::vector<llvm::Value*> combined,
                        EmitScalarComputation(*reduction.to_apply(), {so_far, value}));
@@ -812,8 +811,8 @@ absl::StatusOr<ElementGenerator> ElementalIrEmitter::MakeReduceWindowGenerator(
         HMO_RETURN_IF_ERROR(EmitLoopsOverSizes(
             b_, "reduce_window." + inst->name(), sizes,
             [&](const std::vector<llvm::Value*>& w) -> absl::Status {
-              const WindowRead read = EmitWindowRead(b_, window, inst->operand(0)->shape(),
-                                                     inst->shape(), index, w);
+              const WindowRead read =
+                  EmitWindowRead(b_, window, inst->operand(0)->shape(), inst->shape(), index, w);
               llvm::Function* function = b_.GetInsertBlock()->getParent();
               llvm::BasicBlock* inside =
                   llvm::BasicBlock::Create(b_.getContext(), "reduce_window.in", function);

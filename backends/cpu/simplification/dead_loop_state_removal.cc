@@ -18,8 +18,7 @@ namespace {
 using IndexSet = absl::flat_hash_set<int64_t>;
 
 bool HasControlEdges(const HloInstruction& instruction) {
-  return !instruction.control_predecessors().empty() ||
-         !instruction.control_successors().empty();
+  return !instruction.control_predecessors().empty() || !instruction.control_successors().empty();
 }
 
 // Whether every user of `computation`'s only parameter reads one element.

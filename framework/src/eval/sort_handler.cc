@@ -101,8 +101,8 @@ absl::StatusOr<Literal> HandleSort(const HloInstruction& instr, Operands operand
                                  : CompareElements(a, b, simple->direction, simple->total_order);
         };
         std::stable_sort(order.begin(), order.end(), less);
-        return CheckStrictWeakOrder(instr.name(), instr.to_apply()->name(), describe_row, order, less,
-                                    budget);
+        return CheckStrictWeakOrder(instr.name(), instr.to_apply()->name(), describe_row, order,
+                                    less, budget);
       });
     } else {
       auto less = [&](int64_t x, int64_t y) {
@@ -121,8 +121,8 @@ absl::StatusOr<Literal> HandleSort(const HloInstruction& instr, Operands operand
       };
       std::stable_sort(order.begin(), order.end(), less);
       if (status.ok()) {
-        const absl::Status consistent = CheckStrictWeakOrder(
-            instr.name(), instr.to_apply()->name(), describe_row, order, less, budget);
+        const absl::Status consistent = CheckStrictWeakOrder(instr.name(), instr.to_apply()->name(),
+                                                             describe_row, order, less, budget);
         if (status.ok()) status = consistent;
       }
     }

@@ -50,7 +50,8 @@ absl::Status CheckStrictWeakOrder(absl::string_view instruction, absl::string_vi
                                   absl::Span<const int64_t> sorted,
                                   const std::function<bool(int64_t, int64_t)>& less,
                                   int64_t& budget) {
-  const std::optional<OrderViolation> violation = FindStrictWeakOrderViolation(sorted, less, budget);
+  const std::optional<OrderViolation> violation =
+      FindStrictWeakOrderViolation(sorted, less, budget);
   if (!violation.has_value()) return absl::OkStatus();
   return absl::FailedPreconditionError(absl::StrCat(
       "evaluator: ", instruction, ": comparator ", comparator,

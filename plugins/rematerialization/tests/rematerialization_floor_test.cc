@@ -87,19 +87,20 @@ TEST(RematerializationFloorTest, ACopyOfTheDonatedArgumentFreesItsBufferEarly) {
 // needs memory of its own. An elementwise %d could have taken %t's place.
 TEST(RematerializationFloorTest, AnOutputWrittenByANonElementwiseInstructionHoldsNoOperand) {
   const auto module_with = [](const std::string& root) {
-    return test_support::ParseAndVerifyTestModule(absl::StrCat(R"(HloModule dot_of_temporary, is_scheduled=true
+    return test_support::ParseAndVerifyTestModule(
+        absl::StrCat(R"(HloModule dot_of_temporary, is_scheduled=true
 
 ENTRY %main (x: f32[32,32], w: f32[32,32]) -> f32[32,32] {
   %x = f32[32,32]{1,0} parameter(0)
   %w = f32[32,32]{1,0} parameter(1)
   %t = f32[32,32]{1,0} exponential(%x)
   ROOT %d = f32[32,32]{1,0} )",
-                                                               root, R"(
+                     root, R"(
 }
 )"));
   };
-  std::unique_ptr<HloModule> dot = module_with(
-      "dot(%t, %w), lhs_contracting_dims={1}, rhs_contracting_dims={0}");
+  std::unique_ptr<HloModule> dot =
+      module_with("dot(%t, %w), lhs_contracting_dims={1}, rhs_contracting_dims={0}");
   ASSERT_NE(dot, nullptr);
   // 8 KiB of arguments, 4 KiB of output, 4 KiB for %t.
   const RematerializationFloor floor = FloorOf(*dot);
