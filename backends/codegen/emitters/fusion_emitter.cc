@@ -119,6 +119,21 @@ absl::Status EmitInPlaceUpdate(KernelEmitContext& context, FusedGenerators& gene
   });
 }
 
+// Whether `instruction` (not a reduction fusion's root) can be computed
+// element by element inside a fusion kernel: an elemental opcode, and for a
+// reduce or reduce-window, a small enough input (kMaxInnerReductionBytes).
+bool IsFusibleElemental(const HloInstruction& instruction) {
+  if (!instruction.shape().IsArray() ||
+      !ElementalIrEmitter::IsElementalOpcode(instruction.opcode())) {
+    return false;
+  }
+  if (instruction.opcode() == HloOpcode::kReduce ||
+      instruction.opcode() == HloOpcode::kReduceWindow) {
+    return ShapeUtil::ByteSizeOf(instruction.operand(0)->shape()) < kMaxInnerReductionBytes;
+  }
+  return true;
+}
+
 }  // namespace
 
 bool IsLoopFusionEmittable(const HloInstruction& fusion) {
@@ -131,10 +146,7 @@ bool IsLoopFusionEmittable(const HloInstruction& fusion) {
   for (const HloInstruction* instruction : fused->instructions()) {
     if (instruction->opcode() == HloOpcode::kParameter) continue;
     if (instruction == root && instruction->opcode() == HloOpcode::kTuple) continue;
-    if (!instruction->shape().IsArray() ||
-        !ElementalIrEmitter::IsElementalOpcode(instruction->opcode())) {
-      return false;
-    }
+    if (!IsFusibleElemental(*instruction)) return false;
   }
   if (root->opcode() == HloOpcode::kTuple) {
     for (const HloInstruction* output : root->operands()) {
@@ -161,10 +173,7 @@ bool IsReductionFusionEmittable(const HloInstruction& fusion) {
   }
   for (const HloInstruction* instruction : fused->instructions()) {
     if (instruction == root || instruction->opcode() == HloOpcode::kParameter) continue;
-    if (!instruction->shape().IsArray() ||
-        !ElementalIrEmitter::IsElementalOpcode(instruction->opcode())) {
-      return false;
-    }
+    if (!IsFusibleElemental(*instruction)) return false;
   }
   return true;
 }

@@ -141,9 +141,9 @@ bool IsReductionHost(const HloInstruction& consumer) {
     return false;
   }
   // A producer large enough to run in parts keeps its own loop: inside a
-  // row reduction it would run scalar (a float sum is not reassociated), and
-  // a column reduction runs whole on one thread.
-  return ShapeUtil::ByteSizeOf(reduce->operand(0)->shape()) < 2 * codegen::kMinPartBytes;
+  // row reduction it would run scalar, and a column reduction runs whole on
+  // one thread.
+  return ShapeUtil::ByteSizeOf(reduce->operand(0)->shape()) < codegen::kMaxInnerReductionBytes;
 }
 
 bool CanHostLoopFusion(const HloInstruction& consumer) {

@@ -26,10 +26,9 @@ bool CanHostLoopFusion(const HloInstruction& consumer);
 // fusion rooted at one, that hosts producers: the host of a reduction fusion
 // (kInput, as XLA's reduction fusions), which the backend emits with the
 // fused producers computed element by element inside the reduction loop.
-// Only reductions of inputs too small to run in parts
-// (codegen::kMinPartBytes) host: a larger producer keeps its own vectorized,
-// partitioned loop (a row reduction's loop is scalar, a column reduction
-// runs whole on one thread).
+// Only reductions of inputs below codegen::kMaxInnerReductionBytes host: a
+// larger producer keeps its own vectorized, partitioned loop (a row
+// reduction's loop is scalar, a column reduction runs whole on one thread).
 bool IsReductionHost(const HloInstruction& consumer);
 
 // Whether `producer`, judged on its own (opcode, shapes, layouts), can be

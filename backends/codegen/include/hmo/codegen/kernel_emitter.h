@@ -39,6 +39,13 @@ bool IsPartitionableKernel(const HloInstruction& instruction);
 // this size.
 inline constexpr int64_t kMinPartBytes = 128 * 1024;
 
+// A reduction computed inside another kernel's loop (a reduce fused into its
+// consumers, or a reduce or reduce-window inside a loop fusion) reads less
+// than this: one that reads more keeps a kernel of its own, whose loop runs
+// in parts and vectorized, where inside a loop it would run scalar (a float
+// sum is not reassociated) on one thread per output element.
+inline constexpr int64_t kMaxInnerReductionBytes = 2 * kMinPartBytes;
+
 // One loop over `output`'s shape writing generator(index) at each index;
 // a single flat loop over the elements when `flat` (the generator then
 // receives a rank-1 index; the caller guarantees every array it reads has
