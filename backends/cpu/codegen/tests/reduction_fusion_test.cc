@@ -19,14 +19,22 @@
 namespace hmo::cpu::testing {
 namespace {
 
-void ExpectMatchesEvaluator(std::string_view text) {
+// Which emitter the fusion at the root of the entry is meant for.
+enum class FusionForm { kReduction, kLoop };
+
+void ExpectOneKernelMatchingTheEvaluator(std::string_view text, FusionForm form) {
   absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
   ASSERT_TRUE(module.ok()) << module.status();
   const HloInstruction* fusion = (*module)->entry_computation()->root_instruction();
   ASSERT_EQ(fusion->opcode(), HloOpcode::kFusion);
-  EXPECT_TRUE(codegen::IsReductionFusionEmittable(*fusion));
-  const HloInstruction* reduce = fusion->fused_instructions_computation()->root_instruction();
-  EXPECT_EQ(codegen::IsColumnReduction(*reduce), reduce->dimensions() == std::vector<int64_t>{0});
+  if (form == FusionForm::kReduction) {
+    EXPECT_TRUE(codegen::IsReductionFusionEmittable(*fusion));
+    const HloInstruction* reduce = fusion->fused_instructions_computation()->root_instruction();
+    EXPECT_EQ(codegen::IsColumnReduction(*reduce),
+              reduce->dimensions() == std::vector<int64_t>{0});
+  } else {
+    EXPECT_TRUE(codegen::IsLoopFusionEmittable(*fusion));
+  }
   const std::vector<Literal> arguments = RampArguments(**module);
   absl::StatusOr<Literal> expected = HloEvaluator().Evaluate(**module, arguments);
   ASSERT_TRUE(expected.ok()) << expected.status();
@@ -38,6 +46,10 @@ void ExpectMatchesEvaluator(std::string_view text) {
   absl::StatusOr<Literal> actual = (*executable)->Execute(arguments, /*profile=*/nullptr);
   ASSERT_TRUE(actual.ok()) << actual.status();
   EXPECT_EQ(*expected, *actual);
+}
+
+void ExpectMatchesEvaluator(std::string_view text) {
+  ExpectOneKernelMatchingTheEvaluator(text, FusionForm::kReduction);
 }
 
 TEST(ReductionFusionTest, RowReductionOfAProduct) {
@@ -118,21 +130,7 @@ ENTRY e {
 // rsqrt): each output element reduces in a loop of its own, and the fusion
 // runs as one kernel instead of being expanded into buffers of its own.
 void ExpectLoopFusionMatchesEvaluator(std::string_view text) {
-  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
-  ASSERT_TRUE(module.ok()) << module.status();
-  const HloInstruction* fusion = (*module)->entry_computation()->root_instruction();
-  ASSERT_EQ(fusion->opcode(), HloOpcode::kFusion);
-  EXPECT_TRUE(codegen::IsLoopFusionEmittable(*fusion));
-  const std::vector<Literal> arguments = RampArguments(**module);
-  absl::StatusOr<Literal> expected = HloEvaluator().Evaluate(**module, arguments);
-  ASSERT_TRUE(expected.ok()) << expected.status();
-  absl::StatusOr<std::unique_ptr<CpuExecutable>> executable =
-      CompileForCpu(**module, CpuCompileOptions{});
-  ASSERT_TRUE(executable.ok()) << executable.status();
-  EXPECT_EQ((*executable)->stats().kernel_count, 1);
-  absl::StatusOr<Literal> actual = (*executable)->Execute(arguments, /*profile=*/nullptr);
-  ASSERT_TRUE(actual.ok()) << actual.status();
-  EXPECT_EQ(*expected, *actual);
+  ExpectOneKernelMatchingTheEvaluator(text, FusionForm::kLoop);
 }
 
 TEST(ReductionFusionTest, ReduceInsideALoopFusion) {
