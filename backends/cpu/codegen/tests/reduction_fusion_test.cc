@@ -30,8 +30,7 @@ void ExpectOneKernelMatchingTheEvaluator(std::string_view text, FusionForm form)
   if (form == FusionForm::kReduction) {
     EXPECT_TRUE(codegen::IsReductionFusionEmittable(*fusion));
     const HloInstruction* reduce = fusion->fused_instructions_computation()->root_instruction();
-    EXPECT_EQ(codegen::IsColumnReduction(*reduce),
-              reduce->dimensions() == std::vector<int64_t>{0});
+    EXPECT_EQ(codegen::IsColumnReduction(*reduce), reduce->dimensions() == std::vector<int64_t>{0});
   } else {
     EXPECT_TRUE(codegen::IsLoopFusionEmittable(*fusion));
   }
