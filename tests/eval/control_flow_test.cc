@@ -41,7 +41,19 @@ TEST(ControlFlowTest, WhileLoopIterationLimitIsAnError) {
   HloEvaluator evaluator(HloEvaluator::Options{.max_loop_iterations = 3});
   absl::StatusOr<Literal> result = evaluator.Evaluate(**module, {});
   ASSERT_FALSE(result.ok());
-  EXPECT_NE(result.status().message().find("w"), std::string::npos) << result.status();
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kResourceExhausted) << result.status();
+  EXPECT_NE(result.status().message().find("while loop w ran its body 3 times"), std::string::npos)
+      << result.status();
+}
+
+TEST(ControlFlowTest, WhileLoopThatEndsWithinItsBudgetRuns) {
+  // The sum loop runs its body 10 times: a budget of exactly 10 is enough.
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(kSumLoop);
+  ASSERT_TRUE(module.ok()) << module.status();
+  HloEvaluator evaluator(HloEvaluator::Options{.max_loop_iterations = 10});
+  absl::StatusOr<Literal> result = evaluator.Evaluate(**module, {});
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(Ints(*result), (std::vector<int64_t>{55}));
 }
 
 constexpr std::string_view kIndexedConditional = R"(HloModule m

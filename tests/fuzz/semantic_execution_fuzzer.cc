@@ -19,6 +19,11 @@
 namespace hmo::fuzz {
 namespace {
 
+// Far above the seeds' loops (tens of trips), so a mutated bound still runs,
+// and small enough that a loop which never ends is stopped in well under a
+// second by the backends and the evaluator alike.
+constexpr int64_t kMaxLoopTrips = 10'000;
+
 // Each executing backend with the pipeline that prepares modules for it.
 struct BackendUnderTest {
   const Backend* backend = nullptr;
@@ -48,6 +53,7 @@ void ExpectEvaluatorValues(const Backend& backend, const HloModule& module,
   ModuleExecutionOptions options;
   options.seed = 1;
   options.reference = &reference;
+  options.max_loop_trips = kMaxLoopTrips;
   ModuleExecutionReport report;
   const absl::Status status = ExecuteModule(backend, module, options, &report);
   FuzzCheck(status.ok() || !report.comparison.has_value(),

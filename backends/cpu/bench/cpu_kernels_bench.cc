@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "cpu/codegen/module_emitter.h"
 #include "cpu/compiler/cpu_compiler.h"
 #include "fmt/format.h"
 #include "hmo/text/hlo_parser.h"
@@ -59,6 +60,7 @@ std::pair<double, double> PairedMedianSeconds(int repetitions, const std::functi
 struct OwnBuffers {
   std::map<int64_t, std::vector<char>> arenas;
   std::vector<char*> table;
+  LoopTripBudget budget;
 
   explicit OwnBuffers(const CpuExecutable& executable) {
     for (const auto& [color, bytes] : executable.stats().arena_bytes) {
@@ -74,6 +76,7 @@ struct OwnBuffers {
       }
       table.push_back(address);
     }
+    table.push_back(reinterpret_cast<char*>(&budget));
   }
   void Run(const CpuExecutable& executable) { executable.entry()(table.data()); }
 };

@@ -3,6 +3,7 @@
 #include "hmo/codegen/value_copies.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <set>
 #include <string>
 #include <vector>
@@ -89,6 +90,7 @@ class ModuleEmitter {
   }
 
   int64_t kernel_count() const { return kernel_count_; }
+  std::vector<std::string> TakeWhileLoops() { return std::move(while_loops_); }
 
  private:
   // The entry and what it reaches through while, conditional and call,
@@ -237,24 +239,60 @@ class ModuleEmitter {
     llvm::LLVMContext& llvm_context = module_.getContext();
     llvm::Function* function = builder_.GetInsertBlock()->getParent();
     const std::string prefix = "while." + SanitizeName(loop.name());
+    const int64_t loop_index = static_cast<int64_t>(while_loops_.size());
+    while_loops_.push_back(loop.name());
     HMO_RETURN_IF_ERROR(CopyValue(context, *loop.operand(0), {}, loop, {}));
-    auto* header = llvm::BasicBlock::Create(llvm_context, prefix + ".condition", function);
+    llvm::BasicBlock* preheader = builder_.GetInsertBlock();
+    auto* header = llvm::BasicBlock::Create(llvm_context, prefix + ".header", function);
+    auto* condition_block = llvm::BasicBlock::Create(llvm_context, prefix + ".condition", function);
+    auto* budget_block = llvm::BasicBlock::Create(llvm_context, prefix + ".budget", function);
+    auto* over_block = llvm::BasicBlock::Create(llvm_context, prefix + ".over_budget", function);
     auto* body_block = llvm::BasicBlock::Create(llvm_context, prefix + ".body", function);
     auto* exit = llvm::BasicBlock::Create(llvm_context, prefix + ".exit", function);
+    // The budget (module_emitter.h): buffer_table[allocation count].
+    llvm::Type* i64 = builder_.getInt64Ty();
+    llvm::Value* budget = builder_.CreatePointerCast(
+        builder_.CreateLoad(builder_.getInt8PtrTy(),
+                            builder_.CreateConstInBoundsGEP1_64(
+                                builder_.getInt8PtrTy(), table,
+                                static_cast<uint64_t>(assignment_.Allocations().size())),
+                            prefix + ".budget_address"),
+        i64->getPointerTo());
+    static_assert(offsetof(LoopTripBudget, max_trips) == 0 &&
+                  offsetof(LoopTripBudget, exceeded_loop) == sizeof(int64_t));
+    llvm::Value* max_trips = builder_.CreateLoad(i64, budget, prefix + ".max_trips");
+    llvm::Value* exceeded_address = builder_.CreateConstInBoundsGEP1_64(i64, budget, 1);
     builder_.CreateBr(header);
 
+    // A loop that ran out of budget, this one or any other, ends every loop.
     builder_.SetInsertPoint(header);
+    llvm::PHINode* trips = builder_.CreatePHI(i64, 2, prefix + ".trips");
+    trips->addIncoming(builder_.getInt64(0), preheader);
+    llvm::Value* exceeded = builder_.CreateLoad(i64, exceeded_address, prefix + ".exceeded");
+    builder_.CreateCondBr(builder_.CreateICmpSGE(exceeded, builder_.getInt64(0)), exit, condition_block);
+
+    builder_.SetInsertPoint(condition_block);
     HMO_RETURN_IF_ERROR(CopyValue(context, loop, {}, *condition->parameter_instruction(0), {}));
     builder_.CreateCall(computation_functions_.at(condition), {table});
     HMO_ASSIGN_OR_RETURN(llvm::Value * pred_address, ValueAddress(context, *condition->root_instruction(), {}));
     if (pred_address == nullptr) return absl::InternalError("CPU codegen: while condition has no result buffer");
     llvm::Value* pred = builder_.CreateLoad(builder_.getInt8Ty(), pred_address, prefix + ".pred");
-    builder_.CreateCondBr(builder_.CreateICmpNE(pred, builder_.getInt8(0)), body_block, exit);
+    builder_.CreateCondBr(builder_.CreateICmpNE(pred, builder_.getInt8(0)), budget_block, exit);
+
+    builder_.SetInsertPoint(budget_block);
+    llvm::Value* over = builder_.CreateAnd(builder_.CreateICmpSGE(max_trips, builder_.getInt64(0)),
+                                           builder_.CreateICmpSGE(trips, max_trips), prefix + ".over");
+    builder_.CreateCondBr(over, over_block, body_block);
+
+    builder_.SetInsertPoint(over_block);
+    builder_.CreateStore(builder_.getInt64(loop_index), exceeded_address);
+    builder_.CreateBr(exit);
 
     builder_.SetInsertPoint(body_block);
     HMO_RETURN_IF_ERROR(CopyValue(context, loop, {}, *body->parameter_instruction(0), {}));
     builder_.CreateCall(computation_functions_.at(body), {table});
     HMO_RETURN_IF_ERROR(CopyValue(context, *body->root_instruction(), {}, loop, {}));
+    trips->addIncoming(builder_.CreateAdd(trips, builder_.getInt64(1)), builder_.GetInsertBlock());
     builder_.CreateBr(header);
 
     builder_.SetInsertPoint(exit);
@@ -399,6 +437,7 @@ class ModuleEmitter {
   absl::flat_hash_map<const HloComputation*, llvm::Function*> computation_functions_;
   absl::flat_hash_set<std::string> reserved_names_;
   int64_t kernel_count_ = 0;
+  std::vector<std::string> while_loops_;
 };
 
 }  // namespace
@@ -413,6 +452,7 @@ absl::StatusOr<EmittedModule> EmitModule(const HloModule& module, const BufferAs
   ModuleEmitter emitter(module, assignment, *emitted.module, options);
   HMO_RETURN_IF_ERROR(emitter.Run());
   emitted.kernel_count = emitter.kernel_count();
+  emitted.while_loops = emitter.TakeWhileLoops();
   return emitted;
 }
 

@@ -6,6 +6,8 @@
 // ABI: the module defines `void <entry_function_name>(char** buffer_table)`
 // (external linkage). buffer_table[i] is the base address of
 // BufferAllocation i of `assignment` (every allocation, every memory space);
+// the slot after the last allocation's, buffer_table[N] with N the number of
+// allocations, holds the address of the run's LoopTripBudget;
 // the caller copies the parameters into their allocations before the call
 // and reads the results from the root's slices after it. The address of a
 // value is buffer_table[slice.index] + slice.offset; arrays are dense in
@@ -22,6 +24,13 @@
 // Constants are private read-only globals, copied into their slice when
 // they have one.
 //
+// While loops count their trips against the LoopTripBudget: one execution of
+// loop k that would run its body more than max_trips times stores k in
+// exceeded_loop and leaves the loop; every loop leaves at its next condition
+// once exceeded_loop is set, so the run ends after finitely many kernels and
+// the caller reports the loop (EmittedModule::while_loops[k]) instead of
+// reading results.
+//
 // Errors: UnimplementedError naming the instruction and opcode for what the
 // backend does not support (collectives, infeed/outfeed, rng, custom-calls
 // other than MoveToHost/MoveToDevice/annotate_device_placement, complex and
@@ -30,6 +39,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "hmo/analysis/buffer_assignment.h"
@@ -38,6 +48,14 @@
 #include "llvm/IR/Module.h"
 
 namespace hmo::cpu {
+
+// The trip budget generated while loops count against (the ABI above).
+struct LoopTripBudget {
+  // Body runs one execution of a loop may make; negative: no budget.
+  int64_t max_trips = -1;
+  // -1, or the index in EmittedModule::while_loops of the loop that ran out.
+  int64_t exceeded_loop = -1;
+};
 
 struct CodegenOptions {
   std::string entry_function_name = "hmo_entry";
@@ -49,6 +67,9 @@ struct EmittedModule {
   std::string entry_function_name;
   // Number of kernel functions emitted.
   int64_t kernel_count = 0;
+  // The while instructions' names, by the index LoopTripBudget::exceeded_loop
+  // reports.
+  std::vector<std::string> while_loops;
 };
 
 // `module` must be scheduled consistently with `assignment` (the assignment's

@@ -100,7 +100,7 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileForCpu(const HloModule& mo
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   auto executable = std::make_unique<CpuExecutable>(
       std::move(plan), std::move(jit), reinterpret_cast<CpuEntryFunction>(entry), std::move(stats),
-      std::move(constant_addresses));
+      std::move(constant_addresses), std::move(emitted.while_loops));
   executable->set_threads(options.threads);
   return executable;
 }

@@ -9,10 +9,12 @@
 #include <thread>
 #include <utility>
 
+#include "cpu/codegen/module_emitter.h"
 #include "cpu/compiler/cpu_compiler.h"
 #include "hmo/codegen/runtime/intra_op_threads.h"
 #include "hmo/codegen/runtime/layout_copy.h"
 #include "fmt/format.h"
+#include "hmo/base/loop_trip_budget.h"
 #include "hmo/base/status_macros.h"
 #include "hmo/execution/peak_memory.h"
 
@@ -69,8 +71,13 @@ absl::StatusOr<BufferAssignment::Slice> UniqueSlice(const BufferAssignment& assi
 
 CpuExecutable::CpuExecutable(TargetMemoryPlan plan, std::unique_ptr<codegen::CpuJit> jit,
                              CpuEntryFunction entry, ExecutableStats stats,
-                             std::vector<char*> constant_addresses)
-    : plan_(std::move(plan)), jit_(std::move(jit)), entry_(entry), stats_(std::move(stats)) {
+                             std::vector<char*> constant_addresses,
+                             std::vector<std::string> while_loops)
+    : plan_(std::move(plan)),
+      jit_(std::move(jit)),
+      entry_(entry),
+      stats_(std::move(stats)),
+      while_loops_(std::move(while_loops)) {
   // The plan's arenas, byte for byte: what the pipeline measured is what runs.
   for (size_t i = 0; i < plan_.arenas.placements.size(); ++i) {
     const ArenaLayout::Placement& planned = plan_.arenas.placements[i];
@@ -121,7 +128,10 @@ absl::StatusOr<Literal> CpuExecutable::Execute(absl::Span<const Literal> argumen
     HMO_ASSIGN_OR_RETURN(arenas[color], Arena::Map(bytes));
     arena_bytes += bytes;
   }
-  std::vector<char*> buffer_table(placements_.size(), nullptr);
+  // One slot per allocation, then the loop trip budget's.
+  std::vector<char*> buffer_table(placements_.size() + 1, nullptr);
+  LoopTripBudget budget{.max_trips = max_loop_trips()};
+  buffer_table.back() = reinterpret_cast<char*>(&budget);
   for (size_t i = 0; i < placements_.size(); ++i) {
     if (placements_[i].fixed_address != nullptr) {
       buffer_table[i] = placements_[i].fixed_address;
@@ -152,6 +162,13 @@ absl::StatusOr<Literal> CpuExecutable::Execute(absl::Span<const Literal> argumen
   const auto start = std::chrono::steady_clock::now();
   entry_(buffer_table.data());
   const auto end = std::chrono::steady_clock::now();
+  if (budget.exceeded_loop >= 0) {
+    // The loops left early: the buffers hold no result.
+    const std::string loop = static_cast<size_t>(budget.exceeded_loop) < while_loops_.size()
+                                 ? while_loops_[budget.exceeded_loop]
+                                 : fmt::format("#{}", budget.exceeded_loop);
+    return LoopTripBudgetExceeded("CPU executable", loop, budget.max_trips);
+  }
 
   // Results: the root's leaves, rebuilt into a (nested) tuple literal.
   const HloInstruction* root = entry->root_instruction();

@@ -12,6 +12,7 @@
 // so the pages the run touches are what it makes resident.
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -24,16 +25,19 @@
 
 namespace hmo::cpu {
 
-// The generated entry point: `void hmo_entry(char** buffer_table)`.
+// The generated entry point: `void hmo_entry(char** buffer_table)`; the
+// table ends with the LoopTripBudget's address (cpu/codegen/module_emitter.h).
 using CpuEntryFunction = void (*)(char** buffer_table);
 
 class CpuExecutable : public Executable {
  public:
   // `plan` is the module as compiled, its assignment and its arenas.
   // `constant_addresses[i]` is the global of allocation i when it is a
-  // constant allocation (null otherwise).
+  // constant allocation (null otherwise). `while_loops` names the loops by
+  // the index the generated code reports (EmittedModule::while_loops).
   CpuExecutable(TargetMemoryPlan plan, std::unique_ptr<codegen::CpuJit> jit, CpuEntryFunction entry,
-                ExecutableStats stats, std::vector<char*> constant_addresses);
+                ExecutableStats stats, std::vector<char*> constant_addresses,
+                std::vector<std::string> while_loops);
 
   absl::StatusOr<Literal> Execute(absl::Span<const Literal> arguments,
                                   ExecutionProfile* profile) override;
@@ -69,6 +73,7 @@ class CpuExecutable : public Executable {
   CpuEntryFunction entry_;
   ExecutableStats stats_;
   std::vector<Placement> placements_;
+  std::vector<std::string> while_loops_;
   int64_t threads_ = 0;
 };
 

@@ -10,6 +10,7 @@
 #include "gpu/compiler/cuda_device_runtime.h"
 #include "hmo/codegen/runtime/layout_copy.h"
 #include "fmt/format.h"
+#include "hmo/base/loop_trip_budget.h"
 #include "hmo/base/status_macros.h"
 #include "hmo/gpu/cuda_device_query.h"
 
@@ -45,8 +46,14 @@ absl::StatusOr<BufferAssignment::Slice> UniqueSlice(const BufferAssignment& assi
 // then does the compute stream wait for them (Thunk::reads / writes).
 class ThunkRunner {
  public:
-  ThunkRunner(GpuExecutable::DeviceState& state, const GpuKernelModule& kernels, bool record_timeline)
-      : state_(state), runtime_(*state.runtime), kernels_(kernels), record_timeline_(record_timeline) {}
+  // `max_loop_trips`: Executable::set_max_loop_trips's budget.
+  ThunkRunner(GpuExecutable::DeviceState& state, const GpuKernelModule& kernels, bool record_timeline,
+              int64_t max_loop_trips)
+      : state_(state),
+        runtime_(*state.runtime),
+        kernels_(kernels),
+        record_timeline_(record_timeline),
+        max_loop_trips_(max_loop_trips) {}
 
   absl::Status Start() {
     if (!record_timeline_) return absl::OkStatus();
@@ -216,10 +223,13 @@ class ThunkRunner {
                                *state_.collectives);
         });
       case Thunk::Kind::kWhile:
-        while (true) {
+        for (int64_t trips = 0;; ++trips) {
           HMO_RETURN_IF_ERROR(Run(*thunk.condition));
           HMO_ASSIGN_OR_RETURN(int32_t go, ReadSelector(thunk.predicate, true));
           if (go == 0) break;
+          if (max_loop_trips_ >= 0 && trips >= max_loop_trips_) {
+            return LoopTripBudgetExceeded("GPU executable", thunk.instruction->name(), max_loop_trips_);
+          }
           HMO_RETURN_IF_ERROR(Run(*thunk.body));
         }
         return absl::OkStatus();
@@ -231,6 +241,7 @@ class ThunkRunner {
   GpuDeviceRuntime& runtime_;
   const GpuKernelModule& kernels_;
   bool record_timeline_;
+  int64_t max_loop_trips_;
   GpuEvent origin_ = -1;
   std::vector<PendingCopy> pending_;
   std::vector<GpuEvent> free_events_;
@@ -360,7 +371,7 @@ absl::StatusOr<Literal> GpuExecutable::RunOnDevice(DeviceState& state, absl::Spa
   GpuDeviceRuntime& runtime = *state.runtime;
   const BufferAssignment& assignment = *prepared_.assignment;
   const HloComputation* entry = prepared_.module->entry_computation();
-  ThunkRunner runner(state, kernels_, /*record_timeline=*/profile != nullptr);
+  ThunkRunner runner(state, kernels_, /*record_timeline=*/profile != nullptr, max_loop_trips());
   HMO_RETURN_IF_ERROR(runner.Start());
   for (int64_t i = 0; i < entry->num_parameters(); ++i) {
     const HloInstruction& parameter = *entry->parameter_instruction(i);

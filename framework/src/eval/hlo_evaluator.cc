@@ -12,6 +12,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "hmo/base/loop_trip_budget.h"
 #include "hmo/ir/custom_call_targets.h"
 #include "hmo/ir/hlo_instruction.h"
 #include "collective_exchange.h"
@@ -241,9 +242,7 @@ absl::StatusOr<Literal> Interpreter::EvaluateWhile(const HloInstruction& instr,
     if (!keep_going.ok()) return keep_going.status();
     if (!keep_going->GetAsBool(0)) break;
     if (options_.max_loop_iterations >= 0 && iteration >= options_.max_loop_iterations) {
-      return absl::ResourceExhaustedError(absl::StrCat("evaluator: ", Describe(instr),
-                                                       " ran more than ",
-                                                       options_.max_loop_iterations, " iterations"));
+      return LoopTripBudgetExceeded("evaluator", instr.name(), options_.max_loop_iterations);
     }
     absl::StatusOr<Literal> next = Run(*instr.while_body(), state);
     if (!next.ok()) return next.status();

@@ -67,6 +67,7 @@ absl::Status ExecuteModule(const Backend& backend, const HloModule& module,
   }
   report->compiled = true;
   report->stats = (*executable)->stats();
+  (*executable)->set_max_loop_trips(options.max_loop_trips);
   if (options.memory_limit.has_value()) {
     // What runs must fit the limit the pipeline fitted, whatever target it
     // measured for: the executable's own device arenas decide.
@@ -147,7 +148,7 @@ absl::Status ExecuteModule(const Backend& backend, const HloModule& module,
   };
 
   if (options.reference == nullptr) return write_results();
-  HloEvaluator evaluator;
+  HloEvaluator evaluator(HloEvaluator::Options{.max_loop_iterations = options.max_loop_trips});
   std::vector<Literal> expected;
   if (replicas == 1) {
     absl::StatusOr<Literal> one = evaluator.Evaluate(*options.reference, arguments[0]);

@@ -2,7 +2,8 @@
 #define HMO_TOOLS_HMO_EXECUTE_OPTIONS_H_
 
 // `hmo run`'s execution options (--execute, --check, --backend, --inputs,
-// --seed, --results-dir, --opt-level, --rtol, --atol, --replicas, --repeat, --threads): declared on
+// --seed, --results-dir, --opt-level, --rtol, --atol, --replicas, --repeat, --threads,
+// --max-loop-trips): declared on
 // the argument parser, then checked against the loaded backends.
 
 #include <cstdint>
@@ -13,6 +14,7 @@
 
 #include "absl/status/statusor.h"
 #include "argument_parser.h"
+#include "hmo/base/loop_trip_budget.h"
 #include "hmo/execution/literal_comparison.h"
 #include "hmo/plugin/backend.h"
 #include "hmo/plugin/plugin_registries.h"
@@ -33,6 +35,7 @@ struct ExecuteArguments {
   std::string replicas;
   std::string repeat;
   std::string threads;
+  std::string max_loop_trips;
 
   void AddTo(ArgumentParser& parser);
   // Whether any execution was asked for (--execute or --check).
@@ -50,6 +53,8 @@ struct ExecuteSettings {
   uint64_t seed = 0;
   std::string results_dir;  // empty: results are not written
   int64_t repeat = 1;       // Execute calls: one cold, the rest warm
+  // Each while loop's trip budget in the executable and the evaluator; -1: none.
+  int64_t max_loop_trips = kDefaultMaxLoopTrips;
   CompileOptions compile;
   LiteralComparisonOptions comparison;
   // The pipeline's memory limit and target (set after the pipeline is set up).

@@ -75,6 +75,7 @@ ModuleExecution ExecuteModule(const ExecuteSettings& settings, const HloModule& 
   options.results_dir = results_dir;
   options.comparison = settings.comparison;
   options.repeat = settings.repeat;
+  options.max_loop_trips = settings.max_loop_trips;
   options.memory_limit = settings.memory_limit;
   options.pipeline_target = settings.pipeline_target;
   std::unique_ptr<HloModule> reference;

@@ -136,6 +136,31 @@ TEST(GpuEmulatedExecutionTest, WhileLoopStateStaysInPlace) {
   EXPECT_EQ(result->GetAsDouble(7), 256.0);
 }
 
+// The loop runs its body 5 times: a budget of 5 is enough, 4 stops the run
+// with the loop named, as the evaluator and the CPU executable do.
+TEST(GpuEmulatedExecutionTest, WhileLoopsCountTheirTripsAgainstTheBudget) {
+  auto module = ParseHloModule(test_support::ReadTestData("gpu/while_doubling.hlo"));
+  ASSERT_TRUE(module.ok()) << module.status();
+  auto executable = CompileForGpu(**module, Emulated());
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  std::vector<Literal> arguments;
+  arguments.push_back(Literal::CreateR1FromDoubles(PrimitiveType::F32, {1, 2, 3, 4, 5, 6, 7, 8}));
+  (*executable)->set_max_loop_trips(5);
+  absl::StatusOr<Literal> result = (*executable)->Execute(arguments, nullptr);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->GetAsDouble(0), 32.0);
+  (*executable)->set_max_loop_trips(4);
+  result = (*executable)->Execute(arguments, nullptr);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(result.status().message(), HasSubstr("GPU executable: while loop w ran its body 4 times"));
+  // The device state is usable again after a refused run.
+  (*executable)->set_max_loop_trips(-1);
+  result = (*executable)->Execute(arguments, nullptr);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->GetAsDouble(7), 256.0);
+}
+
 // MoveToHost, independent compute, MoveToDevice, a reader: the compute
 // stream waits for the offload only when a kernel touches its bytes, so
 // the copies overlap the independent kernels. On the emulated device a copy

@@ -76,8 +76,9 @@ namespace hmo {
 class HloEvaluator {
  public:
   struct Options {
-    // A while loop running more iterations than this is an error (guards
-    // against modules that never terminate). -1 = unlimited.
+    // A while loop running its body more times than this in one execution
+    // is an error (LoopTripBudgetExceeded, hmo/base/loop_trip_budget.h:
+    // modules that never terminate). -1 = unlimited.
     int64_t max_loop_iterations = -1;
     // How long a replica of EvaluateReplicated waits at a collective for
     // the other replicas it needs before failing with DEADLINE_EXCEEDED

@@ -65,6 +65,9 @@ struct ModuleExecutionOptions {
   // Execute calls (one replica only): the first is the cold run whose result
   // is kept and checked; the others measure the warm run time.
   int64_t repeat = 1;
+  // The trip budget of every while loop, in the executable and the reference
+  // evaluation alike (hmo/base/loop_trip_budget.h); -1: none.
+  int64_t max_loop_trips = -1;
 };
 
 // What ExecuteModule did; filled as far as it got.

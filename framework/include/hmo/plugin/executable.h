@@ -91,6 +91,17 @@ class Executable {
       std::vector<ExecutionProfile>* profiles);
 
   virtual const ExecutableStats& stats() const = 0;
+
+  // The trip budget of every while loop in later Execute calls: one
+  // execution of a loop that runs its body more than `trips` times stops the
+  // run with LoopTripBudgetExceeded naming the loop
+  // (hmo/base/loop_trip_budget.h), as the evaluator does; -1 (the default,
+  // XLA's behaviour): no budget.
+  void set_max_loop_trips(int64_t trips) { max_loop_trips_ = trips; }
+  int64_t max_loop_trips() const { return max_loop_trips_; }
+
+ private:
+  int64_t max_loop_trips_ = -1;
 };
 
 }  // namespace hmo
