@@ -1,12 +1,18 @@
 #include "hmo/codegen/jit/cpu_jit.h"
 
+#include <algorithm>
 #include <mutex>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "hmo/codegen/jit/contiguous_section_memory_manager.h"
+#include "hmo/base/status_macros.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/ExecutionEngine/JITSymbol.h"
 #include "llvm/ExecutionEngine/Orc/CompileUtils.h"
@@ -23,6 +29,8 @@
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 #if LLVM_VERSION_MAJOR >= 17
@@ -129,6 +137,134 @@ absl::StatusOr<size_t> UnannouncedGotBytes(const llvm::MemoryBuffer& object_buff
   return external_references * sizeof(void*);
 }
 
+// What compiling one module (or one part of a split module) produced.
+struct CompiledObject {
+  std::unique_ptr<llvm::MemoryBuffer> object;
+  // The names it defines for the JITDylib (LinkedDefinitions).
+  std::vector<std::string> definitions;
+  // UnannouncedGotBytes of the object.
+  size_t got_bytes = 0;
+};
+
+// Optimizes `module` for `target_machine` and compiles it to an object file.
+absl::StatusOr<CompiledObject> CompileToObject(llvm::Module& module,
+                                               llvm::TargetMachine& target_machine, int opt_level) {
+  Optimize(module, target_machine, opt_level);
+  CompiledObject compiled;
+  compiled.definitions = LinkedDefinitions(module);
+  llvm::orc::SimpleCompiler compiler(target_machine);
+  auto object = compiler(module);
+  if (!object) {
+    return absl::InternalError(
+        absl::StrCat("code generation failed: ", ErrorText(object.takeError())));
+  }
+  HMO_ASSIGN_OR_RETURN(compiled.got_bytes, UnannouncedGotBytes(**object));
+  compiled.object = std::move(*object);
+  return compiled;
+}
+
+// A module is split for a parallel compile only when each part gets at least
+// this many function definitions: below it the per-part costs (a bitcode
+// round trip, a target machine, a reservation) outweigh the gain.
+constexpr int64_t kMinFunctionsPerPart = 8;
+
+int64_t InstructionCount(const llvm::Function& function) {
+  int64_t count = 0;
+  for (const llvm::BasicBlock& block : function) count += static_cast<int64_t>(block.size());
+  return count;
+}
+
+// Splits `module` into `parts` modules whose definitions partition its own,
+// as bitcode (each part is parsed into a context of its own to be compiled on
+// its own thread). Functions are dealt to the part with the fewest
+// instructions so far, largest first, so the parts take about equally long;
+// variables go to part 0. Every local definition becomes an external one so
+// the parts link by name; a part reaches another part's definitions through
+// the GOT and PLT (not dso_local), so the parts' reservations may lie any
+// distance apart.
+std::vector<llvm::SmallVector<char, 0>> SplitIntoBitcodeParts(llvm::Module& module, int64_t parts) {
+  int unnamed = 0;
+  for (llvm::GlobalValue& value : module.global_values()) {
+    if (value.hasLocalLinkage()) {
+      value.setLinkage(llvm::GlobalValue::ExternalLinkage);
+      value.setVisibility(llvm::GlobalValue::DefaultVisibility);
+    }
+    if (!value.hasName()) value.setName(absl::StrCat("__hmo_part_unnamed.", unnamed++));
+  }
+  std::vector<const llvm::Function*> functions;
+  for (const llvm::Function& function : module) {
+    if (!function.isDeclaration()) functions.push_back(&function);
+  }
+  std::vector<std::pair<int64_t, const llvm::Function*>> by_size;
+  for (const llvm::Function* function : functions) by_size.emplace_back(InstructionCount(*function), function);
+  std::stable_sort(by_size.begin(), by_size.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::vector<int64_t> load(static_cast<size_t>(parts), 0);
+  llvm::DenseMap<const llvm::GlobalValue*, int64_t> owner;
+  for (const auto& [size, function] : by_size) {
+    const int64_t part = std::min_element(load.begin(), load.end()) - load.begin();
+    owner[function] = part;
+    load[part] += size;
+  }
+  std::vector<llvm::SmallVector<char, 0>> bitcode(static_cast<size_t>(parts));
+  for (int64_t part = 0; part < parts; ++part) {
+    llvm::ValueToValueMapTy map;
+    std::unique_ptr<llvm::Module> clone =
+        llvm::CloneModule(module, map, [&](const llvm::GlobalValue* value) {
+          auto it = owner.find(value);
+          return (it == owner.end() ? 0 : it->second) == part;
+        });
+    for (llvm::GlobalValue& value : clone->global_values()) {
+      if (!value.hasLocalLinkage()) value.setDSOLocal(!value.isDeclaration());
+    }
+    llvm::raw_svector_ostream stream(bitcode[part]);
+    llvm::WriteBitcodeToFile(*clone, stream);
+  }
+  return bitcode;
+}
+
+// Compiles the parts on up to `threads` threads of LLVM's thread pool, each in
+// a context of its own (an LLVMContext is not thread-safe).
+absl::StatusOr<std::vector<CompiledObject>> CompileParts(
+    const std::vector<llvm::SmallVector<char, 0>>& parts,
+    const llvm::orc::JITTargetMachineBuilder& target_builder, int opt_level, int64_t threads) {
+  std::vector<absl::StatusOr<CompiledObject>> results;
+  for (size_t i = 0; i < parts.size(); ++i) results.emplace_back(absl::InternalError("not compiled"));
+  {
+    llvm::ThreadPool pool(llvm::hardware_concurrency(static_cast<unsigned>(threads)));
+    for (size_t i = 0; i < parts.size(); ++i) {
+      pool.async([&, i] {
+        llvm::LLVMContext context;
+        auto module = llvm::parseBitcodeFile(
+            llvm::MemoryBufferRef(llvm::StringRef(parts[i].data(), parts[i].size()),
+                                  absl::StrCat("part", i)),
+            context);
+        if (!module) {
+          results[i] = absl::InternalError(absl::StrCat("cannot read part ", i, " of the module: ",
+                                                        ErrorText(module.takeError())));
+          return;
+        }
+        llvm::orc::JITTargetMachineBuilder builder = target_builder;
+        auto target_machine = builder.createTargetMachine();
+        if (!target_machine) {
+          results[i] = absl::InternalError(absl::StrCat("cannot create the host target machine: ",
+                                                        ErrorText(target_machine.takeError())));
+          return;
+        }
+        results[i] = CompileToObject(**module, **target_machine, opt_level);
+        module->reset();  // before its context
+      });
+    }
+    pool.wait();
+  }
+  std::vector<CompiledObject> objects;
+  for (absl::StatusOr<CompiledObject>& result : results) {
+    if (!result.ok()) return result.status();
+    objects.push_back(*std::move(result));
+  }
+  return objects;
+}
+
 #if LLVM_VERSION_MAJOR >= 17
 llvm::orc::ExecutorSymbolDef AbsoluteSymbol(void* address) {
   return {llvm::orc::ExecutorAddr::fromPtr(address),
@@ -230,19 +366,27 @@ absl::StatusOr<std::unique_ptr<CpuJit>> CpuJit::CompileOwned(std::unique_ptr<llv
   module->setDataLayout(data_layout);
   module->setTargetTriple((*target_machine)->getTargetTriple().str());
 
-  Optimize(*module, **target_machine, options.opt_level);
-  const std::vector<std::string> definitions = LinkedDefinitions(*module);
-
-  llvm::orc::SimpleCompiler compiler(**target_machine);
-  auto object = compiler(*module);
-  if (!object) {
-    return absl::InternalError(
-        absl::StrCat("code generation failed: ", ErrorText(object.takeError())));
+  int64_t function_definitions = 0;
+  for (const llvm::Function& function : *module) function_definitions += function.isDeclaration() ? 0 : 1;
+  const int64_t parts = std::min<int64_t>(std::max<int64_t>(options.compile_threads, 1),
+                                          function_definitions / kMinFunctionsPerPart);
+  std::vector<CompiledObject> objects;
+  if (parts > 1) {
+    const std::vector<llvm::SmallVector<char, 0>> bitcode = SplitIntoBitcodeParts(*module, parts);
+    module.reset();
+    HMO_ASSIGN_OR_RETURN(objects, CompileParts(bitcode, *target_builder, options.opt_level, parts));
+  } else {
+    HMO_ASSIGN_OR_RETURN(CompiledObject object, CompileToObject(*module, **target_machine, options.opt_level));
+    objects.push_back(std::move(object));
   }
-  absl::StatusOr<size_t> got_bytes = UnannouncedGotBytes(**object);
-  if (!got_bytes.ok()) return got_bytes.status();
-  // The object file is all that is needed from here on.
+  // The object files are all that is needed from here on.
   module.reset();
+  size_t got_bytes = 0;
+  std::vector<std::string> definitions;
+  for (const CompiledObject& object : objects) {
+    got_bytes = std::max(got_bytes, object.got_bytes);
+    definitions.insert(definitions.end(), object.definitions.begin(), object.definitions.end());
+  }
 
   auto process_control = llvm::orc::SelfExecutorProcessControl::Create();
   if (!process_control) {
@@ -259,12 +403,15 @@ absl::StatusOr<std::unique_ptr<CpuJit>> CpuJit::CompileOwned(std::unique_ptr<llv
   jit->object_layer_ = std::make_unique<llvm::orc::RTDyldObjectLinkingLayer>(
       *jit->session_,
 #if LLVM_VERSION_MAJOR >= 17
-      [raw, got_bytes = *got_bytes](const llvm::MemoryBuffer&) {
+      [raw, got_bytes](const llvm::MemoryBuffer&) {
 #else
-      [raw, got_bytes = *got_bytes]() {
+      [raw, got_bytes]() {
 #endif
+        // One reservation per object; every object's GOT fits the largest
+        // bound.
         auto memory_manager = std::make_unique<ContiguousSectionMemoryManager>(got_bytes);
-        if (raw->memory_manager_ == nullptr) raw->memory_manager_ = memory_manager.get();
+        std::lock_guard<std::mutex> lock(raw->memory_managers_mutex_);
+        raw->memory_managers_.push_back(memory_manager.get());
         return memory_manager;
       });
 
@@ -286,9 +433,11 @@ absl::StatusOr<std::unique_ptr<CpuJit>> CpuJit::CompileOwned(std::unique_ptr<llv
   }
   jit->dylib_->addGenerator(std::move(*process_symbols));
 
-  if (llvm::Error error = jit->object_layer_->add(*jit->dylib_, std::move(*object))) {
-    return absl::InternalError(
-        absl::StrCat("cannot add the object file: ", ErrorText(std::move(error))));
+  for (CompiledObject& object : objects) {
+    if (llvm::Error error = jit->object_layer_->add(*jit->dylib_, std::move(object.object))) {
+      return absl::InternalError(
+          absl::StrCat("cannot add the object file: ", ErrorText(std::move(error))));
+    }
   }
 
   // Link now, so that link errors belong to Compile and the sizes are final.
@@ -307,11 +456,16 @@ absl::StatusOr<std::unique_ptr<CpuJit>> CpuJit::CompileOwned(std::unique_ptr<llv
     }
   }
 
-  if (const ContiguousSectionMemoryManager* memory = jit->memory_manager_) {
-    jit->section_sizes_.code_bytes = static_cast<int64_t>(memory->code().used_bytes);
-    jit->section_sizes_.rodata_bytes = static_cast<int64_t>(memory->rodata().used_bytes);
-    jit->section_sizes_.rwdata_bytes = static_cast<int64_t>(memory->rwdata().used_bytes);
-    jit->section_sizes_.reserved_bytes = static_cast<int64_t>(memory->reserved_bytes());
+  std::lock_guard<std::mutex> lock(jit->memory_managers_mutex_);
+  for (const ContiguousSectionMemoryManager* memory : jit->memory_managers_) {
+    jit->section_sizes_.code_bytes += static_cast<int64_t>(memory->code().used_bytes);
+    jit->section_sizes_.rodata_bytes += static_cast<int64_t>(memory->rodata().used_bytes);
+    jit->section_sizes_.rwdata_bytes += static_cast<int64_t>(memory->rwdata().used_bytes);
+    jit->section_sizes_.reserved_bytes += static_cast<int64_t>(memory->reserved_bytes());
+  }
+  jit->section_sizes_.parts = static_cast<int64_t>(objects.size());
+  if (!jit->memory_managers_.empty()) {
+    const ContiguousSectionMemoryManager* memory = jit->memory_managers_.front();
     jit->reservation_begin_ = memory->reservation_begin();
     jit->reservation_end_ = memory->reservation_end();
     jit->code_begin_ = memory->code().begin;

@@ -1,7 +1,9 @@
 #include "cpu/compiler/cpu_compiler.h"
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <thread>
 #include <utility>
 
 #include "hmo/codegen/elemental_ir_emitter.h"
@@ -84,6 +86,9 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileForCpu(const HloModule& mo
   codegen::JitOptions jit_options;
   jit_options.opt_level = options.opt_level;
   jit_options.symbols = codegen::RuntimeSymbols();
+  jit_options.compile_threads =
+      options.threads > 0 ? options.threads
+                          : std::max<int64_t>(1, static_cast<int64_t>(std::thread::hardware_concurrency()));
   HMO_ASSIGN_OR_RETURN(
       std::unique_ptr<codegen::CpuJit> jit,
       codegen::CpuJit::Compile(std::move(emitted.context), std::move(emitted.module), jit_options));

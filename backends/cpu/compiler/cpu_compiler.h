@@ -36,8 +36,8 @@ struct CpuCompileOptions {
   int opt_level = 2;
   // When not empty, the optimized-before LLVM IR is written to this file.
   std::string dump_ir_to;
-  // Threads a partitioned kernel's parts run on (CompileOptions::threads);
-  // 0: the machine's hardware threads.
+  // Threads a partitioned kernel's parts run on, and the module's parts are
+  // compiled on (CompileOptions::threads); 0: the machine's hardware threads.
   int64_t threads = 0;
 };
 

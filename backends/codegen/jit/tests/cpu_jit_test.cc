@@ -281,6 +281,90 @@ TEST(CpuJitTest, OptimizedLoopWithJumpTableAndConstantPool) {
   EXPECT_EQ(pick_fn(-3), -1);
 }
 
+// A module of kChainLength internal functions, each calling the next: link
+// k returns link(k+1)(x) + hmo_chain_table[k % 8], the last adds the internal
+// counter, which it increments; `chain` (external) calls link 0. Split for a
+// parallel compile, the links and the globals land in different parts and
+// must still reach each other.
+constexpr int kChainLength = 40;
+
+ContextAndModule ChainModule() {
+  ContextAndModule m;
+  llvm::LLVMContext& ctx = *m.context;
+  llvm::IRBuilder<> b(ctx);
+  auto* i32 = b.getInt32Ty();
+  auto* i64 = b.getInt64Ty();
+  auto* table_type = llvm::ArrayType::get(i32, 8);
+  std::vector<llvm::Constant*> entries;
+  for (int32_t v : kTable) entries.push_back(b.getInt32(v));
+  auto* table = new llvm::GlobalVariable(*m.module, table_type, /*isConstant=*/true,
+                                         llvm::GlobalValue::PrivateLinkage,
+                                         llvm::ConstantArray::get(table_type, entries), "hmo_chain_table");
+  auto* counter = new llvm::GlobalVariable(*m.module, i64, /*isConstant=*/false, llvm::GlobalValue::InternalLinkage,
+                                           b.getInt64(kCounterStart), "hmo_chain_counter");
+  std::vector<llvm::Function*> links;
+  for (int k = 0; k < kChainLength; ++k) {
+    llvm::Function* link = llvm::Function::Create(llvm::FunctionType::get(i64, {i64}, false),
+                                                  llvm::Function::InternalLinkage, "link." + std::to_string(k),
+                                                  *m.module);
+    link->addFnAttr(llvm::Attribute::NoInline);
+    links.push_back(link);
+  }
+  for (int k = 0; k < kChainLength; ++k) {
+    b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", links[k]));
+    llvm::Value* x = links[k]->getArg(0);
+    llvm::Value* rest;
+    if (k + 1 < kChainLength) {
+      rest = b.CreateCall(links[k + 1], {x});
+    } else {
+      llvm::Value* count = b.CreateLoad(i64, counter);
+      b.CreateStore(b.CreateAdd(count, b.getInt64(1)), counter);
+      rest = b.CreateAdd(x, count);
+    }
+    llvm::Value* slot = b.CreateInBoundsGEP(table_type, table, {b.getInt64(0), b.getInt64(k % 8)});
+    b.CreateRet(b.CreateAdd(rest, b.CreateSExt(b.CreateLoad(i32, slot), i64)));
+  }
+  llvm::Function* chain = NewFunction(*m.module, i64, {i64}, "chain");
+  b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", chain));
+  b.CreateRet(b.CreateCall(links[0], {chain->getArg(0)}));
+  return m;
+}
+
+TEST(CpuJitTest, ASplitModuleLinksItsPartsTogether) {
+  int64_t table_sum = 0;
+  for (int k = 0; k < kChainLength; ++k) table_sum += kTable[k % 8];
+  for (int opt_level : {0, 2}) {
+    for (int64_t threads : {1, 3}) {
+      SCOPED_TRACE(testing::Message() << "opt level " << opt_level << ", threads " << threads);
+      ContextAndModule m = ChainModule();
+      JitOptions options;
+      options.opt_level = opt_level;
+      options.compile_threads = threads;
+      auto jit = CpuJit::Compile(std::move(m.context), std::move(m.module), options);
+      ASSERT_TRUE(jit.ok()) << jit.status();
+      // 41 functions: three parts of at least 8 each when asked for three.
+      EXPECT_EQ((*jit)->section_sizes().parts, threads);
+      auto chain = (*jit)->Lookup("chain");
+      ASSERT_TRUE(chain.ok()) << chain.status();
+      auto* chain_fn = reinterpret_cast<int64_t (*)(int64_t)>(*chain);
+      EXPECT_EQ(chain_fn(5), 5 + kCounterStart + table_sum);
+      EXPECT_EQ(chain_fn(5), 5 + kCounterStart + 1 + table_sum);  // the counter moved on
+      EXPECT_GT((*jit)->section_sizes().code_bytes, 0);
+      EXPECT_GE((*jit)->section_sizes().reserved_bytes, threads * 4096);
+    }
+  }
+}
+
+TEST(CpuJitTest, ASmallModuleIsNotSplit) {
+  // Two functions: fewer than 8 per part.
+  ContextAndModule m = TableAndCounterModule();
+  JitOptions options;
+  options.compile_threads = 4;
+  auto jit = CpuJit::Compile(std::move(m.context), std::move(m.module), options);
+  ASSERT_TRUE(jit.ok()) << jit.status();
+  EXPECT_EQ((*jit)->section_sizes().parts, 1);
+}
+
 TEST(CpuJitTest, VerifierFailureIsInvalidArgument) {
   ContextAndModule m;
   llvm::IRBuilder<> b(*m.context);

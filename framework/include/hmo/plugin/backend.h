@@ -31,8 +31,9 @@ struct CompileOptions {
   // collectives span them.
   int64_t num_replicas = 1;
   // Threads an executable may run one kernel's independent iterations on
-  // (the CPU backend's partitioned kernels), the calling one included;
-  // 0: the machine's hardware threads.
+  // (the CPU backend's partitioned kernels), the calling one included, and
+  // the CPU backend compiles the module's parts on; 0: the machine's
+  // hardware threads.
   int64_t threads = 0;
 };
 

@@ -3,7 +3,14 @@
 // CpuJit owns an ORC ExecutionSession with a single JITDylib into which one
 // module is compiled. The module is verified, optimized for the host (native
 // CPU features) at the requested level, compiled to an object file and linked
-// by RuntimeDyld into one ContiguousSectionMemoryManager reservation. Calls in
+// by RuntimeDyld into one ContiguousSectionMemoryManager reservation.
+//
+// Parallel compilation (JitOptions::compile_threads > 1, as XLA:CPU splits its
+// modules): a module with enough functions is split into parts of about equal
+// instruction counts, each optimized and compiled to an object file in a
+// context of its own on LLVM's thread pool, and every object is linked into
+// the one JITDylib with a reservation of its own; a part reaches the others'
+// definitions by name through the GOT and PLT, never PC-relative. Calls in
 // the module resolve, in order, to the module's own definitions, to
 // JitOptions::symbols (e.g. hmo::codegen::RuntimeSymbols()), and to whatever the
 // current process exports (libm's expf/logf/tanhf, libc's memcpy/memset, ...).
@@ -39,13 +46,15 @@ namespace hmo::codegen {
 
 class ContiguousSectionMemoryManager;
 
-// Bytes of the module's reservation that the linker used, per region, and the
-// page-rounded size of the whole reservation.
+// Bytes of the module's reservations that the linker used, per region, and
+// the page-rounded size of the reservations, summed over the parts.
 struct JitSectionSizes {
   int64_t code_bytes = 0;
   int64_t rodata_bytes = 0;
   int64_t rwdata_bytes = 0;
   int64_t reserved_bytes = 0;
+  // Object files the module was compiled into (1 unless it was split).
+  int64_t parts = 1;
 };
 
 struct JitOptions {
@@ -55,6 +64,9 @@ struct JitOptions {
   // Extra symbols the module may reference, by their unmangled names, defined
   // as absolute addresses. They take precedence over the process's symbols.
   std::vector<std::pair<std::string, void*>> symbols;
+  // Threads optimizing and compiling the module: the parts it is split into,
+  // at most one per 8 function definitions (1: no split).
+  int64_t compile_threads = 1;
 };
 
 class CpuJit {
@@ -77,12 +89,13 @@ class CpuJit {
   // symbol when it resolves nowhere. Safe to call from several threads.
   absl::StatusOr<void*> Lookup(std::string_view symbol);
 
-  // Use of the module's reservation (see JitSectionSizes).
+  // Use of the module's reservations (see JitSectionSizes).
   const JitSectionSizes& section_sizes() const { return section_sizes_; }
 
-  // The module's one reservation, [reservation_begin(), reservation_end());
+  // The reservation of the module's first object file (its only one unless
+  // the module was split), [reservation_begin(), reservation_end());
   // null/null when the module needed no memory. Every code and data section
-  // of the module lies inside it.
+  // of that object lies inside it.
   const void* reservation_begin() const { return reservation_begin_; }
   const void* reservation_end() const { return reservation_end_; }
   // The page-aligned starts of the code, read-only and read-write regions
@@ -109,8 +122,10 @@ class CpuJit {
   std::unique_ptr<llvm::orc::RTDyldObjectLinkingLayer> object_layer_;
   llvm::orc::JITDylib* dylib_ = nullptr;
   char global_prefix_ = '\0';
-  // Owned by object_layer_ once created; valid until the session ends.
-  ContiguousSectionMemoryManager* memory_manager_ = nullptr;
+  // One per object file, in the order the linker asked for them; owned by
+  // object_layer_ once created, valid until the session ends.
+  std::mutex memory_managers_mutex_;
+  std::vector<ContiguousSectionMemoryManager*> memory_managers_;
 
   JitSectionSizes section_sizes_;
   const void* reservation_begin_ = nullptr;
