@@ -86,6 +86,11 @@ void Optimize(llvm::Module& module, llvm::TargetMachine& target_machine, int opt
   llvm::PipelineTuningOptions tuning;
   tuning.LoopVectorization = opt_level >= 2;
   tuning.SLPVectorization = opt_level >= 2;
+  // Below O3 loops are not unrolled (only where the IR forces it): kernels
+  // are loop nests over large arrays whose inner loop the vectorizer already
+  // widens and interleaves, and unrolling the nests multiplies code size and
+  // compile time (bench/jax_corpus/speed.py measures both).
+  tuning.LoopUnrolling = opt_level >= 3;
   llvm::PassBuilder builder(&target_machine, tuning);
   builder.registerModuleAnalyses(module_analyses);
   builder.registerCGSCCAnalyses(cgscc_analyses);
