@@ -60,8 +60,9 @@ TEST(RunExecuteCliTest, ADescriptionOnlyBackendCannotExecute) {
 TEST(RunExecuteCliTest, HelpListsTheExecutionOptions) {
   CommandRun run = RunHmo("run --help");
   EXPECT_EQ(run.exit_code, 0) << run.err;
-  for (const char* option : {"--execute", "--check", "--backend", "--inputs", "--seed", "--results-dir",
-                             "--opt-level", "--rtol", "--atol", "--repeat", "--max-loop-trips"}) {
+  for (const char* option :
+       {"--execute", "--check", "--backend", "--inputs", "--seed", "--results-dir", "--opt-level",
+        "--rtol", "--atol", "--repeat", "--max-loop-trips"}) {
     EXPECT_THAT(run.out, HasSubstr(option));
   }
 }

@@ -201,7 +201,8 @@ std::vector<llvm::SmallVector<char, 0>> SplitIntoBitcodeParts(llvm::Module& modu
     if (!function.isDeclaration()) functions.push_back(&function);
   }
   std::vector<std::pair<int64_t, const llvm::Function*>> by_size;
-  for (const llvm::Function* function : functions) by_size.emplace_back(InstructionCount(*function), function);
+  for (const llvm::Function* function : functions)
+    by_size.emplace_back(InstructionCount(*function), function);
   std::stable_sort(by_size.begin(), by_size.end(),
                    [](const auto& a, const auto& b) { return a.first > b.first; });
   std::vector<int64_t> load(static_cast<size_t>(parts), 0);
@@ -234,7 +235,8 @@ absl::StatusOr<std::vector<CompiledObject>> CompileParts(
     const std::vector<llvm::SmallVector<char, 0>>& parts,
     const llvm::orc::JITTargetMachineBuilder& target_builder, int opt_level, int64_t threads) {
   std::vector<absl::StatusOr<CompiledObject>> results;
-  for (size_t i = 0; i < parts.size(); ++i) results.emplace_back(absl::InternalError("not compiled"));
+  for (size_t i = 0; i < parts.size(); ++i)
+    results.emplace_back(absl::InternalError("not compiled"));
   {
     llvm::ThreadPool pool(llvm::hardware_concurrency(static_cast<unsigned>(threads)));
     for (size_t i = 0; i < parts.size(); ++i) {
@@ -245,8 +247,8 @@ absl::StatusOr<std::vector<CompiledObject>> CompileParts(
                                   absl::StrCat("part", i)),
             context);
         if (!module) {
-          results[i] = absl::InternalError(absl::StrCat("cannot read part ", i, " of the module: ",
-                                                        ErrorText(module.takeError())));
+          results[i] = absl::InternalError(absl::StrCat(
+              "cannot read part ", i, " of the module: ", ErrorText(module.takeError())));
           return;
         }
         llvm::orc::JITTargetMachineBuilder builder = target_builder;
@@ -372,7 +374,8 @@ absl::StatusOr<std::unique_ptr<CpuJit>> CpuJit::CompileOwned(std::unique_ptr<llv
   module->setTargetTriple((*target_machine)->getTargetTriple().str());
 
   int64_t function_definitions = 0;
-  for (const llvm::Function& function : *module) function_definitions += function.isDeclaration() ? 0 : 1;
+  for (const llvm::Function& function : *module)
+    function_definitions += function.isDeclaration() ? 0 : 1;
   const int64_t parts = std::min<int64_t>(std::max<int64_t>(options.compile_threads, 1),
                                           function_definitions / kMinFunctionsPerPart);
   std::vector<CompiledObject> objects;
@@ -381,7 +384,8 @@ absl::StatusOr<std::unique_ptr<CpuJit>> CpuJit::CompileOwned(std::unique_ptr<llv
     module.reset();
     HMO_ASSIGN_OR_RETURN(objects, CompileParts(bitcode, *target_builder, options.opt_level, parts));
   } else {
-    HMO_ASSIGN_OR_RETURN(CompiledObject object, CompileToObject(*module, **target_machine, options.opt_level));
+    HMO_ASSIGN_OR_RETURN(CompiledObject object,
+                         CompileToObject(*module, **target_machine, options.opt_level));
     objects.push_back(std::move(object));
   }
   // The object files are all that is needed from here on.

@@ -269,7 +269,8 @@ class ModuleEmitter {
     llvm::PHINode* trips = builder_.CreatePHI(i64, 2, prefix + ".trips");
     trips->addIncoming(builder_.getInt64(0), preheader);
     llvm::Value* exceeded = builder_.CreateLoad(i64, exceeded_address, prefix + ".exceeded");
-    builder_.CreateCondBr(builder_.CreateICmpSGE(exceeded, builder_.getInt64(0)), exit, condition_block);
+    builder_.CreateCondBr(builder_.CreateICmpSGE(exceeded, builder_.getInt64(0)), exit,
+                          condition_block);
 
     builder_.SetInsertPoint(condition_block);
     HMO_RETURN_IF_ERROR(CopyValue(context, loop, {}, *condition->parameter_instruction(0), {}));
@@ -280,8 +281,9 @@ class ModuleEmitter {
     builder_.CreateCondBr(builder_.CreateICmpNE(pred, builder_.getInt8(0)), budget_block, exit);
 
     builder_.SetInsertPoint(budget_block);
-    llvm::Value* over = builder_.CreateAnd(builder_.CreateICmpSGE(max_trips, builder_.getInt64(0)),
-                                           builder_.CreateICmpSGE(trips, max_trips), prefix + ".over");
+    llvm::Value* over =
+        builder_.CreateAnd(builder_.CreateICmpSGE(max_trips, builder_.getInt64(0)),
+                           builder_.CreateICmpSGE(trips, max_trips), prefix + ".over");
     builder_.CreateCondBr(over, over_block, body_block);
 
     builder_.SetInsertPoint(over_block);

@@ -87,8 +87,9 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileForCpu(const HloModule& mo
   jit_options.opt_level = options.opt_level;
   jit_options.symbols = codegen::RuntimeSymbols();
   jit_options.compile_threads =
-      options.threads > 0 ? options.threads
-                          : std::max<int64_t>(1, static_cast<int64_t>(std::thread::hardware_concurrency()));
+      options.threads > 0
+          ? options.threads
+          : std::max<int64_t>(1, static_cast<int64_t>(std::thread::hardware_concurrency()));
   HMO_ASSIGN_OR_RETURN(
       std::unique_ptr<codegen::CpuJit> jit,
       codegen::CpuJit::Compile(std::move(emitted.context), std::move(emitted.module), jit_options));

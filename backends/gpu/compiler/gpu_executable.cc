@@ -47,8 +47,8 @@ absl::StatusOr<BufferAssignment::Slice> UniqueSlice(const BufferAssignment& assi
 class ThunkRunner {
  public:
   // `max_loop_trips`: Executable::set_max_loop_trips's budget.
-  ThunkRunner(GpuExecutable::DeviceState& state, const GpuKernelModule& kernels, bool record_timeline,
-              int64_t max_loop_trips)
+  ThunkRunner(GpuExecutable::DeviceState& state, const GpuKernelModule& kernels,
+              bool record_timeline, int64_t max_loop_trips)
       : state_(state),
         runtime_(*state.runtime),
         kernels_(kernels),
@@ -228,7 +228,8 @@ class ThunkRunner {
           HMO_ASSIGN_OR_RETURN(int32_t go, ReadSelector(thunk.predicate, true));
           if (go == 0) break;
           if (max_loop_trips_ >= 0 && trips >= max_loop_trips_) {
-            return LoopTripBudgetExceeded("GPU executable", thunk.instruction->name(), max_loop_trips_);
+            return LoopTripBudgetExceeded("GPU executable", thunk.instruction->name(),
+                                          max_loop_trips_);
           }
           HMO_RETURN_IF_ERROR(Run(*thunk.body));
         }

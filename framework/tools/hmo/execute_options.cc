@@ -82,11 +82,12 @@ void ExecuteArguments::AddTo(ArgumentParser& parser) {
   parser.AddOption("--threads", "N", &threads,
                    "threads one kernel's independent iterations may run on, the calling one "
                    "included (default: the machine's hardware threads)");
-  parser.AddOption("--max-loop-trips", "N|none", &max_loop_trips,
-                   fmt::format("stop with an error naming the loop when one execution of a while loop "
-                               "runs its body more than N times, in the executable and the reference "
-                               "evaluator alike (default: {}; none: no budget)",
-                               kDefaultMaxLoopTrips));
+  parser.AddOption(
+      "--max-loop-trips", "N|none", &max_loop_trips,
+      fmt::format("stop with an error naming the loop when one execution of a while loop "
+                  "runs its body more than N times, in the executable and the reference "
+                  "evaluator alike (default: {}; none: no budget)",
+                  kDefaultMaxLoopTrips));
   parser.AddOption("--replicas", "N", &replicas,
                    "run N replicas together, collectives spanning them (default: 1); replica r's "
                    "arguments come from seed + r, its results go to DIR/replica<r>/");
@@ -95,9 +96,15 @@ void ExecuteArguments::AddTo(ArgumentParser& parser) {
 std::string ExecuteArguments::IgnoredOption() const {
   if (enabled()) return "";
   const std::pair<const char*, const std::string*> options[] = {
-      {"--inputs", &inputs},       {"--seed", &seed},     {"--results-dir", &results_dir},
-      {"--opt-level", &opt_level}, {"--rtol", &rtol},     {"--atol", &atol},
-      {"--replicas", &replicas},   {"--repeat", &repeat}, {"--threads", &threads},
+      {"--inputs", &inputs},
+      {"--seed", &seed},
+      {"--results-dir", &results_dir},
+      {"--opt-level", &opt_level},
+      {"--rtol", &rtol},
+      {"--atol", &atol},
+      {"--replicas", &replicas},
+      {"--repeat", &repeat},
+      {"--threads", &threads},
       {"--max-loop-trips", &max_loop_trips}};
   for (const auto& [name, value] : options) {
     if (!value->empty()) return name;
@@ -199,12 +206,13 @@ absl::StatusOr<ExecuteSettings> ResolveExecuteArguments(const ExecuteArguments& 
   } else if (!arguments.max_loop_trips.empty()) {
     absl::StatusOr<uint64_t> trips = ParseUnsigned("--max-loop-trips", arguments.max_loop_trips);
     if (!trips.ok()) {
-      return absl::InvalidArgumentError(fmt::format(
-          "--max-loop-trips needs a non-negative integer or none, got '{}'", arguments.max_loop_trips));
+      return absl::InvalidArgumentError(
+          fmt::format("--max-loop-trips needs a non-negative integer or none, got '{}'",
+                      arguments.max_loop_trips));
     }
     if (*trips > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-      return absl::InvalidArgumentError(
-          fmt::format("--max-loop-trips must be at most {}, got {}", std::numeric_limits<int64_t>::max(), *trips));
+      return absl::InvalidArgumentError(fmt::format("--max-loop-trips must be at most {}, got {}",
+                                                    std::numeric_limits<int64_t>::max(), *trips));
     }
     settings.max_loop_trips = static_cast<int64_t>(*trips);
   }

@@ -297,16 +297,17 @@ ContextAndModule ChainModule() {
   auto* table_type = llvm::ArrayType::get(i32, 8);
   std::vector<llvm::Constant*> entries;
   for (int32_t v : kTable) entries.push_back(b.getInt32(v));
-  auto* table = new llvm::GlobalVariable(*m.module, table_type, /*isConstant=*/true,
-                                         llvm::GlobalValue::PrivateLinkage,
-                                         llvm::ConstantArray::get(table_type, entries), "hmo_chain_table");
-  auto* counter = new llvm::GlobalVariable(*m.module, i64, /*isConstant=*/false, llvm::GlobalValue::InternalLinkage,
+  auto* table = new llvm::GlobalVariable(
+      *m.module, table_type, /*isConstant=*/true, llvm::GlobalValue::PrivateLinkage,
+      llvm::ConstantArray::get(table_type, entries), "hmo_chain_table");
+  auto* counter = new llvm::GlobalVariable(*m.module, i64, /*isConstant=*/false,
+                                           llvm::GlobalValue::InternalLinkage,
                                            b.getInt64(kCounterStart), "hmo_chain_counter");
   std::vector<llvm::Function*> links;
   for (int k = 0; k < kChainLength; ++k) {
     llvm::Function* link = llvm::Function::Create(llvm::FunctionType::get(i64, {i64}, false),
-                                                  llvm::Function::InternalLinkage, "link." + std::to_string(k),
-                                                  *m.module);
+                                                  llvm::Function::InternalLinkage,
+                                                  "link." + std::to_string(k), *m.module);
     link->addFnAttr(llvm::Attribute::NoInline);
     links.push_back(link);
   }

@@ -109,7 +109,8 @@ ENTRY e {
 )";
 
 std::unique_ptr<CpuExecutable> Compile(const HloModule& module) {
-  absl::StatusOr<std::unique_ptr<CpuExecutable>> executable = CompileForCpu(module, CpuCompileOptions{});
+  absl::StatusOr<std::unique_ptr<CpuExecutable>> executable =
+      CompileForCpu(module, CpuCompileOptions{});
   EXPECT_TRUE(executable.ok()) << executable.status();
   return executable.ok() ? std::move(*executable) : nullptr;
 }
@@ -135,7 +136,8 @@ TEST(CpuLoopTripBudgetTest, ALoopThatEndsWithinItsBudgetRuns) {
   absl::StatusOr<Literal> short_run = executable->Execute(arguments, nullptr);
   ASSERT_FALSE(short_run.ok());
   EXPECT_EQ(short_run.status().code(), absl::StatusCode::kResourceExhausted);
-  EXPECT_THAT(short_run.status().message(), HasSubstr("CPU executable: while loop w ran its body 39 times"));
+  EXPECT_THAT(short_run.status().message(),
+              HasSubstr("CPU executable: while loop w ran its body 39 times"));
   absl::StatusOr<Literal> short_evaluation =
       HloEvaluator(HloEvaluator::Options{.max_loop_iterations = 39}).Evaluate(**module, arguments);
   ASSERT_FALSE(short_evaluation.ok());
@@ -174,23 +176,30 @@ TEST(CpuLoopTripBudgetTest, HmoRunStopsALoopThatNeverEndsAndTakesTheBudget) {
   test_support::HmoCliRun run =
       test_support::RunHmoCli("run --passes=memory-report " + never_ends + " --execute");
   EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
-  EXPECT_THAT(run.err, HasSubstr("backend cpu: execute: CPU executable: while loop inner ran its body 1000000 times"));
+  EXPECT_THAT(
+      run.err,
+      HasSubstr(
+          "backend cpu: execute: CPU executable: while loop inner ran its body 1000000 times"));
   EXPECT_THAT(run.out, ::testing::Not(HasSubstr("output {}")));
   // --check: the executable stops first, with the budget given.
-  run = test_support::RunHmoCli("run --passes=memory-report " + never_ends + " --check --max-loop-trips 25");
+  run = test_support::RunHmoCli("run --passes=memory-report " + never_ends +
+                                " --check --max-loop-trips 25");
   EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
   EXPECT_THAT(run.err, HasSubstr("while loop inner ran its body 25 times"));
   // A budget the loop fits in, and none at all.
   const std::string counting = WriteModule("counting", kCountingLoop);
   for (const char* budget : {"40", "none"}) {
-    run = test_support::RunHmoCli("run --passes=memory-report " + counting + " --check --max-loop-trips " + budget);
+    run = test_support::RunHmoCli("run --passes=memory-report " + counting +
+                                  " --check --max-loop-trips " + budget);
     EXPECT_EQ(run.exit_code, 0) << budget << run.out << run.err;
   }
-  run = test_support::RunHmoCli("run --passes=memory-report " + counting + " --check --max-loop-trips 39");
+  run = test_support::RunHmoCli("run --passes=memory-report " + counting +
+                                " --check --max-loop-trips 39");
   EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
   // Not a count: a usage error.
   for (const char* bad : {"-1", "lots", "1e6"}) {
-    run = test_support::RunHmoCli("run --passes=memory-report " + counting + " --execute --max-loop-trips " + bad);
+    run = test_support::RunHmoCli("run --passes=memory-report " + counting +
+                                  " --execute --max-loop-trips " + bad);
     EXPECT_EQ(run.exit_code, 2) << bad << run.out << run.err;
     EXPECT_THAT(run.err, HasSubstr("--max-loop-trips needs a non-negative integer")) << bad;
   }

@@ -153,7 +153,8 @@ TEST(GpuEmulatedExecutionTest, WhileLoopsCountTheirTripsAgainstTheBudget) {
   result = (*executable)->Execute(arguments, nullptr);
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.status().code(), absl::StatusCode::kResourceExhausted);
-  EXPECT_THAT(result.status().message(), HasSubstr("GPU executable: while loop w ran its body 4 times"));
+  EXPECT_THAT(result.status().message(),
+              HasSubstr("GPU executable: while loop w ran its body 4 times"));
   // The device state is usable again after a refused run.
   (*executable)->set_max_loop_trips(-1);
   result = (*executable)->Execute(arguments, nullptr);
