@@ -39,6 +39,28 @@ llvm::Function* NewFunction(llvm::Module& module, llvm::Type* result,
                                 llvm::Function::ExternalLinkage, name, module);
 }
 
+// kTable as a constant i32[8] and an i64 counter starting at kCounterStart,
+// with the given linkage.
+struct TableAndCounter {
+  llvm::ArrayType* table_type;
+  llvm::GlobalVariable* table;
+  llvm::GlobalVariable* counter;
+};
+
+TableAndCounter AddTableAndCounter(llvm::Module& module, llvm::GlobalValue::LinkageTypes table_linkage,
+                                   llvm::GlobalValue::LinkageTypes counter_linkage, const char* table_name,
+                                   const char* counter_name) {
+  llvm::IRBuilder<> b(module.getContext());
+  auto* table_type = llvm::ArrayType::get(b.getInt32Ty(), 8);
+  std::vector<llvm::Constant*> entries;
+  for (int32_t v : kTable) entries.push_back(b.getInt32(v));
+  auto* table = new llvm::GlobalVariable(module, table_type, /*isConstant=*/true, table_linkage,
+                                         llvm::ConstantArray::get(table_type, entries), table_name);
+  auto* counter = new llvm::GlobalVariable(module, b.getInt64Ty(), /*isConstant=*/false, counter_linkage,
+                                           b.getInt64(kCounterStart), counter_name);
+  return {table_type, table, counter};
+}
+
 // A module with
 //   constant i32 hmo_table[8]              (read-only data)
 //   global   i64 hmo_counter = 1000        (read-write data)
@@ -50,15 +72,9 @@ ContextAndModule TableAndCounterModule() {
   llvm::IRBuilder<> b(ctx);
   auto* i32 = b.getInt32Ty();
   auto* i64 = b.getInt64Ty();
-  auto* table_type = llvm::ArrayType::get(i32, 8);
-  std::vector<llvm::Constant*> entries;
-  for (int32_t v : kTable) entries.push_back(b.getInt32(v));
-  auto* table = new llvm::GlobalVariable(
-      *m.module, table_type, /*isConstant=*/true, llvm::GlobalValue::ExternalLinkage,
-      llvm::ConstantArray::get(table_type, entries), "hmo_table");
-  auto* counter = new llvm::GlobalVariable(*m.module, i64, /*isConstant=*/false,
-                                           llvm::GlobalValue::ExternalLinkage,
-                                           b.getInt64(kCounterStart), "hmo_counter");
+  auto [table_type, table, counter] = AddTableAndCounter(*m.module, llvm::GlobalValue::ExternalLinkage,
+                                                         llvm::GlobalValue::ExternalLinkage, "hmo_table",
+                                                         "hmo_counter");
 
   llvm::Function* table_at = NewFunction(*m.module, i32, {i64}, "table_at");
   b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", table_at));
@@ -294,15 +310,9 @@ ContextAndModule ChainModule() {
   llvm::IRBuilder<> b(ctx);
   auto* i32 = b.getInt32Ty();
   auto* i64 = b.getInt64Ty();
-  auto* table_type = llvm::ArrayType::get(i32, 8);
-  std::vector<llvm::Constant*> entries;
-  for (int32_t v : kTable) entries.push_back(b.getInt32(v));
-  auto* table = new llvm::GlobalVariable(
-      *m.module, table_type, /*isConstant=*/true, llvm::GlobalValue::PrivateLinkage,
-      llvm::ConstantArray::get(table_type, entries), "hmo_chain_table");
-  auto* counter = new llvm::GlobalVariable(*m.module, i64, /*isConstant=*/false,
-                                           llvm::GlobalValue::InternalLinkage,
-                                           b.getInt64(kCounterStart), "hmo_chain_counter");
+  auto [table_type, table, counter] = AddTableAndCounter(*m.module, llvm::GlobalValue::PrivateLinkage,
+                                                         llvm::GlobalValue::InternalLinkage, "hmo_chain_table",
+                                                         "hmo_chain_counter");
   std::vector<llvm::Function*> links;
   for (int k = 0; k < kChainLength; ++k) {
     llvm::Function* link = llvm::Function::Create(llvm::FunctionType::get(i64, {i64}, false),

@@ -120,18 +120,37 @@ INSTANTIATE_TEST_SUITE_P(RealModules, GpuDeviceModelTest,
                                            "ssd_mobilenet_tf.hlo"),
                          ParamName);
 
-TEST(GpuEmulatedExecutionTest, WhileLoopStateStaysInPlace) {
-  auto module = ParseHloModule(test_support::ReadTestData("gpu/while_doubling.hlo"));
-  ASSERT_TRUE(module.ok()) << module.status();
-  auto executable = CompileForGpu(**module, Emulated());
-  ASSERT_TRUE(executable.ok()) << executable.status();
+// tests/gpu/while_doubling.hlo compiled for the emulated device (its loop
+// doubles its argument five times), and that argument: 1, 2, ..., 8.
+struct WhileDoubling {
+  std::unique_ptr<HloModule> module;
+  std::unique_ptr<Executable> executable;
   std::vector<Literal> arguments;
-  arguments.push_back(Literal::CreateR1FromDoubles(PrimitiveType::F32, {1, 2, 3, 4, 5, 6, 7, 8}));
-  absl::StatusOr<Literal> result = (*executable)->Execute(arguments, nullptr);
+};
+
+WhileDoubling CompileWhileDoubling() {
+  WhileDoubling doubling;
+  auto module = ParseHloModule(test_support::ReadTestData("gpu/while_doubling.hlo"));
+  EXPECT_TRUE(module.ok()) << module.status();
+  if (!module.ok()) return doubling;
+  doubling.module = std::move(*module);
+  auto executable = CompileForGpu(*doubling.module, Emulated());
+  EXPECT_TRUE(executable.ok()) << executable.status();
+  if (executable.ok()) doubling.executable = std::move(*executable);
+  doubling.arguments.push_back(Literal::CreateR1FromDoubles(PrimitiveType::F32, {1, 2, 3, 4, 5, 6, 7, 8}));
+  return doubling;
+}
+
+TEST(GpuEmulatedExecutionTest, WhileLoopStateStaysInPlace) {
+  WhileDoubling doubling = CompileWhileDoubling();
+  ASSERT_NE(doubling.executable, nullptr);
+  Executable* executable = doubling.executable.get();
+  const std::vector<Literal>& arguments = doubling.arguments;
+  absl::StatusOr<Literal> result = executable->Execute(arguments, nullptr);
   ASSERT_TRUE(result.ok()) << result.status();
   for (int i = 0; i < 8; ++i) EXPECT_EQ(result->GetAsDouble(i), 32.0 * (i + 1)) << i;
   // A second run reuses the arenas and must not see the first run's state.
-  result = (*executable)->Execute(arguments, nullptr);
+  result = executable->Execute(arguments, nullptr);
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(result->GetAsDouble(7), 256.0);
 }
@@ -139,25 +158,23 @@ TEST(GpuEmulatedExecutionTest, WhileLoopStateStaysInPlace) {
 // The loop runs its body 5 times: a budget of 5 is enough, 4 stops the run
 // with the loop named, as the evaluator and the CPU executable do.
 TEST(GpuEmulatedExecutionTest, WhileLoopsCountTheirTripsAgainstTheBudget) {
-  auto module = ParseHloModule(test_support::ReadTestData("gpu/while_doubling.hlo"));
-  ASSERT_TRUE(module.ok()) << module.status();
-  auto executable = CompileForGpu(**module, Emulated());
-  ASSERT_TRUE(executable.ok()) << executable.status();
-  std::vector<Literal> arguments;
-  arguments.push_back(Literal::CreateR1FromDoubles(PrimitiveType::F32, {1, 2, 3, 4, 5, 6, 7, 8}));
-  (*executable)->set_max_loop_trips(5);
-  absl::StatusOr<Literal> result = (*executable)->Execute(arguments, nullptr);
+  WhileDoubling doubling = CompileWhileDoubling();
+  ASSERT_NE(doubling.executable, nullptr);
+  Executable* executable = doubling.executable.get();
+  const std::vector<Literal>& arguments = doubling.arguments;
+  executable->set_max_loop_trips(5);
+  absl::StatusOr<Literal> result = executable->Execute(arguments, nullptr);
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(result->GetAsDouble(0), 32.0);
-  (*executable)->set_max_loop_trips(4);
-  result = (*executable)->Execute(arguments, nullptr);
+  executable->set_max_loop_trips(4);
+  result = executable->Execute(arguments, nullptr);
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.status().code(), absl::StatusCode::kResourceExhausted);
   EXPECT_THAT(result.status().message(),
               HasSubstr("GPU executable: while loop w ran its body 4 times"));
   // The device state is usable again after a refused run.
-  (*executable)->set_max_loop_trips(-1);
-  result = (*executable)->Execute(arguments, nullptr);
+  executable->set_max_loop_trips(-1);
+  result = executable->Execute(arguments, nullptr);
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(result->GetAsDouble(7), 256.0);
 }
