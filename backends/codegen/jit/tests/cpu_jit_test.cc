@@ -47,17 +47,19 @@ struct TableAndCounter {
   llvm::GlobalVariable* counter;
 };
 
-TableAndCounter AddTableAndCounter(llvm::Module& module, llvm::GlobalValue::LinkageTypes table_linkage,
-                                   llvm::GlobalValue::LinkageTypes counter_linkage, const char* table_name,
-                                   const char* counter_name) {
+TableAndCounter AddTableAndCounter(llvm::Module& module,
+                                   llvm::GlobalValue::LinkageTypes table_linkage,
+                                   llvm::GlobalValue::LinkageTypes counter_linkage,
+                                   const char* table_name, const char* counter_name) {
   llvm::IRBuilder<> b(module.getContext());
   auto* table_type = llvm::ArrayType::get(b.getInt32Ty(), 8);
   std::vector<llvm::Constant*> entries;
   for (int32_t v : kTable) entries.push_back(b.getInt32(v));
   auto* table = new llvm::GlobalVariable(module, table_type, /*isConstant=*/true, table_linkage,
                                          llvm::ConstantArray::get(table_type, entries), table_name);
-  auto* counter = new llvm::GlobalVariable(module, b.getInt64Ty(), /*isConstant=*/false, counter_linkage,
-                                           b.getInt64(kCounterStart), counter_name);
+  auto* counter =
+      new llvm::GlobalVariable(module, b.getInt64Ty(), /*isConstant=*/false, counter_linkage,
+                               b.getInt64(kCounterStart), counter_name);
   return {table_type, table, counter};
 }
 
@@ -72,9 +74,9 @@ ContextAndModule TableAndCounterModule() {
   llvm::IRBuilder<> b(ctx);
   auto* i32 = b.getInt32Ty();
   auto* i64 = b.getInt64Ty();
-  auto [table_type, table, counter] = AddTableAndCounter(*m.module, llvm::GlobalValue::ExternalLinkage,
-                                                         llvm::GlobalValue::ExternalLinkage, "hmo_table",
-                                                         "hmo_counter");
+  auto [table_type, table, counter] =
+      AddTableAndCounter(*m.module, llvm::GlobalValue::ExternalLinkage,
+                         llvm::GlobalValue::ExternalLinkage, "hmo_table", "hmo_counter");
 
   llvm::Function* table_at = NewFunction(*m.module, i32, {i64}, "table_at");
   b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", table_at));
@@ -310,9 +312,9 @@ ContextAndModule ChainModule() {
   llvm::IRBuilder<> b(ctx);
   auto* i32 = b.getInt32Ty();
   auto* i64 = b.getInt64Ty();
-  auto [table_type, table, counter] = AddTableAndCounter(*m.module, llvm::GlobalValue::PrivateLinkage,
-                                                         llvm::GlobalValue::InternalLinkage, "hmo_chain_table",
-                                                         "hmo_chain_counter");
+  auto [table_type, table, counter] = AddTableAndCounter(
+      *m.module, llvm::GlobalValue::PrivateLinkage, llvm::GlobalValue::InternalLinkage,
+      "hmo_chain_table", "hmo_chain_counter");
   std::vector<llvm::Function*> links;
   for (int k = 0; k < kChainLength; ++k) {
     llvm::Function* link = llvm::Function::Create(llvm::FunctionType::get(i64, {i64}, false),

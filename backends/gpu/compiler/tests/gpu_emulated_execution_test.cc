@@ -137,7 +137,8 @@ WhileDoubling CompileWhileDoubling() {
   auto executable = CompileForGpu(*doubling.module, Emulated());
   EXPECT_TRUE(executable.ok()) << executable.status();
   if (executable.ok()) doubling.executable = std::move(*executable);
-  doubling.arguments.push_back(Literal::CreateR1FromDoubles(PrimitiveType::F32, {1, 2, 3, 4, 5, 6, 7, 8}));
+  doubling.arguments.push_back(
+      Literal::CreateR1FromDoubles(PrimitiveType::F32, {1, 2, 3, 4, 5, 6, 7, 8}));
   return doubling;
 }
 
