@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "hmo/codegen/runtime/runtime_functions.h"
+#include "parallel_gemm.h"
 
 namespace {
 
@@ -54,9 +55,7 @@ bool IsPointwise(const HmoCpuConv2DShape& s) {
 // C[m x n] = A[m x k] * B[k x n] with the given leading dimensions.
 void Sgemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
            int64_t ldb, float* c, int64_t ldc) {
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<blasint>(m),
-              static_cast<blasint>(n), static_cast<blasint>(k), 1.0f, a, static_cast<blasint>(lda),
-              b, static_cast<blasint>(ldb), 0.0f, c, static_cast<blasint>(ldc));
+  hmo::codegen::ParallelGemm<float>(cblas_sgemm, CblasNoTrans, CblasNoTrans, m, n, k, a, lda, b, ldb, c, ldc);
 }
 
 // Upper bound on the patch matrix, in floats (4 MiB): large images are

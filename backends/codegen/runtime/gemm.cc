@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "hmo/codegen/runtime/intra_op_threads.h"
 #include "hmo/codegen/runtime/runtime_functions.h"
+#include "parallel_gemm.h"
 
 namespace {
 
@@ -25,10 +27,20 @@ void BatchedGemm(Gemm gemm, T* out, const T* lhs, const T* rhs, int64_t batch, i
   const blasint lda = static_cast<blasint>(transpose_lhs ? m : k);
   const blasint ldb = static_cast<blasint>(transpose_rhs ? k : n);
   const blasint ldc = static_cast<blasint>(n);
+  if (batch >= hmo::codegen::IntraOpThreadCount() && m * n * k * batch >= hmo::codegen::kMinParallelGemmFlops) {
+    // Whole products per part.
+    hmo::codegen::ForEachIntraOpPart(batch, [&](int64_t part, int64_t parts) {
+      for (int64_t b = batch * part / parts; b < batch * (part + 1) / parts; ++b) {
+        gemm(CblasRowMajor, trans_a, trans_b, static_cast<blasint>(m), static_cast<blasint>(n),
+             static_cast<blasint>(k), T(1), lhs + b * m * k, lda, rhs + b * k * n, ldb, T(0),
+             out + b * m * n, ldc);
+      }
+    });
+    return;
+  }
   for (int64_t b = 0; b < batch; ++b) {
-    gemm(CblasRowMajor, trans_a, trans_b, static_cast<blasint>(m), static_cast<blasint>(n),
-         static_cast<blasint>(k), T(1), lhs + b * m * k, lda, rhs + b * k * n, ldb, T(0),
-         out + b * m * n, ldc);
+    hmo::codegen::ParallelGemm<T>(gemm, trans_a, trans_b, m, n, k, lhs + b * m * k, lda, rhs + b * k * n,
+                                  ldb, out + b * m * n, ldc);
   }
 }
 

@@ -14,8 +14,8 @@
 #include "hmo/codegen/runtime/runtime_functions.h"
 #include "unsupported/Eigen/CXX11/ThreadPool"
 
-// OpenBLAS's own thread count (the GEMM and convolution calls), when the
-// BLAS is OpenBLAS; weak so that another CBLAS links too.
+// OpenBLAS's own thread count (set to 1: the pool runs the GEMM slices), when
+// the BLAS is OpenBLAS; weak so that another CBLAS links too.
 extern "C" void openblas_set_num_threads(int num_threads) __attribute__((weak));
 
 namespace hmo::codegen {
@@ -29,7 +29,10 @@ struct IntraOpPool {
 };
 
 IntraOpPool& Pool() {
-  static IntraOpPool* pool = new IntraOpPool();  // never destroyed: workers may outlive statics
+  static IntraOpPool* pool = [] {
+    if (openblas_set_num_threads != nullptr) openblas_set_num_threads(1);
+    return new IntraOpPool();  // never destroyed: workers may outlive statics
+  }();
   return *pool;
 }
 
@@ -48,38 +51,42 @@ void SetIntraOpThreadCount(int threads) {
   if (threads == pool.threads) return;
   pool.threads = threads;
   pool.pool.reset();
-  // The library's threads follow: --threads 1 means one thread, and more
-  // spinning threads than cores slow every kernel down.
-  if (openblas_set_num_threads != nullptr) openblas_set_num_threads(threads);
 }
 
-}  // namespace hmo::codegen
-
-extern "C" void __hmo_cpu_parallel_for(HmoCpuKernelPart part, char** buffer_table,
-                                       int64_t max_parts) {
-  hmo::codegen::IntraOpPool& state = hmo::codegen::Pool();
+void ForEachIntraOpPart(int64_t max_parts, const std::function<void(int64_t part, int64_t parts)>& body) {
+  IntraOpPool& state = Pool();
   Eigen::ThreadPool* pool = nullptr;
   int64_t parts = 1;
   {
     std::lock_guard<std::mutex> lock(state.mutex);
     parts = std::min<int64_t>(max_parts, state.threads);
     if (parts > 1) {
-      if (state.pool == nullptr)
-        state.pool = std::make_unique<Eigen::ThreadPool>(state.threads - 1);
+      if (state.pool == nullptr) state.pool = std::make_unique<Eigen::ThreadPool>(state.threads - 1);
       pool = state.pool.get();
+      // A part waiting for parts queued behind it on its own pool would
+      // never return.
+      if (pool->CurrentThreadId() != -1) parts = 1;
     }
   }
   if (parts <= 1) {
-    part(buffer_table, 0, 1);
+    body(0, 1);
     return;
   }
   Eigen::Barrier done(static_cast<unsigned int>(parts - 1));
   for (int64_t p = 1; p < parts; ++p) {
-    pool->Schedule([part, buffer_table, p, parts, &done] {
-      part(buffer_table, p, parts);
+    pool->Schedule([&body, p, parts, &done] {
+      body(p, parts);
       done.Notify();
     });
   }
-  part(buffer_table, 0, parts);
+  body(0, parts);
   done.Wait();
+}
+
+}  // namespace hmo::codegen
+
+extern "C" void __hmo_cpu_parallel_for(HmoCpuKernelPart part, char** buffer_table,
+                                       int64_t max_parts) {
+  hmo::codegen::ForEachIntraOpPart(
+      max_parts, [part, buffer_table](int64_t p, int64_t parts) { part(buffer_table, p, parts); });
 }
