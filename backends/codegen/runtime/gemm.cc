@@ -27,7 +27,8 @@ void BatchedGemm(Gemm gemm, T* out, const T* lhs, const T* rhs, int64_t batch, i
   const blasint lda = static_cast<blasint>(transpose_lhs ? m : k);
   const blasint ldb = static_cast<blasint>(transpose_rhs ? k : n);
   const blasint ldc = static_cast<blasint>(n);
-  if (batch >= hmo::codegen::IntraOpThreadCount() && m * n * k * batch >= hmo::codegen::kMinParallelGemmFlops) {
+  if (batch >= hmo::codegen::IntraOpThreadCount() &&
+      m * n * k * batch >= hmo::codegen::kMinParallelGemmFlops) {
     // Whole products per part.
     hmo::codegen::ForEachIntraOpPart(batch, [&](int64_t part, int64_t parts) {
       for (int64_t b = batch * part / parts; b < batch * (part + 1) / parts; ++b) {
@@ -39,8 +40,8 @@ void BatchedGemm(Gemm gemm, T* out, const T* lhs, const T* rhs, int64_t batch, i
     return;
   }
   for (int64_t b = 0; b < batch; ++b) {
-    hmo::codegen::ParallelGemm<T>(gemm, trans_a, trans_b, m, n, k, lhs + b * m * k, lda, rhs + b * k * n,
-                                  ldb, out + b * m * n, ldc);
+    hmo::codegen::ParallelGemm<T>(gemm, trans_a, trans_b, m, n, k, lhs + b * m * k, lda,
+                                  rhs + b * k * n, ldb, out + b * m * n, ldc);
   }
 }
 

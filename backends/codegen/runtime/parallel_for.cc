@@ -53,7 +53,8 @@ void SetIntraOpThreadCount(int threads) {
   pool.pool.reset();
 }
 
-void ForEachIntraOpPart(int64_t max_parts, const std::function<void(int64_t part, int64_t parts)>& body) {
+void ForEachIntraOpPart(int64_t max_parts,
+                        const std::function<void(int64_t part, int64_t parts)>& body) {
   IntraOpPool& state = Pool();
   Eigen::ThreadPool* pool = nullptr;
   int64_t parts = 1;
@@ -61,7 +62,8 @@ void ForEachIntraOpPart(int64_t max_parts, const std::function<void(int64_t part
     std::lock_guard<std::mutex> lock(state.mutex);
     parts = std::min<int64_t>(max_parts, state.threads);
     if (parts > 1) {
-      if (state.pool == nullptr) state.pool = std::make_unique<Eigen::ThreadPool>(state.threads - 1);
+      if (state.pool == nullptr)
+        state.pool = std::make_unique<Eigen::ThreadPool>(state.threads - 1);
       pool = state.pool.get();
       // A part waiting for parts queued behind it on its own pool would
       // never return.

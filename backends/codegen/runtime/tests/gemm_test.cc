@@ -70,9 +70,10 @@ INSTANTIATE_TEST_SUITE_P(
                       // slices of C's rows, of its columns, and whole products per thread.
                       GemmCase{1, 200, 70, 90, false, false}, GemmCase{1, 200, 70, 90, true, true},
                       GemmCase{1, 201, 70, 90, true, false}, GemmCase{1, 200, 71, 90, false, true},
-                      GemmCase{1, 40, 300, 100, false, false}, GemmCase{1, 40, 301, 100, true, true},
-                      GemmCase{1, 40, 300, 100, true, false}, GemmCase{1, 41, 300, 100, false, true},
-                      GemmCase{5, 64, 64, 64, false, true}, GemmCase{3, 130, 33, 96, true, false}));
+                      GemmCase{1, 40, 300, 100, false, false},
+                      GemmCase{1, 40, 301, 100, true, true}, GemmCase{1, 40, 300, 100, true, false},
+                      GemmCase{1, 41, 300, 100, false, true}, GemmCase{5, 64, 64, 64, false, true},
+                      GemmCase{3, 130, 33, 96, true, false}));
 
 TEST(GemmF64Test, BatchedTransposedMatchesNaiveLoop) {
   const int64_t batch = 3, m = 4, n = 6, k = 5;

@@ -27,7 +27,8 @@ void SetIntraOpThreadCount(int threads);
 // kernels and the BLAS calls: OpenBLAS runs single-threaded inside each part
 // (set when the pool is first used), so the library's own threads never
 // spin against the pool's.
-void ForEachIntraOpPart(int64_t max_parts, const std::function<void(int64_t part, int64_t parts)>& body);
+void ForEachIntraOpPart(int64_t max_parts,
+                        const std::function<void(int64_t part, int64_t parts)>& body);
 
 }  // namespace hmo::codegen
 
