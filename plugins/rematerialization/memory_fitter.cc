@@ -299,8 +299,12 @@ std::string MemoryFitMetrics::FailureMessage() const {
 namespace {
 
 // One search on `module` in `ranking` order (the loop of memory_fitter.h).
+// `limit` is in the module's terms when `floor_padding` is 0, else in the
+// target's, whose floor is the module's plus that padding
+// (ArenaPaddingOfArgumentsAndOutputs).
 absl::StatusOr<MemoryFitMetrics> Search(HloModule& module, int64_t limit,
-                                        const MemoryFitterOptions& options, Ranking ranking) {
+                                        const MemoryFitterOptions& options, Ranking ranking,
+                                        int64_t floor_padding) {
   MemoryFitMetrics metrics;
   metrics.ranking = ranking == Ranking::kBytes ? "bytes freed" : "bytes freed per second";
   metrics.limit = limit;
@@ -311,14 +315,19 @@ absl::StatusOr<MemoryFitMetrics> Search(HloModule& module, int64_t limit,
   metrics.device_bytes_before = check.device_bytes;
   HMO_ASSIGN_OR_RETURN(const RematerializationFloor floor,
                        ComputeRematerializationFloor(module, check.stats));
-  metrics.floor_bytes = floor.bytes;
+  metrics.floor_bytes = floor.bytes + floor_padding;
   metrics.floor_instruction = floor.instruction;
   metrics.floor_reason = floor.reason;
+  if (floor_padding > 0) {
+    absl::StrAppend(&metrics.floor_reason, ", plus the ", floor_padding, " B by which the ",
+                    options.model.DisplayName(),
+                    " executable's arena pads the arguments' and outputs' allocations");
+  }
 
   MemoryReportOptions trial_options = full_options;
   trial_options.tight_packing.node_budget = options.trial_node_budget;
   // Below the floor nothing fits: no search, just the reasons.
-  const int64_t max_steps = limit < floor.bytes ? 0 : options.max_steps;
+  const int64_t max_steps = limit < metrics.floor_bytes ? 0 : options.max_steps;
   for (int64_t step = 0; step < max_steps && !check.fits(); ++step) {
     HMO_ASSIGN_OR_RETURN(const std::vector<PeakSite> sites, LocatePeak(module, check.peak_time));
     const std::vector<Change> changes = FindChanges(module, sites, options, ranking);
@@ -428,7 +437,7 @@ namespace {
 // the limit lowered by what the target adds, a few rounds. Leaves in
 // `metrics` the target's figure and its check.
 absl::Status FitTargetArenas(HloModule& module, int64_t limit, const MemoryFitterOptions& options,
-                             MemoryFitMetrics& metrics) {
+                             int64_t floor_padding, MemoryFitMetrics& metrics) {
   constexpr int kRounds = 4;
   HMO_ASSIGN_OR_RETURN(MemoryLimitCheck planned,
                        CheckTargetMemoryLimit(module, limit, options.model));
@@ -438,9 +447,9 @@ absl::Status FitTargetArenas(HloModule& module, int64_t limit, const MemoryFitte
                          CheckMemoryLimit(module, limit, options.model.assignment));
     const int64_t lowered =
         limit - std::max<int64_t>(1, planned.device_bytes - searched.device_bytes);
-    if (lowered < metrics.floor_bytes) break;
+    if (lowered < metrics.floor_bytes - floor_padding) break;
     HMO_ASSIGN_OR_RETURN(MemoryFitMetrics more,
-                         Search(module, lowered, options, Ranking::kBytesPerSecond));
+                         Search(module, lowered, options, Ranking::kBytesPerSecond, 0));
     metrics.decisions.insert(metrics.decisions.end(), more.decisions.begin(), more.decisions.end());
     metrics.recompute_flops += more.recompute_flops;
     metrics.offloaded_bytes += more.offloaded_bytes;
@@ -468,43 +477,56 @@ absl::StatusOr<MemoryFitMetrics> FitModuleToMemoryLimit(HloModule& module, int64
         "the module has no schedule: recomputations and host copies are placed in a schedule "
         "(run memory-scheduler first)");
   }
-  // The cheapest way first. When it stops short, other orders from the
-  // module as it came, until one fits: the most memory first, then (with
-  // both kinds) offload alone, which never extends an operand's life. The
-  // best result stays.
+  // The cheapest way first. When it stops short, other searches from the
+  // module as it came, until one fits: the same order measuring more
+  // candidates per step (a greedy step that frees the most now can block
+  // the changes that free more later; measuring more sees past that), the
+  // most memory first, then (with both kinds) offload alone, which never
+  // extends an operand's life. The best result stays.
   struct Attempt {
     Ranking ranking;
     bool recompute;
+    int64_t evaluated_candidates;
     std::string name;
   };
+  constexpr int64_t kWiderSearch = 4;
   std::vector<Attempt> fallbacks;
   if (options.fallback) {
-    fallbacks.push_back({Ranking::kBytes, options.recompute, "bytes freed"});
+    if (options.evaluate) {
+      const int64_t wider = options.evaluated_candidates * kWiderSearch;
+      fallbacks.push_back({Ranking::kBytesPerSecond, options.recompute, wider,
+                           absl::StrCat("bytes freed per second, ", wider, " candidates measured")});
+    }
+    fallbacks.push_back(
+        {Ranking::kBytes, options.recompute, options.evaluated_candidates, "bytes freed"});
     if (options.recompute && options.offload) {
-      fallbacks.push_back(
-          {Ranking::kBytesPerSecond, false, "bytes freed per second, offload only"});
+      fallbacks.push_back({Ranking::kBytesPerSecond, false, options.evaluated_candidates,
+                           "bytes freed per second, offload only"});
     }
   }
   HMO_ASSIGN_OR_RETURN(const MemoryLimitCheck before,
                        CheckTargetMemoryLimit(module, limit, options.model));
+  HMO_ASSIGN_OR_RETURN(const int64_t floor_padding,
+                       ArenaPaddingOfArgumentsAndOutputs(module, options.model));
   std::unique_ptr<HloModule> original = fallbacks.empty() ? nullptr : module.Clone();
   HMO_ASSIGN_OR_RETURN(MemoryFitMetrics metrics,
-                       Search(module, limit, options, Ranking::kBytesPerSecond));
+                       Search(module, limit, options, Ranking::kBytesPerSecond, floor_padding));
   const int64_t first_reached = metrics.device_bytes_after;
   for (const Attempt& attempt : fallbacks) {
     if (metrics.fits || limit < metrics.floor_bytes) break;
     std::unique_ptr<HloModule> candidate = original->Clone();
     MemoryFitterOptions attempt_options = options;
     attempt_options.recompute = attempt.recompute;
+    attempt_options.evaluated_candidates = attempt.evaluated_candidates;
     HMO_ASSIGN_OR_RETURN(MemoryFitMetrics result,
-                         Search(*candidate, limit, attempt_options, attempt.ranking));
+                         Search(*candidate, limit, attempt_options, attempt.ranking, floor_padding));
     if (!result.fits && result.device_bytes_after >= metrics.device_bytes_after) continue;
     result.ranking = absl::StrCat(attempt.name, " (by bytes freed per second it stopped at ",
                                   first_reached, " B)");
     module.ReplaceContentsWith(std::move(candidate));
     metrics = std::move(result);
   }
-  HMO_RETURN_IF_ERROR(FitTargetArenas(module, limit, options, metrics));
+  HMO_RETURN_IF_ERROR(FitTargetArenas(module, limit, options, floor_padding, metrics));
   metrics.device_bytes_before = before.device_bytes;
   metrics.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return metrics;

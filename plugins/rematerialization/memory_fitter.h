@@ -30,9 +30,10 @@
 // It stops when the module fits, when no change lowers the measure, or
 // after `max_steps`; it does not start when the limit is below the proven
 // floor (rematerialization_floor.h). Greedy by cost can walk into a dead end: when it stops
-// short and `fallback` is set, searches from the module as it came in other
-// orders follow until one fits (bytes freed alone; then, with both kinds,
-// offload alone, which never extends an operand's life); the best stays.
+// short and `fallback` is set, searches from the module as it came follow
+// until one fits (the same order measuring four times the candidates per
+// step; bytes freed alone; then, with both kinds, offload alone, which never
+// extends an operand's life); the best stays.
 
 #include <cstdint>
 #include <string>

@@ -424,4 +424,18 @@ absl::StatusOr<RematerializationFloor> ComputeRematerializationFloor(
   return floor;
 }
 
+absl::StatusOr<int64_t> ArenaPaddingOfArgumentsAndOutputs(const HloModule& module,
+                                                          const TargetMemoryModel& model) {
+  HMO_ASSIGN_OR_RETURN(const TargetMemoryPlan plan, PlanTargetMemory(module, model));
+  const int64_t alignment = std::max<int64_t>(1, model.assignment.alignment);
+  int64_t padding = 0;
+  for (const BufferAllocation& allocation : plan.assignment->Allocations()) {
+    if (plan.arenas.placements[allocation.index()].arena != ArenaLayout::kDeviceArena) continue;
+    if (!allocation.is_entry_computation_parameter() && !allocation.maybe_live_out()) continue;
+    const int64_t size = allocation.size();
+    padding += (size + alignment - 1) / alignment * alignment - size;
+  }
+  return padding;
+}
+
 }  // namespace hmo

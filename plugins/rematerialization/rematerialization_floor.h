@@ -29,6 +29,7 @@
 
 #include "absl/status/statusor.h"
 #include "hmo/analysis/compiled_memory_stats.h"
+#include "hmo/analysis/target_memory_model.h"
 #include "hmo/ir/hlo_module.h"
 
 namespace hmo {
@@ -47,6 +48,16 @@ struct RematerializationFloor {
 // it stops early). Errors: those of the alias analysis.
 absl::StatusOr<RematerializationFloor> ComputeRematerializationFloor(
     const HloModule& module, const CompiledMemoryStats& stats, int64_t max_instructions = 64);
+
+// What `model`'s arena layout adds to the allocations of `module`'s entry
+// arguments and outputs in device memory: each is padded to the model's
+// alignment. Every module a fit can make from `module` pays it, so it adds to
+// the floor in the target's terms: the signature fixes those allocations'
+// sizes (an allocation never grows, an argument's holds only it, and a
+// live-out value only shares an allocation of exactly its size), and the
+// arena rounds every allocation up. Errors: those of PlanTargetMemory.
+absl::StatusOr<int64_t> ArenaPaddingOfArgumentsAndOutputs(const HloModule& module,
+                                                          const TargetMemoryModel& model);
 
 }  // namespace hmo
 

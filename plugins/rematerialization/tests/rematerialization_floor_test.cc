@@ -111,6 +111,42 @@ ENTRY %main (x: f32[32,32], w: f32[32,32]) -> f32[32,32] {
   EXPECT_EQ(FloorOf(*elementwise).bytes, 12288);
 }
 
+// A model whose arenas pad every allocation to 64 B (the CPU's) pays 52 B
+// for each 12 B argument or output, whatever else the module computes; an
+// output computed in its donated argument's place shares that allocation.
+TEST(RematerializationFloorTest, TheArenaPadsTheArgumentsAndOutputs) {
+  const auto module_with = [](const std::string& header) {
+    return test_support::ParseAndVerifyTestModule(absl::StrCat(header, R"(
+
+ENTRY %main (p: f32[3], q: f32[16]) -> f32[3] {
+  %p = f32[3]{0} parameter(0)
+  %q = f32[16]{0} parameter(1)
+  %t = f32[16]{0} exponential(%q)
+  %s = f32[3]{0} slice(%t), slice={[0:3]}
+  ROOT %out = f32[3]{0} add(%p, %s)
+}
+)"));
+  };
+  TargetMemoryModel model;
+  model.target = "aligned";
+  model.assignment.alignment = 64;
+  std::unique_ptr<HloModule> separate = module_with("HloModule separate, is_scheduled=true");
+  ASSERT_NE(separate, nullptr);
+  absl::StatusOr<int64_t> padding = ArenaPaddingOfArgumentsAndOutputs(*separate, model);
+  ASSERT_TRUE(padding.ok()) << padding.status();
+  EXPECT_EQ(*padding, 2 * 52);
+  std::unique_ptr<HloModule> donated = module_with(
+      "HloModule donated, is_scheduled=true, input_output_alias={ {}: (0, {}, may-alias) }");
+  ASSERT_NE(donated, nullptr);
+  padding = ArenaPaddingOfArgumentsAndOutputs(*donated, model);
+  ASSERT_TRUE(padding.ok()) << padding.status();
+  EXPECT_EQ(*padding, 52);
+  // The model of no target packs with alignment 1: nothing added.
+  padding = ArenaPaddingOfArgumentsAndOutputs(*separate, TargetMemoryModel());
+  ASSERT_TRUE(padding.ok()) << padding.status();
+  EXPECT_EQ(*padding, 0);
+}
+
 // The floor is a bound: no figure XLA's own schedule reaches is below it,
 // neither hmo's measure of the dump nor XLA's memory_analysis().
 class CorpusFloorTest : public ::testing::TestWithParam<std::string> {};
