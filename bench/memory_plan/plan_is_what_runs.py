@@ -26,6 +26,10 @@ the same way).
 allocate no more than XLA.
 
     python3 bench/memory_plan/plan_is_what_runs.py --hmo build/bin/hmo
+
+On the real-size programs bench/jax_corpus generates (`--real-size --out DIR`):
+
+    python3 bench/memory_plan/plan_is_what_runs.py --corpus DIR --limits 60
 """
 
 import argparse
@@ -103,10 +107,17 @@ def run(hmo, pipeline, path, limit, out):
 
 
 def main():
+    global CORPUS
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hmo", default=os.path.join(ROOT, "build", "bin", "hmo"))
     parser.add_argument("--programs", nargs="*", help="default: every corpus program")
+    parser.add_argument("--corpus", default=CORPUS,
+                        help="a directory of programs as bench/jax_corpus/generate.py writes them "
+                        "(default: tests/corpus)")
+    parser.add_argument("--limits", type=int, nargs="*", default=[80, 60, 40],
+                        help="fit limits, in percent of XLA's device bytes")
     args = parser.parse_args()
+    CORPUS = os.path.abspath(args.corpus)
     programs = args.programs or sorted(
         p for p in os.listdir(CORPUS) if os.path.isdir(os.path.join(CORPUS, p)))
     print("| program | path | limit | limit line | memory-report | hmo stats | allocated | "
@@ -122,7 +133,7 @@ def main():
             shown_allocates = "?" if xla_allocates is None else f"{xla_allocates:,}"
             cases = [("unoptimized", "cpu-default", "before", UNLIMITED),
                      ("optimized", "memory-scheduler", "after", UNLIMITED)]
-            cases += [(f"fit {p}%", "fit", "after", xla * p // 100) for p in (80, 60, 40)]
+            cases += [(f"fit {p}%", "fit", "after", xla * p // 100) for p in args.limits]
             for name, pipeline, stage, limit in cases:
                 f = run(args.hmo, pipeline, dump(program, stage), limit, out)
                 shown_limit = "-" if limit == UNLIMITED else f"{limit:,}"
