@@ -9,6 +9,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "hmo/codegen/jit/contiguous_section_memory_manager.h"
+#include "hmo/codegen/jit/math_approximations.h"
 #include "hmo/base/status_macros.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Bitcode/BitcodeReader.h"
@@ -353,6 +354,7 @@ absl::StatusOr<std::unique_ptr<CpuJit>> CpuJit::CompileOwned(std::unique_ptr<llv
     return absl::InvalidArgumentError(absl::StrCat("LLVM module '", module->getName().str(),
                                                    "' fails verification: ", verifier_message));
   }
+  InlineMathApproximations(*module);
 
   // The host's CPU and features; position-independent code so references to
   // process symbols far from the reservation go through the GOT.

@@ -64,7 +64,7 @@ HloModule m
 fused {
   a = f32[1,1,389,733]{3,2,1,0} parameter(0)
   n = f32[1,1,389,733]{3,2,1,0} negate(a)
-  x = f32[1,1,389,733]{3,2,1,0} exponential(n)
+  x = f32[1,1,389,733]{3,2,1,0} multiply(n, a)
   ROOT t = (f32[1,1,389,733]{3,2,1,0}, f32[1,1,389,733]{3,2,1,0}) tuple(n, x)
 }
 ENTRY e {
