@@ -9,6 +9,7 @@
 #include <thread>
 #include <utility>
 
+#include "absl/cleanup/cleanup.h"
 #include "cpu/codegen/module_emitter.h"
 #include "cpu/compiler/cpu_compiler.h"
 #include "hmo/codegen/runtime/intra_op_threads.h"
@@ -69,6 +70,13 @@ absl::StatusOr<BufferAssignment::Slice> UniqueSlice(const BufferAssignment& assi
 
 }  // namespace
 
+class CpuExecutable::Arenas {
+ public:
+  std::map<int64_t, Arena> by_color;
+};
+
+CpuExecutable::~CpuExecutable() = default;
+
 CpuExecutable::CpuExecutable(TargetMemoryPlan plan, std::unique_ptr<codegen::CpuJit> jit,
                              CpuEntryFunction entry, ExecutableStats stats,
                              std::vector<char*> constant_addresses,
@@ -122,12 +130,26 @@ absl::StatusOr<Literal> CpuExecutable::Execute(absl::Span<const Literal> argumen
   PeakResidentSetMeter meter;
   if (profile != nullptr) meter.Start();
 
-  std::map<int64_t, Arena> arenas;
-  int64_t arena_bytes = 0;
-  for (const auto& [color, bytes] : stats_.arena_bytes) {
-    HMO_ASSIGN_OR_RETURN(arenas[color], Arena::Map(bytes));
-    arena_bytes += bytes;
+  // The arenas a finished run left, else fresh ones; left for the next run
+  // on every return.
+  std::unique_ptr<Arenas> taken;
+  {
+    std::lock_guard<std::mutex> lock(idle_arenas_mutex_);
+    taken = std::move(idle_arenas_);
   }
+  int64_t arena_bytes = 0;
+  if (taken == nullptr) {
+    taken = std::make_unique<Arenas>();
+    for (const auto& [color, bytes] : stats_.arena_bytes) {
+      HMO_ASSIGN_OR_RETURN(taken->by_color[color], Arena::Map(bytes));
+    }
+  }
+  for (const auto& [color, bytes] : stats_.arena_bytes) arena_bytes += bytes;
+  absl::Cleanup leave_arenas = [&] {
+    std::lock_guard<std::mutex> lock(idle_arenas_mutex_);
+    if (idle_arenas_ == nullptr) idle_arenas_ = std::move(taken);
+  };
+  std::map<int64_t, Arena>& arenas = taken->by_color;
   // One slot per allocation, then the loop trip budget's.
   std::vector<char*> buffer_table(placements_.size() + 1, nullptr);
   LoopTripBudget budget{.max_trips = max_loop_trips()};

@@ -8,10 +8,15 @@
 // builds the buffer table (allocation index -> address), copies the
 // arguments into the entry-parameter allocations (converting row-major
 // literals to the parameters' layouts), calls the entry function and reads
-// the results from the root's slices. Arenas are fresh anonymous mappings,
-// so the pages the run touches are what it makes resident.
+// the results from the root's slices. Arenas are anonymous mappings: the
+// first run's pages are what it makes resident. A finished run leaves its
+// arenas to the next (as a device allocator keeps its pool), so a warm run
+// writes into pages already resident instead of faulting in fresh zeroed
+// ones; runs at the same time each map their own. Generated code never
+// reads a buffer before writing it, so what a previous run left is unseen.
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -38,6 +43,7 @@ class CpuExecutable : public Executable {
   CpuExecutable(TargetMemoryPlan plan, std::unique_ptr<codegen::CpuJit> jit, CpuEntryFunction entry,
                 ExecutableStats stats, std::vector<char*> constant_addresses,
                 std::vector<std::string> while_loops);
+  ~CpuExecutable() override;
 
   absl::StatusOr<Literal> Execute(absl::Span<const Literal> arguments,
                                   ExecutionProfile* profile) override;
@@ -75,6 +81,10 @@ class CpuExecutable : public Executable {
   std::vector<Placement> placements_;
   std::vector<std::string> while_loops_;
   int64_t threads_ = 0;
+  // The arenas of the last run that finished, for the next one.
+  class Arenas;
+  std::mutex idle_arenas_mutex_;
+  std::unique_ptr<Arenas> idle_arenas_;
 };
 
 }  // namespace hmo::cpu

@@ -124,6 +124,14 @@ absl::Status ExecuteModule(const Backend& backend, const HloModule& module,
       absl::StatusOr<Literal> result = (*executable)->Execute(arguments[0], &again);
       const double wall = SecondsSince(start);
       if (!result.ok()) return WithContext(result.status(), fmt::format("backend {}: execute", backend.name()));
+      // The same arguments give the same bits: a warm run that differs read
+      // something an earlier run left behind.
+      if (!(*result == report->result)) {
+        return absl::InternalError(fmt::format(
+            "backend {}: warm run {} of {} computed another result than the first run on the same "
+            "arguments",
+            backend.name(), k, options.repeat - 1));
+      }
       warm.push_back(again.run_seconds > 0 ? again.run_seconds : wall);
     }
     std::sort(warm.begin(), warm.end());

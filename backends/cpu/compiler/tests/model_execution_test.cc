@@ -57,6 +57,12 @@ void ExpectCompiledMatchesEvaluator(std::unique_ptr<HloModule>* module) {
   ASSERT_TRUE(expected.ok()) << expected.status();
   absl::Status same = CompareLiterals(*expected, *actual, LiteralComparisonOptions{});
   EXPECT_TRUE(same.ok()) << same;
+
+  // A second run writes into the arenas the first left behind: what they
+  // held must not show in the result.
+  absl::StatusOr<Literal> again = (*executable)->Execute(arguments, &profile);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(*again, *actual) << "a second run on the first run's arenas differs";
 }
 
 // The same for every module of `file`.
