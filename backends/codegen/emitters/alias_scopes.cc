@@ -53,14 +53,8 @@ bool AnnotateDisjointAccesses(llvm::LLVMContext& context, std::vector<IrArray*> 
                               const std::vector<std::set<BufferAssignment::Slice>>& output_slices,
                               std::vector<IrArray*> inputs,
                               const std::vector<std::set<BufferAssignment::Slice>>& input_slices) {
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    if (output_slices[i].empty()) return false;
-    for (size_t j = i + 1; j < outputs.size(); ++j) {
-      if (AnyOverlap(output_slices[i], output_slices[j])) return false;
-    }
-    for (const auto& slices : input_slices) {
-      if (AnyOverlap(output_slices[i], slices)) return false;
-    }
+  for (const auto& slices : output_slices) {
+    if (slices.empty()) return false;
   }
   llvm::MDBuilder builder(context);
   llvm::MDNode* domain = builder.createAnonymousAliasScopeDomain("hmo.kernel");
@@ -68,16 +62,23 @@ bool AnnotateDisjointAccesses(llvm::LLVMContext& context, std::vector<IrArray*> 
   for (size_t i = 0; i < outputs.size(); ++i) {
     scopes.push_back(builder.createAnonymousAliasScope(domain, "hmo.output"));
   }
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    std::vector<llvm::Metadata*> others;
+  // The scopes of the outputs that share no byte with `slices`.
+  const auto disjoint_outputs = [&](const std::set<BufferAssignment::Slice>& slices,
+                                    size_t self) -> llvm::MDNode* {
+    std::vector<llvm::Metadata*> disjoint;
     for (size_t j = 0; j < outputs.size(); ++j) {
-      if (j != i) others.push_back(scopes[j]);
+      if (j != self && !AnyOverlap(slices, output_slices[j])) disjoint.push_back(scopes[j]);
     }
+    return disjoint.empty() ? nullptr : llvm::MDNode::get(context, disjoint);
+  };
+  for (size_t i = 0; i < outputs.size(); ++i) {
     outputs[i]->set_alias_metadata(llvm::MDNode::get(context, {scopes[i]}),
-                                   others.empty() ? nullptr : llvm::MDNode::get(context, others));
+                                   disjoint_outputs(output_slices[i], i));
   }
-  llvm::MDNode* all_outputs = llvm::MDNode::get(context, scopes);
-  for (IrArray* input : inputs) input->set_alias_metadata(nullptr, all_outputs);
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    // An input without slices (a constant's global) overlaps no output.
+    inputs[k]->set_alias_metadata(nullptr, disjoint_outputs(input_slices[k], outputs.size()));
+  }
   return true;
 }
 

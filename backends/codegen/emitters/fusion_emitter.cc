@@ -247,7 +247,8 @@ absl::Status EmitFusionKernel(KernelEmitContext& context) {
     output_slices.push_back(context.assignment().GetAllSlices(&fusion, index));
   }
 
-  if (in_place.empty()) {
+  {
+    // The in-place updates' stores carry no scope: they may alias anything.
     std::vector<IrArray*> output_arrays, inputs;
     std::vector<std::set<BufferAssignment::Slice>> input_slices;
     for (IrArray& output : outputs) output_arrays.push_back(&output);

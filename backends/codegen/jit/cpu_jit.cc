@@ -1,6 +1,11 @@
 #include "hmo/codegen/jit/cpu_jit.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -26,6 +31,7 @@
 #include "llvm/IR/GlobalValue.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Object/ObjectFile.h"
+#include "llvm/Object/SymbolSize.h"
 #include "llvm/Passes/OptimizationLevel.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/Error.h"
@@ -141,6 +147,45 @@ absl::StatusOr<size_t> UnannouncedGotBytes(const llvm::MemoryBuffer& object_buff
     }
   }
   return external_references * sizeof(void*);
+}
+
+// The sizes of the functions `object_buffer` defines, by name.
+std::map<std::string, uint64_t> FunctionSizes(const llvm::MemoryBuffer& object_buffer) {
+  std::map<std::string, uint64_t> sizes;
+  auto object = llvm::object::ObjectFile::createObjectFile(object_buffer.getMemBufferRef());
+  if (!object) {
+    llvm::consumeError(object.takeError());
+    return sizes;
+  }
+  for (const auto& [symbol, size] : llvm::object::computeSymbolSizes(**object)) {
+    auto type = symbol.getType();
+    auto name = symbol.getName();
+    if (!type || !name || *type != llvm::object::SymbolRef::ST_Function) {
+      if (!type) llvm::consumeError(type.takeError());
+      if (!name) llvm::consumeError(name.takeError());
+      continue;
+    }
+    sizes[name->str()] = size;
+  }
+  return sizes;
+}
+
+// With HMO_PERF_MAP set, appends the linked functions to
+// /tmp/perf-<pid>.map, the file perf reads to name JIT-compiled code
+// ("address size name" per line), so `perf report` names the kernels.
+void AppendPerfMap(const std::map<std::string, uint64_t>& sizes, CpuJit& jit) {
+  const char* wanted = std::getenv("HMO_PERF_MAP");
+  if (wanted == nullptr || *wanted == '\0' || sizes.empty()) return;
+  const std::string path = absl::StrCat("/tmp/perf-", ::getpid(), ".map");
+  std::FILE* file = std::fopen(path.c_str(), "a");
+  if (file == nullptr) return;
+  for (const auto& [name, size] : sizes) {
+    absl::StatusOr<void*> address = jit.Lookup(name);
+    if (!address.ok() || size == 0) continue;
+    std::fprintf(file, "%lx %lx %s\n", reinterpret_cast<unsigned long>(*address),
+                 static_cast<unsigned long>(size), name.c_str());
+  }
+  std::fclose(file);
 }
 
 // What compiling one module (or one part of a split module) produced.
@@ -444,7 +489,9 @@ absl::StatusOr<std::unique_ptr<CpuJit>> CpuJit::CompileOwned(std::unique_ptr<llv
   }
   jit->dylib_->addGenerator(std::move(*process_symbols));
 
+  std::map<std::string, uint64_t> function_sizes;
   for (CompiledObject& object : objects) {
+    if (std::getenv("HMO_PERF_MAP") != nullptr) function_sizes.merge(FunctionSizes(*object.object));
     if (llvm::Error error = jit->object_layer_->add(*jit->dylib_, std::move(object.object))) {
       return absl::InternalError(
           absl::StrCat("cannot add the object file: ", ErrorText(std::move(error))));
@@ -467,6 +514,7 @@ absl::StatusOr<std::unique_ptr<CpuJit>> CpuJit::CompileOwned(std::unique_ptr<llv
     }
   }
 
+  AppendPerfMap(function_sizes, *jit);
   std::lock_guard<std::mutex> lock(jit->memory_managers_mutex_);
   for (const ContiguousSectionMemoryManager* memory : jit->memory_managers_) {
     jit->section_sizes_.code_bytes += static_cast<int64_t>(memory->code().used_bytes);

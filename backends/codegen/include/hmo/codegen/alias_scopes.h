@@ -1,11 +1,13 @@
 #ifndef HMO_CODEGEN_ALIAS_SCOPES_H_
 #define HMO_CODEGEN_ALIAS_SCOPES_H_
 
-// Scoped-alias metadata for a kernel whose output buffers are disjoint from
-// each other and from every buffer it reads: each output gets its own scope
-// and every other access is marked as not aliasing it, so LLVM's vectorizer
-// needs no runtime overlap checks. Kernels updating a buffer in place (an
-// output slice overlapping an input slice) get no metadata.
+// Scoped-alias metadata for a kernel's buffers: each output gets its own
+// scope, and every access whose slices share no byte with an output's is
+// marked as not aliasing it, so LLVM hoists loads of other buffers out of
+// the loops and its vectorizer needs no runtime overlap checks. An output
+// computed in place of an input (their slices overlap) is not marked
+// against that input; distinct slices of one allocation (the temp arena)
+// are distinct buffers.
 
 #include <set>
 #include <vector>
@@ -34,8 +36,9 @@ bool AnyOverlap(const std::set<BufferAssignment::Slice>& a,
 bool OutputsOverlapOperands(const BufferAssignment& assignment, const HloInstruction& instruction);
 
 // Annotates `outputs` (written through `output_slices`) and `inputs` (read
-// through `input_slices`) when every output slice overlaps no other output
-// slice and no input slice. Returns whether it did.
+// through `input_slices`; none for a constant): each access is marked as not
+// aliasing the outputs it shares no byte with. Returns false, annotating
+// nothing, when an output has no slice (nothing is known about it).
 bool AnnotateDisjointAccesses(llvm::LLVMContext& context, std::vector<IrArray*> outputs,
                               const std::vector<std::set<BufferAssignment::Slice>>& output_slices,
                               std::vector<IrArray*> inputs,
