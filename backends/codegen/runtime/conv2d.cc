@@ -1,7 +1,8 @@
 // 2-D f32 convolution (NHWC input, HWIO filter, NHWC output).
 //
-// General and grouped convolutions lower to im2col + one SGEMM per (image,
-// group): the patch matrix has one row per output pixel and one column per
+// General and grouped convolutions lower to im2col + one SGEMM per (band of
+// output rows, group), the bands split among the intra-op threads: the patch
+// matrix has one row per output pixel and one column per
 // (kernel row, kernel col, group input feature), which is exactly the row
 // order of the HWIO filter, so the filter is used in place as the GEMM's rhs
 // (its group's output columns selected through the leading dimension).
@@ -71,19 +72,31 @@ void ConvolveIm2Col(float* output, const float* input, const float* filter,
   const int64_t group_outputs = s.output_features / groups;
   const int64_t patch = s.kernel_rows * s.kernel_cols * group_inputs;
   const int64_t row_floats = s.output_cols * patch;
-  const int64_t band_rows = std::clamp<int64_t>(kMaxPatchFloats / row_floats, 1, s.output_rows);
+  // The output rows of every image in turn, cut into bands: a band may span
+  // images, so that a small output (a weight gradient: a few taps, one
+  // image per input feature) still makes GEMMs of many rows. As many bands
+  // as threads (a multiple), each thread building its bands' patches.
+  const int64_t total_rows = s.batch * s.output_rows;
+  const int64_t threads = hmo::codegen::IntraOpThreadCount();
+  const int64_t most_band_rows = std::clamp<int64_t>(kMaxPatchFloats / row_floats, 1, total_rows);
+  int64_t bands = (total_rows + most_band_rows - 1) / most_band_rows;
+  bands = std::min(total_rows, (bands + threads - 1) / threads * threads);
+  const int64_t band_rows = (total_rows + bands - 1) / bands;
+  bands = (total_rows + band_rows - 1) / band_rows;
   const DimensionMap rows = RowMap(s);
   const DimensionMap cols = ColMap(s);
-  std::vector<float> patches(static_cast<size_t>(band_rows * row_floats));
-  for (int64_t b = 0; b < s.batch; ++b) {
-    const float* image = input + b * s.input_rows * s.input_cols * s.input_features;
-    for (int64_t first_row = 0; first_row < s.output_rows; first_row += band_rows) {
-      const int64_t last_row = std::min(first_row + band_rows, s.output_rows);
-      float* band_output =
-          output + ((b * s.output_rows + first_row) * s.output_cols) * s.output_features;
+  const auto convolve_bands = [&](int64_t first_band, int64_t last_band) {
+    std::vector<float> patches(static_cast<size_t>(band_rows * row_floats));
+    for (int64_t band = first_band; band < last_band; ++band) {
+      const int64_t first_row = band * band_rows;
+      const int64_t last_row = std::min(first_row + band_rows, total_rows);
+      float* band_output = output + first_row * s.output_cols * s.output_features;
       for (int64_t g = 0; g < groups; ++g) {
         float* row_out = patches.data();
-        for (int64_t r = first_row; r < last_row; ++r) {
+        for (int64_t t = first_row; t < last_row; ++t) {
+          const int64_t r = t % s.output_rows;
+          const float* image =
+              input + (t / s.output_rows) * s.input_rows * s.input_cols * s.input_features;
           for (int64_t c = 0; c < s.output_cols; ++c) {
             for (int64_t kr = 0; kr < s.kernel_rows; ++kr) {
               const int64_t ir = rows.InputIndex(r, kr);
@@ -101,12 +114,16 @@ void ConvolveIm2Col(float* output, const float* input, const float* filter,
             }
           }
         }
+        // Within a part this GEMM is one call; alone (one band) it is split.
         Sgemm((last_row - first_row) * s.output_cols, group_outputs, patch, patches.data(), patch,
               filter + g * group_outputs, s.output_features, band_output + g * group_outputs,
               s.output_features);
       }
     }
-  }
+  };
+  hmo::codegen::ForEachIntraOpPart(bands, [&](int64_t part, int64_t parts) {
+    convolve_bands(bands * part / parts, bands * (part + 1) / parts);
+  });
 }
 
 void ConvolveDepthwise(float* output, const float* input, const float* filter,
