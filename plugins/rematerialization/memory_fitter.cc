@@ -494,8 +494,9 @@ absl::StatusOr<MemoryFitMetrics> FitModuleToMemoryLimit(HloModule& module, int64
   if (options.fallback) {
     if (options.evaluate) {
       const int64_t wider = options.evaluated_candidates * kWiderSearch;
-      fallbacks.push_back({Ranking::kBytesPerSecond, options.recompute, wider,
-                           absl::StrCat("bytes freed per second, ", wider, " candidates measured")});
+      fallbacks.push_back(
+          {Ranking::kBytesPerSecond, options.recompute, wider,
+           absl::StrCat("bytes freed per second, ", wider, " candidates measured")});
     }
     fallbacks.push_back(
         {Ranking::kBytes, options.recompute, options.evaluated_candidates, "bytes freed"});
@@ -518,8 +519,8 @@ absl::StatusOr<MemoryFitMetrics> FitModuleToMemoryLimit(HloModule& module, int64
     MemoryFitterOptions attempt_options = options;
     attempt_options.recompute = attempt.recompute;
     attempt_options.evaluated_candidates = attempt.evaluated_candidates;
-    HMO_ASSIGN_OR_RETURN(MemoryFitMetrics result,
-                         Search(*candidate, limit, attempt_options, attempt.ranking, floor_padding));
+    HMO_ASSIGN_OR_RETURN(MemoryFitMetrics result, Search(*candidate, limit, attempt_options,
+                                                         attempt.ranking, floor_padding));
     if (!result.fits && result.device_bytes_after >= metrics.device_bytes_after) continue;
     result.ranking = absl::StrCat(attempt.name, " (by bytes freed per second it stopped at ",
                                   first_reached, " B)");

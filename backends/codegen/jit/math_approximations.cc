@@ -55,9 +55,7 @@ class Approximations {
     return result;
   }
 
-  llvm::Value* Floor(llvm::Value* x) {
-    return b_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, x);
-  }
+  llvm::Value* Floor(llvm::Value* x) { return b_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, x); }
 
   // 2^n for an i32 n in [-126, 127], as the float with that exponent.
   llvm::Value* PowerOfTwo(llvm::Value* n) {

@@ -76,10 +76,11 @@ void ExecuteArguments::AddTo(ArgumentParser& parser) {
                    "--check: relative tolerance for every float type (default: per type)");
   parser.AddOption("--atol", "X", &atol,
                    "--check: absolute tolerance for every float type (default: per type)");
-  parser.AddOption("--repeat", "N", &repeat,
-                   "run the compiled module N times (default: 1): the first run is the cold one whose "
-                   "result is written and checked, each warm run must give the same bits, the summary "
-                   "adds the warm runs' median time");
+  parser.AddOption(
+      "--repeat", "N", &repeat,
+      "run the compiled module N times (default: 1): the first run is the cold one whose "
+      "result is written and checked, each warm run must give the same bits, the summary "
+      "adds the warm runs' median time");
   parser.AddOption("--threads", "N", &threads,
                    "threads one kernel's independent iterations may run on, the calling one "
                    "included (default: the machine's hardware threads)");

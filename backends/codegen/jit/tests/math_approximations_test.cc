@@ -36,9 +36,9 @@ std::unique_ptr<CpuJit> CompileLoop(const std::string& name, int64_t* replaced) 
   llvm::Type* f32_ptr = f32->getPointerTo();
   llvm::FunctionCallee callee =
       module->getOrInsertFunction(name, llvm::FunctionType::get(f32, {f32}, false));
-  auto* loop = llvm::Function::Create(
-      llvm::FunctionType::get(b.getVoidTy(), {f32_ptr, f32_ptr, i64}, false),
-      llvm::Function::ExternalLinkage, "loop", *module);
+  auto* loop =
+      llvm::Function::Create(llvm::FunctionType::get(b.getVoidTy(), {f32_ptr, f32_ptr, i64}, false),
+                             llvm::Function::ExternalLinkage, "loop", *module);
   auto* entry = llvm::BasicBlock::Create(*context, "entry", loop);
   auto* body = llvm::BasicBlock::Create(*context, "body", loop);
   auto* done = llvm::BasicBlock::Create(*context, "done", loop);
@@ -79,7 +79,7 @@ std::vector<float> RunLoop(CpuJit& jit, const std::vector<float>& in) {
   absl::StatusOr<void*> address = jit.Lookup("loop");
   EXPECT_TRUE(address.ok()) << address.status();
   std::vector<float> out(in.size());
-  reinterpret_cast<Loop>(*address)(out.data(), in.data(), static_cast<int64_t>(in.size()));
+  reinterpret_cast<Loop> (*address)(out.data(), in.data(), static_cast<int64_t>(in.size()));
   return out;
 }
 
@@ -106,10 +106,26 @@ std::vector<float> Sweep() {
     inputs.push_back(f);
   }
   const float inf = std::numeric_limits<float>::infinity();
-  for (float f : {0.0f, -0.0f, inf, -inf, std::numeric_limits<float>::quiet_NaN(), 1.0f, -1.0f,
-                  std::numeric_limits<float>::denorm_min(), std::numeric_limits<float>::min(),
-                  std::numeric_limits<float>::max(), 88.7f, 88.73f, -87.3f, -103.9f, -104.5f,
-                  0.625f, -0.625f, 0.6249f, 1e-30f, -1e-30f}) {
+  for (float f : {0.0f,
+                  -0.0f,
+                  inf,
+                  -inf,
+                  std::numeric_limits<float>::quiet_NaN(),
+                  1.0f,
+                  -1.0f,
+                  std::numeric_limits<float>::denorm_min(),
+                  std::numeric_limits<float>::min(),
+                  std::numeric_limits<float>::max(),
+                  88.7f,
+                  88.73f,
+                  -87.3f,
+                  -103.9f,
+                  -104.5f,
+                  0.625f,
+                  -0.625f,
+                  0.6249f,
+                  1e-30f,
+                  -1e-30f}) {
     inputs.push_back(f);
   }
   return inputs;
