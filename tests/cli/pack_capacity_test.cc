@@ -1,6 +1,7 @@
 // `hmo pack --capacity N` end to end: a found placement is validated and
 // written; infeasible and aborted decisions exit 1 and write nothing; and
-// `--algorithm tight` packs a challenging instance at its lower bound.
+// `--algorithm tight` packs a challenging instance at its lower bound, and
+// with no algorithm the tight search follows the default one.
 
 #include <unistd.h>
 
@@ -19,6 +20,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using test_support::RunHmoCli;
 
 std::string Challenging(const std::string& letter) {
@@ -114,6 +116,23 @@ TEST_F(PackCapacityTest, TightReachesTheLowerBound) {
   EXPECT_THAT(run.err, HasSubstr("height 1048576, lower bound 1048576 (+0.00%)"));
   EXPECT_THAT(run.err, HasSubstr("optimal"));
   ExpectValidPlan(Challenging("H"), out, 1048576);
+}
+
+// With no --algorithm the default algorithm runs, then the tight search;
+// the lower placement is written. On A the default stops 20% above the
+// lower bound and the search reaches it.
+TEST_F(PackCapacityTest, TheDefaultKeepsTheTightSearchWhenItIsLower) {
+  const fs::path out = work_ / "A.plan.csv";
+  const auto run = RunHmoCli("pack '" + Challenging("A") + "' -o '" + out.string() + "'");
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.err, HasSubstr("algorithm best-fit-improved, then tight (lower than its "));
+  EXPECT_THAT(run.err, HasSubstr("height 1048576, lower bound 1048576 (+0.00%)"));
+  ExpectValidPlan(Challenging("A"), out, 1048576);
+  // Named, an algorithm runs alone.
+  const auto named = RunHmoCli("pack '" + Challenging("A") + "' --algorithm best-fit-improved");
+  EXPECT_EQ(named.exit_code, 0) << named.err;
+  EXPECT_THAT(named.err, Not(HasSubstr("tight")));
+  EXPECT_THAT(named.err, Not(HasSubstr("(+0.00%)")));
 }
 
 }  // namespace
