@@ -11,6 +11,8 @@
 // output, alias and temp bytes equal XLA's compiled.memory_analysis(), also
 // as `hmo stats DUMP` prints them with no flag.
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -110,20 +112,79 @@ TEST_P(JaxCorpusStatsTest, StatsEqualXlaMemoryAnalysis) {
 }
 
 // `hmo stats DUMP` as a user types it, no flag: the dump's file name says
-// cpu_, so the figures are the cpu target's, XLA:CPU's own.
+// cpu_, so the figures are the cpu target's, XLA:CPU's own. The program's
+// directory is a dump directory too: `hmo stats DIR` picks the optimized
+// module and gives the same report.
 TEST_P(JaxCorpusStatsTest, StatsWithNoFlagEqualXlaMemoryAnalysis) {
   const Program program = LoadProgram(GetParam());
   const YAML::Node xla = testing::JaxCorpusMemoryAnalysis(GetParam());
-  const test_support::HmoCliRun run =
-      test_support::RunHmoCli("stats --format json " + DumpPath(program, "after").string());
-  ASSERT_EQ(run.exit_code, 0) << run.err;
-  const YAML::Node report = YAML::Load(run.out);
-  const YAML::Node s = report["stats"];
-  for (const char* figure : {"argument_size_in_bytes", "output_size_in_bytes",
-                             "alias_size_in_bytes", "temp_size_in_bytes"}) {
-    EXPECT_EQ(s[figure].as<int64_t>(), xla[figure].as<int64_t>()) << figure;
+  for (const std::string& input :
+       {DumpPath(program, "after").string(), DumpPath(program, "after").parent_path().string()}) {
+    SCOPED_TRACE(input);
+    const test_support::HmoCliRun run = test_support::RunHmoCli("stats --format json " + input);
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    const YAML::Node report = YAML::Load(run.out);
+    const YAML::Node s = report["stats"];
+    for (const char* figure : {"argument_size_in_bytes", "output_size_in_bytes",
+                               "alias_size_in_bytes", "temp_size_in_bytes"}) {
+      EXPECT_EQ(s[figure].as<int64_t>(), xla[figure].as<int64_t>()) << figure;
+    }
+    EXPECT_EQ(report["target"]["name"].as<std::string>(), "cpu");
   }
-  EXPECT_EQ(report["target"]["name"].as<std::string>(), "cpu");
+}
+
+// A dump directory of several programs, with the files XLA writes beside
+// the modules (buffer assignments, per-pass dumps): one report per program,
+// in module order, at the stage asked for.
+TEST(JaxCorpusDumpDirectoryTest, StatsReportsEachProgramAtItsStage) {
+  namespace fs = std::filesystem;
+  const fs::path dump = fs::temp_directory_path() / ("hmo_dump_dir_" + std::to_string(::getpid()));
+  fs::remove_all(dump);
+  fs::create_directories(dump);
+  int number = 0;
+  for (const std::string program : {"mlp_sgd", "batch_norm"}) {
+    for (const char* stage : {"before", "after"}) {
+      const fs::path source = testing::JaxCorpusDump(program, stage);
+      std::string name = source.filename().string();
+      name.replace(0, std::string("module_0000").size(), "module_000" + std::to_string(number));
+      fs::copy_file(source, dump / name);
+    }
+    const std::string stem = "module_000" + std::to_string(number) + ".jit_" + program + "_step";
+    std::ofstream(dump / (stem + ".cpu_after_optimizations-buffer-assignment.txt")) << "noise\n";
+    std::ofstream(dump / (stem + ".0001.cpu-fusion.after_cpu-fusion.txt")) << "noise\n";
+    ++number;
+  }
+  const test_support::HmoCliRun after =
+      test_support::RunHmoCli("stats --format json " + dump.string());
+  ASSERT_EQ(after.exit_code, 0) << after.err;
+  const YAML::Node reports = YAML::Load(after.out);
+  ASSERT_TRUE(reports.IsSequence()) << after.out;
+  ASSERT_EQ(reports.size(), 2u);
+  EXPECT_EQ(reports[0]["stats"]["temp_size_in_bytes"].as<int64_t>(),
+            testing::JaxCorpusMemoryAnalysis("mlp_sgd")["temp_size_in_bytes"].as<int64_t>());
+  EXPECT_EQ(reports[1]["stats"]["temp_size_in_bytes"].as<int64_t>(),
+            testing::JaxCorpusMemoryAnalysis("batch_norm")["temp_size_in_bytes"].as<int64_t>());
+  const test_support::HmoCliRun before =
+      test_support::RunHmoCli("stats " + dump.string() + " --stage before");
+  ASSERT_EQ(before.exit_code, 0) << before.err;
+  EXPECT_NE(before.out.find("schedule: post-order"), std::string::npos) << before.out;
+  // A directory without modules at the stage is an error naming what it
+  // looked for.
+  const test_support::HmoCliRun empty =
+      test_support::RunHmoCli("stats " + dump.parent_path().string() + "/nonexistent_dump_" +
+                              std::to_string(::getpid()));
+  EXPECT_NE(empty.exit_code, 0);
+  for (const auto& entry : fs::directory_iterator(dump)) {
+    if (entry.path().string().find("after_optimizations.txt") != std::string::npos) {
+      fs::remove(entry.path());
+    }
+  }
+  const test_support::HmoCliRun none = test_support::RunHmoCli("stats " + dump.string());
+  EXPECT_EQ(none.exit_code, 1);
+  EXPECT_NE(none.err.find("no module_<N>.<program>_after_optimizations.txt file"),
+            std::string::npos)
+      << none.err;
+  fs::remove_all(dump);
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, JaxCorpusStatsTest, ::testing::ValuesIn(ProgramNames()),

@@ -11,6 +11,7 @@
 
 #include "absl/strings/numbers.h"
 #include "argument_parser.h"
+#include "dump_directory.h"
 #include "atomic_file.h"
 #include "exit_codes.h"
 #include "fmt/format.h"
@@ -42,18 +43,24 @@ int RunStats(const std::vector<std::string>& args) {
   std::string heap;
   bool allocate_constants = false;
   std::string jobs;
+  std::string stage_name = "after";
   PluginOptions plugin_options;
   LoggingOptions logging;
   ArgumentParser parser(
-      "hmo stats FILE [--format table|json|html] [-o OUT]",
+      "hmo stats FILE|DUMP_DIR [--format table|json|html] [-o OUT]",
       "Assigns buffers for the modules in FILE (under their schedule, or a post-order one when\n"
       "unscheduled) as a target's backend does (--target) and prints PJRT-style memory\n"
       "statistics: argument, output, alias, temp (device and host S(5); on an XLA dump for\n"
       "that target, XLA's memory_analysis()), the peak estimate, the temp heaps against their\n"
       "lower bound, the allocations, and the device arenas the target's executable allocates\n"
       "(the figure a memory limit bounds). A file with several modules ('// -----') gives one\n"
-      "report each (JSON: an array); --format html needs a single module (see --module).");
-  parser.SetPositionals("FILE", &files, 1, "the HLO text file");
+      "report each (JSON: an array); --format html needs a single module (see --module).\n"
+      "A directory is read as an --xla_dump_to dump: each program's module at --stage\n"
+      "(module_<N>.<program>.<platform>_after_optimizations.txt by default), one report each.");
+  parser.SetPositionals("FILE|DUMP_DIR", &files, 1, "the HLO text file, or an XLA dump directory");
+  parser.AddOption("--stage", "before|after", &stage_name,
+                   "which module of each program a dump directory gives: before or after XLA's "
+                   "optimizations (default after)");
   parser.AddOption("--format", "FORMAT", &format_name, "table (default), json or html");
   parser.AddOption("-o,--output", "OUT", &output, "write the report to OUT (atomically)");
   parser.AddOption("--module", "N|NAME", &module_selector,
@@ -83,6 +90,22 @@ int RunStats(const std::vector<std::string>& args) {
     spdlog::error("stats takes exactly one FILE, got {}", files.size());
     return kExitUsage;
   }
+  absl::StatusOr<DumpStage> stage = ParseDumpStage(stage_name);
+  if (!stage.ok()) {
+    spdlog::error("{}", std::string(stage.status().message()));
+    return kExitUsage;
+  }
+  // The files read: FILE, or each program's module of a dump directory.
+  std::vector<std::string> paths = files;
+  if (std::filesystem::is_directory(files.front())) {
+    absl::StatusOr<std::vector<DumpModule>> dump = FindDumpModules(files.front(), *stage);
+    if (!dump.ok()) {
+      spdlog::error("{}", std::string(dump.status().message()));
+      return kExitFailure;
+    }
+    paths.clear();
+    for (const DumpModule& module : *dump) paths.push_back(module.path.string());
+  }
   auto format = ParseMemoryReportFormat(format_name);
   if (!format.ok()) {
     spdlog::error("{}", std::string(format.status().message()));
@@ -98,7 +121,7 @@ int RunStats(const std::vector<std::string>& args) {
   const bool target_named = !target.empty();
   if (target.empty()) {
     target =
-        std::filesystem::path(files.front()).filename().string().find("gpu_") != std::string::npos
+        std::filesystem::path(paths.front()).filename().string().find("gpu_") != std::string::npos
             ? "gpu"
             : "cpu";
   }
@@ -139,22 +162,29 @@ int RunStats(const std::vector<std::string>& args) {
     return kExitUsage;
   }
 
-  auto modules = ParseHloModulesFile(files.front());
-  if (!modules.ok()) {
-    fmt::print(stderr, "{}\n", std::string(modules.status().message()));
-    return kExitFailure;
-  }
-  if (modules->empty()) {
-    fmt::print(stderr, "{}:1:1: error: the file holds no HLO module (expected 'HloModule NAME')\n",
-               files.front());
-    return kExitFailure;
-  }
+  // Every module of every file read, with the file it came from.
+  std::vector<std::unique_ptr<HloModule>> modules;
   std::vector<const HloModule*> selected;
-  for (size_t i = 0; i < modules->size(); ++i) {
-    const HloModule* module = (*modules)[i].get();
-    if (module_selector.empty() || module_selector == std::to_string(i) ||
-        module_selector == module->name()) {
-      selected.push_back(module);
+  std::vector<std::string> selected_files;
+  for (const std::string& path : paths) {
+    auto parsed = ParseHloModulesFile(path);
+    if (!parsed.ok()) {
+      fmt::print(stderr, "{}\n", std::string(parsed.status().message()));
+      return kExitFailure;
+    }
+    if (parsed->empty()) {
+      fmt::print(stderr,
+                 "{}:1:1: error: the file holds no HLO module (expected 'HloModule NAME')\n", path);
+      return kExitFailure;
+    }
+    for (size_t i = 0; i < parsed->size(); ++i) {
+      const HloModule* module = (*parsed)[i].get();
+      if (module_selector.empty() || module_selector == std::to_string(i) ||
+          module_selector == module->name()) {
+        selected.push_back(module);
+        selected_files.push_back(path);
+      }
+      modules.push_back(std::move((*parsed)[i]));
     }
   }
   if (selected.empty()) {
@@ -162,10 +192,10 @@ int RunStats(const std::vector<std::string>& args) {
     return kExitUsage;
   }
   // Buffer assignment assumes a well-formed module: refuse one that is not.
-  for (const HloModule* module : selected) {
-    const std::vector<HloVerifierError> errors = CollectVerifierErrors(*module, {});
+  for (size_t i = 0; i < selected.size(); ++i) {
+    const std::vector<HloVerifierError> errors = CollectVerifierErrors(*selected[i], {});
     if (!errors.empty()) {
-      fmt::print(stderr, "{}\n", FormatVerifierError(files.front(), *module, errors.front()));
+      fmt::print(stderr, "{}\n", FormatVerifierError(selected_files[i], *selected[i], errors.front()));
       return kExitFailure;
     }
   }
@@ -191,7 +221,7 @@ int RunStats(const std::vector<std::string>& args) {
   std::string text;
   for (size_t i = 0; i < selected.size(); ++i) {
     if (!formatted[i].ok()) {
-      spdlog::error("{}: module '{}': {}", files.front(), selected[i]->name(),
+      spdlog::error("{}: module '{}': {}", selected_files[i], selected[i]->name(),
                     std::string(formatted[i].status().message()));
       return kExitFailure;
     }
