@@ -9,6 +9,7 @@
 #include <utility>
 #include <variant>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "fmt/format.h"
 #include "hmo/analysis/flop_count.h"
@@ -410,6 +411,12 @@ absl::StatusOr<MemoryFitMetrics> Search(HloModule& module, int64_t limit,
     metrics.cost_seconds += change.seconds;
     const bool progressed = MeasureOf(next) < before;
     check = std::move(next);
+    if (options.progress != nullptr) {
+      options.progress->Update(
+          absl::StrCat("fit (", metrics.ranking, ")"), step + 1, 0,
+          absl::StrCat("device ", check.device_bytes, " B against the limit ", limit,
+                       " B (floor ", metrics.floor_bytes, " B)"));
+    }
     // The estimate was wrong about this peak; the greedy choice stops.
     if (!options.evaluate && !progressed) break;
   }
@@ -472,6 +479,9 @@ absl::Status FitTargetArenas(HloModule& module, int64_t limit, const MemoryFitte
 absl::StatusOr<MemoryFitMetrics> FitModuleToMemoryLimit(HloModule& module, int64_t limit,
                                                         const MemoryFitterOptions& options) {
   const auto start = std::chrono::steady_clock::now();
+  absl::Cleanup progress_done = [&options] {
+    if (options.progress != nullptr) options.progress->Done();
+  };
   if (!module.has_schedule()) {
     return absl::FailedPreconditionError(
         "the module has no schedule: recomputations and host copies are placed in a schedule "

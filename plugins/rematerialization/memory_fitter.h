@@ -42,6 +42,7 @@
 #include "absl/status/statusor.h"
 #include "hmo/ir/hlo_module.h"
 #include "hmo/analysis/target_memory_model.h"
+#include "hmo/base/progress_sink.h"
 #include "hmo/plugin/backend.h"
 
 namespace hmo {
@@ -66,6 +67,9 @@ struct MemoryFitterOptions {
   // measured with its assignment options, and the result with all of it
   // (CheckTargetMemoryLimit: the device arenas its executable allocates).
   TargetMemoryModel model;
+  // Where each step of a search is reported (the search's order, the step,
+  // the device bytes against the limit); null: nowhere.
+  ProgressSink* progress = nullptr;
 };
 
 // What one fitting did.

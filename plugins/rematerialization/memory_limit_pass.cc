@@ -84,6 +84,7 @@ absl::StatusOr<bool> MemoryLimitPass::Run(HloModule& module, PassContext& contex
   HMO_ASSIGN_OR_RETURN(MemoryFitterOptions options, FitterOptions(context));
   // Measured as the pipeline's limit check and the executable measure.
   options.model = context.target_memory_model();
+  options.progress = context.progress();
   HMO_ASSIGN_OR_RETURN(metrics_, FitModuleToMemoryLimit(module, *limit, options));
   context.Report(metrics_.ToString());
   if (!metrics_.fits && fail_over_limit_) {

@@ -96,6 +96,7 @@ absl::Status PassManager::RunPass(const ResolvedStep& step, HloModule& module,
   PassContext context(analyses, registries_, &run_state);
   context.set_memory_limit(pipeline_.memory_limit);
   context.set_target_memory_model(&pipeline_.target_model);
+  context.set_progress(progress_);
   absl::StatusOr<bool> pass_changed = (*pass)->Run(module, context);
   if (!pass_changed.ok()) {
     return absl::Status(pass_changed.status().code(),

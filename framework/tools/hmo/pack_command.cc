@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,7 @@
 #include "hmo/base/status_macros.h"
 #include "hmo/analysis/tight_packing_solver.h"
 #include "logging_options.h"
+#include "terminal_progress.h"
 #include "spdlog/spdlog.h"
 #include "subcommand.h"
 
@@ -205,6 +207,17 @@ int RunPack(const std::vector<std::string>& args) {
     return kExitFailure;
   }
   if (decide) return RunDecision(files.front(), *instance, capacity, alignment, options, output);
+  // The tight search runs seconds on hard instances: a line says so on a
+  // terminal while it does.
+  const std::unique_ptr<TerminalProgress> terminal = TerminalProgress::ForStderr(logging.quiet);
+  const auto announce_search = [&](int64_t height) {
+    if (terminal == nullptr) return;
+    terminal->Update("pack", 0, 0,
+                     height > 0 ? fmt::format("tight search (up to {} nodes) below height {}",
+                                              options.node_budget, height)
+                                : fmt::format("tight search (up to {} nodes)", options.node_budget));
+  };
+  if (tight) announce_search(0);
   TightPackingReport report;
   auto result = tight ? PackTight(*instance, alignment, options, report)
                       : PackBuffers(*instance, algorithm, alignment);
@@ -219,6 +232,7 @@ int RunPack(const std::vector<std::string>& args) {
   if (default_choice && instance->size() <= kMaxDefaultSearchBuffers &&
       result->height > result->lower_bound) {
     TightPackingReport search_report;
+    announce_search(result->height);
     absl::StatusOr<PackingResult> search = PackTight(*instance, alignment, options, search_report);
     if (!search.ok()) {
       spdlog::error("{}", std::string(search.status().message()));
@@ -237,6 +251,7 @@ int RunPack(const std::vector<std::string>& args) {
     }
     result->seconds = both_seconds;
   }
+  if (terminal != nullptr) terminal->Done();
   const double over =
       result->lower_bound > 0
           ? 100.0 * static_cast<double>(result->height - result->lower_bound) / result->lower_bound

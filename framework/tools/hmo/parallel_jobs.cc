@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdio>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -24,17 +23,16 @@ absl::StatusOr<size_t> ParseJobCount(std::string_view text) {
 }
 
 void RunJobsInParallel(size_t count, size_t threads, const std::function<void(size_t)>& job,
-                       bool show_progress) {
+                       ProgressSink* progress) {
   std::atomic<size_t> next{0};
   std::mutex progress_mutex;
   size_t done = 0;  // guarded by progress_mutex
   auto work = [&] {
     for (size_t i = next.fetch_add(1); i < count; i = next.fetch_add(1)) {
       job(i);
-      if (show_progress) {
+      if (progress != nullptr) {
         std::lock_guard<std::mutex> lock(progress_mutex);
-        fmt::print(stderr, "\r[{}/{}] modules", ++done, count);
-        std::fflush(stderr);
+        progress->Update("modules", static_cast<int64_t>(++done), static_cast<int64_t>(count), "");
       }
     }
   };
@@ -43,10 +41,7 @@ void RunJobsInParallel(size_t count, size_t threads, const std::function<void(si
   for (size_t i = 0; i < helpers; ++i) pool.emplace_back(work);
   work();
   for (std::thread& thread : pool) thread.join();
-  if (show_progress) {
-    fmt::print(stderr, "\r\033[K");
-    std::fflush(stderr);
-  }
+  if (progress != nullptr) progress->Done();
 }
 
 }  // namespace hmo::cli

@@ -29,6 +29,7 @@
 #include "hmo/ir/hlo_printer.h"
 #include "hmo/verifier/hlo_verifier.h"
 #include "logging_options.h"
+#include "terminal_progress.h"
 #include "module_execution.h"
 #include "module_inputs.h"
 #include "parallel_jobs.h"
@@ -79,6 +80,9 @@ struct RunSetup {
   // --results-dir of this run, made per input when there are several.
   std::string results_dir;
   bool results_per_input;
+  // Where the passes report progress: one input's, on a terminal; null
+  // otherwise (several inputs report how many modules are done).
+  ProgressSink* pass_progress;
 };
 
 ModuleResult RunOneModule(const RunSetup& setup, const fs::path& input,
@@ -94,6 +98,7 @@ ModuleResult RunOneModule(const RunSetup& setup, const fs::path& input,
   // reference run of --check will.
   if (setup.execute != nullptr) FillElidedConstants(**module, setup.execute->seed);
   PassManager manager(*setup.pipeline, *setup.registries);
+  manager.set_progress(setup.pass_progress);
   // The first error, placed in the input file where its instruction was
   // written (instructions a pass made have no place).
   const std::string input_name = input.string();
@@ -339,6 +344,8 @@ int RunRun(const std::vector<std::string>& args) {
   const bool module_to_stdout =
       files->size() == 1 && arguments.output.empty() && !execute.has_value();
   PassTimingTable timing;
+  // A progress line on a terminal (none under -q or when stderr is not one).
+  const std::unique_ptr<TerminalProgress> terminal = TerminalProgress::ForStderr(logging.quiet);
   const RunSetup setup{&*pipeline,
                        &host.registries(),
                        arguments.time_passes ? &timing : nullptr,
@@ -347,14 +354,15 @@ int RunRun(const std::vector<std::string>& args) {
                        arguments.form.PrintOptions(),
                        execute.has_value() ? &*execute : nullptr,
                        execute.has_value() ? execute->results_dir : std::string(),
-                       files->size() > 1};
+                       files->size() > 1,
+                       files->size() == 1 ? terminal.get() : nullptr};
   std::vector<ModuleResult> results(files->size());
   spdlog::debug("running {} pass step(s) on {} module(s) with up to {} thread(s)",
                 CountPassSteps(pipeline->steps), files->size(), threads);
   RunJobsInParallel(
       files->size(), threads,
       [&](size_t i) { results[i] = RunOneModule(setup, (*files)[i], (*outputs)[i]); },
-      files->size() > 1 && isatty(STDERR_FILENO));
+      files->size() > 1 ? terminal.get() : nullptr);
 
   std::FILE* summary_out = module_to_stdout ? stderr : stdout;
   size_t failed = 0;

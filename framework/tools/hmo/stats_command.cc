@@ -217,7 +217,7 @@ int RunStats(const std::vector<std::string>& args) {
         }
         formatted[i] = FormatMemoryReport(*report, *format);
       },
-      /*show_progress=*/false);
+      /*progress=*/nullptr);
   std::string text;
   for (size_t i = 0; i < selected.size(); ++i) {
     if (!formatted[i].ok()) {

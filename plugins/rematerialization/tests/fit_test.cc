@@ -5,10 +5,12 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hmo/analysis/memory_limit.h"
@@ -169,6 +171,39 @@ TEST(FitTest, MeasuringCandidatesAtOnceChangesNoChoice) {
   }
   EXPECT_EQ(reports[0], reports[1]);
   EXPECT_EQ(orders[0], orders[1]);
+}
+
+// Records what a search reports.
+class RecordingProgress : public ProgressSink {
+ public:
+  void Update(std::string_view task, int64_t done, int64_t total,
+              std::string_view detail) override {
+    updates.push_back(absl::StrCat(std::string(task), " ", done, "/", total, " ", std::string(detail)));
+  }
+  void Done() override { ++done_calls; }
+  std::vector<std::string> updates;
+  int done_calls = 0;
+};
+
+// Each step of the search is reported with the device bytes against the
+// limit, and the report ends once, when the pass does.
+TEST(FitTest, EachStepIsReportedToTheProgressSink) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module =
+      ParseHloModuleFile(testing::JaxCorpusDump("batch_norm", "after").string());
+  ASSERT_TRUE(module.ok()) << module.status();
+  const int64_t limit = DeviceBytes(**module) * 6 / 10;
+  RecordingProgress progress;
+  absl::StatusOr<MemoryFitMetrics> metrics = testing::RunMemoryLimitPass<FitPass>(
+      **module, {{"memory-limit", std::to_string(limit)}}, Host(), {}, &progress);
+  ASSERT_TRUE(metrics.ok()) << metrics.status();
+  EXPECT_TRUE(metrics->fits);
+  // Every step taken, and those of searches that did not stay.
+  ASSERT_GE(progress.updates.size(), metrics->decisions.size());
+  ASSERT_FALSE(progress.updates.empty());
+  EXPECT_THAT(progress.updates.front(),
+              HasSubstr(absl::StrCat("fit (bytes freed per second) 1/0 device ")));
+  EXPECT_THAT(progress.updates.back(), HasSubstr(absl::StrCat(" B against the limit ", limit)));
+  EXPECT_EQ(progress.done_calls, 1);
 }
 
 // At a GPU's rates recomputing is cheap, and ranked by cost the search

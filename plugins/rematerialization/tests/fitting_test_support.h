@@ -58,17 +58,20 @@ inline const std::string kEarlyAndLateUse =
     ValueAcrossThePeak("early_and_late_use", "multiply(%p, %big)");
 
 // Runs pass `Pass` (a MemoryLimitPass) created with `options` on `module`,
-// with the plugins of `host` and, when given, a pipeline limit.
+// with the plugins of `host` and, when given, a pipeline limit and a progress
+// sink.
 template <typename Pass>
 absl::StatusOr<MemoryFitMetrics> RunMemoryLimitPass(HloModule& module,
                                                     std::vector<PassOptionAssignment> options,
                                                     const PluginHost& host,
-                                                    std::optional<int64_t> pipeline_limit = {}) {
+                                                    std::optional<int64_t> pipeline_limit = {},
+                                                    ProgressSink* progress = nullptr) {
   HMO_ASSIGN_OR_RETURN(PassOptions bound, Pass::OptionSchema().Bind(options));
   HMO_ASSIGN_OR_RETURN(std::unique_ptr<Pass> pass, Pass::Create(bound));
   AnalysisManager analyses(module, &host.registries().analyses);
   PassContext context(analyses, host.registries());
   context.set_memory_limit(pipeline_limit);
+  context.set_progress(progress);
   HMO_RETURN_IF_ERROR(pass->Run(module, context).status());
   return pass->metrics();
 }

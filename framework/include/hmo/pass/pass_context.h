@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "hmo/analysis/target_memory_model.h"
+#include "hmo/base/progress_sink.h"
 #include "hmo/pass/analysis_manager.h"
 #include "hmo/pass/pipeline_run_state.h"
 #include "hmo/pass/preserved_analyses.h"
@@ -66,6 +67,11 @@ class PassContext {
   // `model` must outlive the context; null: the model of no target.
   void set_target_memory_model(const TargetMemoryModel* model) { target_memory_model_ = model; }
 
+  // Where a pass that can run long reports its progress (progress_sink.h);
+  // null when nobody watches. It must outlive the context.
+  ProgressSink* progress() const { return progress_; }
+  void set_progress(ProgressSink* progress) { progress_ = progress; }
+
   // Declares that analysis `A` stays valid although the pass changed the
   // module. Without this, every cached analysis is dropped after a change.
   template <typename A>
@@ -95,6 +101,7 @@ class PassContext {
   PreservedAnalyses preserved_;
   std::optional<int64_t> memory_limit_;
   const TargetMemoryModel* target_memory_model_ = nullptr;
+  ProgressSink* progress_ = nullptr;
   std::string report_;
 
   static const TargetMemoryModel& NoTargetModel() {

@@ -55,6 +55,10 @@ class PassManager {
     instrumentations_.push_back(instrumentation);
   }
 
+  // Where the passes report their progress (not owned; must outlive Run());
+  // null (the default): nowhere.
+  void set_progress(ProgressSink* progress) { progress_ = progress; }
+
   // Runs the pipeline on `module`. A fixed-point group repeats its steps until
   // an iteration in which none reports a change, or `max_iterations` times
   // (then it logs a warning and the pipeline goes on). Returns what ran, or
@@ -77,6 +81,7 @@ class PassManager {
   const ResolvedPipeline& pipeline_;
   const PluginRegistries& registries_;
   std::vector<PassInstrumentation*> instrumentations_;
+  ProgressSink* progress_ = nullptr;
 };
 
 }  // namespace hmo
