@@ -47,6 +47,14 @@ TEST(MemoryLimitCliTest, OverTheLimitFailsWithTheFloorAndWritesNothing) {
   EXPECT_THAT(run.err, HasSubstr("of temporaries live together at schedule time"));
   EXPECT_THAT(run.err, HasSubstr("params_1___w__.1 f32[64,64]{1,0} 16,384 B (16.00 KiB): "
                                  "parameter donated to an output"));
+  // Each value names the line of the user's program that made it (the
+  // dump's StackFrames tables), and the bytes are summed by that line.
+  EXPECT_THAT(run.err, HasSubstr("; made at "));
+  EXPECT_THAT(run.err, HasSubstr("generate.py:98 (build_mlp_sgd.<locals>.loss_fn)"));
+  EXPECT_THAT(run.err, HasSubstr("live then, by where the program made them, largest first:\n"
+                                 "    (the program's arguments): 29,800 B (29.10 KiB) in 8 values"));
+  EXPECT_THAT(run.err, HasSubstr("generate.py:100 (build_mlp_sgd.<locals>.loss_fn): 8,192 B "
+                                 "(8.00 KiB) in 2 values"));
   EXPECT_FALSE(fs::exists(out));
 }
 

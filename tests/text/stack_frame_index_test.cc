@@ -3,9 +3,11 @@
 // call stacks, and refused with a position when an entry is inconsistent.
 
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "hlo_test_util.h"
+#include "hmo/ir/instruction_source.h"
 #include "hmo/ir/stack_frame_index.h"
 #include "hmo/text/hlo_parser.h"
 #include "hmo/ir/hlo_printer.h"
@@ -45,6 +47,30 @@ std::string Replace(std::string text, std::string_view from, std::string_view to
   const size_t at = text.find(from);
   EXPECT_NE(at, std::string::npos) << from;
   return text.replace(at, from.size(), to);
+}
+
+// The source a report names: the innermost frame first, then its callers;
+// older metadata's source_file/source_line; nothing without metadata.
+TEST(StackFrameIndexTest, InstructionSourceIsTheInnermostFrame) {
+  auto m = ParseHloModule(kDumped, "t.hlo");
+  ASSERT_TRUE(m.ok()) << m.status();
+  const HloComputation* entry = (*m)->entry_computation();
+  const HloInstruction* tanh = entry->GetInstructionWithName("tanh.0");
+  ASSERT_NE(tanh, nullptr);
+  EXPECT_EQ(InstructionSource(*tanh), "/tmp/t.py:3 (f)");
+  EXPECT_EQ(InstructionCallStack(*tanh),
+            (std::vector<std::string>{"/tmp/t.py:3 (f)", "/tmp/t.py:4 (<module>)"}));
+  EXPECT_EQ(InstructionSource(*entry->GetInstructionWithName("x.1")), "");
+
+  auto old = ParseHloModule(R"(HloModule old
+ENTRY %main (x: f32[2]) -> f32[2] {
+  %x = f32[2]{0} parameter(0)
+  ROOT %n = f32[2]{0} negate(%x), metadata={op_type="Neg" op_name="n" source_file="model.py" source_line=17}
+}
+)",
+                            "old.hlo");
+  ASSERT_TRUE(old.ok()) << old.status();
+  EXPECT_EQ(InstructionSource(*(*old)->entry_computation()->root_instruction()), "model.py:17");
 }
 
 TEST(StackFrameIndexTest, ParsesTheFourTables) {

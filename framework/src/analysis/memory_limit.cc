@@ -4,11 +4,13 @@
 #include <map>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "hmo/analysis/byte_size.h"
 #include "hmo/analysis/rematerialization_rules.h"
 #include "hmo/base/status_macros.h"
+#include "hmo/ir/instruction_source.h"
 
 namespace hmo {
 namespace {
@@ -101,6 +103,13 @@ MemoryLimitCheck CheckReport(const HloModule& module, const MemoryReport& report
     if (live == check.peak_temp_bytes && live > 0) check.peak_moments += next - time;
   }
 
+  // Where the user's program made a value (instruction_source.h).
+  auto source_of = [&](const MemoryReportBuffer& value) -> std::string {
+    const HloComputation* computation = module.GetComputationWithName(value.computation);
+    const HloInstruction* instruction =
+        computation == nullptr ? nullptr : computation->GetInstructionWithName(value.instruction);
+    return instruction == nullptr ? std::string() : InstructionSource(*instruction);
+  };
   // The values to name: a value live at the peak, else the first.
   auto named = [&](const std::vector<const MemoryReportBuffer*>& values) {
     for (const MemoryReportBuffer* value : values) {
@@ -119,7 +128,7 @@ MemoryLimitCheck CheckReport(const HloModule& module, const MemoryReport& report
     std::string reason = ReasonFor(allocation);
     if (values.size() > 1) absl::StrAppend(&reason, " (", values.size(), " values use it in turn)");
     check.live_at_peak.push_back({value.instruction, value.index, value.shape, allocation.size,
-                                  allocation.kind, std::move(reason)});
+                                  allocation.kind, std::move(reason), source_of(value)});
   }
   for (const auto& [key, slice] : temp_slices) {
     const bool live_at_peak =
@@ -133,7 +142,8 @@ MemoryLimitCheck CheckReport(const HloModule& module, const MemoryReport& report
         computation == nullptr ? nullptr : computation->GetInstructionWithName(value.instruction);
     check.live_at_peak.push_back({value.instruction, value.index, value.shape, std::get<2>(key),
                                   "temp",
-                                  ReasonFor(*allocations.at(std::get<0>(key)), instruction)});
+                                  ReasonFor(*allocations.at(std::get<0>(key)), instruction),
+                                  instruction == nullptr ? "" : InstructionSource(*instruction)});
   }
   std::stable_sort(check.live_at_peak.begin(), check.live_at_peak.end(),
                    [](const PeakValue& a, const PeakValue& b) { return a.size > b.size; });
@@ -192,12 +202,44 @@ std::string MemoryLimitCheck::Describe(size_t max_values) const {
     const PeakValue& value = live_at_peak[i];
     absl::StrAppend(&text, "\n    ", value.instruction, value.index == "{}" ? "" : value.index, " ",
                     value.shape, " ", FormatByteSize(value.size), ": ", value.reason);
+    if (!value.source.empty()) absl::StrAppend(&text, "; made at ", value.source);
   }
   if (shown < live_at_peak.size()) {
     int64_t rest = 0;
     for (size_t i = shown; i < live_at_peak.size(); ++i) rest += live_at_peak[i].size;
     absl::StrAppend(&text, "\n    ... and ", live_at_peak.size() - shown, " more values (",
                     FormatByteSize(rest), ")");
+  }
+  // The same bytes by the source line that made them, largest first.
+  std::map<std::string, std::pair<int64_t, int64_t>> by_source;  // bytes, values
+  for (const PeakValue& value : live_at_peak) {
+    // Arguments carry no metadata: they are the caller's.
+    const std::string source = !value.source.empty()     ? value.source
+                               : value.kind == "parameter" ? "(the program's arguments)"
+                                                           : "(no source in the metadata)";
+    auto& [bytes, values] = by_source[source];
+    bytes += value.size;
+    ++values;
+  }
+  const bool any_source = std::any_of(live_at_peak.begin(), live_at_peak.end(),
+                                      [](const PeakValue& value) { return !value.source.empty(); });
+  if (any_source) {
+    std::vector<std::pair<std::string, std::pair<int64_t, int64_t>>> sources(by_source.begin(),
+                                                                             by_source.end());
+    std::stable_sort(sources.begin(), sources.end(), [](const auto& a, const auto& b) {
+      return a.second.first > b.second.first;
+    });
+    absl::StrAppend(&text, "\n  live then, by where the program made them, largest first:");
+    const size_t shown_sources = std::min(max_values, sources.size());
+    for (size_t i = 0; i < shown_sources; ++i) {
+      const auto& [source, figures] = sources[i];
+      absl::StrAppend(&text, "\n    ", source, ": ", FormatByteSize(figures.first), " in ",
+                      figures.second,
+                      figures.second == 1 ? " value" : " values");
+    }
+    if (shown_sources < sources.size()) {
+      absl::StrAppend(&text, "\n    ... and ", sources.size() - shown_sources, " more sources");
+    }
   }
   return text;
 }

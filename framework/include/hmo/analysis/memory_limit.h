@@ -31,6 +31,9 @@ struct PeakValue {
   std::string kind;
   // Why the value occupies device memory at the peak, for the user.
   std::string reason;
+  // Where the user's program made it ("file:line (function)",
+  // hmo/ir/instruction_source.h); empty when the metadata names no source.
+  std::string source;
 };
 
 struct MemoryLimitCheck {
