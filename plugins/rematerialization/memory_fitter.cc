@@ -412,10 +412,9 @@ absl::StatusOr<MemoryFitMetrics> Search(HloModule& module, int64_t limit,
     const bool progressed = MeasureOf(next) < before;
     check = std::move(next);
     if (options.progress != nullptr) {
-      options.progress->Update(
-          absl::StrCat("fit (", metrics.ranking, ")"), step + 1, 0,
-          absl::StrCat("device ", check.device_bytes, " B against the limit ", limit,
-                       " B (floor ", metrics.floor_bytes, " B)"));
+      options.progress->Update(absl::StrCat("fit (", metrics.ranking, ")"), step + 1, 0,
+                               absl::StrCat("device ", check.device_bytes, " B against the limit ",
+                                            limit, " B (floor ", metrics.floor_bytes, " B)"));
     }
     // The estimate was wrong about this peak; the greedy choice stops.
     if (!options.evaluate && !progressed) break;

@@ -19,9 +19,9 @@ namespace hmo {
 namespace {
 
 namespace fs = std::filesystem;
+using test_support::RunHmoCli;
 using ::testing::HasSubstr;
 using ::testing::Not;
-using test_support::RunHmoCli;
 
 std::string Challenging(const std::string& letter) {
   return std::string(HMO_SOURCE_DIR) + "/bench/minimalloc/data/challenging/" + letter +

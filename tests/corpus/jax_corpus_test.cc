@@ -170,9 +170,8 @@ TEST(JaxCorpusDumpDirectoryTest, StatsReportsEachProgramAtItsStage) {
   EXPECT_NE(before.out.find("schedule: post-order"), std::string::npos) << before.out;
   // A directory without modules at the stage is an error naming what it
   // looked for.
-  const test_support::HmoCliRun empty =
-      test_support::RunHmoCli("stats " + dump.parent_path().string() + "/nonexistent_dump_" +
-                              std::to_string(::getpid()));
+  const test_support::HmoCliRun empty = test_support::RunHmoCli(
+      "stats " + dump.parent_path().string() + "/nonexistent_dump_" + std::to_string(::getpid()));
   EXPECT_NE(empty.exit_code, 0);
   for (const auto& entry : fs::directory_iterator(dump)) {
     if (entry.path().string().find("after_optimizations.txt") != std::string::npos) {

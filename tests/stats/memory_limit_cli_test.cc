@@ -51,8 +51,9 @@ TEST(MemoryLimitCliTest, OverTheLimitFailsWithTheFloorAndWritesNothing) {
   // dump's StackFrames tables), and the bytes are summed by that line.
   EXPECT_THAT(run.err, HasSubstr("; made at "));
   EXPECT_THAT(run.err, HasSubstr("generate.py:98 (build_mlp_sgd.<locals>.loss_fn)"));
-  EXPECT_THAT(run.err, HasSubstr("live then, by where the program made them, largest first:\n"
-                                 "    (the program's arguments): 29,800 B (29.10 KiB) in 8 values"));
+  EXPECT_THAT(run.err,
+              HasSubstr("live then, by where the program made them, largest first:\n"
+                        "    (the program's arguments): 29,800 B (29.10 KiB) in 8 values"));
   EXPECT_THAT(run.err, HasSubstr("generate.py:100 (build_mlp_sgd.<locals>.loss_fn): 8,192 B "
                                  "(8.00 KiB) in 2 values"));
   EXPECT_FALSE(fs::exists(out));

@@ -141,8 +141,7 @@ MemoryLimitCheck CheckReport(const HloModule& module, const MemoryReport& report
     const HloInstruction* instruction =
         computation == nullptr ? nullptr : computation->GetInstructionWithName(value.instruction);
     check.live_at_peak.push_back({value.instruction, value.index, value.shape, std::get<2>(key),
-                                  "temp",
-                                  ReasonFor(*allocations.at(std::get<0>(key)), instruction),
+                                  "temp", ReasonFor(*allocations.at(std::get<0>(key)), instruction),
                                   instruction == nullptr ? "" : InstructionSource(*instruction)});
   }
   std::stable_sort(check.live_at_peak.begin(), check.live_at_peak.end(),
@@ -214,7 +213,7 @@ std::string MemoryLimitCheck::Describe(size_t max_values) const {
   std::map<std::string, std::pair<int64_t, int64_t>> by_source;  // bytes, values
   for (const PeakValue& value : live_at_peak) {
     // Arguments carry no metadata: they are the caller's.
-    const std::string source = !value.source.empty()     ? value.source
+    const std::string source = !value.source.empty()       ? value.source
                                : value.kind == "parameter" ? "(the program's arguments)"
                                                            : "(no source in the metadata)";
     auto& [bytes, values] = by_source[source];
@@ -226,16 +225,14 @@ std::string MemoryLimitCheck::Describe(size_t max_values) const {
   if (any_source) {
     std::vector<std::pair<std::string, std::pair<int64_t, int64_t>>> sources(by_source.begin(),
                                                                              by_source.end());
-    std::stable_sort(sources.begin(), sources.end(), [](const auto& a, const auto& b) {
-      return a.second.first > b.second.first;
-    });
+    std::stable_sort(sources.begin(), sources.end(),
+                     [](const auto& a, const auto& b) { return a.second.first > b.second.first; });
     absl::StrAppend(&text, "\n  live then, by where the program made them, largest first:");
     const size_t shown_sources = std::min(max_values, sources.size());
     for (size_t i = 0; i < shown_sources; ++i) {
       const auto& [source, figures] = sources[i];
       absl::StrAppend(&text, "\n    ", source, ": ", FormatByteSize(figures.first), " in ",
-                      figures.second,
-                      figures.second == 1 ? " value" : " values");
+                      figures.second, figures.second == 1 ? " value" : " values");
     }
     if (shown_sources < sources.size()) {
       absl::StrAppend(&text, "\n    ... and ", sources.size() - shown_sources, " more sources");

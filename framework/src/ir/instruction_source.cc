@@ -54,7 +54,8 @@ std::vector<std::string> InstructionCallStack(const HloInstruction& instruction)
   }
   const std::string_view file = MetadataField(metadata, "source_file");
   int64_t line = 0;
-  if (!file.empty() && absl::SimpleAtoi(std::string(MetadataField(metadata, "source_line")), &line)) {
+  if (!file.empty() &&
+      absl::SimpleAtoi(std::string(MetadataField(metadata, "source_line")), &line)) {
     stack.push_back(FrameText(file, line, ""));
   }
   return stack;

@@ -22,7 +22,8 @@ bool ParseDumpName(std::string_view name, std::string_view suffix, int64_t& numb
   if (!name.starts_with(kPrefix) || !name.ends_with(suffix)) return false;
   std::string_view rest = name.substr(kPrefix.size(), name.size() - kPrefix.size() - suffix.size());
   const size_t dot = rest.find('.');
-  if (dot == std::string_view::npos || !absl::SimpleAtoi(std::string(rest.substr(0, dot)), &number)) {
+  if (dot == std::string_view::npos ||
+      !absl::SimpleAtoi(std::string(rest.substr(0, dot)), &number)) {
     return false;
   }
   rest.remove_prefix(dot + 1);

@@ -145,7 +145,7 @@ int RunPack(const std::vector<std::string>& args) {
           " buffers) the tight\n"
           "search, and the lower placement is kept. --node-budget and --time-limit bound\n"
           "the tight search (--capacity, --algorithm tight and the default).\n"
-      "Algorithms: " +
+          "Algorithms: " +
           absl::StrJoin(PackingAlgorithmNames(), ", ") + ".");
   parser.SetPositionals("FILE.csv", &files, 1, "the instance");
   parser.AddOption("--algorithm", "NAME", &algorithm,
@@ -213,9 +213,10 @@ int RunPack(const std::vector<std::string>& args) {
   const auto announce_search = [&](int64_t height) {
     if (terminal == nullptr) return;
     terminal->Update("pack", 0, 0,
-                     height > 0 ? fmt::format("tight search (up to {} nodes) below height {}",
-                                              options.node_budget, height)
-                                : fmt::format("tight search (up to {} nodes)", options.node_budget));
+                     height > 0
+                         ? fmt::format("tight search (up to {} nodes) below height {}",
+                                       options.node_budget, height)
+                         : fmt::format("tight search (up to {} nodes)", options.node_budget));
   };
   if (tight) announce_search(0);
   TightPackingReport report;
@@ -240,14 +241,14 @@ int RunPack(const std::vector<std::string>& args) {
     }
     const double both_seconds = result->seconds + search->seconds;
     if (search->height < result->height) {
-      search->algorithm = fmt::format("{}, then tight (lower than its {})", result->algorithm,
-                                      result->height);
+      search->algorithm =
+          fmt::format("{}, then tight (lower than its {})", result->algorithm, result->height);
       result = std::move(search);
       report = search_report;
       searched = true;
     } else {
-      result->algorithm = fmt::format("{} (tight: {}, not lower)", result->algorithm,
-                                      search->height);
+      result->algorithm =
+          fmt::format("{} (tight: {}, not lower)", result->algorithm, search->height);
     }
     result->seconds = both_seconds;
   }
@@ -256,10 +257,10 @@ int RunPack(const std::vector<std::string>& args) {
       result->lower_bound > 0
           ? 100.0 * static_cast<double>(result->height - result->lower_bound) / result->lower_bound
           : 0.0;
-  const std::string search =
-      searched ? fmt::format(" ({}, {} nodes{})", report.method, report.nodes,
-                          report.proven_optimal ? ", optimal" : "")
-            : "";
+  const std::string search = searched
+                                 ? fmt::format(" ({}, {} nodes{})", report.method, report.nodes,
+                                               report.proven_optimal ? ", optimal" : "")
+                                 : "";
   fmt::print(stderr,
              "{}: {} buffers, algorithm {}: height {}, lower bound {} (+{:.2f}%), {:.3f} s{}\n",
              files.front(), instance->size(), result->algorithm, result->height,

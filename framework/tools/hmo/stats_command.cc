@@ -195,7 +195,8 @@ int RunStats(const std::vector<std::string>& args) {
   for (size_t i = 0; i < selected.size(); ++i) {
     const std::vector<HloVerifierError> errors = CollectVerifierErrors(*selected[i], {});
     if (!errors.empty()) {
-      fmt::print(stderr, "{}\n", FormatVerifierError(selected_files[i], *selected[i], errors.front()));
+      fmt::print(stderr, "{}\n",
+                 FormatVerifierError(selected_files[i], *selected[i], errors.front()));
       return kExitFailure;
     }
   }

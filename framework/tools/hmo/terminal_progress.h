@@ -21,8 +21,7 @@ class TerminalProgress : public ProgressSink {
   // null otherwise.
   static std::unique_ptr<TerminalProgress> ForStderr(bool quiet);
 
-  void Update(std::string_view task, int64_t done, int64_t total,
-              std::string_view detail) override;
+  void Update(std::string_view task, int64_t done, int64_t total, std::string_view detail) override;
   void Done() override;
 
  private:

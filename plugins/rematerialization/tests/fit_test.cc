@@ -178,7 +178,8 @@ class RecordingProgress : public ProgressSink {
  public:
   void Update(std::string_view task, int64_t done, int64_t total,
               std::string_view detail) override {
-    updates.push_back(absl::StrCat(std::string(task), " ", done, "/", total, " ", std::string(detail)));
+    updates.push_back(
+        absl::StrCat(std::string(task), " ", done, "/", total, " ", std::string(detail)));
   }
   void Done() override { ++done_calls; }
   std::vector<std::string> updates;
