@@ -102,7 +102,8 @@ TEST_P(HostileInputTest, EveryCommandRefusesItCleanly) {
 // Inputs that are not regular files would never end (/dev/zero grows a
 // string until the allocator aborts, /dev/urandom never reaches a parser
 // error) or are no input: each is refused before it is read, as an HLO
-// file, a pipeline and an .npy argument.
+// file, a pipeline and an .npy argument (a directory given to `hmo stats`
+// is read as an XLA dump directory, and refused when it holds no module).
 TEST(HostileInputFileTest, DevicesAndDirectoriesAreRefusedBeforeReading) {
   const std::string module = (ReproducerDir() / "bitcast_of_tuple.hlo").string();
   for (const std::string& path :
@@ -113,7 +114,13 @@ TEST(HostileInputFileTest, DevicesAndDirectoriesAreRefusedBeforeReading) {
           absl::StrCat("run --passes=memory-scheduler --execute --inputs ", path, " ", module)}) {
       const test_support::HmoCliRun run = test_support::RunHmoCli(arguments, "timeout 60");
       EXPECT_EQ(run.exit_code, 1) << arguments << ": " << run.err;
-      if (arguments.find("--inputs") == std::string::npos) {
+      if (arguments.rfind("stats ", 0) == 0 && path == std::string(HMO_TEST_DATA_DIR)) {
+        // `hmo stats DIR` reads a dump directory; one without modules is
+        // refused naming what it looked for.
+        EXPECT_NE(run.err.find(path + ": no module_<N>.<program>_after_optimizations.txt file"),
+                  std::string::npos)
+            << arguments << ": " << run.err;
+      } else if (arguments.find("--inputs") == std::string::npos) {
         EXPECT_NE(run.err.find(path + ": is a "), std::string::npos)
             << arguments << ": " << run.err;
         EXPECT_NE(run.err.find("an input must be a regular file"), std::string::npos)
