@@ -13,7 +13,7 @@
 
 #include "gpu/blas/cublas_gemm_arguments.h"
 #include "hmo/base/status_macros.h"
-#include "hmo/gpu/rendezvous.h"
+#include "hmo/collectives/rendezvous.h"
 #include "gpu/nccl/host_collective_transport.h"
 
 namespace hmo::gpu {
@@ -62,11 +62,11 @@ class HostClique final : public CollectiveClique {
   explicit HostClique(int num_ranks) : num_ranks_(num_ranks) {}
   int num_ranks() const override { return num_ranks_; }
   std::string_view runtime_name() const override { return "host-emulation"; }
-  Rendezvous& rendezvous() { return rendezvous_; }
+  collectives::Rendezvous& rendezvous() { return rendezvous_; }
 
  private:
   int num_ranks_;
-  Rendezvous rendezvous_;
+  collectives::Rendezvous rendezvous_;
 };
 
 class HostEmulatedDeviceRuntime final : public GpuDeviceRuntime {

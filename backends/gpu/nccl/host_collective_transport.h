@@ -16,7 +16,7 @@
 #include <string>
 
 #include "absl/time/time.h"
-#include "hmo/gpu/rendezvous.h"
+#include "hmo/collectives/rendezvous.h"
 #include "gpu/nccl/collective_thunk.h"
 
 namespace hmo::gpu {
@@ -27,7 +27,7 @@ class HostCollectiveTransport final : public CollectiveTransport {
   // `clique_name` keys its points (e.g. CliqueKey::ToString()). A peer that
   // does not arrive within `timeout` fails the operation with
   // DEADLINE_EXCEEDED.
-  HostCollectiveTransport(Rendezvous& rendezvous, std::string clique_name, int rank, int num_ranks,
+  HostCollectiveTransport(collectives::Rendezvous& rendezvous, std::string clique_name, int rank, int num_ranks,
                           absl::Duration timeout = absl::Seconds(10))
       : rendezvous_(rendezvous),
         clique_name_(std::move(clique_name)),
@@ -53,7 +53,7 @@ class HostCollectiveTransport final : public CollectiveTransport {
   // The second rendezvous of the round.
   absl::Status WaitUntilAllRead(std::string_view what);
 
-  Rendezvous& rendezvous_;
+  collectives::Rendezvous& rendezvous_;
   std::string clique_name_;
   int rank_;
   int num_ranks_;

@@ -84,7 +84,7 @@ absl::StatusOr<std::vector<CollectiveMemoryRequest>> NormalizeCollectiveMemoryRe
 }
 
 absl::StatusOr<CollectiveMemory> AcquireCollectiveMemory(
-    CollectiveMemoryBackend& backend, Rendezvous& rendezvous, const CliqueKey& clique, int rank,
+    CollectiveMemoryBackend& backend, collectives::Rendezvous& rendezvous, const CliqueKey& clique, int rank,
     absl::Span<const CollectiveMemoryRequest> requests, absl::Time deadline) {
   const int num_ranks = clique.num_ranks();
   if (rank < 0 || rank >= num_ranks) {
@@ -92,7 +92,7 @@ absl::StatusOr<CollectiveMemory> AcquireCollectiveMemory(
         absl::StrCat("acquiring collective memory: rank ", rank, " is not in ", clique.ToString()));
   }
   const std::string key_prefix = absl::StrCat(clique.ToString(), "/collective-memory/");
-  const RankNamer rank_namer = [&clique](int r) { return RankName(clique, r); };
+  const collectives::RankNamer rank_namer = [&clique](int r) { return RankName(clique, r); };
 
   // 1. Agree on the requests. A rank with invalid requests still arrives, so
   //    that every rank reports the same error instead of timing out.

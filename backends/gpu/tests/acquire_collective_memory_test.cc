@@ -82,7 +82,7 @@ TEST(AcquireCollectiveMemoryTest, SymmetricOffsetsAgreeAndPeersSeeEachOthersWrit
   constexpr int kRanks = 4;
   CliqueKey clique = *CliqueKey::Create({13, 10, 12, 11});
   HostCollectiveMemoryBackend backend;
-  Rendezvous rendezvous;
+  collectives::Rendezvous rendezvous;
   auto results = RunRanks(kRanks, [&](int rank) {
     std::vector<CollectiveMemoryRequest> requests = ThreeRequests();
     std::rotate(requests.begin(), requests.begin() + rank % 3, requests.end());  // any order
@@ -128,7 +128,7 @@ TEST(AcquireCollectiveMemoryTest, LowestRankCreatesTheSharedObjectsOnce) {
   constexpr int kRanks = 3;
   CliqueKey clique = *CliqueKey::Create({5, 6, 7});
   RecordingBackend backend;
-  Rendezvous rendezvous;
+  collectives::Rendezvous rendezvous;
   std::vector<std::thread::id> thread_of_rank(kRanks);
   auto results = RunRanks(kRanks, [&](int rank) {
     thread_of_rank[rank] = std::this_thread::get_id();
@@ -145,7 +145,7 @@ TEST(AcquireCollectiveMemoryTest, LowestRankCreatesTheSharedObjectsOnce) {
 TEST(AcquireCollectiveMemoryTest, MemoryLivesUntilTheLastRankLetsGo) {
   CliqueKey clique = *CliqueKey::Create({0, 1});
   RecordingBackend backend;
-  Rendezvous rendezvous;
+  collectives::Rendezvous rendezvous;
   auto results = RunRanks(2, [&](int rank) {
     return AcquireCollectiveMemory(backend, rendezvous, clique, rank, ThreeRequests(), Soon());
   });
@@ -160,7 +160,7 @@ TEST(AcquireCollectiveMemoryTest, MulticastWritesFanOutToEveryRank) {
   constexpr int kRanks = 3;
   CliqueKey clique = *CliqueKey::Create({0, 1, 2});
   HostCollectiveMemoryBackend backend;
-  Rendezvous rendezvous;
+  collectives::Rendezvous rendezvous;
   std::vector<CollectiveMemoryRequest> requests = {
       {.allocation_index = 2, .size = 64, .kind = CollectiveMemoryKind::kMulticast},
       {.allocation_index = 3, .size = 64}};
@@ -192,7 +192,7 @@ TEST(AcquireCollectiveMemoryTest, MissingRankIsADeadlineErrorNamingIt) {
   constexpr int kRanks = 3;
   CliqueKey clique = *CliqueKey::Create({10, 11, 12});
   HostCollectiveMemoryBackend backend;
-  Rendezvous rendezvous;
+  collectives::Rendezvous rendezvous;
   const absl::Time deadline = absl::Now() + absl::Milliseconds(300);
   auto results = RunRanks(
       kRanks,
@@ -212,7 +212,7 @@ TEST(AcquireCollectiveMemoryTest, MissingRankIsADeadlineErrorNamingIt) {
 TEST(AcquireCollectiveMemoryTest, CliqueOfOneNeedsNoOtherThread) {
   CliqueKey clique = *CliqueKey::Create({3});
   HostCollectiveMemoryBackend backend;
-  Rendezvous rendezvous;
+  collectives::Rendezvous rendezvous;
   absl::StatusOr<CollectiveMemory> memory =
       AcquireCollectiveMemory(backend, rendezvous, clique, 0, ThreeRequests(), Soon());
   ASSERT_TRUE(memory.ok()) << memory.status();
@@ -225,7 +225,7 @@ TEST(AcquireCollectiveMemoryTest, CliqueOfOneNeedsNoOtherThread) {
 TEST(AcquireCollectiveMemoryTest, DisagreeingRanksAllFail) {
   CliqueKey clique = *CliqueKey::Create({0, 1, 2});
   HostCollectiveMemoryBackend backend;
-  Rendezvous rendezvous;
+  collectives::Rendezvous rendezvous;
   auto results = RunRanks(3, [&](int rank) {
     std::vector<CollectiveMemoryRequest> requests = ThreeRequests();
     if (rank == 2) requests[0].size = 101;
@@ -242,7 +242,7 @@ TEST(AcquireCollectiveMemoryTest, DisagreeingRanksAllFail) {
 TEST(AcquireCollectiveMemoryTest, InvalidRequestsOnOneRankFailEveryRank) {
   CliqueKey clique = *CliqueKey::Create({0, 1, 2});
   HostCollectiveMemoryBackend backend;
-  Rendezvous rendezvous;
+  collectives::Rendezvous rendezvous;
   auto results = RunRanks(3, [&](int rank) {
     std::vector<CollectiveMemoryRequest> requests = ThreeRequests();
     if (rank == 1) requests.push_back({.allocation_index = 4, .size = 100});
@@ -259,7 +259,7 @@ TEST(AcquireCollectiveMemoryTest, BackendFailuresReachEveryRank) {
   CliqueKey clique = *CliqueKey::Create({0, 1});
   RecordingBackend backend;
   backend.create_error = absl::ResourceExhaustedError("no symmetric memory left");
-  Rendezvous rendezvous;
+  collectives::Rendezvous rendezvous;
   auto results = RunRanks(2, [&](int rank) {
     return AcquireCollectiveMemory(backend, rendezvous, clique, rank, ThreeRequests(), Soon());
   });
@@ -285,7 +285,7 @@ TEST(AcquireCollectiveMemoryTest, RepeatedAcquisitionsAndSeveralCliquesMerge) {
   CliqueKey collectives = *CliqueKey::Create({0, 1});
   CliqueKey p2p = *CliqueKey::Create({0, 1}, CollectiveStreamKind::kP2P);
   HostCollectiveMemoryBackend backend;
-  Rendezvous rendezvous;
+  collectives::Rendezvous rendezvous;
   auto results = RunRanks(2, [&](int rank) -> absl::StatusOr<CollectiveMemory> {
     // Every rank processes its cliques in the same (CliqueKey) order.
     absl::StatusOr<CollectiveMemory> memory =
@@ -309,7 +309,7 @@ TEST(AcquireCollectiveMemoryTest, RepeatedAcquisitionsAndSeveralCliquesMerge) {
 TEST(AcquireCollectiveMemoryTest, NoRequestsRegistersAnEmptyClique) {
   CliqueKey clique = *CliqueKey::Create({0, 1});
   HostCollectiveMemoryBackend backend;
-  Rendezvous rendezvous;
+  collectives::Rendezvous rendezvous;
   auto results = RunRanks(2, [&](int rank) {
     return AcquireCollectiveMemory(backend, rendezvous, clique, rank, {}, Soon());
   });
@@ -324,7 +324,7 @@ TEST(AcquireCollectiveMemoryTest, NoRequestsRegistersAnEmptyClique) {
 TEST(AcquireCollectiveMemoryTest, RankOutsideTheCliqueIsRejectedAtOnce) {
   CliqueKey clique = *CliqueKey::Create({0, 1});
   HostCollectiveMemoryBackend backend;
-  Rendezvous rendezvous;
+  collectives::Rendezvous rendezvous;
   EXPECT_EQ(AcquireCollectiveMemory(backend, rendezvous, clique, 2, ThreeRequests(), Soon())
                 .status()
                 .code(),

@@ -33,7 +33,7 @@ TEST(CudaCollectiveMemoryBackendTest, CliqueOfOneDeviceGetsDeviceMemory) {
       CreateCudaCollectiveMemoryBackend();
   ASSERT_TRUE(backend.ok()) << backend.status();
   CliqueKey clique = *CliqueKey::Create({0});
-  Rendezvous rendezvous;
+  collectives::Rendezvous rendezvous;
   absl::StatusOr<CollectiveMemory> memory = AcquireCollectiveMemory(
       **backend, rendezvous, clique, 0,
       {{.allocation_index = 0, .size = 1000}, {.allocation_index = 1, .size = 24}},

@@ -64,7 +64,7 @@ TEST(CollectiveOpTest, ReceiveSizes) {
 
 // A clique of one on the host: results are the rank's own data.
 TEST(CollectiveCliqueOfOneTest, AllReduceAllGatherReduceScatterAreCopies) {
-  Rendezvous rendezvous;
+  collectives::Rendezvous rendezvous;
   HostCollectiveTransport transport(rendezvous, "clique[0]", 0, 1);
   const std::vector<float> send = {1.5f, -2.0f, 3.25f, 4.0f};
   for (CollectiveKind kind : {CollectiveKind::kAllReduce, CollectiveKind::kAllGather, CollectiveKind::kReduceScatter}) {
@@ -80,7 +80,7 @@ TEST(CollectiveCliqueOfOneTest, AllReduceAllGatherReduceScatterAreCopies) {
 }
 
 TEST(CollectiveCliqueOfOneTest, PermuteCopiesForSelfPairAndZeroesOtherwise) {
-  Rendezvous rendezvous;
+  collectives::Rendezvous rendezvous;
   HostCollectiveTransport transport(rendezvous, "clique[0]", 0, 1);
   const std::vector<int32_t> send = {7, 8, 9};
   CollectiveOp op;
@@ -100,7 +100,7 @@ TEST(CollectiveCliqueOfOneTest, PermuteCopiesForSelfPairAndZeroesOtherwise) {
 
 // Runs `body(rank, transport)` on `ranks` threads sharing one rendezvous.
 void RunClique(int ranks, const std::function<void(int, HostCollectiveTransport&)>& body) {
-  Rendezvous rendezvous;
+  collectives::Rendezvous rendezvous;
   std::vector<std::thread> threads;
   for (int r = 0; r < ranks; ++r) {
     threads.emplace_back([&, r] {

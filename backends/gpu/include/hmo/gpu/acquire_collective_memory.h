@@ -23,7 +23,7 @@
 #include "hmo/gpu/collective_allocation.h"
 #include "hmo/gpu/collective_memory.h"
 #include "hmo/gpu/collective_memory_backend.h"
-#include "hmo/gpu/rendezvous.h"
+#include "hmo/collectives/rendezvous.h"
 
 namespace hmo::gpu {
 
@@ -37,7 +37,7 @@ absl::StatusOr<std::vector<CollectiveMemoryRequest>> NormalizeCollectiveMemoryRe
 // shared by all ranks and must outlive the call; a clique of one needs no
 // other thread. INVALID_ARGUMENT at once for a rank outside the clique.
 absl::StatusOr<CollectiveMemory> AcquireCollectiveMemory(
-    CollectiveMemoryBackend& backend, Rendezvous& rendezvous, const CliqueKey& clique, int rank,
+    CollectiveMemoryBackend& backend, collectives::Rendezvous& rendezvous, const CliqueKey& clique, int rank,
     absl::Span<const CollectiveMemoryRequest> requests, absl::Time deadline);
 
 }  // namespace hmo::gpu

@@ -1,4 +1,4 @@
-#include "hmo/gpu/rendezvous.h"
+#include "hmo/collectives/rendezvous.h"
 
 #include <string>
 #include <thread>
@@ -8,7 +8,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace hmo::gpu {
+namespace hmo::collectives {
 namespace {
 
 using ::testing::ElementsAre;
@@ -132,4 +132,4 @@ TEST(RendezvousTest, SameKeyCanBeReusedRoundAfterRound) {
 }
 
 }  // namespace
-}  // namespace hmo::gpu
+}  // namespace hmo::collectives

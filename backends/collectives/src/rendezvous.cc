@@ -1,4 +1,4 @@
-#include "hmo/gpu/rendezvous.h"
+#include "hmo/collectives/rendezvous.h"
 
 #include <algorithm>
 #include <condition_variable>
@@ -6,7 +6,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 
-namespace hmo::gpu {
+namespace hmo::collectives {
 
 struct Rendezvous::Point {
   Point(std::string key, int num_ranks)
@@ -98,4 +98,4 @@ absl::StatusOr<std::shared_ptr<const std::vector<std::any>>> Rendezvous::ArriveA
   return absl::DeadlineExceededError(point->failure);
 }
 
-}  // namespace hmo::gpu
+}  // namespace hmo::collectives

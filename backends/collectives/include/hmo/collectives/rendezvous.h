@@ -1,5 +1,5 @@
-#ifndef HMO_GPU_RENDEZVOUS_H_
-#define HMO_GPU_RENDEZVOUS_H_
+#ifndef HMO_COLLECTIVES_RENDEZVOUS_H_
+#define HMO_COLLECTIVES_RENDEZVOUS_H_
 
 // In-process rendezvous of the ranks of a clique: each rank (a thread driving
 // one device) arrives at a named point with a value and leaves with the
@@ -30,7 +30,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 
-namespace hmo::gpu {
+namespace hmo::collectives {
 
 // Describes a rank in error messages, e.g. "rank 2 (device 7)". Optional.
 using RankNamer = std::function<std::string(int rank)>;
@@ -88,6 +88,6 @@ class Rendezvous {
   absl::flat_hash_map<std::string, std::shared_ptr<Point>> points_;
 };
 
-}  // namespace hmo::gpu
+}  // namespace hmo::collectives
 
-#endif  // HMO_GPU_RENDEZVOUS_H_
+#endif  // HMO_COLLECTIVES_RENDEZVOUS_H_
