@@ -6,6 +6,7 @@
 // worked out by hand in the comments.
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -434,9 +435,10 @@ TEST(CollectiveEvaluationTest, FailingReplicaReleasesTheOthers) {
   EXPECT_THAT(message, HasSubstr("not_a_target"));
 }
 
-TEST(CollectiveEvaluationTest, TupleAllReduceIsUnimplementedAndNamed) {
+// A tuple-shaped operand (not several array operands) is not supported.
+TEST(CollectiveEvaluationTest, TupleShapedOperandIsUnimplementedAndNamed) {
   constexpr char kHlo[] = R"(
-HloModule tuple_all_reduce
+HloModule tuple_operand
 
 sum {
   a = f32[] parameter(0)
@@ -447,7 +449,8 @@ sum {
 ENTRY e {
   p = f32[2] parameter(0)
   q = f32[2] parameter(1)
-  ROOT ar = (f32[2], f32[2]) all-reduce(p, q), to_apply=sum
+  t = (f32[2], f32[2]) tuple(p, q)
+  ROOT ar = (f32[2], f32[2]) all-reduce(t), to_apply=sum
 }
 )";
   std::vector<std::vector<Literal>> arguments(2);
@@ -457,7 +460,7 @@ ENTRY e {
   }
   absl::StatusOr<std::vector<Literal>> results = EvaluateReplicatedText(kHlo, arguments);
   ASSERT_FALSE(results.ok());
-  EXPECT_EQ(results.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_EQ(results.status().code(), absl::StatusCode::kUnimplemented) << results.status();
   EXPECT_THAT(std::string(results.status().message()), HasSubstr("all-reduce ar"));
 }
 
@@ -469,6 +472,429 @@ TEST(CollectiveEvaluationTest, ArgumentsAreCheckedPerReplica) {
   EXPECT_EQ(results.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(results.status().message()), HasSubstr("replica 1"));
   EXPECT_FALSE(EvaluateReplicatedText(kAllReduceSum, {}).ok());
+}
+
+// ---------------------------------------------------------------- SPMD devices
+// The tests below run 4 devices of modules with partitions: device d is
+// replica d / num_partitions, partition d % num_partitions. Expected values
+// are worked out by hand from XLA's group modes (CollectiveParticipants).
+
+// One argument list per device, built from the device number.
+std::vector<std::vector<Literal>> PerDevice(const std::function<std::vector<Literal>(int)>& arguments_of) {
+  std::vector<std::vector<Literal>> arguments;
+  for (int d = 0; d < 4; ++d) arguments.push_back(arguments_of(d));
+  return arguments;
+}
+
+// Element `i` of a tuple result, as doubles.
+std::vector<double> DoublesAt(const Literal& tuple, size_t i) {
+  EXPECT_GT(tuple.tuple_elements().size(), i);
+  if (tuple.tuple_elements().size() <= i) return {};
+  return Doubles(tuple.tuple_elements()[i]);
+}
+
+TEST(CollectiveEvaluationTest, ReplicaAndPartitionIdsOnATwoByTwoGrid) {
+  constexpr char kHlo[] = R"(
+HloModule ids, replica_count=2, num_partitions=2
+
+ENTRY e {
+  r = u32[] replica-id()
+  p = u32[] partition-id()
+  ROOT t = (u32[], u32[]) tuple(r, p)
+}
+)";
+  HMO_REPLICATED_OK(results, EvaluateReplicatedText(kHlo, std::vector<std::vector<Literal>>(4)));
+  for (int d = 0; d < 4; ++d) {
+    EXPECT_THAT(DoublesAt(results[d], 0), ElementsAre(d / 2)) << "device " << d;
+    EXPECT_THAT(DoublesAt(results[d], 1), ElementsAre(d % 2)) << "device " << d;
+  }
+}
+
+// One partition per device: partition-id counts the devices, replica-id is 0.
+TEST(CollectiveEvaluationTest, PartitionIdWithOnePartitionPerDevice) {
+  constexpr char kHlo[] = R"(
+HloModule ids, replica_count=1, num_partitions=4
+
+ENTRY e {
+  r = u32[] replica-id()
+  p = u32[] partition-id()
+  ROOT t = (u32[], u32[]) tuple(r, p)
+}
+)";
+  HMO_REPLICATED_OK(results, EvaluateReplicatedText(kHlo, std::vector<std::vector<Literal>>(4)));
+  for (int d = 0; d < 4; ++d) {
+    EXPECT_THAT(DoublesAt(results[d], 0), ElementsAre(0)) << "device " << d;
+    EXPECT_THAT(DoublesAt(results[d], 1), ElementsAre(d)) << "device " << d;
+  }
+}
+
+TEST(CollectiveEvaluationTest, DevicesMustBeWholeReplicasOfThePartitions) {
+  constexpr char kHlo[] = R"(
+HloModule ids, replica_count=1, num_partitions=2
+
+ENTRY e {
+  ROOT p = u32[] partition-id()
+}
+)";
+  absl::StatusOr<std::vector<Literal>> results = EvaluateReplicatedText(kHlo, std::vector<std::vector<Literal>>(3));
+  ASSERT_FALSE(results.ok());
+  EXPECT_EQ(results.status().code(), absl::StatusCode::kInvalidArgument) << results.status();
+  EXPECT_THAT(std::string(results.status().message()), HasSubstr("2 partitions"));
+}
+
+// Every group mode on a 2x2 grid; device d contributes v_d = 10 (d + 1).
+// Devices: 0 = (r0, p0), 1 = (r0, p1), 2 = (r1, p0), 3 = (r1, p1).
+//  - cross-replica (no channel_id), groups {{1,0}} of replicas, each
+//    partition on its own: p0 gathers [v2, v0], p1 [v3, v1];
+//  - cross-replica-and-partition (channel_id, no use_global_device_ids),
+//    groups {{1,0}} of replicas with all their partitions: [v2, v3, v0, v1];
+//  - flattened ids (use_global_device_ids=true), groups {{3,0},{2,1}} of
+//    devices: devices 0, 3 gather [v3, v0], devices 1, 2 [v2, v1];
+//  - cross-partition (collective-broadcast with a channel_id), groups
+//    {{1,0}} of partitions in each replica: the root is partition 1, so
+//    replica 0 gets v1 and replica 1 gets v3;
+//  - collective-broadcast without channel_id: groups of replicas, the root
+//    is replica 1: partition 0 gets v2, partition 1 gets v3.
+TEST(CollectiveEvaluationTest, GroupModesOnATwoByTwoGrid) {
+  constexpr char kHlo[] = R"(
+HloModule modes, replica_count=2, num_partitions=2
+
+ENTRY e {
+  p = f32[1] parameter(0)
+  cross_replica = f32[2] all-gather(p), replica_groups={{1,0}}, dimensions={0}
+  cross_replica_and_partition = f32[4] all-gather(p), channel_id=1, replica_groups={{1,0}}, dimensions={0}
+  flattened = f32[2] all-gather(p), channel_id=2, replica_groups={{3,0},{2,1}}, use_global_device_ids=true,
+      dimensions={0}
+  cross_partition = f32[1] collective-broadcast(p), channel_id=3, replica_groups={{1,0}}
+  broadcast_replicas = f32[1] collective-broadcast(p), replica_groups={{1,0}}
+  ROOT t = (f32[2], f32[4], f32[2], f32[1], f32[1]) tuple(cross_replica, cross_replica_and_partition, flattened,
+      cross_partition, broadcast_replicas)
+}
+)";
+  HMO_REPLICATED_OK(results, EvaluateReplicatedText(kHlo, OneArrayEach("f32[1]", {{10}, {20}, {30}, {40}})));
+  EXPECT_THAT(DoublesAt(results[0], 0), ElementsAre(30, 10));
+  EXPECT_THAT(DoublesAt(results[1], 0), ElementsAre(40, 20));
+  EXPECT_THAT(DoublesAt(results[2], 0), ElementsAre(30, 10));
+  EXPECT_THAT(DoublesAt(results[3], 0), ElementsAre(40, 20));
+  for (int d = 0; d < 4; ++d) EXPECT_THAT(DoublesAt(results[d], 1), ElementsAre(30, 40, 10, 20)) << "device " << d;
+  EXPECT_THAT(DoublesAt(results[0], 2), ElementsAre(40, 10));
+  EXPECT_THAT(DoublesAt(results[3], 2), ElementsAre(40, 10));
+  EXPECT_THAT(DoublesAt(results[1], 2), ElementsAre(30, 20));
+  EXPECT_THAT(DoublesAt(results[2], 2), ElementsAre(30, 20));
+  EXPECT_THAT(DoublesAt(results[0], 3), ElementsAre(20));
+  EXPECT_THAT(DoublesAt(results[1], 3), ElementsAre(20));
+  EXPECT_THAT(DoublesAt(results[2], 3), ElementsAre(40));
+  EXPECT_THAT(DoublesAt(results[3], 3), ElementsAre(40));
+  EXPECT_THAT(DoublesAt(results[0], 4), ElementsAre(30));
+  EXPECT_THAT(DoublesAt(results[1], 4), ElementsAre(40));
+  EXPECT_THAT(DoublesAt(results[2], 4), ElementsAre(30));
+  EXPECT_THAT(DoublesAt(results[3], 4), ElementsAre(40));
+}
+
+// The variadic all-reduce XLA's CPU pipeline emits (combined all-reduces),
+// over flattened ids {{0,2},{1,3}} of 4 partitions. Device d holds
+// a[i] = 1000 d + i, b[i] = (d + 1) i, c = (d + 1) / 4:
+// group {0,2}: a = 2000 + 2i, b = 4i, c = 1; group {1,3}: a = 4000 + 2i,
+// b = 6i, c = 1.5.
+TEST(CollectiveEvaluationTest, TupleAllReduceReducesEachElement) {
+  constexpr char kHlo[] = R"(
+HloModule tuple_all_reduce, replica_count=1, num_partitions=4
+
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+
+ENTRY e {
+  a = f32[16,16] parameter(0)
+  b = f32[8,16] parameter(1)
+  c = f32[] parameter(2)
+  ROOT ar = (f32[16,16], f32[8,16], f32[]) all-reduce(a, b, c), channel_id=2, replica_groups={{0,2},{1,3}},
+      use_global_device_ids=true, to_apply=add
+}
+)";
+  const auto arguments = PerDevice([](int d) {
+    std::vector<double> a(256), b(128);
+    for (int i = 0; i < 256; ++i) a[i] = 1000.0 * d + i;
+    for (int i = 0; i < 128; ++i) b[i] = (d + 1.0) * i;
+    std::vector<Literal> args;
+    args.push_back(MakeArray("f32[16,16]", a));
+    args.push_back(MakeArray("f32[8,16]", b));
+    args.push_back(MakeArray("f32[]", {(d + 1) / 4.0}));
+    return args;
+  });
+  HMO_REPLICATED_OK(results, EvaluateReplicatedText(kHlo, arguments));
+  for (int d = 0; d < 4; ++d) {
+    const bool odd = d % 2 == 1;
+    std::vector<double> a(256), b(128);
+    for (int i = 0; i < 256; ++i) a[i] = (odd ? 4000 : 2000) + 2.0 * i;
+    for (int i = 0; i < 128; ++i) b[i] = (odd ? 6.0 : 4.0) * i;
+    ASSERT_EQ(results[d].tuple_elements().size(), 3u);
+    EXPECT_EQ(results[d].tuple_elements()[0].shape().ToString(false), "f32[16,16]");
+    EXPECT_EQ(DoublesAt(results[d], 0), a) << "device " << d;
+    EXPECT_EQ(DoublesAt(results[d], 1), b) << "device " << d;
+    EXPECT_THAT(DoublesAt(results[d], 2), ElementsAre(odd ? 1.5 : 1.0)) << "device " << d;
+  }
+}
+
+// A variadic all-gather over replicas {{1,0},{3,2}}: each operand gathered
+// on its own along dimension 0, in rank order.
+TEST(CollectiveEvaluationTest, VariadicAllGather) {
+  constexpr char kHlo[] = R"(
+HloModule variadic_all_gather
+
+ENTRY e {
+  p = f32[1] parameter(0)
+  q = f32[2,1] parameter(1)
+  ROOT ag = (f32[2], f32[4,1]) all-gather(p, q), replica_groups={{1,0},{3,2}}, dimensions={0}
+}
+)";
+  const auto arguments = PerDevice([](int d) {
+    std::vector<Literal> args;
+    args.push_back(MakeArray("f32[1]", {d + 0.5}));
+    args.push_back(MakeArray("f32[2,1]", {10.0 * d, 10.0 * d + 1}));
+    return args;
+  });
+  HMO_REPLICATED_OK(results, EvaluateReplicatedText(kHlo, arguments));
+  EXPECT_THAT(DoublesAt(results[0], 0), ElementsAre(1.5, 0.5));
+  EXPECT_THAT(DoublesAt(results[0], 1), ElementsAre(10, 11, 0, 1));
+  EXPECT_THAT(DoublesAt(results[1], 1), ElementsAre(10, 11, 0, 1));
+  EXPECT_THAT(DoublesAt(results[2], 0), ElementsAre(3.5, 2.5));
+  EXPECT_THAT(DoublesAt(results[3], 1), ElementsAre(30, 31, 20, 21));
+}
+
+// operand_d[i][j] = 100 d + 10 i + j over flattened ids {{3,1},{2,0}}:
+// {3,1} sums to 400 + 20 i + 2 j, of which device 3 (rank 0) keeps rows 0-1
+// and device 1 (rank 1) rows 2-3; {2,0} sums to 200 + 20 i + 2 j.
+TEST(CollectiveEvaluationTest, ReduceScatterAlongDimensionZeroOverFlattenedIds) {
+  constexpr char kHlo[] = R"(
+HloModule reduce_scatter_rows, replica_count=1, num_partitions=4
+
+sum {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT s = s32[] add(a, b)
+}
+
+ENTRY e {
+  p = s32[4,2] parameter(0)
+  ROOT rs = s32[2,2] reduce-scatter(p), channel_id=1, replica_groups={{3,1},{2,0}}, use_global_device_ids=true,
+      dimensions={0}, to_apply=sum
+}
+)";
+  const auto arguments = PerDevice([](int d) {
+    std::vector<double> values;
+    for (int i = 0; i < 4; ++i) {
+      for (int j = 0; j < 2; ++j) values.push_back(100 * d + 10 * i + j);
+    }
+    std::vector<Literal> args;
+    args.push_back(MakeArray("s32[4,2]", values));
+    return args;
+  });
+  HMO_REPLICATED_OK(results, EvaluateReplicatedText(kHlo, arguments));
+  EXPECT_THAT(Ints(results[3]), ElementsAre(400, 402, 420, 422));
+  EXPECT_THAT(Ints(results[1]), ElementsAre(440, 442, 460, 462));
+  EXPECT_THAT(Ints(results[2]), ElementsAre(200, 202, 220, 222));
+  EXPECT_THAT(Ints(results[0]), ElementsAre(240, 242, 260, 262));
+}
+
+// Across 4 partitions (channel_id), x_d[j] = 10 d + j cut into chunks of 2;
+// rank r's chunk k is rank k's chunk r: [10k + 2r, 10k + 2r + 1].
+TEST(CollectiveEvaluationTest, AllToAllAlongDimensionZero) {
+  constexpr char kHlo[] = R"(
+HloModule all_to_all_rows, replica_count=1, num_partitions=4
+
+ENTRY e {
+  p = f32[8] parameter(0)
+  ROOT a2a = f32[8] all-to-all(p), channel_id=1, replica_groups={{0,1,2,3}}, dimensions={0}
+}
+)";
+  const auto arguments = PerDevice([](int d) {
+    std::vector<double> values;
+    for (int j = 0; j < 8; ++j) values.push_back(10 * d + j);
+    std::vector<Literal> args;
+    args.push_back(MakeArray("f32[8]", values));
+    return args;
+  });
+  HMO_REPLICATED_OK(results, EvaluateReplicatedText(kHlo, arguments));
+  EXPECT_THAT(Doubles(results[0]), ElementsAre(0, 1, 10, 11, 20, 21, 30, 31));
+  EXPECT_THAT(Doubles(results[1]), ElementsAre(2, 3, 12, 13, 22, 23, 32, 33));
+  EXPECT_THAT(Doubles(results[2]), ElementsAre(4, 5, 14, 15, 24, 25, 34, 35));
+  EXPECT_THAT(Doubles(results[3]), ElementsAre(6, 7, 16, 17, 26, 27, 36, 37));
+}
+
+// Across 4 replicas in the group {3,2,1,0} (device d has rank 3 - d),
+// x_d[i][j] = 100 i + 10 d + j cut into columns: column k of device d is
+// column (3 - d) of the device of rank k, 3 - k: 100 i + 10 (3 - k) + 3 - d.
+TEST(CollectiveEvaluationTest, AllToAllAlongDimensionOneInRankOrder) {
+  constexpr char kHlo[] = R"(
+HloModule all_to_all_columns, replica_count=4
+
+ENTRY e {
+  p = f32[2,4] parameter(0)
+  ROOT a2a = f32[2,4] all-to-all(p), replica_groups={{3,2,1,0}}, dimensions={1}
+}
+)";
+  const auto arguments = PerDevice([](int d) {
+    std::vector<double> values;
+    for (int i = 0; i < 2; ++i) {
+      for (int j = 0; j < 4; ++j) values.push_back(100 * i + 10 * d + j);
+    }
+    std::vector<Literal> args;
+    args.push_back(MakeArray("f32[2,4]", values));
+    return args;
+  });
+  HMO_REPLICATED_OK(results, EvaluateReplicatedText(kHlo, arguments));
+  EXPECT_THAT(Doubles(results[0]), ElementsAre(33, 23, 13, 3, 133, 123, 113, 103));
+  EXPECT_THAT(Doubles(results[1]), ElementsAre(32, 22, 12, 2, 132, 122, 112, 102));
+  EXPECT_THAT(Doubles(results[2]), ElementsAre(31, 21, 11, 1, 131, 121, 111, 101));
+  EXPECT_THAT(Doubles(results[3]), ElementsAre(30, 20, 10, 0, 130, 120, 110, 100));
+}
+
+// The tuple form across the partitions of each replica, groups {{1,0}}:
+// partition 1 has rank 0. Device d holds a = [10 d], b = [10 d + 1];
+// result k is operand <my rank> of the device of rank k.
+TEST(CollectiveEvaluationTest, AllToAllTupleForm) {
+  constexpr char kHlo[] = R"(
+HloModule all_to_all_tuple, replica_count=2, num_partitions=2
+
+ENTRY e {
+  a = f32[1] parameter(0)
+  b = f32[1] parameter(1)
+  ROOT a2a = (f32[1], f32[1]) all-to-all(a, b), channel_id=1, replica_groups={{1,0}}
+}
+)";
+  const auto arguments = PerDevice([](int d) {
+    std::vector<Literal> args;
+    args.push_back(MakeArray("f32[1]", {10.0 * d}));
+    args.push_back(MakeArray("f32[1]", {10.0 * d + 1}));
+    return args;
+  });
+  HMO_REPLICATED_OK(results, EvaluateReplicatedText(kHlo, arguments));
+  // Device 0 (rank 1): operand 1 of device 1, then of device 0.
+  EXPECT_THAT(DoublesAt(results[0], 0), ElementsAre(11));
+  EXPECT_THAT(DoublesAt(results[0], 1), ElementsAre(1));
+  // Device 1 (rank 0): operand 0 of device 1, then of device 0.
+  EXPECT_THAT(DoublesAt(results[1], 0), ElementsAre(10));
+  EXPECT_THAT(DoublesAt(results[1], 1), ElementsAre(0));
+  EXPECT_THAT(DoublesAt(results[2], 0), ElementsAre(31));
+  EXPECT_THAT(DoublesAt(results[2], 1), ElementsAre(21));
+  EXPECT_THAT(DoublesAt(results[3], 0), ElementsAre(30));
+  EXPECT_THAT(DoublesAt(results[3], 1), ElementsAre(20));
+}
+
+// On a 2x2 grid, device d holding [d + 1, 10 (d + 1)]: with a channel_id
+// the pairs name partitions (partition 0 -> 1 in each replica), without one
+// replicas (replica 1 -> 0 in each partition); the others get zeros.
+TEST(CollectiveEvaluationTest, CollectivePermuteWithPartitions) {
+  constexpr char kHlo[] = R"(
+HloModule permute_partitions, replica_count=2, num_partitions=2
+
+ENTRY e {
+  p = f32[2] parameter(0)
+  partitions = f32[2] collective-permute(p), channel_id=1, source_target_pairs={{0,1}}
+  replicas = f32[2] collective-permute(p), source_target_pairs={{1,0}}
+  ROOT t = (f32[2], f32[2]) tuple(partitions, replicas)
+}
+)";
+  HMO_REPLICATED_OK(results,
+                    EvaluateReplicatedText(kHlo, OneArrayEach("f32[2]", {{1, 10}, {2, 20}, {3, 30}, {4, 40}})));
+  EXPECT_THAT(DoublesAt(results[0], 0), ElementsAre(0, 0));
+  EXPECT_THAT(DoublesAt(results[1], 0), ElementsAre(1, 10));
+  EXPECT_THAT(DoublesAt(results[2], 0), ElementsAre(0, 0));
+  EXPECT_THAT(DoublesAt(results[3], 0), ElementsAre(3, 30));
+  EXPECT_THAT(DoublesAt(results[0], 1), ElementsAre(3, 30));
+  EXPECT_THAT(DoublesAt(results[1], 1), ElementsAre(4, 40));
+  EXPECT_THAT(DoublesAt(results[2], 1), ElementsAre(0, 0));
+  EXPECT_THAT(DoublesAt(results[3], 1), ElementsAre(0, 0));
+}
+
+// The async pairs over 4 partitions, device d holding p = [d + 1, 10 (d + 1)]:
+//  - all-reduce-start/done over flattened {{0,1},{2,3}}: [3, 30] and [7, 70];
+//  - all-gather-start/done of p's first element over {{3,2},{1,0}} along
+//    dimension 0: devices 2, 3 get [[4],[3]], devices 0, 1 [[2],[1]]; the
+//    start also carries the operand (element 0);
+//  - collective-permute-start/done along the pairs 0 -> 1 -> 2 -> 3:
+//    device 0 receives nothing (zeros).
+TEST(CollectiveEvaluationTest, AsyncPairs) {
+  constexpr char kHlo[] = R"(
+HloModule async_pairs, replica_count=1, num_partitions=4
+
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+
+ENTRY e {
+  p = f32[2] parameter(0)
+  ars = f32[2] all-reduce-start(p), channel_id=1, replica_groups={{0,1},{2,3}}, use_global_device_ids=true, to_apply=sum
+  ard = f32[2] all-reduce-done(ars)
+  q = f32[1] slice(p), slice={[0:1]}
+  q2 = f32[1,1] reshape(q)
+  ags = (f32[1,1], f32[2,1]) all-gather-start(q2), channel_id=2, replica_groups={{3,2},{1,0}}, dimensions={0},
+      use_global_device_ids=true
+  agd = f32[2,1] all-gather-done(ags)
+  started = f32[1,1] get-tuple-element(ags), index=0
+  cps = (f32[2], f32[2], u32[], u32[]) collective-permute-start(p), channel_id=3,
+      source_target_pairs={{0,1},{1,2},{2,3}}
+  cpd = f32[2] collective-permute-done(cps)
+  ROOT t = (f32[2], f32[2,1], f32[1,1], f32[2]) tuple(ard, agd, started, cpd)
+}
+)";
+  HMO_REPLICATED_OK(results,
+                    EvaluateReplicatedText(kHlo, OneArrayEach("f32[2]", {{1, 10}, {2, 20}, {3, 30}, {4, 40}})));
+  EXPECT_THAT(DoublesAt(results[0], 0), ElementsAre(3, 30));
+  EXPECT_THAT(DoublesAt(results[1], 0), ElementsAre(3, 30));
+  EXPECT_THAT(DoublesAt(results[2], 0), ElementsAre(7, 70));
+  EXPECT_THAT(DoublesAt(results[3], 0), ElementsAre(7, 70));
+  EXPECT_THAT(DoublesAt(results[0], 1), ElementsAre(2, 1));
+  EXPECT_THAT(DoublesAt(results[1], 1), ElementsAre(2, 1));
+  EXPECT_THAT(DoublesAt(results[2], 1), ElementsAre(4, 3));
+  EXPECT_THAT(DoublesAt(results[3], 1), ElementsAre(4, 3));
+  for (int d = 0; d < 4; ++d) EXPECT_THAT(DoublesAt(results[d], 2), ElementsAre(d + 1)) << "device " << d;
+  EXPECT_THAT(DoublesAt(results[0], 3), ElementsAre(0, 0));
+  EXPECT_THAT(DoublesAt(results[1], 3), ElementsAre(1, 10));
+  EXPECT_THAT(DoublesAt(results[2], 3), ElementsAre(2, 20));
+  EXPECT_THAT(DoublesAt(results[3], 3), ElementsAre(3, 30));
+}
+
+// Evaluate runs one device of a partitioned module: partition-id 0 and
+// collectives among one device copy their operand.
+TEST(CollectiveEvaluationTest, SingleDeviceEvaluateOfAPartitionedModule) {
+  constexpr char kHlo[] = R"(
+HloModule one_device, replica_count=1, num_partitions=4
+
+ENTRY e {
+  p = f32[2] parameter(0)
+  id = u32[] partition-id()
+  a2a = f32[2] all-to-all(p), channel_id=1, dimensions={0}
+  bc = f32[2] collective-broadcast(a2a), channel_id=2
+  ROOT t = (u32[], f32[2]) tuple(id, bc)
+}
+)";
+  HMO_EVAL_OK(result, EvaluateText(kHlo, {MakeArray("f32[2]", {5, 7})}));
+  EXPECT_THAT(DoublesAt(result, 0), ElementsAre(0));
+  EXPECT_THAT(DoublesAt(result, 1), ElementsAre(5, 7));
+}
+
+// A device that fails is named with its replica and partition.
+TEST(CollectiveEvaluationTest, FailingDeviceIsNamedWithReplicaAndPartition) {
+  constexpr char kHlo[] = R"(
+HloModule failing, replica_count=2, num_partitions=2
+
+ENTRY e {
+  p = f32[2] parameter(0)
+  ROOT a2a = f32[2] all-to-all(p), channel_id=1, replica_groups={{0,1}}, dimensions={0}
+}
+)";
+  std::vector<std::vector<Literal>> arguments = OneArrayEach("f32[2]", {{1, 2}, {3, 4}, {5, 6}, {7, 8}});
+  arguments[3][0] = MakeArray("f32[3]", {1, 2, 3});
+  absl::StatusOr<std::vector<Literal>> results = EvaluateReplicatedText(kHlo, arguments);
+  ASSERT_FALSE(results.ok());
+  EXPECT_EQ(results.status().code(), absl::StatusCode::kInvalidArgument) << results.status();
+  EXPECT_THAT(std::string(results.status().message()), HasSubstr("device 3 (replica 1, partition 1)"));
 }
 
 }  // namespace

@@ -1,11 +1,11 @@
 #ifndef HMO_EVAL_COLLECTIVE_EXCHANGE_H_
 #define HMO_EVAL_COLLECTIVE_EXCHANGE_H_
 
-// The meeting point of the evaluator's replicas (HloEvaluator::
-// EvaluateReplicated): at each collective every replica deposits its
-// operand and picks up the operands of the replicas it needs. A round is
+// The meeting point of the evaluator's devices (HloEvaluator::
+// EvaluateReplicated): at each collective every device deposits its
+// operands and picks up the deposits of the devices it needs. A round is
 // one execution of one collective instruction, told apart by how many
-// times the replica ran that instruction before (its occurrence), so the
+// times the device ran that instruction before (its occurrence), so the
 // rounds of a collective in a loop body match iteration by iteration.
 
 #include <chrono>
@@ -14,45 +14,51 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "hmo/ir/collective_attributes.h"
 #include "hmo/ir/hlo_instruction.h"
 #include "hmo/ir/literal.h"
 
 namespace hmo::eval_internal {
 
+// How messages name `device` of `grid`: "replica r" while there is one
+// partition (the replicas are the devices), else "device d (replica r,
+// partition p)".
+std::string DeviceName(const DeviceGrid& grid, int64_t device);
+
 class CollectiveExchange {
  public:
-  CollectiveExchange(int64_t num_replicas, std::chrono::milliseconds timeout)
-      : num_replicas_(num_replicas), timeout_(timeout) {}
+  CollectiveExchange(const DeviceGrid& grid, std::chrono::milliseconds timeout) : grid_(grid), timeout_(timeout) {}
 
-  int64_t num_replicas() const { return num_replicas_; }
+  const DeviceGrid& grid() const { return grid_; }
 
-  // Deposits `value` as `replica`'s part of round (instruction,
-  // occurrence) and waits until each replica of `needed` has deposited its
-  // part; returns those parts in the order of `needed`. DEADLINE_EXCEEDED
-  // naming the replicas still missing after the timeout; ABORTED when
-  // Abort was called (another replica failed).
+  // Deposits `value` as `device`'s part of round (instruction, occurrence)
+  // and waits until each device of `needed` has deposited its part; returns
+  // those parts in the order of `needed`. DEADLINE_EXCEEDED naming the
+  // devices still missing after the timeout; ABORTED when Abort was called
+  // (another device failed).
   absl::StatusOr<std::vector<std::shared_ptr<const Literal>>> Exchange(
-      const HloInstruction& instruction, int64_t occurrence, int64_t replica, Literal value,
+      const HloInstruction& instruction, int64_t occurrence, int64_t device, Literal value,
       absl::Span<const int64_t> needed);
 
-  // Wakes every waiting replica with ABORTED carrying `why`; later
-  // Exchange calls fail the same way.
+  // Wakes every waiting device with ABORTED carrying `why`; later Exchange
+  // calls fail the same way.
   void Abort(const absl::Status& why);
 
  private:
   struct Round {
-    std::map<int64_t, std::shared_ptr<const Literal>> parts;  // by replica
-    int64_t finished = 0;  // replicas done with the round
+    std::map<int64_t, std::shared_ptr<const Literal>> parts;  // by device
+    int64_t finished = 0;  // devices done with the round
   };
   using RoundKey = std::pair<const HloInstruction*, int64_t>;
 
-  const int64_t num_replicas_;
+  const DeviceGrid grid_;
   const std::chrono::milliseconds timeout_;
   std::mutex mutex_;
   std::condition_variable changed_;
@@ -60,10 +66,11 @@ class CollectiveExchange {
   absl::Status aborted_;
 };
 
-// What one replica's evaluation knows about the replicated run: its number,
-// where it meets the others, and how many times it ran each collective.
-struct ReplicaContext {
-  int64_t replica = 0;
+// What one device's evaluation knows about the SPMD run: its number (its
+// replica and partition follow from the exchange's grid), where it meets
+// the others, and how many times it ran each collective.
+struct DeviceContext {
+  int64_t device = 0;
   CollectiveExchange* exchange = nullptr;
   std::map<const HloInstruction*, int64_t> occurrences;
 };

@@ -1,17 +1,20 @@
-// The collectives across the replicas of one evaluation: each replica's
-// operand goes through the CollectiveExchange, and the replica computes its
-// own result from the parts of the replicas it needs, in rank order.
+// The collectives across the devices of one evaluation: each device deposits
+// its operands in the CollectiveExchange, and computes its own result from
+// the deposits of the devices it needs, in rank order. Who takes part, and
+// who sends to whom, comes from hmo/ir/collective_attributes.h alone.
 
+#include <algorithm>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "collective_exchange.h"
 #include "element_copy.h"
 #include "element_types.h"
 #include "elementwise_apply.h"
+#include "fmt/format.h"
+#include "hmo/base/status_macros.h"
 #include "hmo/ir/collective_attributes.h"
 #include "hmo/ir/shape.h"
 #include "index_space.h"
@@ -21,56 +24,27 @@
 namespace hmo::eval_internal {
 namespace {
 
+using Parts = std::vector<std::shared_ptr<const Literal>>;
+
 std::string Describe(const HloInstruction& instr) {
-  return absl::StrCat(std::string(HloOpcodeString(instr.opcode())), " ", instr.name());
+  return fmt::format("{} {}", std::string(HloOpcodeString(instr.opcode())), instr.name());
 }
 
-absl::Status Unsupported(const HloInstruction& instr, std::string_view why) {
-  return absl::UnimplementedError(absl::StrCat("evaluator: ", Describe(instr), ": ", std::string(why)));
+absl::Status Unsupported(const HloInstruction& instr, const std::string& why) {
+  return absl::UnimplementedError(fmt::format("evaluator: {}: {}", Describe(instr), why));
 }
 
-absl::Status Invalid(const HloInstruction& instr, std::string_view why) {
-  return absl::InvalidArgumentError(absl::StrCat("evaluator: ", Describe(instr), ": ", std::string(why)));
+absl::Status Invalid(const HloInstruction& instr, const std::string& why) {
+  return absl::InvalidArgumentError(fmt::format("evaluator: {}: {}", Describe(instr), why));
 }
 
-// The group of `replica` in the instruction's replica_groups (rank order).
-absl::StatusOr<std::vector<int64_t>> GroupOf(const HloInstruction& instr, int64_t replica,
-                                             int64_t num_replicas) {
-  std::vector<std::vector<int64_t>> groups;
-  const std::optional<std::string_view> text = instr.GetRawAttribute("replica_groups");
-  if (text.has_value()) {
-    absl::StatusOr<std::vector<std::vector<int64_t>>> parsed = ParseReplicaGroups(*text);
-    if (!parsed.ok()) return Invalid(instr, std::string(parsed.status().message()));
-    groups = std::move(*parsed);
-  }
-  if (groups.empty()) {
-    std::vector<int64_t> all;
-    for (int64_t r = 0; r < num_replicas; ++r) all.push_back(r);
-    return all;
-  }
-  const std::vector<int64_t>* mine = nullptr;
-  for (const std::vector<int64_t>& group : groups) {
-    for (int64_t id : group) {
-      if (id < 0 || id >= num_replicas) {
-        return Invalid(instr, absl::StrCat("replica_groups=", std::string(*text), " names replica ", id,
-                                           "; there are ", num_replicas));
-      }
-      if (id == replica) mine = &group;
-    }
-  }
-  if (mine == nullptr) {
-    return Invalid(instr, absl::StrCat("replica ", replica, " is in no group of replica_groups=",
-                                       std::string(*text)));
-  }
-  return *mine;
+// An error of the shared attribute helpers, prefixed with the instruction.
+absl::Status Named(const HloInstruction& instr, const absl::Status& status) {
+  return absl::Status(status.code(),
+                      fmt::format("evaluator: {}: {}", Describe(instr), std::string(status.message())));
 }
 
-int64_t RankIn(const std::vector<int64_t>& group, int64_t replica) {
-  for (size_t i = 0; i < group.size(); ++i) {
-    if (group[i] == replica) return static_cast<int64_t>(i);
-  }
-  return -1;
-}
+std::string ShapeText(const Shape& shape) { return shape.ToString(false); }
 
 // acc[i] = to_apply(acc[i], next[i]) for every element, rounded to the
 // element type. Simple binary reducers (add, maximum, ...) are applied
@@ -103,177 +77,330 @@ absl::Status CombineInto(const HloComputation& to_apply, const Literal& next, co
     if (!status.ok() || native) return status;
   }
   for (int64_t i = 0; i < n; ++i) {
-    absl::StatusOr<std::vector<Literal>> value =
-        ApplyScalarComputation(to_apply, {ScalarAt(*acc, i), ScalarAt(next, i)}, run);
-    if (!value.ok()) return value.status();
-    SetElementFromScalar(acc, i, value->at(0));
+    HMO_ASSIGN_OR_RETURN(std::vector<Literal> value,
+                         ApplyScalarComputation(to_apply, {ScalarAt(*acc, i), ScalarAt(next, i)}, run));
+    SetElementFromScalar(acc, i, value.at(0));
   }
   return absl::OkStatus();
 }
 
-// to_apply folded over the parts in rank order: ((p0 op p1) op p2) ...
-absl::StatusOr<Literal> ReduceParts(const HloInstruction& instr,
-                                    const std::vector<std::shared_ptr<const Literal>>& parts,
-                                    const ComputationRunner& run) {
+// to_apply folded over the values in rank order: ((v0 op v1) op v2) ...
+absl::StatusOr<Literal> Reduce(const HloInstruction& instr, const std::vector<const Literal*>& values,
+                               const ComputationRunner& run) {
   if (instr.to_apply() == nullptr) return Invalid(instr, "no to_apply computation");
-  Literal acc = *parts[0];
-  for (size_t k = 1; k < parts.size(); ++k) {
-    absl::Status combined = CombineInto(*instr.to_apply(), *parts[k], run, &acc);
-    if (!combined.ok()) return combined;
+  Literal acc = *values[0];
+  for (size_t k = 1; k < values.size(); ++k) {
+    HMO_RETURN_IF_ERROR(CombineInto(*instr.to_apply(), *values[k], run, &acc));
   }
   return acc;
 }
 
-// A literal of `shape` holding the elements of `value` (same count, both
-// row-major), so results carry the instruction's own shape and layout.
-Literal Reshaped(const Shape& shape, const Literal& value) {
+// A literal of `shape` holding the elements of `value` (same count and
+// type, both row-major), so results carry the instruction's own shape.
+absl::StatusOr<Literal> Reshaped(const HloInstruction& instr, const Shape& shape, const Literal& value) {
+  if (ShapeUtil::ElementsIn(shape) != value.element_count() || shape.element_type() != value.element_type()) {
+    return Invalid(instr, fmt::format("the result {} does not hold the value {}", ShapeText(shape),
+                                      ShapeText(value.shape())));
+  }
   Literal out(shape);
   *out.mutable_raw_data() = value.raw_data();
   return out;
 }
 
-// The one gathered / scattered dimension, checked: the larger shape is
-// `parts` times the smaller along it and equal elsewhere.
+// The one dimension of dimensions={d}, checked: `larger` is `parts` times
+// `smaller` along it and equal elsewhere (same element type).
 absl::StatusOr<int64_t> SplitDimension(const HloInstruction& instr, const Shape& smaller, const Shape& larger,
                                        int64_t parts) {
   if (instr.dimensions().size() != 1) return Invalid(instr, "expected one dimension in dimensions={...}");
   const int64_t d = instr.dimensions(0);
-  bool fits = d >= 0 && d < smaller.rank() && smaller.rank() == larger.rank();
+  bool fits = d >= 0 && d < smaller.rank() && smaller.rank() == larger.rank() &&
+              smaller.element_type() == larger.element_type();
   for (int64_t i = 0; fits && i < smaller.rank(); ++i) {
     fits = larger.dimensions(i) == smaller.dimensions(i) * (i == d ? parts : 1);
   }
   if (!fits) {
-    return Invalid(instr, absl::StrCat(larger.ToString(false), " is not ", parts, " x ", smaller.ToString(false),
-                                       " along dimension ", d));
+    return Invalid(instr, fmt::format("{} is not {} x {} along dimension {}", ShapeText(larger), parts,
+                                      ShapeText(smaller), d));
   }
   return d;
 }
 
-absl::StatusOr<Literal> AllGather(const HloInstruction& instr,
-                                  const std::vector<std::shared_ptr<const Literal>>& parts) {
-  const Shape& part_shape = parts[0]->shape();
-  absl::StatusOr<int64_t> d = SplitDimension(instr, part_shape, instr.shape(), static_cast<int64_t>(parts.size()));
-  if (!d.ok()) return d.status();
-  Literal out(instr.shape());
-  const std::vector<int64_t> out_strides = RowMajorStrides(out.shape().dimensions());
-  const int64_t width = ByteWidth(out.element_type());
-  for (size_t k = 0; k < parts.size(); ++k) {
-    const int64_t base = static_cast<int64_t>(k) * part_shape.dimensions(*d) * out_strides[*d];
-    int64_t i = 0;
-    ForEachIndex(part_shape.dimensions(), [&](absl::Span<const int64_t> index) {
-      CopyElement(RawBytes(*parts[k]), i++, MutableRawBytes(&out), base + DotIndex(index, out_strides), width);
-    });
-  }
-  return out;
-}
-
-absl::StatusOr<Literal> ReduceScatter(const HloInstruction& instr,
-                                      const std::vector<std::shared_ptr<const Literal>>& parts, int64_t rank,
-                                      const ComputationRunner& run) {
-  absl::StatusOr<int64_t> d =
-      SplitDimension(instr, instr.shape(), parts[0]->shape(), static_cast<int64_t>(parts.size()));
-  if (!d.ok()) return d.status();
-  absl::StatusOr<Literal> reduced = ReduceParts(instr, parts, run);
-  if (!reduced.ok()) return reduced.status();
-  Literal out(instr.shape());
-  const std::vector<int64_t> in_strides = RowMajorStrides(reduced->shape().dimensions());
-  const int64_t width = ByteWidth(out.element_type());
-  const int64_t base = rank * out.shape().dimensions(*d) * in_strides[*d];
-  int64_t i = 0;
-  ForEachIndex(out.shape().dimensions(), [&](absl::Span<const int64_t> index) {
-    CopyElement(RawBytes(*reduced), base + DotIndex(index, in_strides), MutableRawBytes(&out), i++, width);
+// Copies the slab [src_start, src_start + extent) along dimension d of src
+// to [dst_start, dst_start + extent) of *dst; the other dimensions of both
+// are equal.
+void CopySlab(const Literal& src, int64_t src_start, Literal* dst, int64_t dst_start, int64_t d, int64_t extent) {
+  std::vector<int64_t> slab(dst->shape().dimensions().begin(), dst->shape().dimensions().end());
+  slab[static_cast<size_t>(d)] = extent;
+  const std::vector<int64_t> src_strides = RowMajorStrides(src.shape().dimensions());
+  const std::vector<int64_t> dst_strides = RowMajorStrides(dst->shape().dimensions());
+  const int64_t src_base = src_start * src_strides[static_cast<size_t>(d)];
+  const int64_t dst_base = dst_start * dst_strides[static_cast<size_t>(d)];
+  const int64_t width = ByteWidth(dst->element_type());
+  ForEachIndex(slab, [&](absl::Span<const int64_t> index) {
+    CopyElement(RawBytes(src), src_base + DotIndex(index, src_strides), MutableRawBytes(dst),
+                dst_base + DotIndex(index, dst_strides), width);
   });
+}
+
+// all-gather: the values concatenated along dimensions={d} in rank order.
+absl::StatusOr<Literal> Gather(const HloInstruction& instr, const std::vector<const Literal*>& values,
+                               const Shape& result) {
+  const Shape& part = values[0]->shape();
+  HMO_ASSIGN_OR_RETURN(int64_t d, SplitDimension(instr, part, result, static_cast<int64_t>(values.size())));
+  Literal out(result);
+  const int64_t extent = part.dimensions(d);
+  for (size_t k = 0; k < values.size(); ++k) CopySlab(*values[k], 0, &out, static_cast<int64_t>(k) * extent, d, extent);
   return out;
 }
 
-absl::StatusOr<Literal> CollectivePermute(const HloInstruction& instr, const Literal& operand,
-                                          ReplicaContext& context, int64_t occurrence) {
-  const int64_t num_replicas = context.exchange->num_replicas();
-  std::vector<std::pair<int, int>> pairs;
-  const std::optional<std::string_view> text = instr.GetRawAttribute("source_target_pairs");
-  if (text.has_value()) {
-    absl::StatusOr<std::vector<std::pair<int, int>>> parsed = ParseSourceTargetPairs(*text);
-    if (!parsed.ok()) return Invalid(instr, std::string(parsed.status().message()));
-    pairs = std::move(*parsed);
+// reduce-scatter: block `rank` along dimensions={d} of the reduced values.
+absl::StatusOr<Literal> Scatter(const HloInstruction& instr, const std::vector<const Literal*>& values,
+                                const Shape& result, int64_t rank, const ComputationRunner& run) {
+  HMO_ASSIGN_OR_RETURN(int64_t d,
+                       SplitDimension(instr, result, values[0]->shape(), static_cast<int64_t>(values.size())));
+  HMO_ASSIGN_OR_RETURN(Literal reduced, Reduce(instr, values, run));
+  Literal out(result);
+  const int64_t extent = result.dimensions(d);
+  CopySlab(reduced, rank * extent, &out, 0, d, extent);
+  return out;
+}
+
+// The array all-to-all along dimensions={d}: every operand is cut into N
+// chunks along d, chunk k going to rank k; the result's chunk k is the
+// chunk rank k sent to `rank`.
+absl::StatusOr<Literal> AllToAllArray(const HloInstruction& instr, const std::vector<const Literal*>& values,
+                                      const Shape& result, int64_t rank) {
+  if (instr.dimensions().size() != 1) return Invalid(instr, "expected one dimension in dimensions={...}");
+  const int64_t d = instr.dimensions(0);
+  const Shape& operand = values[0]->shape();
+  const int64_t n = static_cast<int64_t>(values.size());
+  if (!ShapeUtil::EqualIgnoringLayout(operand, result) || d < 0 || d >= operand.rank() ||
+      operand.dimensions(d) % n != 0) {
+    return Invalid(instr, fmt::format("cannot split {} into {} chunks along dimension {} giving {}",
+                                      ShapeText(operand), n, d, ShapeText(result)));
   }
-  std::vector<int64_t> source;  // the replica sending to this one, if any
-  for (const auto& [from, to] : pairs) {
-    if (from < 0 || from >= num_replicas || to < 0 || to >= num_replicas) {
-      return Invalid(instr, absl::StrCat("the pair {", from, ",", to, "} names a replica past the ", num_replicas,
-                                         " there are"));
+  Literal out(result);
+  const int64_t extent = operand.dimensions(d) / n;
+  for (int64_t k = 0; k < n; ++k) CopySlab(*values[k], rank * extent, &out, k * extent, d, extent);
+  return out;
+}
+
+// The shapes of the collective's own result, one per operand: the result
+// itself for one array operand, else the elements of a tuple result.
+absl::StatusOr<std::vector<const Shape*>> ResultShapes(const HloInstruction& instr, const Shape& result,
+                                                       Operands operands) {
+  for (const Literal* operand : operands) {
+    if (!operand->shape().IsArray()) return Unsupported(instr, "only array operands are supported");
+  }
+  std::vector<const Shape*> shapes;
+  if (result.IsTuple()) {
+    for (const Shape& element : result.tuple_shapes()) shapes.push_back(&element);
+  } else {
+    shapes.push_back(&result);
+  }
+  bool fits = shapes.size() == operands.size();
+  for (const Shape* shape : shapes) fits = fits && shape->IsArray();
+  if (!fits) {
+    return Unsupported(instr, fmt::format("{} operand(s) with the result {}", operands.size(), ShapeText(result)));
+  }
+  return shapes;
+}
+
+// The operands as one literal: a device's deposit in the exchange.
+Literal Bundle(Operands operands) {
+  std::vector<Literal> elements;
+  elements.reserve(operands.size());
+  for (const Literal* operand : operands) elements.push_back(*operand);
+  return Literal::MakeTuple(std::move(elements));
+}
+
+// Operand `i` of each deposit, in the order of `parts`.
+std::vector<const Literal*> OperandOfEach(const Parts& parts, size_t i) {
+  std::vector<const Literal*> values;
+  values.reserve(parts.size());
+  for (const std::shared_ptr<const Literal>& part : parts) values.push_back(&part->tuple_elements().at(i));
+  return values;
+}
+
+// The results of the collectives over groups (all but collective-permute),
+// one per entry of `shapes`.
+absl::StatusOr<std::vector<Literal>> GroupCollective(const HloInstruction& instr, Operands operands,
+                                                     const std::vector<const Shape*>& shapes, DeviceContext& context,
+                                                     int64_t occurrence, const ComputationRunner& run) {
+  CollectiveExchange& exchange = *context.exchange;
+  absl::StatusOr<std::vector<int64_t>> participants =
+      CollectiveParticipants(instr, exchange.grid(), context.device);
+  if (!participants.ok()) return Named(instr, participants.status());
+  const int64_t rank = std::find(participants->begin(), participants->end(), context.device) - participants->begin();
+  const HloOpcode op = instr.opcode();
+  // collective-broadcast needs only the root's operands.
+  std::vector<int64_t> needed = *participants;
+  if (op == HloOpcode::kCollectiveBroadcast) needed = {participants->front()};
+  HMO_ASSIGN_OR_RETURN(Parts parts, exchange.Exchange(instr, occurrence, context.device, Bundle(operands), needed));
+
+  std::vector<Literal> results;
+  if (op == HloOpcode::kAllToAll && !instr.has_dimensions()) {
+    // The tuple form: result k is operand <rank> of rank k.
+    if (shapes.size() != participants->size()) {
+      return Invalid(instr, fmt::format("the tuple form needs one operand per participant: {} operands, {} "
+                                        "participants", shapes.size(), participants->size()));
     }
-    if (to == context.replica) {
-      if (!source.empty()) {
-        return Invalid(instr, absl::StrCat("replica ", to, " is the target of more than one pair"));
+    for (size_t k = 0; k < shapes.size(); ++k) {
+      HMO_ASSIGN_OR_RETURN(Literal value,
+                           Reshaped(instr, *shapes[k], parts[k]->tuple_elements().at(static_cast<size_t>(rank))));
+      results.push_back(std::move(value));
+    }
+    return results;
+  }
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    const std::vector<const Literal*> values = OperandOfEach(parts, i);
+    const Shape& shape = *shapes[i];
+    switch (op) {
+      case HloOpcode::kAllReduce:
+      case HloOpcode::kAllReduceStart: {
+        HMO_ASSIGN_OR_RETURN(Literal reduced, Reduce(instr, values, run));
+        HMO_ASSIGN_OR_RETURN(Literal value, Reshaped(instr, shape, reduced));
+        results.push_back(std::move(value));
+        break;
       }
-      source.push_back(from);
+      case HloOpcode::kAllGather:
+      case HloOpcode::kAllGatherStart: {
+        HMO_ASSIGN_OR_RETURN(Literal value, Gather(instr, values, shape));
+        results.push_back(std::move(value));
+        break;
+      }
+      case HloOpcode::kReduceScatter: {
+        HMO_ASSIGN_OR_RETURN(Literal value, Scatter(instr, values, shape, rank, run));
+        results.push_back(std::move(value));
+        break;
+      }
+      case HloOpcode::kAllToAll: {
+        if (shapes.size() != 1) return Unsupported(instr, "an all-to-all with dimensions takes one operand");
+        HMO_ASSIGN_OR_RETURN(Literal value, AllToAllArray(instr, values, shape, rank));
+        results.push_back(std::move(value));
+        break;
+      }
+      case HloOpcode::kCollectiveBroadcast: {
+        HMO_ASSIGN_OR_RETURN(Literal value, Reshaped(instr, shape, *values[0]));
+        results.push_back(std::move(value));
+        break;
+      }
+      default:
+        return Unsupported(instr, "not a collective over groups");
     }
   }
-  absl::StatusOr<std::vector<std::shared_ptr<const Literal>>> received =
-      context.exchange->Exchange(instr, occurrence, context.replica, operand, source);
-  if (!received.ok()) return received.status();
-  if (received->empty()) return Literal(instr.shape());  // zeros
-  return Reshaped(instr.shape(), *received->front());
+  return results;
+}
+
+// collective-permute: operand i of the source device, zeros without one.
+absl::StatusOr<std::vector<Literal>> Permute(const HloInstruction& instr, Operands operands,
+                                             const std::vector<const Shape*>& shapes, DeviceContext& context,
+                                             int64_t occurrence) {
+  CollectiveExchange& exchange = *context.exchange;
+  absl::StatusOr<PermutePeers> peers = CollectivePermutePeers(instr, exchange.grid(), context.device);
+  if (!peers.ok()) return Named(instr, peers.status());
+  std::vector<int64_t> needed;
+  if (peers->source >= 0) needed.push_back(peers->source);
+  // Every device deposits, even one without a target, so the round closes.
+  HMO_ASSIGN_OR_RETURN(Parts parts, exchange.Exchange(instr, occurrence, context.device, Bundle(operands), needed));
+  std::vector<Literal> results;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    if (parts.empty()) {
+      results.emplace_back(*shapes[i]);  // zeros
+      continue;
+    }
+    HMO_ASSIGN_OR_RETURN(Literal value, Reshaped(instr, *shapes[i], parts[0]->tuple_elements().at(i)));
+    results.push_back(std::move(value));
+  }
+  return results;
+}
+
+Literal ScalarId(const Shape& shape, int64_t id) {
+  Literal literal(shape);
+  literal.SetFromInt64(0, id);
+  return literal;
+}
+
+// Element `index` of the tuple `value` (a -start's value), checked.
+absl::StatusOr<Literal> TupleElement(const HloInstruction& instr, const Literal& value, size_t index) {
+  if (!value.shape().IsTuple() || value.tuple_elements().size() <= index) {
+    return Invalid(instr, fmt::format("the operand {} has no element {}", ShapeText(value.shape()), index));
+  }
+  return value.tuple_elements()[index];
 }
 
 }  // namespace
 
-bool IsReplicaOpcode(HloOpcode opcode) {
+bool IsDeviceOpcode(HloOpcode opcode) {
   switch (opcode) {
     case HloOpcode::kReplicaId:
+    case HloOpcode::kPartitionId:
     case HloOpcode::kAllReduce:
+    case HloOpcode::kAllReduceStart:
+    case HloOpcode::kAllReduceDone:
     case HloOpcode::kAllGather:
+    case HloOpcode::kAllGatherStart:
+    case HloOpcode::kAllGatherDone:
     case HloOpcode::kReduceScatter:
+    case HloOpcode::kAllToAll:
+    case HloOpcode::kCollectiveBroadcast:
     case HloOpcode::kCollectivePermute:
+    case HloOpcode::kCollectivePermuteStart:
+    case HloOpcode::kCollectivePermuteDone:
       return true;
     default:
       return false;
   }
 }
 
-absl::StatusOr<Literal> HandleReplicaOpcode(const HloInstruction& instr, Operands operands,
-                                            ReplicaContext& context, const ComputationRunner& run) {
-  if (instr.opcode() == HloOpcode::kReplicaId) {
-    Literal id(instr.shape());
-    id.SetFromInt64(0, context.replica);
-    return id;
-  }
-  if (context.exchange == nullptr) return Unsupported(instr, "no replica exchange");
-  if (operands.size() != 1 || !operands[0]->shape().IsArray() || !instr.shape().IsArray()) {
-    return Unsupported(instr, "only the single-operand array form of collectives is supported");
-  }
-  const Literal& operand = *operands[0];
-  if (instr.shape().element_type() != operand.element_type()) {
-    return Invalid(instr, "the result element type differs from the operand's");
-  }
-  const int64_t occurrence = context.occurrences[&instr]++;
-  if (instr.opcode() == HloOpcode::kCollectivePermute) {
-    if (ShapeUtil::ElementsIn(instr.shape()) != operand.element_count()) {
-      return Invalid(instr, "the result shape differs from the operand's");
-    }
-    return CollectivePermute(instr, operand, context, occurrence);
-  }
-  absl::StatusOr<std::vector<int64_t>> group = GroupOf(instr, context.replica, context.exchange->num_replicas());
-  if (!group.ok()) return group.status();
-  absl::StatusOr<std::vector<std::shared_ptr<const Literal>>> parts =
-      context.exchange->Exchange(instr, occurrence, context.replica, operand, *group);
-  if (!parts.ok()) return parts.status();
-  switch (instr.opcode()) {
-    case HloOpcode::kAllReduce: {
-      if (ShapeUtil::ElementsIn(instr.shape()) != operand.element_count()) {
-        return Invalid(instr, "the result shape differs from the operand's");
-      }
-      absl::StatusOr<Literal> reduced = ReduceParts(instr, *parts, run);
-      if (!reduced.ok()) return reduced.status();
-      return Reshaped(instr.shape(), *reduced);
-    }
-    case HloOpcode::kAllGather:
-      return AllGather(instr, *parts);
-    case HloOpcode::kReduceScatter:
-      return ReduceScatter(instr, *parts, RankIn(*group, context.replica), run);
+absl::StatusOr<Literal> HandleDeviceOpcode(const HloInstruction& instr, Operands operands, DeviceContext& context,
+                                           const ComputationRunner& run) {
+  if (context.exchange == nullptr) return Unsupported(instr, "no device exchange");
+  const DeviceGrid& grid = context.exchange->grid();
+  const HloOpcode op = instr.opcode();
+  switch (op) {
+    case HloOpcode::kReplicaId:
+      return ScalarId(instr.shape(), grid.replica(context.device));
+    case HloOpcode::kPartitionId:
+      return ScalarId(instr.shape(), grid.partition(context.device));
+    // The -start did the work; the done hands over its result.
+    case HloOpcode::kAllReduceDone:
+      return *operands[0];
+    case HloOpcode::kAllGatherDone:
+    case HloOpcode::kCollectivePermuteDone:
+      return TupleElement(instr, *operands[0], 1);
     default:
-      return Unsupported(instr, "not a collective");
+      break;
   }
+  // all-gather-start is (operands, results) and collective-permute-start
+  // (operands, results, u32[] contexts...), as XLA shapes them; the
+  // collective's own result is element 1.
+  const bool wrapped = op == HloOpcode::kAllGatherStart || op == HloOpcode::kCollectivePermuteStart;
+  if (wrapped && (!instr.shape().IsTuple() || instr.shape().tuple_shapes_size() < 2)) {
+    return Invalid(instr, fmt::format("expected an (operands, results, ...) tuple, got {}", ShapeText(instr.shape())));
+  }
+  const Shape& result = wrapped ? instr.shape().tuple_shapes(1) : instr.shape();
+  const bool permute = op == HloOpcode::kCollectivePermute || op == HloOpcode::kCollectivePermuteStart;
+  if (permute && operands.size() == 4 && !result.IsTuple()) {
+    return Unsupported(instr, "the in-place form (with slice offsets) is not supported");
+  }
+  HMO_ASSIGN_OR_RETURN(std::vector<const Shape*> shapes, ResultShapes(instr, result, operands));
+  const int64_t occurrence = context.occurrences[&instr]++;
+  std::vector<Literal> values;
+  if (permute) {
+    HMO_ASSIGN_OR_RETURN(values, Permute(instr, operands, shapes, context, occurrence));
+  } else {
+    HMO_ASSIGN_OR_RETURN(values, GroupCollective(instr, operands, shapes, context, occurrence, run));
+  }
+  Literal value = result.IsTuple() ? Literal::MakeTuple(std::move(values)) : std::move(values[0]);
+  if (!wrapped) return value;
+  std::vector<Literal> elements;
+  elements.push_back(operands.size() == 1 && !instr.shape().tuple_shapes(0).IsTuple() ? *operands[0]
+                                                                                       : Bundle(operands));
+  elements.push_back(std::move(value));
+  // The u32[] contexts of collective-permute-start carry nothing here.
+  for (int i = 2; i < instr.shape().tuple_shapes_size(); ++i) elements.emplace_back(instr.shape().tuple_shapes(i));
+  return Literal::MakeTuple(std::move(elements));
 }
 
 }  // namespace hmo::eval_internal

@@ -3,19 +3,22 @@
 // opcodes that evaluate other computations (call, fusion, while,
 // conditional) or only rearrange values (parameter, constant, tuple,
 // get-tuple-element, copies and annotations). EvaluateReplicated runs one
-// such walk per replica on its own thread.
+// such walk per SPMD device on its own thread.
 
 #include "hmo/eval/hlo_evaluator.h"
 
+#include <algorithm>
 #include <deque>
 #include <thread>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "collective_exchange.h"
+#include "fmt/format.h"
 #include "hmo/base/loop_trip_budget.h"
+#include "hmo/ir/collective_attributes.h"
 #include "hmo/ir/custom_call_targets.h"
 #include "hmo/ir/hlo_instruction.h"
-#include "collective_exchange.h"
 #include "hmo/ir/shape.h"
 #include "opcode_handlers.h"
 
@@ -24,8 +27,9 @@ namespace {
 
 using eval_internal::CollectiveExchange;
 using eval_internal::ComputationRunner;
+using eval_internal::DeviceContext;
+using eval_internal::DeviceName;
 using eval_internal::Operands;
-using eval_internal::ReplicaContext;
 
 std::string Describe(const HloInstruction& instr) {
   return absl::StrCat(std::string(HloOpcodeString(instr.opcode())), " ", instr.name());
@@ -35,8 +39,8 @@ std::string Describe(const HloInstruction& instr) {
 // evaluation order, since reducers and loop bodies run many times.
 class Interpreter {
  public:
-  Interpreter(const HloEvaluator::Options& options, ReplicaContext* replica)
-      : options_(options), replica_(replica) {
+  Interpreter(const HloEvaluator::Options& options, DeviceContext* device)
+      : options_(options), device_(device) {
     runner_ = [this](const HloComputation& computation, absl::Span<const Literal> args) {
       return Run(computation, args);
     };
@@ -57,7 +61,7 @@ class Interpreter {
   absl::StatusOr<Literal> EvaluateConditional(const HloInstruction& instr, Operands operands);
 
   HloEvaluator::Options options_;
-  ReplicaContext* replica_;  // this replica's number and exchange
+  DeviceContext* device_;  // this device's number and exchange
   ComputationRunner runner_;
   absl::flat_hash_map<const HloComputation*, std::vector<const HloInstruction*>> orders_;
 };
@@ -135,7 +139,7 @@ absl::StatusOr<Literal> Interpreter::EvaluateInstruction(const HloInstruction& i
   const HloOpcode op = instr.opcode();
   if (IsElementwiseUnaryOpcode(op)) return HandleElementwiseUnary(instr, operands);
   if (IsElementwiseBinaryOpcode(op)) return HandleElementwiseBinary(instr, operands);
-  if (IsReplicaOpcode(op)) return HandleReplicaOpcode(instr, operands, *replica_, runner_);
+  if (IsDeviceOpcode(op)) return HandleDeviceOpcode(instr, operands, *device_, runner_);
   switch (op) {
     case HloOpcode::kParameter: {
       const int64_t number = instr.parameter_number();
@@ -305,63 +309,72 @@ absl::StatusOr<Literal> HloEvaluator::Evaluate(const HloComputation& computation
                                                absl::Span<const Literal> arguments) {
   absl::Status checked = CheckArguments(computation, arguments);
   if (!checked.ok()) return checked;
-  // One replica: every collective is a group of one, met at once.
-  CollectiveExchange exchange(1, options_.collective_timeout);
-  ReplicaContext replica{0, &exchange, {}};
-  Interpreter interpreter(options_, &replica);
+  // One device, of a 1x1 grid: every collective is a group of one, met at
+  // once.
+  CollectiveExchange exchange(DeviceGrid{}, options_.collective_timeout);
+  DeviceContext device{0, &exchange, {}};
+  Interpreter interpreter(options_, &device);
   return interpreter.Run(computation, arguments);
 }
 
 absl::StatusOr<std::vector<Literal>> HloEvaluator::EvaluateReplicated(
-    const HloModule& module, const std::vector<std::vector<Literal>>& arguments_per_replica) {
-  const int64_t replicas = static_cast<int64_t>(arguments_per_replica.size());
-  if (replicas < 1) return absl::InvalidArgumentError("evaluator: EvaluateReplicated needs at least one replica");
+    const HloModule& module, const std::vector<std::vector<Literal>>& arguments_per_device) {
+  const int64_t devices = static_cast<int64_t>(arguments_per_device.size());
+  if (devices < 1) return absl::InvalidArgumentError("evaluator: EvaluateReplicated needs at least one device");
   const HloComputation* entry = module.entry_computation();
   if (entry == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat("evaluator: module ", module.name(),
                                                    " has no entry computation"));
   }
-  for (int64_t r = 0; r < replicas; ++r) {
-    absl::Status checked = CheckArguments(*entry, arguments_per_replica[r]);
+  const int64_t partitions = std::max<int64_t>(module.num_partitions(), 1);
+  if (devices % partitions != 0) {
+    return absl::InvalidArgumentError(fmt::format(
+        "evaluator: {} devices are not a whole number of replicas of module {}'s {} partitions", devices,
+        module.name(), partitions));
+  }
+  const DeviceGrid grid{devices / partitions, partitions};
+  for (int64_t d = 0; d < devices; ++d) {
+    absl::Status checked = CheckArguments(*entry, arguments_per_device[d]);
     if (!checked.ok()) {
-      return absl::Status(checked.code(), absl::StrCat("replica ", r, ": ", std::string(checked.message())));
+      return absl::Status(checked.code(),
+                          fmt::format("{}: {}", DeviceName(grid, d), std::string(checked.message())));
     }
   }
-  CollectiveExchange exchange(replicas, options_.collective_timeout);
-  std::vector<absl::StatusOr<Literal>> results(static_cast<size_t>(replicas),
-                                               absl::InternalError("evaluator: replica did not run"));
+  CollectiveExchange exchange(grid, options_.collective_timeout);
+  std::vector<absl::StatusOr<Literal>> results(static_cast<size_t>(devices),
+                                               absl::InternalError("evaluator: device did not run"));
   std::vector<std::thread> threads;
-  threads.reserve(static_cast<size_t>(replicas));
-  for (int64_t r = 0; r < replicas; ++r) {
-    threads.emplace_back([&, r] {
-      ReplicaContext replica{r, &exchange, {}};
-      Interpreter interpreter(options_, &replica);
-      results[r] = interpreter.Run(*entry, arguments_per_replica[r]);
-      // The others may be waiting for this replica at a collective it will
+  threads.reserve(static_cast<size_t>(devices));
+  for (int64_t d = 0; d < devices; ++d) {
+    threads.emplace_back([&, d] {
+      DeviceContext device{d, &exchange, {}};
+      Interpreter interpreter(options_, &device);
+      results[d] = interpreter.Run(*entry, arguments_per_device[d]);
+      // The others may be waiting for this device at a collective it will
       // never reach now: release them rather than let them time out.
-      if (!results[r].ok()) {
-        exchange.Abort(absl::AbortedError(absl::StrCat("evaluator: replica ", r, " failed: ",
-                                                       std::string(results[r].status().message()))));
+      if (!results[d].ok()) {
+        exchange.Abort(absl::AbortedError(fmt::format("evaluator: {} failed: {}", DeviceName(grid, d),
+                                                      std::string(results[d].status().message()))));
       }
     });
   }
   for (std::thread& thread : threads) thread.join();
-  // The error to report is the first one a replica ran into by itself, not
+  // The error to report is the first one a device ran into by itself, not
   // the ABORTED ones it caused in the others.
   int64_t failed = -1;
-  for (int64_t r = 0; r < replicas; ++r) {
-    if (results[r].ok()) continue;
+  for (int64_t d = 0; d < devices; ++d) {
+    if (results[d].ok()) continue;
     if (failed < 0 || (results[failed].status().code() == absl::StatusCode::kAborted &&
-                       results[r].status().code() != absl::StatusCode::kAborted)) {
-      failed = r;
+                       results[d].status().code() != absl::StatusCode::kAborted)) {
+      failed = d;
     }
   }
   if (failed >= 0) {
     const absl::Status& status = results[failed].status();
-    return absl::Status(status.code(), absl::StrCat("replica ", failed, ": ", std::string(status.message())));
+    return absl::Status(status.code(), fmt::format("{}: {}", DeviceName(grid, failed), std::string(status.message())));
   }
   std::vector<Literal> values;
-  values.reserve(static_cast<size_t>(replicas));
+  values.reserve(static_cast<size_t>(devices));
   for (absl::StatusOr<Literal>& result : results) values.push_back(*std::move(result));
   return values;
 }

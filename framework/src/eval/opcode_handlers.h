@@ -74,13 +74,15 @@ absl::StatusOr<Literal> HandleGather(const HloInstruction& instr, Operands opera
 absl::StatusOr<Literal> HandleScatter(const HloInstruction& instr, Operands operands,
                                       const ComputationRunner& run);
 
-// collective_handlers.cc: replica-id, all-reduce, all-gather,
-// reduce-scatter and collective-permute of the replica `context` describes
-// (collective_exchange.h); the semantics are in hmo/eval/hlo_evaluator.h.
-struct ReplicaContext;
-bool IsReplicaOpcode(HloOpcode opcode);
-absl::StatusOr<Literal> HandleReplicaOpcode(const HloInstruction& instr, Operands operands,
-                                            ReplicaContext& context, const ComputationRunner& run);
+// collective_handlers.cc: replica-id, partition-id and the collectives
+// (all-reduce, all-gather, reduce-scatter, all-to-all, collective-permute,
+// collective-broadcast, the async start/done pairs) of the device
+// `context` describes (collective_exchange.h); the semantics are in
+// hmo/eval/hlo_evaluator.h.
+struct DeviceContext;
+bool IsDeviceOpcode(HloOpcode opcode);
+absl::StatusOr<Literal> HandleDeviceOpcode(const HloInstruction& instr, Operands operands, DeviceContext& context,
+                                           const ComputationRunner& run);
 
 // sort_handler.cc.
 absl::StatusOr<Literal> HandleSort(const HloInstruction& instr, Operands operands,

@@ -13,11 +13,11 @@
 // convolution, tuple, get-tuple-element, while, conditional, call, fusion,
 // map, opt-barrier, copy-start/copy-done, after-all and the placement
 // custom-calls MoveToHost / MoveToDevice / annotate_device_placement, which
-// pass their operand through), replica-id and the synchronous collectives
-// (see "Collectives" below). Anything else (rng, fft, async collective
-// start/done pairs, select-and-scatter, other custom-calls, ...) is an
-// Unimplemented error
-// naming the instruction. Element types: pred, s8..s64, u8..u64, f16, bf16,
+// pass their operand through), select-and-scatter, replica-id, partition-id
+// and the collectives (see "Devices and collectives" below). Anything else
+// (rng, fft, send/recv, ragged-all-to-all, async-start/-done wrappers,
+// other custom-calls, ...) is an Unimplemented error naming the
+// instruction. Element types: pred, s8..s64, u8..u64, f16, bf16,
 // f32, f64; any other element type is Unimplemented for computing opcodes
 // (pure data movement copies any type).
 //
@@ -39,27 +39,50 @@
 //  - sort is always stable (a valid result for is_stable=false too).
 //  - Only instructions the root depends on are evaluated.
 //
-// Collectives (all-reduce, all-gather, reduce-scatter, collective-permute;
-// the single-operand array forms: tuple / variadic forms are Unimplemented
-// naming the instruction), as XLA defines them across replicas:
-//  - replica_groups: absent or "{}" = one group of all replicas, else the
-//    explicit or iota form (hmo/ir/collective_attributes.h); a replica's
-//    rank is its position in its group. Every replica must be in a group of
-//    ids below the replica count (else INVALID_ARGUMENT).
-//  - all-reduce: to_apply folded element-wise over the group's operands in
-//    rank order, ((v0 op v1) op v2) ...; all-gather: the operands
-//    concatenated along dimensions={d} in rank order; reduce-scatter: the
-//    all-reduce value, of which rank k keeps block k along dimensions={d};
-//    collective-permute: each target receives its source's operand per
-//    source_target_pairs, a replica that receives nothing gets zeros.
-//  - replica-id is the replica's number (u32[]).
-// Evaluate runs one replica (replica 0 of 1): every collective is a group
-// of one (all-reduce / all-gather / reduce-scatter return the operand;
-// collective-permute returns it when {0,0} is a pair, else zeros).
-// EvaluateReplicated runs N replicas, one thread each, which meet at each
-// collective (matched by instruction and by how many times that instruction
-// ran before on the replica, so collectives in loops pair up per
-// iteration).
+// Devices and collectives, as XLA defines them for SPMD programs:
+//  - EvaluateReplicated runs D devices, one thread each, on a grid of
+//    replica_count = D / module.num_partitions() replicas by num_partitions
+//    partitions: device d is replica d / num_partitions, partition
+//    d % num_partitions. replica-id and partition-id (u32[]) return those.
+//    Devices meet at each collective, matched by instruction and by how
+//    many times that instruction ran before on the device (so collectives
+//    in loops pair up per iteration).
+//  - Who takes part: CollectiveParticipants / CollectivePermutePeers
+//    (hmo/ir/collective_attributes.h), i.e. XLA's group modes from
+//    channel_id and use_global_device_ids (cross-replica,
+//    cross-partition, cross-replica-and-partition, flattened ids) over
+//    explicit, iota or mesh replica_groups; absent or "{}" is one group of
+//    everything the mode spans. A device's rank is its position in its
+//    participant list. Unreadable groups, ids past the grid, or a device in
+//    no group are INVALID_ARGUMENT.
+//  - all-reduce: to_apply folded element-wise over the participants'
+//    operands in rank order, ((v0 op v1) op v2) ..., rounded to the element
+//    type after each step. all-gather: the operands concatenated along
+//    dimensions={d} in rank order. reduce-scatter: the all-reduce value, of
+//    which rank k keeps block k along dimensions={d}. These three also take
+//    several array operands with a tuple result (each element on its own).
+//  - all-to-all with dimensions={d} (one array operand): the operand is cut
+//    into N chunks along d, chunk k going to rank k; the result's chunk k is
+//    what rank k sent to this rank. Without dimensions (N array operands, N
+//    = the group size, tuple result): result k is rank k's operand <this
+//    rank>.
+//  - collective-broadcast: every participant gets the operands of rank 0 of
+//    its group.
+//  - collective-permute: a device receives its source's operands (pairs
+//    name partitions with a channel_id, replicas without); one without a
+//    source gets zeros. Several array operands with a tuple result are
+//    permuted each; the in-place form (slice offsets) is Unimplemented.
+//  - Async pairs: all-reduce-start is the all-reduce (its shape is the
+//    result) and all-reduce-done passes it through; all-gather-start is
+//    (operands, results) and collective-permute-start (operands, results,
+//    u32[] contexts, which are zeros); their -done returns element 1.
+//  - Operands must be arrays (a tuple-shaped operand is Unimplemented).
+// Evaluate runs one device (replica 0, partition 0 of a 1x1 grid, whatever
+// the module's num_partitions): every collective is a group of one
+// (all-reduce / all-gather / reduce-scatter / all-to-all /
+// collective-broadcast return the operand; collective-permute returns it
+// when {0,0} is a pair, else zeros); groups naming other ids are
+// INVALID_ARGUMENT.
 
 #include <chrono>
 #include <cstdint>
@@ -80,9 +103,9 @@ class HloEvaluator {
     // is an error (LoopTripBudgetExceeded, hmo/base/loop_trip_budget.h:
     // modules that never terminate). -1 = unlimited.
     int64_t max_loop_iterations = -1;
-    // How long a replica of EvaluateReplicated waits at a collective for
-    // the other replicas it needs before failing with DEADLINE_EXCEEDED
-    // naming the missing ones (a replica that never gets there, e.g. one
+    // How long a device of EvaluateReplicated waits at a collective for
+    // the other devices it needs before failing with DEADLINE_EXCEEDED
+    // naming the missing ones (a device that never gets there, e.g. one
     // whose conditional skips the collective, must not hang the caller).
     std::chrono::milliseconds collective_timeout{30000};
   };
@@ -101,18 +124,20 @@ class HloEvaluator {
   absl::StatusOr<Literal> Evaluate(const HloComputation& computation,
                                    absl::Span<const Literal> arguments);
 
-  // Evaluates the entry computation of `module` on N =
-  // arguments_per_replica.size() replicas (N >= 1), replica r on
-  // arguments_per_replica[r] (checked like Evaluate's), each on its own
+  // Evaluates the entry computation of `module` on D =
+  // arguments_per_device.size() SPMD devices (D >= 1, a multiple of
+  // module.num_partitions(), else INVALID_ARGUMENT), device d on
+  // arguments_per_device[d] (checked like Evaluate's), each on its own
   // thread with its own state; collectives exchange values among them (see
-  // the top of this file). Returns the N results, result r of replica r.
-  // On failure returns the error of the first replica (in replica order)
-  // that failed by itself, prefixed "replica r: "; a replica missing at a
+  // the top of this file). Returns the D results, result d of device d.
+  // On failure returns the error of the first device (in device order) that
+  // failed by itself, prefixed "replica d: " when there is one partition,
+  // else "device d (replica r, partition p): "; a device missing at a
   // collective is DEADLINE_EXCEEDED after Options::collective_timeout,
-  // naming it. Replicas waiting at a collective when another one fails stop
+  // naming it. Devices waiting at a collective when another one fails stop
   // at once (ABORTED) instead of waiting out the timeout.
   absl::StatusOr<std::vector<Literal>> EvaluateReplicated(
-      const HloModule& module, const std::vector<std::vector<Literal>>& arguments_per_replica);
+      const HloModule& module, const std::vector<std::vector<Literal>>& arguments_per_device);
 
  private:
   Options options_;
