@@ -12,6 +12,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "hmo/codegen/alias_scopes.h"
+#include "hmo/collectives/collective_plan.h"
 #include "hmo/codegen/elemental_ir_emitter.h"
 #include "hmo/codegen/kernel_emit_context.h"
 #include "hmo/codegen/kernel_emitter.h"
@@ -91,6 +92,7 @@ class ModuleEmitter {
 
   int64_t kernel_count() const { return kernel_count_; }
   std::vector<std::string> TakeWhileLoops() { return std::move(while_loops_); }
+  std::vector<const HloInstruction*> TakeCollectives() { return std::move(collectives_); }
 
  private:
   // The entry and what it reaches through while, conditional and call,
@@ -345,6 +347,65 @@ class ModuleEmitter {
     return absl::OkStatus();
   }
 
+  // An array of `addresses` (null entries for values of no bytes) on the
+  // stack of the current function, allocated in its entry block.
+  llvm::Value* AddressArray(const std::vector<llvm::Value*>& addresses, const std::string& name) {
+    llvm::Function* function = builder_.GetInsertBlock()->getParent();
+    llvm::IRBuilder<> entry_builder(&function->getEntryBlock(), function->getEntryBlock().begin());
+    llvm::Type* pointer = builder_.getInt8PtrTy();
+    llvm::AllocaInst* array = entry_builder.CreateAlloca(
+        llvm::ArrayType::get(pointer, std::max<size_t>(1, addresses.size())), nullptr, name);
+    for (size_t i = 0; i < addresses.size(); ++i) {
+      llvm::Value* slot = builder_.CreateConstInBoundsGEP2_64(array->getAllocatedType(), array, 0, i);
+      llvm::Value* address = addresses[i] == nullptr ? llvm::ConstantPointerNull::get(llvm::cast<llvm::PointerType>(pointer))
+                                                     : builder_.CreatePointerCast(addresses[i], pointer);
+      builder_.CreateStore(address, slot);
+    }
+    return builder_.CreatePointerCast(array, pointer->getPointerTo());
+  }
+
+  // A collective: the runtime runs its plan (module_emitter.h).
+  absl::Status EmitCollective(codegen::KernelEmitContext& context, const HloInstruction& instruction,
+                              llvm::Value* table) {
+    if (instruction.opcode() == HloOpcode::kAllGatherStart ||
+        instruction.opcode() == HloOpcode::kCollectivePermuteStart) {
+      const bool tuple = ShapeUtil::GetSubshape(instruction.shape(), {0}).IsTuple();
+      for (int64_t i = 0; i < instruction.operand_count(); ++i) {
+        HMO_RETURN_IF_ERROR(CopyValue(context, *instruction.operand(i), {}, instruction,
+                                      tuple ? ShapeIndex{0, i} : ShapeIndex{0}));
+      }
+    }
+    std::vector<llvm::Value*> send, receive;
+    for (const HloInstruction* operand : instruction.operands()) {
+      if (!operand->shape().IsArray()) {
+        return absl::UnimplementedError("CPU codegen: " + instruction.name() + ": an operand is not an array");
+      }
+      HMO_ASSIGN_OR_RETURN(llvm::Value * address, ValueAddress(context, *operand, {}));
+      send.push_back(address);
+    }
+    for (const ShapeIndex& index : collectives::CollectiveReceiveIndices(instruction)) {
+      HMO_ASSIGN_OR_RETURN(llvm::Value * address, ValueAddress(context, instruction, index));
+      receive.push_back(address);
+    }
+    const std::string prefix = SanitizeName(instruction.name());
+    llvm::Value* send_array = AddressArray(send, prefix + ".send");
+    llvm::Value* receive_array = AddressArray(receive, prefix + ".receive");
+    llvm::Type* pointer = builder_.getInt8PtrTy();
+    llvm::Value* device_context = builder_.CreateLoad(
+        pointer,
+        builder_.CreateConstInBoundsGEP1_64(pointer, table, static_cast<uint64_t>(assignment_.Allocations().size()) + 1),
+        prefix + ".device_context");
+    llvm::FunctionCallee run = module_.getOrInsertFunction(
+        "__hmo_cpu_collective",
+        llvm::FunctionType::get(builder_.getVoidTy(),
+                                {pointer, builder_.getInt64Ty(), pointer->getPointerTo(), pointer->getPointerTo()},
+                                /*isVarArg=*/false));
+    builder_.CreateCall(run, {device_context, builder_.getInt64(static_cast<int64_t>(collectives_.size())),
+                              send_array, receive_array});
+    collectives_.push_back(&instruction);
+    return absl::OkStatus();
+  }
+
   absl::Status EmitInstruction(const HloInstruction& instruction, llvm::Function* function, llvm::Value* table) {
     codegen::KernelEmitContext context(builder_, module_, *function, table, assignment_,
                                        instruction);
@@ -380,6 +441,11 @@ class ModuleEmitter {
         return CopyValue(context, *instruction.operand(0), {}, instruction, {0});
       case HloOpcode::kCopyDone:
         return CopyValue(context, *instruction.operand(0), {0}, instruction, {});
+      case HloOpcode::kAllReduceDone:
+        return CopyValue(context, *instruction.operand(0), {}, instruction, {});
+      case HloOpcode::kAllGatherDone:
+      case HloOpcode::kCollectivePermuteDone:
+        return CopyValue(context, *instruction.operand(0), {1}, instruction, {});
       case HloOpcode::kWhile:
         return EmitWhile(context, instruction, table);
       case HloOpcode::kConditional:
@@ -407,6 +473,7 @@ class ModuleEmitter {
         }
         break;
       default:
+        if (collectives::IsPlannedCollective(instruction.opcode())) return EmitCollective(context, instruction, table);
         break;
     }
     if (instruction.shape().IsArray() && ShapeUtil::ElementsIn(instruction.shape()) == 0) {
@@ -440,6 +507,7 @@ class ModuleEmitter {
   absl::flat_hash_set<std::string> reserved_names_;
   int64_t kernel_count_ = 0;
   std::vector<std::string> while_loops_;
+  std::vector<const HloInstruction*> collectives_;
 };
 
 }  // namespace
@@ -455,6 +523,7 @@ absl::StatusOr<EmittedModule> EmitModule(const HloModule& module, const BufferAs
   HMO_RETURN_IF_ERROR(emitter.Run());
   emitted.kernel_count = emitter.kernel_count();
   emitted.while_loops = emitter.TakeWhileLoops();
+  emitted.collectives = emitter.TakeCollectives();
   return emitted;
 }
 

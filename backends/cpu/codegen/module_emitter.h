@@ -7,7 +7,9 @@
 // (external linkage). buffer_table[i] is the base address of
 // BufferAllocation i of `assignment` (every allocation, every memory space);
 // the slot after the last allocation's, buffer_table[N] with N the number of
-// allocations, holds the address of the run's LoopTripBudget;
+// allocations, holds the address of the run's LoopTripBudget, and
+// buffer_table[N + 1] the device context collectives pass to the runtime
+// (cpu/compiler/cpu_collectives.h);
 // the caller copies the parameters into their allocations before the call
 // and reads the results from the root's slices after it. The address of a
 // value is buffer_table[slice.index] + slice.offset; arrays are dense in
@@ -31,8 +33,15 @@
 // the caller reports the loop (EmittedModule::while_loops[k]) instead of
 // reading results.
 //
+// Collectives (hmo/collectives/collective_plan.h: IsPlannedCollective) call
+// `__hmo_cpu_collective(device_context, k, send, receive)` with k the
+// collective's index in EmittedModule::collectives and two arrays of
+// addresses: its operands', and its result leaves' (CollectiveReceiveIndices);
+// all-gather-start and collective-permute-start first copy their operands to
+// their {0}, and the -done forms copy the start's result.
+//
 // Errors: UnimplementedError naming the instruction and opcode for what the
-// backend does not support (collectives, infeed/outfeed, rng, custom-calls
+// backend does not support (infeed/outfeed, rng, custom-calls
 // other than MoveToHost/MoveToDevice/annotate_device_placement, complex and
 // sub-byte types, non-loop fusions, ...).
 
@@ -70,6 +79,8 @@ struct EmittedModule {
   // The while instructions' names, by the index LoopTripBudget::exceeded_loop
   // reports.
   std::vector<std::string> while_loops;
+  // The collectives, by the index generated code passes the runtime.
+  std::vector<const HloInstruction*> collectives;
 };
 
 // `module` must be scheduled consistently with `assignment` (the assignment's

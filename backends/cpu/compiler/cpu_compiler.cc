@@ -9,6 +9,7 @@
 #include "hmo/codegen/elemental_ir_emitter.h"
 #include "hmo/codegen/fusion_emitter.h"
 #include "cpu/codegen/module_emitter.h"
+#include "cpu/compiler/cpu_collectives.h"
 #include "fmt/format.h"
 #include "hmo/analysis/buffer_plan_checker.h"
 #include "hmo/base/status_macros.h"
@@ -78,7 +79,22 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileForCpu(const HloModule& mo
   // wrong results: refuse it.
   HMO_RETURN_IF_ERROR(CheckBufferPlan(assignment));
 
+  const DeviceGrid grid{.replica_count = options.num_replicas, .partition_count = module.num_partitions()};
+  if (grid.replica_count < 1 || grid.partition_count < 1 || grid.device_count() > 4096) {
+    return absl::InvalidArgumentError(fmt::format("CPU compiler: {} replicas x {} partitions is not a device count "
+                                                  "in [1, 4096]",
+                                                  grid.replica_count, grid.partition_count));
+  }
   HMO_ASSIGN_OR_RETURN(EmittedModule emitted, EmitModule(scheduled, assignment, CodegenOptions{}));
+  std::vector<collectives::CollectivePlan> collective_plans;
+  for (const HloInstruction* collective : emitted.collectives) {
+    absl::StatusOr<collectives::CollectivePlan> planned = collectives::PlanCollective(*collective, grid);
+    if (!planned.ok()) {
+      return absl::Status(planned.status().code(),
+                          fmt::format("CPU compiler: {}", std::string(planned.status().message())));
+    }
+    collective_plans.push_back(*std::move(planned));
+  }
   if (!options.dump_ir_to.empty()) {
     HMO_RETURN_IF_ERROR(DumpIr(*emitted.module, options.dump_ir_to));
   }
@@ -86,6 +102,7 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileForCpu(const HloModule& mo
   codegen::JitOptions jit_options;
   jit_options.opt_level = options.opt_level;
   jit_options.symbols = codegen::RuntimeSymbols();
+  jit_options.symbols.push_back(CpuCollectiveSymbol());
   jit_options.compile_threads =
       options.threads > 0
           ? options.threads
@@ -106,7 +123,7 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileForCpu(const HloModule& mo
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   auto executable = std::make_unique<CpuExecutable>(
       std::move(plan), std::move(jit), reinterpret_cast<CpuEntryFunction>(entry), std::move(stats),
-      std::move(constant_addresses), std::move(emitted.while_loops));
+      std::move(constant_addresses), std::move(emitted.while_loops), grid, std::move(collective_plans));
   executable->set_threads(options.threads);
   return executable;
 }

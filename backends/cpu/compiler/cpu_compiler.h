@@ -39,6 +39,9 @@ struct CpuCompileOptions {
   // Threads a partitioned kernel's parts run on, and the module's parts are
   // compiled on (CompileOptions::threads); 0: the machine's hardware threads.
   int64_t threads = 0;
+  // Replicas of the module's partitions the executable runs: its devices
+  // are num_replicas x module.num_partitions() (CpuExecutable).
+  int64_t num_replicas = 1;
 };
 
 // Compiles `module` (the executable keeps its own prepared clone).

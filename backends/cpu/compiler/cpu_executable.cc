@@ -11,6 +11,7 @@
 
 #include "absl/cleanup/cleanup.h"
 #include "cpu/codegen/module_emitter.h"
+#include "cpu/compiler/cpu_collectives.h"
 #include "cpu/compiler/cpu_compiler.h"
 #include "hmo/codegen/runtime/intra_op_threads.h"
 #include "hmo/codegen/runtime/layout_copy.h"
@@ -80,12 +81,15 @@ CpuExecutable::~CpuExecutable() = default;
 CpuExecutable::CpuExecutable(TargetMemoryPlan plan, std::unique_ptr<codegen::CpuJit> jit,
                              CpuEntryFunction entry, ExecutableStats stats,
                              std::vector<char*> constant_addresses,
-                             std::vector<std::string> while_loops)
+                             std::vector<std::string> while_loops, DeviceGrid grid,
+                             std::vector<collectives::CollectivePlan> collective_plans)
     : plan_(std::move(plan)),
       jit_(std::move(jit)),
       entry_(entry),
       stats_(std::move(stats)),
-      while_loops_(std::move(while_loops)) {
+      while_loops_(std::move(while_loops)),
+      grid_(grid),
+      collective_plans_(std::move(collective_plans)) {
   // The plan's arenas, byte for byte: what the pipeline measured is what runs.
   for (size_t i = 0; i < plan_.arenas.placements.size(); ++i) {
     const ArenaLayout::Placement& planned = plan_.arenas.placements[i];
@@ -119,12 +123,68 @@ absl::Status CpuExecutable::CheckArguments(absl::Span<const Literal> arguments) 
   return absl::OkStatus();
 }
 
-absl::StatusOr<Literal> CpuExecutable::Execute(absl::Span<const Literal> arguments,
-                                               ExecutionProfile* profile) {
-  HMO_RETURN_IF_ERROR(CheckArguments(arguments));
+void CpuExecutable::ApplyThreadCount() const {
   codegen::SetIntraOpThreadCount(
       threads_ > 0 ? static_cast<int>(threads_)
                    : std::max(1, static_cast<int>(std::thread::hardware_concurrency())));
+}
+
+absl::StatusOr<Literal> CpuExecutable::Execute(absl::Span<const Literal> arguments,
+                                               ExecutionProfile* profile) {
+  if (grid_.device_count() != 1) {
+    return absl::InvalidArgumentError(fmt::format(
+        "module '{}' was compiled for {} devices ({} replicas x {} partitions): run them together, one "
+        "argument list per device",
+        module().name(), grid_.device_count(), grid_.replica_count, grid_.partition_count));
+  }
+  ApplyThreadCount();
+  collectives::InProcessCollectives alone;
+  return RunDevice(arguments, 0, alone, profile);
+}
+
+absl::StatusOr<std::vector<Literal>> CpuExecutable::ExecuteReplicated(
+    const std::vector<std::vector<Literal>>& arguments_per_device, std::vector<ExecutionProfile>* profiles) {
+  const int64_t devices = grid_.device_count();
+  if (static_cast<int64_t>(arguments_per_device.size()) != devices) {
+    return absl::InvalidArgumentError(fmt::format(
+        "module '{}' was compiled for {} devices ({} replicas x {} partitions); got {} argument lists",
+        module().name(), devices, grid_.replica_count, grid_.partition_count, arguments_per_device.size()));
+  }
+  for (const std::vector<Literal>& arguments : arguments_per_device) HMO_RETURN_IF_ERROR(CheckArguments(arguments));
+  ApplyThreadCount();
+  collectives::InProcessCollectives collectives;
+  std::vector<absl::StatusOr<Literal>> results(static_cast<size_t>(devices), absl::UnknownError("not run"));
+  std::vector<ExecutionProfile> device_profiles(static_cast<size_t>(devices));
+  {
+    std::vector<std::thread> threads;
+    for (int64_t d = 0; d < devices; ++d) {
+      threads.emplace_back([&, d] {
+        results[static_cast<size_t>(d)] = RunDevice(arguments_per_device[static_cast<size_t>(d)], d, collectives,
+                                                    &device_profiles[static_cast<size_t>(d)]);
+      });
+    }
+    for (std::thread& thread : threads) thread.join();
+  }
+  // A device that failed makes its peers miss it at their next collective:
+  // its own failure is the cause.
+  const absl::Status* failure = nullptr;
+  for (const absl::StatusOr<Literal>& result : results) {
+    if (result.ok()) continue;
+    if (failure == nullptr || (absl::IsDeadlineExceeded(*failure) && !absl::IsDeadlineExceeded(result.status()))) {
+      failure = &result.status();
+    }
+  }
+  if (failure != nullptr) return *failure;
+  std::vector<Literal> out;
+  for (absl::StatusOr<Literal>& result : results) out.push_back(*std::move(result));
+  if (profiles != nullptr) *profiles = std::move(device_profiles);
+  return out;
+}
+
+absl::StatusOr<Literal> CpuExecutable::RunDevice(absl::Span<const Literal> arguments, int64_t device,
+                                                 collectives::InProcessCollectives& collectives,
+                                                 ExecutionProfile* profile) {
+  HMO_RETURN_IF_ERROR(CheckArguments(arguments));
   // The meter covers the arenas, the argument copies, the run and the
   // result copies: everything the execution made resident.
   PeakResidentSetMeter meter;
@@ -150,10 +210,16 @@ absl::StatusOr<Literal> CpuExecutable::Execute(absl::Span<const Literal> argumen
     if (idle_arenas_ == nullptr) idle_arenas_ = std::move(taken);
   };
   std::map<int64_t, Arena>& arenas = taken->by_color;
-  // One slot per allocation, then the loop trip budget's.
-  std::vector<char*> buffer_table(placements_.size() + 1, nullptr);
+  // One slot per allocation, then the loop trip budget's and the device
+  // context's.
+  std::vector<char*> buffer_table(placements_.size() + 2, nullptr);
   LoopTripBudget budget{.max_trips = max_loop_trips()};
-  buffer_table.back() = reinterpret_cast<char*>(&budget);
+  CpuDeviceContext device_context;
+  device_context.device = device;
+  device_context.plans = &collective_plans_;
+  device_context.collectives = &collectives;
+  buffer_table[placements_.size()] = reinterpret_cast<char*>(&budget);
+  buffer_table[placements_.size() + 1] = reinterpret_cast<char*>(&device_context);
   for (size_t i = 0; i < placements_.size(); ++i) {
     if (placements_[i].fixed_address != nullptr) {
       buffer_table[i] = placements_[i].fixed_address;
@@ -184,6 +250,12 @@ absl::StatusOr<Literal> CpuExecutable::Execute(absl::Span<const Literal> argumen
   const auto start = std::chrono::steady_clock::now();
   entry_(buffer_table.data());
   const auto end = std::chrono::steady_clock::now();
+  if (!device_context.status.ok()) {
+    const absl::Status& status = device_context.status;
+    return absl::Status(status.code(), grid_.device_count() == 1
+                                           ? std::string(status.message())
+                                           : fmt::format("device {}: {}", device, std::string(status.message())));
+  }
   if (budget.exceeded_loop >= 0) {
     // The loops left early: the buffers hold no result.
     const std::string loop = static_cast<size_t>(budget.exceeded_loop) < while_loops_.size()

@@ -14,6 +14,12 @@
 // writes into pages already resident instead of faulting in fresh zeroed
 // ones; runs at the same time each map their own. Generated code never
 // reads a buffer before writing it, so what a previous run left is unseen.
+//
+// Devices: an executable compiled for a grid of replicas x partitions
+// (hmo/ir/collective_attributes.h: DeviceGrid) of more than one device runs
+// through ExecuteReplicated, one thread per device, each on its own arenas,
+// its collectives meeting the other devices' (cpu_collectives.h); Execute
+// runs a grid of one.
 
 #include <memory>
 #include <mutex>
@@ -27,11 +33,15 @@
 #include "hmo/plugin/executable.h"
 #include "hmo/ir/hlo_module.h"
 #include "hmo/codegen/jit/cpu_jit.h"
+#include "hmo/collectives/collective_plan.h"
+#include "hmo/collectives/in_process_collectives.h"
+#include "hmo/ir/collective_attributes.h"
 
 namespace hmo::cpu {
 
 // The generated entry point: `void hmo_entry(char** buffer_table)`; the
-// table ends with the LoopTripBudget's address (cpu/codegen/module_emitter.h).
+// table ends with the LoopTripBudget's address and the device context
+// (cpu/codegen/module_emitter.h).
 using CpuEntryFunction = void (*)(char** buffer_table);
 
 class CpuExecutable : public Executable {
@@ -40,13 +50,23 @@ class CpuExecutable : public Executable {
   // `constant_addresses[i]` is the global of allocation i when it is a
   // constant allocation (null otherwise). `while_loops` names the loops by
   // the index the generated code reports (EmittedModule::while_loops).
+  // `collective_plans[k]` is the plan of the generated code's collective k
+  // on the devices of `grid`.
   CpuExecutable(TargetMemoryPlan plan, std::unique_ptr<codegen::CpuJit> jit, CpuEntryFunction entry,
                 ExecutableStats stats, std::vector<char*> constant_addresses,
-                std::vector<std::string> while_loops);
+                std::vector<std::string> while_loops, DeviceGrid grid = {},
+                std::vector<collectives::CollectivePlan> collective_plans = {});
   ~CpuExecutable() override;
 
   absl::StatusOr<Literal> Execute(absl::Span<const Literal> arguments,
                                   ExecutionProfile* profile) override;
+  // One argument list per device of the grid (device = replica * partitions
+  // + partition); INVALID_ARGUMENT for another count. The first device's
+  // failure that is not a peer's deadline is the one reported.
+  absl::StatusOr<std::vector<Literal>> ExecuteReplicated(
+      const std::vector<std::vector<Literal>>& arguments_per_device,
+      std::vector<ExecutionProfile>* profiles) override;
+  const DeviceGrid& grid() const { return grid_; }
   const ExecutableStats& stats() const override { return stats_; }
 
   // Threads the partitioned kernels' parts run on during Execute, the
@@ -73,6 +93,13 @@ class CpuExecutable : public Executable {
 
  private:
   absl::Status CheckArguments(absl::Span<const Literal> arguments) const;
+  // Applies the intra-op thread count (once per Execute/ExecuteReplicated:
+  // the pool is shared by the devices' threads).
+  void ApplyThreadCount() const;
+  // Runs the entry function as `device` of a run whose devices meet in
+  // `collectives`.
+  absl::StatusOr<Literal> RunDevice(absl::Span<const Literal> arguments, int64_t device,
+                                    collectives::InProcessCollectives& collectives, ExecutionProfile* profile);
 
   TargetMemoryPlan plan_;
   std::unique_ptr<codegen::CpuJit> jit_;
@@ -81,6 +108,8 @@ class CpuExecutable : public Executable {
   std::vector<Placement> placements_;
   std::vector<std::string> while_loops_;
   int64_t threads_ = 0;
+  DeviceGrid grid_;
+  std::vector<collectives::CollectivePlan> collective_plans_;
   // The arenas of the last run that finished, for the next one.
   class Arenas;
   std::mutex idle_arenas_mutex_;

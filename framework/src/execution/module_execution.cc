@@ -40,21 +40,50 @@ absl::Status CheckStaticShapes(const HloModule& module) {
 
 }  // namespace
 
+int64_t ExecutionDeviceCount(const HloModule& module, int64_t num_replicas) {
+  return num_replicas * std::max<int64_t>(1, module.num_partitions());
+}
+
+absl::StatusOr<std::vector<Literal>> ReadDeviceArguments(const HloModule& module,
+                                                         const std::filesystem::path& directory, int64_t device) {
+  const std::filesystem::path device_directory = directory / fmt::format("device{}", device);
+  std::error_code error;
+  if (!std::filesystem::is_directory(device_directory, error)) {
+    return absl::NotFoundError(fmt::format("{}: no directory of device {}'s inputs (expected {}/input_<i>.npy)",
+                                           directory.string(), device, device_directory.string()));
+  }
+  std::vector<std::string> files;
+  for (int64_t i = 0; i < module.entry_computation()->num_parameters(); ++i) {
+    files.push_back((device_directory / fmt::format("input_{}.npy", i)).string());
+  }
+  return MakeModuleArguments(module, files, 0);
+}
+
 absl::Status ExecuteModule(const Backend& backend, const HloModule& module,
                            const ModuleExecutionOptions& options, ModuleExecutionReport* report) {
   *report = ModuleExecutionReport{};
   if (absl::Status status = CheckStaticShapes(module); !status.ok()) return status;
-  const int64_t replicas = options.compile.num_replicas;
-  if (replicas < 1) return absl::InvalidArgumentError("the number of replicas must be at least 1");
-  if (replicas > 1 && !options.input_files.empty()) {
+  if (options.compile.num_replicas < 1) return absl::InvalidArgumentError("the number of replicas must be at least 1");
+  // Devices: every replica of every partition.
+  const int64_t replicas = ExecutionDeviceCount(module, options.compile.num_replicas);
+  std::error_code error;
+  const bool per_device_inputs = replicas > 1 && options.input_files.size() == 1 &&
+                                 std::filesystem::is_directory(options.input_files.front(), error);
+  if (replicas > 1 && !options.input_files.empty() && !per_device_inputs) {
+    return absl::InvalidArgumentError(fmt::format(
+        "the module runs on {} devices ({} replicas x {} partitions): give their inputs as one directory "
+        "holding device<d>/input_<i>.npy, or none (device d: arguments of seed + d)",
+        replicas, options.compile.num_replicas, module.num_partitions()));
+  }
+  if (replicas > 1 && options.repeat > 1) {
     return absl::InvalidArgumentError(
-        "input files give one replica's arguments; with several replicas the arguments come from the seed "
-        "(replica r: seed + r)");
+        fmt::format("--repeat times one device; the module runs on {} devices", replicas));
   }
   std::vector<std::vector<Literal>> arguments;
   for (int64_t r = 0; r < replicas; ++r) {
     absl::StatusOr<std::vector<Literal>> replica_arguments =
-        MakeModuleArguments(module, options.input_files, options.seed + static_cast<uint64_t>(r));
+        per_device_inputs ? ReadDeviceArguments(module, options.input_files.front(), r)
+                          : MakeModuleArguments(module, options.input_files, options.seed + static_cast<uint64_t>(r));
     if (!replica_arguments.ok()) return replica_arguments.status();
     arguments.push_back(*std::move(replica_arguments));
   }
@@ -146,7 +175,7 @@ absl::Status ExecuteModule(const Backend& backend, const HloModule& module,
     if (options.results_dir.empty()) return absl::OkStatus();
     for (int64_t r = 0; r < replicas; ++r) {
       const std::filesystem::path directory =
-          replicas == 1 ? options.results_dir : options.results_dir / fmt::format("replica{}", r);
+          replicas == 1 ? options.results_dir : options.results_dir / fmt::format("device{}", r);
       absl::StatusOr<std::vector<std::filesystem::path>> written =
           WriteResultFiles(directory, replicas == 1 ? report->result : report->replica_results[r]);
       if (!written.ok()) return written.status();
@@ -177,7 +206,7 @@ absl::Status ExecuteModule(const Backend& backend, const HloModule& module,
     report->comparison->max_abs_diff = std::max(report->comparison->max_abs_diff, summary.max_abs_diff);
     if (!compared.ok()) {
       return WithContext(compared, replicas == 1 ? std::string("result differs from the reference evaluator's")
-                                                 : fmt::format("replica {}: result differs from the reference "
+                                                 : fmt::format("device {}: result differs from the reference "
                                                                "evaluator's", r));
     }
   }

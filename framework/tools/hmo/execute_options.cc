@@ -64,8 +64,9 @@ void ExecuteArguments::AddTo(ArgumentParser& parser) {
                  "evaluator on the same arguments and fail when the results differ");
   parser.AddOption("--backend", "NAME", &backend, "the executing backend (default: cpu)");
   parser.AddOption("--inputs", "A.npy,B.npy", &inputs,
-                   "the entry parameters' values, one .npy file per parameter "
-                   "(default: random values from --seed)");
+                   "the entry parameters' values, one .npy file per parameter; for a module "
+                   "running on several devices, one directory DIR holding DIR/device<d>/"
+                   "input_<i>.npy (default: random values from --seed)");
   parser.AddOption("--seed", "N", &seed,
                    "seed of the random arguments and of elided constants' values (default: 0)");
   parser.AddOption("--results-dir", "DIR", &results_dir,
@@ -91,8 +92,10 @@ void ExecuteArguments::AddTo(ArgumentParser& parser) {
                   "evaluator alike (default: {}; none: no budget)",
                   kDefaultMaxLoopTrips));
   parser.AddOption("--replicas", "N", &replicas,
-                   "run N replicas together, collectives spanning them (default: 1); replica r's "
-                   "arguments come from seed + r, its results go to DIR/replica<r>/");
+                   "run N replicas of each of the module's partitions together, one device each "
+                   "(default: 1; device d = replica x partitions + partition), collectives spanning "
+                   "them; device d's arguments come from seed + d or --inputs DIR/device<d>/"
+                   "input_<i>.npy, its results go to RESULTS/device<d>/");
 }
 
 std::string ExecuteArguments::IgnoredOption() const {
@@ -178,9 +181,6 @@ absl::StatusOr<ExecuteSettings> ResolveExecuteArguments(const ExecuteArguments& 
     if (*replicas < 1 || *replicas > 1024) {
       return absl::InvalidArgumentError(fmt::format("--replicas must be in [1, 1024], got {}", *replicas));
     }
-    if (*replicas > 1 && !settings.input_files.empty()) {
-      return absl::InvalidArgumentError("--inputs gives one replica's arguments; use --seed with --replicas");
-    }
     settings.compile.num_replicas = static_cast<int64_t>(*replicas);
   }
   if (!arguments.repeat.empty()) {
@@ -190,7 +190,7 @@ absl::StatusOr<ExecuteSettings> ResolveExecuteArguments(const ExecuteArguments& 
       return absl::InvalidArgumentError(fmt::format("--repeat must be in [1, 100000], got {}", *repeat));
     }
     if (*repeat > 1 && settings.compile.num_replicas > 1) {
-      return absl::InvalidArgumentError("--repeat times one replica; it cannot be used with --replicas");
+      return absl::InvalidArgumentError("--repeat times one device; it cannot be used with --replicas");
     }
     settings.repeat = static_cast<int64_t>(*repeat);
   }

@@ -39,14 +39,28 @@ absl::StatusOr<std::vector<Literal>> MakeModuleArguments(const HloModule& module
 absl::StatusOr<std::vector<std::filesystem::path>> WriteResultFiles(
     const std::filesystem::path& directory, const Literal& result);
 
+// The number of devices `module` runs on with `num_replicas` replicas: one
+// per replica of each of its partitions (HloModule::num_partitions), device
+// d = replica * partitions + partition (hmo/ir/collective_attributes.h).
+int64_t ExecutionDeviceCount(const HloModule& module, int64_t num_replicas);
+
+// The arguments of device `device` from a directory of per-device inputs:
+// `directory/device<d>/input_<i>.npy` for every entry parameter i, read as
+// MakeModuleArguments reads files (the layout bench/jax_corpus writes for
+// sharded programs).
+absl::StatusOr<std::vector<Literal>> ReadDeviceArguments(const HloModule& module,
+                                                         const std::filesystem::path& directory, int64_t device);
+
 struct ModuleExecutionOptions {
-  // compile.num_replicas > 1 runs that many replicas together
-  // (Executable::ExecuteReplicated): replica r gets the arguments of seed
-  // `seed + r` (input files are one replica's: INVALID_ARGUMENT), its
-  // results go to `results_dir/replica<r>/`, and each is compared with the
-  // evaluator's replica r (HloEvaluator::EvaluateReplicated).
+  // Runs ExecutionDeviceCount(module, compile.num_replicas) devices; more
+  // than one run together (Executable::ExecuteReplicated): device d gets the
+  // arguments of seed `seed + d`, or ReadDeviceArguments when input_files
+  // names one directory; its results go to `results_dir/device<d>/`, and
+  // each is compared with the evaluator's device d
+  // (HloEvaluator::EvaluateReplicated).
   CompileOptions compile;
-  // Arguments as for MakeModuleArguments.
+  // Arguments as for MakeModuleArguments; with several devices, one
+  // directory of per-device inputs.
   std::vector<std::string> input_files;
   uint64_t seed = 0;
   // Empty: no result files. Written only when the run passes its check (or
@@ -62,7 +76,7 @@ struct ModuleExecutionOptions {
   std::optional<int64_t> memory_limit;
   // The pipeline's target, for that message.
   std::string pipeline_target;
-  // Execute calls (one replica only): the first is the cold run whose result
+  // Execute calls (one device only): the first is the cold run whose result
   // is kept and checked; the others measure the warm run time.
   int64_t repeat = 1;
   // The trip budget of every while loop, in the executable and the reference
