@@ -1,3 +1,4 @@
+#include "hmo/collectives/collective_plan.h"
 #include "gpu/codegen/gpu_kernel_emitter.h"
 
 #include <algorithm>
@@ -356,12 +357,14 @@ class KernelIrEmitter {
 }  // namespace
 
 bool InstructionNeedsGpuKernel(const HloInstruction& instruction) {
+  // Collectives, their -done forms and the id ops are thunks
+  // (compiler/gpu_thunk_plan.h).
+  if (collectives::IsPlannedCollective(instruction.opcode())) return false;
   switch (instruction.opcode()) {
-    case HloOpcode::kAllReduce:
-    case HloOpcode::kAllGather:
-    case HloOpcode::kReduceScatter:
-    case HloOpcode::kCollectivePermute:
-      return false;  // collective thunks (compiler/gpu_collectives.h)
+    case HloOpcode::kAllReduceDone:
+    case HloOpcode::kAllGatherDone:
+    case HloOpcode::kCollectivePermuteDone:
+      return false;
     default:
       break;
   }

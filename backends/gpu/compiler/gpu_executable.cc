@@ -218,8 +218,20 @@ class ThunkRunner {
       case Thunk::Kind::kCollective:
         if (state_.collectives == nullptr) return absl::InternalError("GPU executable: no collective transport");
         HMO_RETURN_IF_ERROR(WaitForConflictingCopies(thunk.reads, thunk.writes));
-        return Timed(GpuStream::kCompute, thunk.instruction, [&] {
-          return RunCollective(thunk.collective, state_.Address(thunk.source), state_.Address(thunk.destination),
+        return Timed(GpuStream::kCompute, thunk.instruction, [&]() -> absl::Status {
+          if (state_.collectives->RunsPlans()) {
+            std::vector<const void*> send;
+            std::vector<void*> receive;
+            for (const BufferAssignment::Slice& slice : thunk.sends) send.push_back(state_.Address(slice));
+            for (const BufferAssignment::Slice& slice : thunk.receives) receive.push_back(state_.Address(slice));
+            return state_.collectives->RunPlan(*thunk.plan, send, receive);
+          }
+          if (!thunk.collective.has_value()) {
+            return absl::UnimplementedError(fmt::format("GPU executable: {} runs on NCCL only as one group of all "
+                                                        "devices: {}",
+                                                        thunk.plan->description, thunk.no_nccl_operation));
+          }
+          return RunCollective(*thunk.collective, state_.Address(thunk.source), state_.Address(thunk.destination),
                                *state_.collectives);
         });
       case Thunk::Kind::kWhile:

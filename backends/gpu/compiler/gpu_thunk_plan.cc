@@ -14,8 +14,9 @@ namespace {
 
 class ThunkPlanBuilder {
  public:
-  ThunkPlanBuilder(const BufferAssignment& assignment, const GpuKernelModule& kernels, int num_replicas)
-      : assignment_(assignment), kernels_(kernels), num_replicas_(num_replicas) {
+  ThunkPlanBuilder(const BufferAssignment& assignment, const GpuKernelModule& kernels, int num_replicas,
+                   DeviceGrid grid)
+      : assignment_(assignment), kernels_(kernels), num_replicas_(num_replicas), grid_(grid) {
     for (size_t i = 0; i < kernels.kernels.size(); ++i) {
       kernel_index_[kernels.kernels[i].instruction] = static_cast<int64_t>(i);
     }
@@ -159,7 +160,11 @@ class ThunkPlanBuilder {
       default:
         break;
     }
-    if (IsCollectiveOpcode(instruction.opcode())) return EmitCollective(instruction, out);
+    if (IsCollectiveOpcode(instruction.opcode()) || collectives::IsPlannedCollective(instruction.opcode()) ||
+        instruction.opcode() == HloOpcode::kAllReduceDone || instruction.opcode() == HloOpcode::kAllGatherDone ||
+        instruction.opcode() == HloOpcode::kCollectivePermuteDone) {
+      return EmitCollective(instruction, out);
+    }
     if (!InstructionNeedsGpuKernel(instruction)) {
       if (instruction.shape().IsArray() && ShapeUtil::ElementsIn(instruction.shape()) == 0) return absl::OkStatus();
       return absl::UnimplementedError(fmt::format("GPU executable: {} instruction {} is not supported",
@@ -216,15 +221,58 @@ class ThunkPlanBuilder {
   }
 
   absl::Status EmitCollective(const HloInstruction& instruction, ThunkSequence& out) {
+    switch (instruction.opcode()) {
+      case HloOpcode::kAllReduceDone:
+        return CopyValue(*instruction.operand(0), {}, instruction, {}, instruction, out);
+      case HloOpcode::kAllGatherDone:
+      case HloOpcode::kCollectivePermuteDone:
+        return CopyValue(*instruction.operand(0), {1}, instruction, {}, instruction, out);
+      case HloOpcode::kAllGatherStart:
+      case HloOpcode::kCollectivePermuteStart: {
+        // Their {0} is the operand.
+        const bool tuple = ShapeUtil::GetSubshape(instruction.shape(), {0}).IsTuple();
+        for (int64_t i = 0; i < instruction.operand_count(); ++i) {
+          HMO_RETURN_IF_ERROR(CopyValue(*instruction.operand(i), {}, instruction,
+                                        tuple ? ShapeIndex{0, i} : ShapeIndex{0}, instruction, out));
+        }
+        break;
+      }
+      default:
+        break;
+    }
+    if (!collectives::IsPlannedCollective(instruction.opcode())) {
+      return absl::UnimplementedError(fmt::format("GPU executable: {} instruction {} is not supported",
+                                                  HloOpcodeString(instruction.opcode()), instruction.name()));
+    }
     Thunk thunk;
     thunk.kind = Thunk::Kind::kCollective;
     thunk.instruction = &instruction;
-    HMO_ASSIGN_OR_RETURN(thunk.collective, CollectiveOpFor(instruction, num_replicas_));
-    HMO_ASSIGN_OR_RETURN(thunk.source, UniqueSlice(*instruction.operand(0), {}));
-    HMO_ASSIGN_OR_RETURN(thunk.destination, UniqueSlice(instruction, {}));
-    thunk.bytes = ShapeUtil::ByteSizeOf(instruction.shape());
-    thunk.reads = {thunk.source};
-    thunk.writes = {thunk.destination};
+    absl::StatusOr<collectives::CollectivePlan> plan = collectives::PlanCollective(instruction, grid_);
+    if (!plan.ok()) {
+      return absl::Status(plan.status().code(), "GPU executable: " + std::string(plan.status().message()));
+    }
+    thunk.plan = std::make_shared<const collectives::CollectivePlan>(*std::move(plan));
+    for (const HloInstruction* operand : instruction.operands()) {
+      HMO_ASSIGN_OR_RETURN(BufferAssignment::Slice slice, UniqueSlice(*operand, {}));
+      thunk.sends.push_back(slice);
+    }
+    for (const ShapeIndex& index : collectives::CollectiveReceiveIndices(instruction)) {
+      HMO_ASSIGN_OR_RETURN(BufferAssignment::Slice slice, UniqueSlice(instruction, index));
+      thunk.receives.push_back(slice);
+    }
+    absl::StatusOr<CollectiveOp> nccl = CollectiveOpFor(instruction, num_replicas_);
+    if (nccl.ok()) {
+      thunk.collective = *std::move(nccl);
+    } else {
+      thunk.no_nccl_operation = std::string(nccl.status().message());
+    }
+    if (!thunk.sends.empty()) thunk.source = thunk.sends.front();
+    if (!thunk.receives.empty()) thunk.destination = thunk.receives.front();
+    for (const ShapeIndex& index : collectives::CollectiveReceiveIndices(instruction)) {
+      thunk.bytes += ShapeUtil::ByteSizeOf(ShapeUtil::GetSubshape(instruction.shape(), index));
+    }
+    thunk.reads = thunk.sends;
+    thunk.writes = thunk.receives;
     out.push_back(std::move(thunk));
     has_collectives_ = true;
     return absl::OkStatus();
@@ -288,6 +336,7 @@ class ThunkPlanBuilder {
   std::vector<const HloInstruction*> constants_;
   bool has_collectives_ = false;
   int num_replicas_ = 1;
+  DeviceGrid grid_;
 };
 
 std::string SliceString(const BufferAssignment::Slice& slice) {
@@ -304,7 +353,14 @@ absl::StatusOr<ThunkPlan> BuildThunkPlan(const HloModule& module, const BufferAs
   }
   const HloComputation* entry = module.entry_computation();
   if (entry == nullptr) return absl::InvalidArgumentError("GPU executable: the module has no entry computation");
-  ThunkPlanBuilder builder(assignment, kernels, num_replicas);
+  const int64_t partitions = std::max<int64_t>(1, module.num_partitions());
+  if (num_replicas % partitions != 0) {
+    return absl::InvalidArgumentError(fmt::format("GPU executable: {} devices are not whole replicas of the module's "
+                                                  "{} partitions",
+                                                  num_replicas, partitions));
+  }
+  ThunkPlanBuilder builder(assignment, kernels, num_replicas,
+                           DeviceGrid{.replica_count = num_replicas / partitions, .partition_count = partitions});
   ThunkPlan plan;
   plan.num_replicas = num_replicas;
   HMO_RETURN_IF_ERROR(builder.EmitComputation(*entry, plan.entry));

@@ -21,10 +21,13 @@
 //     the last branch);
 //   - kWhile: run the condition sequence, read its pred back, run the body
 //     sequence while it is true;
-//   - kCollective: all-reduce / all-gather / reduce-scatter /
-//     collective-permute among the plan's replicas (one device each; a
-//     clique of one when num_replicas is 1; compiler/gpu_collectives.h), on
-//     the compute stream.
+//   - kCollective: a collective among the plan's devices (one per replica of
+//     each partition; a clique of one for one device), on the compute
+//     stream: its shared plan (hmo/collectives/collective_plan.h: every
+//     group form, all-to-all, broadcast, variadic and -start forms, the id
+//     ops), run by transports that run plans (the emulation), and the NCCL
+//     operation of compiler/gpu_collectives.h where one expresses it (one
+//     group of all devices), run by NCCL; the -done forms are copies.
 // Constants are not thunks: their slices are filled once, when the
 // executable first runs.
 //
@@ -44,6 +47,7 @@
 #include "hmo/analysis/buffer_assignment.h"
 #include "hmo/ir/hlo_module.h"
 #include "gpu/nccl/collective_thunk.h"
+#include "hmo/collectives/collective_plan.h"
 
 namespace hmo::gpu {
 
@@ -82,8 +86,13 @@ struct Thunk {
   std::shared_ptr<ThunkSequence> condition;
   std::shared_ptr<ThunkSequence> body;
 
-  // kCollective.
-  CollectiveOp collective;
+  // kCollective: the plan, its send (operand) and receive (result leaf)
+  // slices; the NCCL operation, or why there is none.
+  std::shared_ptr<const collectives::CollectivePlan> plan;
+  std::vector<BufferAssignment::Slice> sends;
+  std::vector<BufferAssignment::Slice> receives;
+  std::optional<CollectiveOp> collective;
+  std::string no_nccl_operation;
 
   // kKernel / kCopy / kCollective: the slices the thunk reads and those it
   // writes on the compute stream. The executable makes the compute stream
@@ -105,12 +114,13 @@ struct ThunkPlan {
   // Whether any kCollective thunk exists (the executable then creates each
   // replica's collective transport).
   bool has_collectives = false;
-  // Replicas every collective runs among (GpuCompileOptions::num_replicas).
+  // Devices every collective runs among: num_replicas x the module's
+  // partitions (GpuCompileOptions::num_replicas).
   int num_replicas = 1;
 };
 
-// `num_replicas`: how many replicas run the plan together (the cliques its
-// collectives may use; see gpu_collectives.h).
+// `num_replicas`: how many devices run the plan together, a multiple of the
+// module's partitions (the cliques its collectives may use).
 absl::StatusOr<ThunkPlan> BuildThunkPlan(const HloModule& module, const BufferAssignment& assignment,
                                          const GpuKernelModule& kernels, int num_replicas = 1);
 

@@ -48,8 +48,14 @@ class SingleRankHostTransport final : public CollectiveTransport {
     return MultiRank();
   }
   absl::Status SendReceive(const void*, int, void*, int, int64_t, HostElementType) override { return MultiRank(); }
+  bool RunsPlans() const override { return true; }
+  absl::Status RunPlan(const collectives::CollectivePlan& plan, absl::Span<const void* const> send,
+                       absl::Span<void* const> receive) override {
+    return alone_.Run(plan, 0, send, receive);
+  }
 
  private:
+  collectives::InProcessCollectives alone_;
   static absl::Status MultiRank() {
     return absl::InternalError("GPU host emulation: a single-rank transport got a multi-rank collective");
   }
@@ -63,10 +69,12 @@ class HostClique final : public CollectiveClique {
   int num_ranks() const override { return num_ranks_; }
   std::string_view runtime_name() const override { return "host-emulation"; }
   collectives::Rendezvous& rendezvous() { return rendezvous_; }
+  collectives::InProcessCollectives& plans() { return plans_; }
 
  private:
   int num_ranks_;
   collectives::Rendezvous rendezvous_;
+  collectives::InProcessCollectives plans_;
 };
 
 class HostEmulatedDeviceRuntime final : public GpuDeviceRuntime {
@@ -225,7 +233,8 @@ class HostEmulatedDeviceRuntime final : public GpuDeviceRuntime {
     }
     auto& host = static_cast<HostClique&>(clique);
     return std::unique_ptr<CollectiveTransport>(
-        std::make_unique<HostCollectiveTransport>(host.rendezvous(), "replicas", rank, host.num_ranks()));
+        std::make_unique<HostCollectiveTransport>(host.rendezvous(), "replicas", rank, host.num_ranks(),
+                                                  absl::Seconds(10), &host.plans()));
   }
 
  private:

@@ -19,6 +19,8 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "hmo/collectives/collective_plan.h"
 #include "hmo/gpu/host_element_type.h"
 
 namespace hmo::gpu {
@@ -62,6 +64,19 @@ class CollectiveTransport {
   // `source`; -1 for "none". Every rank calls it, even with nothing to do.
   virtual absl::Status SendReceive(const void* send, int target, void* receive, int source, int64_t count,
                                    HostElementType type) = 0;
+
+  // Whether RunPlan runs plans (transports whose device memory the host
+  // addresses: the emulation).
+  virtual bool RunsPlans() const { return false; }
+  // Runs `plan` (hmo/collectives/collective_plan.h: any group, all-to-all,
+  // broadcast, variadic forms, the id ops) as device rank(). The default is
+  // UNIMPLEMENTED: NCCL transports run CollectiveOps.
+  virtual absl::Status RunPlan(const collectives::CollectivePlan& plan, absl::Span<const void* const> send,
+                               absl::Span<void* const> receive) {
+    (void)send;
+    (void)receive;
+    return absl::UnimplementedError(plan.description + ": this collective transport runs NCCL operations only");
+  }
 };
 
 // This rank's part of `op`: reads `send` (send_elements), writes `receive`

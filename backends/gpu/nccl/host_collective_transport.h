@@ -16,6 +16,7 @@
 #include <string>
 
 #include "absl/time/time.h"
+#include "hmo/collectives/in_process_collectives.h"
 #include "hmo/collectives/rendezvous.h"
 #include "gpu/nccl/collective_thunk.h"
 
@@ -26,10 +27,13 @@ class HostCollectiveTransport final : public CollectiveTransport {
   // `rendezvous` is shared by the clique's ranks and outlives the transport;
   // `clique_name` keys its points (e.g. CliqueKey::ToString()). A peer that
   // does not arrive within `timeout` fails the operation with
-  // DEADLINE_EXCEEDED.
+  // DEADLINE_EXCEEDED. `plans`, shared by the clique's ranks when not null,
+  // runs RunPlan (the rank is the device).
   HostCollectiveTransport(collectives::Rendezvous& rendezvous, std::string clique_name, int rank, int num_ranks,
-                          absl::Duration timeout = absl::Seconds(10))
-      : rendezvous_(rendezvous),
+                          absl::Duration timeout = absl::Seconds(10),
+                          collectives::InProcessCollectives* plans = nullptr)
+      : plans_(plans),
+        rendezvous_(rendezvous),
         clique_name_(std::move(clique_name)),
         rank_(rank),
         num_ranks_(num_ranks),
@@ -46,6 +50,12 @@ class HostCollectiveTransport final : public CollectiveTransport {
                              ReductionKind reduction) override;
   absl::Status SendReceive(const void* send, int target, void* receive, int source, int64_t count,
                            HostElementType type) override;
+  bool RunsPlans() const override { return plans_ != nullptr; }
+  absl::Status RunPlan(const collectives::CollectivePlan& plan, absl::Span<const void* const> send,
+                       absl::Span<void* const> receive) override {
+    if (plans_ == nullptr) return CollectiveTransport::RunPlan(plan, send, receive);
+    return plans_->Run(plan, rank_, send, receive);
+  }
 
  private:
   // Every rank's send buffer, after the first rendezvous of a new round.
@@ -53,6 +63,7 @@ class HostCollectiveTransport final : public CollectiveTransport {
   // The second rendezvous of the round.
   absl::Status WaitUntilAllRead(std::string_view what);
 
+  collectives::InProcessCollectives* plans_;
   collectives::Rendezvous& rendezvous_;
   std::string clique_name_;
   int rank_;
