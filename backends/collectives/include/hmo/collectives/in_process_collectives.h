@@ -21,11 +21,12 @@
 #include "absl/time/time.h"
 #include "absl/types/span.h"
 #include "hmo/collectives/collective_plan.h"
+#include "hmo/collectives/device_collectives.h"
 #include "hmo/collectives/rendezvous.h"
 
 namespace hmo::collectives {
 
-class InProcessCollectives {
+class InProcessCollectives final : public DeviceCollectives {
  public:
   explicit InProcessCollectives(absl::Duration timeout = absl::Seconds(60)) : timeout_(timeout) {}
   InProcessCollectives(const InProcessCollectives&) = delete;
@@ -35,7 +36,7 @@ class InProcessCollectives {
   // `receive` (plan.receive_bytes each). Thread-safe; one call per device
   // and occurrence.
   absl::Status Run(const CollectivePlan& plan, int64_t device, absl::Span<const void* const> send,
-                   absl::Span<void* const> receive);
+                   absl::Span<void* const> receive) override;
 
  private:
   // How many times `device` ran `plan` before: pairs each occurrence (a
