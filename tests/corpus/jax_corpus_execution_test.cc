@@ -9,11 +9,9 @@
 // a share of their device bytes. A mismatch names the output, the first differing index and both
 // values.
 
-#include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <ostream>
-#include <regex>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -21,8 +19,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
-#include "hmo/execution/literal_comparison.h"
-#include "hmo/execution/npy.h"
 #include "hmo/text/hlo_parser.h"
 #include "jax_corpus.h"
 #include "support/hmo_cli_runner.h"
@@ -128,19 +124,8 @@ TEST_P(JaxCorpusExecutionTest, MatchesXla) {
       " --inputs ", absl::StrJoin(inputs, ","), " --results-dir ", results.string(), limit));
   ASSERT_EQ(hmo.exit_code, 0) << hmo.err;
 
-  const std::vector<ShapeUtil::IndexedShape> leaves = ShapeUtil::GetLeafShapes(entry->root_instruction()->shape());
-  const bool tuple = entry->root_instruction()->shape().IsTuple();
-  for (size_t i = 0; i < leaves.size(); ++i) {
-    auto expected = ReadNpyFileAs((dir / ("output_" + std::to_string(i) + ".npy")).string(), leaves[i].shape);
-    ASSERT_TRUE(expected.ok()) << expected.status();
-    std::string name = "result";
-    for (int64_t k : leaves[i].index) name += "." + std::to_string(k);
-    const fs::path produced = results / (tuple ? name + ".npy" : "result.npy");
-    auto actual = ReadNpyFileAs(produced.string(), leaves[i].shape);
-    ASSERT_TRUE(actual.ok()) << actual.status();
-    const absl::Status same = CompareLiterals(*expected, *actual);
-    EXPECT_TRUE(same.ok()) << "output " << i << " of " << dump.filename().string() << ": " << same.message();
-  }
+  testing::ExpectResultsMatchXla(dir, results, entry->root_instruction()->shape(),
+                                 /*exact_xla_types=*/false, dump.filename().string());
   fs::remove_all(results);
 }
 
@@ -174,25 +159,12 @@ std::vector<PlanRun> AllPlanRuns() {
   return runs;
 }
 
-int64_t Figure(const std::string& text, const std::string& pattern) {
-  std::string last;
-  const std::regex regex(pattern);
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), regex);
-       it != std::sregex_iterator(); ++it) {
-    last = (*it)[1].str();
-  }
-  last.erase(std::remove(last.begin(), last.end(), ','), last.end());
-  return last.empty() ? -1 : std::stoll(last);
-}
-
 class JaxCorpusExecutionMemoryPlanTest : public ::testing::TestWithParam<PlanRun> {};
 
 TEST_P(JaxCorpusExecutionMemoryPlanTest, PlannedIsAllocatedAndWithinTheLimit) {
   const PlanRun& run = GetParam();
   const YAML::Node xla = testing::JaxCorpusMemoryAnalysis(run.program);
-  const int64_t xla_device =
-      xla["argument_size_in_bytes"].as<int64_t>() + xla["output_size_in_bytes"].as<int64_t>() -
-      xla["alias_size_in_bytes"].as<int64_t>() + xla["temp_size_in_bytes"].as<int64_t>();
+  const int64_t xla_device = testing::XlaDeviceBytes(xla);
   const int64_t limit =
       run.limit_percent > 0 ? xla_device * run.limit_percent / 100 : int64_t{1} << 40;
   const fs::path dump = testing::JaxCorpusDump(run.program, run.dump);
@@ -209,15 +181,15 @@ TEST_P(JaxCorpusExecutionMemoryPlanTest, PlannedIsAllocatedAndWithinTheLimit) {
     // Only a limit below the proven floor is refused, before anything runs
     // (bench/memory_plan/plan_is_what_runs.py lists which): every limit
     // above it fits.
-    EXPECT_GT(Figure(text, "below the proven floor of (\\d+) B"), limit) << text;
+    EXPECT_GT(testing::LastFigure(text, "below the proven floor of (\\d+) B"), limit) << text;
     EXPECT_EQ(text.find("planned arenas"), std::string::npos) << text;
     EXPECT_GT(run.limit_percent, 0) << text;
     return;
   }
-  const int64_t limit_line = Figure(text, "memory-limit: device ([\\d,]+) B");
+  const int64_t limit_line = testing::LastFigure(text, "memory-limit: device ([\\d,]+) B");
   const int64_t report =
-      Figure(text, "memory-report \\[after\\][^\\n]*\\n\\s+device (\\d+) B on cpu");
-  const int64_t allocated = Figure(text, "planned arenas: space 0 (\\d+) B");
+      testing::LastFigure(text, "memory-report \\[after\\][^\\n]*\\n\\s+device (\\d+) B on cpu");
+  const int64_t allocated = testing::LastFigure(text, "planned arenas: space 0 (\\d+) B");
   const test_support::HmoCliRun stats =
       test_support::RunHmoCli("stats --format json " + out.string());
   fs::remove(out);

@@ -5,8 +5,8 @@
 // `__hmo_cpu_collective(device_context, k, send, receive)` for its k-th
 // collective (cpu/codegen/module_emitter.h), and the runtime runs plan k
 // (hmo/collectives/collective_plan.h) as the context's device, with the
-// other devices of the run as threads of this process
-// (InProcessCollectives). A failure is kept in the context, later
+// other devices of the run as threads of this process (InProcessCollectives)
+// or as the other processes of an MPI launch (MpiCollectives). A failure is kept in the context, later
 // collectives of that device return at once, and the executable reports it
 // when the entry function returns.
 
@@ -17,7 +17,7 @@
 
 #include "absl/status/status.h"
 #include "hmo/collectives/collective_plan.h"
-#include "hmo/collectives/in_process_collectives.h"
+#include "hmo/collectives/device_collectives.h"
 
 namespace hmo::cpu {
 
@@ -25,7 +25,7 @@ namespace hmo::cpu {
 struct CpuDeviceContext {
   int64_t device = 0;
   const std::vector<collectives::CollectivePlan>* plans = nullptr;
-  collectives::InProcessCollectives* collectives = nullptr;
+  collectives::DeviceCollectives* collectives = nullptr;
   // The first failure of a collective on this device.
   absl::Status status;
 };

@@ -19,7 +19,10 @@
 // (hmo/ir/collective_attributes.h: DeviceGrid) of more than one device runs
 // through ExecuteReplicated, one thread per device, each on its own arenas,
 // its collectives meeting the other devices' (cpu_collectives.h); Execute
-// runs a grid of one.
+// runs a grid of one. Launched by MPI (`mpirun -n N`, N the device count),
+// each process runs its own device, its collectives meet the other
+// processes' (MpiCollectives), and ExecuteReplicated returns every
+// device's results, gathered from the processes.
 
 #include <memory>
 #include <mutex>
@@ -34,7 +37,8 @@
 #include "hmo/ir/hlo_module.h"
 #include "hmo/codegen/jit/cpu_jit.h"
 #include "hmo/collectives/collective_plan.h"
-#include "hmo/collectives/in_process_collectives.h"
+#include "hmo/collectives/device_collectives.h"
+#include "hmo/collectives/mpi_collectives.h"
 #include "hmo/ir/collective_attributes.h"
 
 namespace hmo::cpu {
@@ -99,7 +103,12 @@ class CpuExecutable : public Executable {
   // Runs the entry function as `device` of a run whose devices meet in
   // `collectives`.
   absl::StatusOr<Literal> RunDevice(absl::Span<const Literal> arguments, int64_t device,
-                                    collectives::InProcessCollectives& collectives, ExecutionProfile* profile);
+                                    collectives::DeviceCollectives& collectives, ExecutionProfile* profile);
+  // ExecuteReplicated in a process of an MPI launch: this process's device,
+  // the others' results gathered.
+  absl::StatusOr<std::vector<Literal>> ExecuteAcrossProcesses(
+      const std::vector<std::vector<Literal>>& arguments_per_device, collectives::MpiCollectives& mpi,
+      std::vector<ExecutionProfile>* profiles);
 
   TargetMemoryPlan plan_;
   std::unique_ptr<codegen::CpuJit> jit_;

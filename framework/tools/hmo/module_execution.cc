@@ -50,7 +50,7 @@ std::string DescribeReport(const Backend& backend, const ModuleExecutionReport& 
     text += DescribeResultLeaves(report.result, "  ");
   } else {
     for (size_t r = 0; r < report.replica_results.size(); ++r) {
-      text += fmt::format("  replica {}:\n", r);
+      text += fmt::format("  device {}:\n", r);
       text += DescribeResultLeaves(report.replica_results[r], "    ");
     }
   }

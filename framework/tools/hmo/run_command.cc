@@ -30,6 +30,7 @@
 #include "hmo/verifier/hlo_verifier.h"
 #include "logging_options.h"
 #include "terminal_progress.h"
+#include "launched_process.h"
 #include "module_execution.h"
 #include "module_inputs.h"
 #include "parallel_jobs.h"
@@ -309,6 +310,12 @@ int RunRun(const std::vector<std::string>& args) {
       return kExitUsage;
     }
     execute = *std::move(settings);
+    // In a multi-process launch every process runs its device and gets every
+    // device's results; process 0 alone prints and writes them.
+    if (LaunchedProcessIndex() > 0) {
+      if (std::freopen("/dev/null", "w", stdout) == nullptr) return Fail(absl::UnavailableError("cannot silence stdout"));
+      execute->results_dir.clear();
+    }
     // Runs are measured (time, peak RSS of the process): one at a time.
     threads = 1;
     arguments.pipeline.default_target = std::string(execute->backend->name());
