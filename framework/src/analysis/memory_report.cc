@@ -118,6 +118,8 @@ absl::StatusOr<MemoryReport> BuildMemoryReportFromAssignment(const BufferAssignm
                                                              const MemoryReportOptions& options) {
   MemoryReport report;
   report.module_name = assignment.module().name();
+  report.replica_count = std::max<int64_t>(1, assignment.module().replica_count());
+  report.partition_count = std::max<int64_t>(1, assignment.module().num_partitions());
   report.schedule_source = "module";
   report.options = options;
   HMO_ASSIGN_OR_RETURN(report.stats, ComputeCompiledMemoryStats(assignment));

@@ -96,6 +96,11 @@ std::string FormatMemoryReportJson(const MemoryReport& report) {
   JsonObjectWriter root(&out, 0);
   root.String("schema", "hmo.memory-stats/1");
   root.String("module", report.module_name);
+  if (report.replica_count * report.partition_count > 1) {
+    // Every figure is per device.
+    root.Int("replicas", report.replica_count);
+    root.Int("partitions", report.partition_count);
+  }
   root.String("schedule", report.schedule_source);
   root.Int("schedule_length", report.schedule_length);
   {

@@ -26,7 +26,13 @@ std::string FormatMemoryReportTable(const MemoryReport& report) {
                   report.options.pointer_size, ", alignment ", report.options.alignment,
                   ", heap ", std::string(TempHeapAlgorithmName(report.options.heap_algorithm)), ")\n\n");
   const CompiledMemoryStats& s = report.stats;
-  absl::StrAppend(&out, "Device memory (bytes):\n");
+  if (report.replica_count * report.partition_count > 1) {
+    absl::StrAppend(&out, "Device memory (bytes, per device of ", report.replica_count * report.partition_count,
+                    ": ", report.replica_count, " replica", report.replica_count == 1 ? "" : "s", " x ",
+                    report.partition_count, " partition", report.partition_count == 1 ? "" : "s", "):\n");
+  } else {
+    absl::StrAppend(&out, "Device memory (bytes):\n");
+  }
   AppendRow(&out, "arguments", s.argument_size_in_bytes);
   AppendRow(&out, "outputs", s.output_size_in_bytes);
   AppendRow(&out, "aliased (arg = out)", s.alias_size_in_bytes);

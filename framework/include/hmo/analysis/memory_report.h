@@ -106,6 +106,11 @@ struct MemoryReportTarget {
 
 struct MemoryReport {
   std::string module_name;
+  // The module's devices (replica_count x num_partitions of its config):
+  // every figure is one device's, as XLA's memory_analysis() of an SPMD
+  // program is.
+  int64_t replica_count = 1;
+  int64_t partition_count = 1;
   // "module" (the module's own schedule) or "post-order".
   std::string schedule_source;
   int64_t schedule_length = 0;
