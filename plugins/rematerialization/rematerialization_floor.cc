@@ -148,12 +148,13 @@ InstructionTemporaries TemporariesOf(const HloInstruction& instruction,
       }
     }
   }
-  // Results: the array, or the elements of a multi-output fusion (other
-  // tuple results forward buffers their operands hold, or a loop's state).
+  // Results: the array, or the elements of a multi-output fusion or of a
+  // variadic collective (other tuple results forward buffers their operands
+  // hold, or a loop's state).
   std::vector<ShapeIndex> indices;
   if (instruction.shape().IsArray()) {
     indices.push_back({});
-  } else if (instruction.opcode() == HloOpcode::kFusion) {
+  } else if (instruction.opcode() == HloOpcode::kFusion || IsCollectiveOpcode(instruction.opcode())) {
     for (const ShapeUtil::IndexedShape& leaf : ShapeUtil::GetLeafShapes(instruction.shape())) {
       if (leaf.shape.IsArray()) indices.push_back(leaf.index);
     }
@@ -183,9 +184,24 @@ InstructionTemporaries TemporariesOf(const HloInstruction& instruction,
   }
 
   InstructionTemporaries temporaries{&instruction, {}, 0, std::move(taken)};
-  if (results.size() > 1) {
+  if (results.size() > 1 && instruction.opcode() == HloOpcode::kFusion) {
     // Each result may take an operand's place: at least the larger side.
     temporaries.layouts.push_back(Total(operands) >= Total(results) ? operands : results);
+  } else if (results.size() > 1) {
+    // A variadic collective: each result apart from the operands, unless it
+    // may be computed over one (a donated all-reduce-start).
+    std::vector<int64_t> pieces = operands;
+    std::vector<bool> shared(operands.size(), false);
+    for (size_t k = 0; k < results.size(); ++k) {
+      bool placed = false;
+      for (size_t i = 0; i < operands.size() && !placed; ++i) {
+        if (shared[i] || !MayComputeInPlace(dataflow, *operand_readers[i], instruction, result_indices[k])) continue;
+        pieces[i] = std::max(pieces[i], results[k]);
+        shared[i] = placed = true;
+      }
+      if (!placed) pieces.push_back(results[k]);
+    }
+    temporaries.layouts.push_back(std::move(pieces));
   } else {
     std::vector<int64_t> apart = operands;
     apart.insert(apart.end(), results.begin(), results.end());

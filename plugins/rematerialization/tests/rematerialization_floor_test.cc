@@ -111,6 +111,39 @@ ENTRY %main (x: f32[32,32], w: f32[32,32]) -> f32[32,32] {
   EXPECT_EQ(FloorOf(*elementwise).bytes, 12288);
 }
 
+// A variadic all-reduce writes each result apart from its operands (it is
+// not computed in place): while it runs its two 4 KiB temporaries and two
+// 4 KiB results are all live, beside the 4 KiB argument, the reduced
+// scalar output and the 16 B table of the result tuple. Counting each
+// result in an operand's place would give 8 KiB less.
+TEST(RematerializationFloorTest, AVariadicCollectiveHoldsItsOperandsAndResults) {
+  std::unique_ptr<HloModule> module = test_support::ParseAndVerifyTestModule(
+      R"(HloModule variadic_all_reduce, is_scheduled=true, num_partitions=2
+
+%add (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(%a, %b)
+}
+
+ENTRY %main (x: f32[1024]) -> f32[] {
+  %x = f32[1024]{0} parameter(0)
+  %e = f32[1024]{0} exponential(%x)
+  %l = f32[1024]{0} log(%x)
+  %r = (f32[1024]{0}, f32[1024]{0}) all-reduce(%e, %l), channel_id=1, replica_groups={{0,1}}, use_global_device_ids=true, to_apply=%add
+  %r0 = f32[1024]{0} get-tuple-element(%r), index=0
+  %r1 = f32[1024]{0} get-tuple-element(%r), index=1
+  %m = f32[1024]{0} multiply(%r0, %r1)
+  %zero = f32[] constant(0)
+  ROOT %sum = f32[] reduce(%m, %zero), dimensions={0}, to_apply=%add
+}
+)");
+  ASSERT_NE(module, nullptr);
+  const RematerializationFloor floor = FloorOf(*module);
+  EXPECT_EQ(floor.bytes, 4096 + 4 + 16 + 4 * 4096);
+  EXPECT_EQ(floor.instruction, "r");
+}
+
 // A model whose arenas pad every allocation to 64 B (the CPU's) pays 52 B
 // for each 12 B argument or output, whatever else the module computes; an
 // output computed in its donated argument's place shares that allocation.
