@@ -120,6 +120,48 @@ TEST_P(JaxSpmdCorpusTest, EveryDeviceMatchesXla) {
   fs::remove_all(results);
 }
 
+// The same devices as the processes of an MPI launch (`mpirun -n <devices>`):
+// each process runs its device, its collectives meet the others' over MPI,
+// and process 0 alone prints and writes every device's results.
+std::string MpiLauncher(int64_t processes) {
+  // Root in CI containers; more processes than cores; no cross-memory
+  // attach (containers often forbid ptrace).
+  return absl::StrCat("mpirun --allow-run-as-root --oversubscribe --mca btl_vader_single_copy_mechanism none -n ",
+                      processes);
+}
+
+bool HaveMpirun() { return std::system("command -v mpirun > /dev/null 2>&1") == 0; }
+
+TEST_P(JaxSpmdCorpusTest, EveryDeviceMatchesXlaAcrossMpiProcesses) {
+  if (!HaveMpirun()) GTEST_SKIP() << "mpirun not found (Open MPI: openmpi-bin, installed by scripts/bootstrap.sh)";
+  const fs::path results = ScratchDir(program_.name + "_mpi");
+  const test_support::HmoCliRun hmo = test_support::RunHmoCliLaunchedBy(
+      MpiLauncher(program_.devices),
+      absl::StrCat("run ", Pipeline("memory-scheduler").string(), " ", program_.dump.string(),
+                   " --execute --backend cpu --inputs ", program_.dir.string(), " --results-dir ",
+                   results.string(), " --check"));
+  ASSERT_EQ(hmo.exit_code, 0) << hmo.out << hmo.err;
+  // One summary: process 0's.
+  const size_t check = hmo.out.find("check: ok");
+  ASSERT_NE(check, std::string::npos) << hmo.out;
+  EXPECT_EQ(hmo.out.find("check: ok", check + 1), std::string::npos) << hmo.out;
+  ExpectEveryDeviceMatchesXla(program_, results, "mpirun " + program_.dump.filename().string());
+  fs::remove_all(results);
+}
+
+// A launch of another process count than the module's devices is refused
+// by every process, naming the count it needs.
+TEST_P(JaxSpmdCorpusTest, MpiLaunchOfTheWrongProcessCountIsRefused) {
+  if (!HaveMpirun()) GTEST_SKIP() << "mpirun not found (Open MPI: openmpi-bin, installed by scripts/bootstrap.sh)";
+  const test_support::HmoCliRun hmo = test_support::RunHmoCliLaunchedBy(
+      MpiLauncher(2), absl::StrCat("run ", Pipeline("memory-scheduler").string(), " ", program_.dump.string(),
+                                   " --execute --backend cpu --inputs ", program_.dir.string()));
+  EXPECT_NE(hmo.exit_code, 0);
+  EXPECT_NE(hmo.err.find(absl::StrCat("this launch has 2 processes (mpirun -n ", program_.devices, ")")),
+            std::string::npos)
+      << hmo.err;
+}
+
 // The evaluator runs the same device grid (EvaluateReplicated): --check
 // compares every device's every output.
 TEST_P(JaxSpmdCorpusTest, CheckAgreesWithTheEvaluator) {

@@ -19,6 +19,10 @@ struct HmoCliRun {
 // spaces yourself) with `environment` prepended (e.g. "HMO_PLUGIN_PATH=x").
 HmoCliRun RunHmoCli(const std::string& arguments, const std::string& environment = "");
 
+// Runs `<launcher> hmo <arguments>`, e.g. launcher "mpirun -n 4": every
+// process's output is captured together.
+HmoCliRun RunHmoCliLaunchedBy(const std::string& launcher, const std::string& arguments);
+
 }  // namespace hmo::test_support
 
 #endif  // HMO_TESTS_SUPPORT_HMO_CLI_RUNNER_H_
