@@ -100,6 +100,16 @@ absl::StatusOr<int64_t> UniformGroupSize(const HloInstruction& instruction, cons
   return size;
 }
 
+// `status` (of the framework's participant helpers, which name the
+// instruction) led by the plan's description instead.
+absl::Status WithDescription(const CollectivePlan& plan, const HloInstruction& instruction,
+                             const absl::Status& status) {
+  std::string message(status.message());
+  const std::string named = instruction.name() + ": ";
+  if (message.rfind(named, 0) == 0) message = message.substr(named.size());
+  return absl::Status(status.code(), fmt::format("{}: {}", plan.description, message));
+}
+
 }  // namespace
 
 bool IsPlannedCollective(HloOpcode opcode) {
@@ -195,16 +205,13 @@ absl::StatusOr<CollectivePlan> PlanCollective(const HloInstruction& instruction,
     }
     for (int64_t d = 0; d < devices; ++d) {
       absl::StatusOr<PermutePeers> peers = CollectivePermutePeers(instruction, grid, d);
-      if (!peers.ok()) return Invalid(instruction, std::string(peers.status().message()));
+      if (!peers.ok()) return WithDescription(plan, instruction, peers.status());
       plan.peers.push_back(*peers);
     }
   } else {
     for (int64_t d = 0; d < devices; ++d) {
       absl::StatusOr<std::vector<int64_t>> group = CollectiveParticipants(instruction, grid, d);
-      if (!group.ok()) {
-        return absl::Status(group.status().code(),
-                            fmt::format("{}: {}", plan.description, std::string(group.status().message())));
-      }
+      if (!group.ok()) return WithDescription(plan, instruction, group.status());
       plan.participants.push_back(*std::move(group));
     }
   }

@@ -323,6 +323,10 @@ absl::StatusOr<std::vector<int64_t>> CollectiveParticipants(const HloInstruction
     id_count = grid.device_count();
     my_id = device;
   }
+  // What the ids name, for messages.
+  const std::string_view what = *mode == CollectiveGroupMode::kFlattenedId      ? "device"
+                                : *mode == CollectiveGroupMode::kCrossPartition ? "partition"
+                                                                                : "replica";
   const std::optional<std::string_view> text = instruction.GetRawAttribute("replica_groups");
   std::vector<std::vector<int64_t>> groups;
   if (text.has_value()) {
@@ -338,18 +342,14 @@ absl::StatusOr<std::vector<int64_t>> CollectiveParticipants(const HloInstruction
     for (const std::vector<int64_t>& candidate : groups) {
       for (int64_t id : candidate) {
         if (id < 0 || id >= id_count) {
-          return GroupError(instruction, *text, Cat("names ", id, "; there are ", id_count, " ",
-                                                             *mode == CollectiveGroupMode::kFlattenedId ? "devices"
-                                                             : *mode == CollectiveGroupMode::kCrossPartition
-                                                                 ? "partitions"
-                                                                 : "replicas"));
+          return GroupError(instruction, *text, Cat("names ", id, "; there are ", id_count, " ", what, "s"));
         }
         if (seen[static_cast<size_t>(id)]) return GroupError(instruction, *text, Cat("lists ", id, " twice"));
         seen[static_cast<size_t>(id)] = true;
         if (id == my_id) group = candidate;
       }
     }
-    if (group.empty()) return GroupError(instruction, *text, Cat(my_id, " is in no group"));
+    if (group.empty()) return GroupError(instruction, *text, Cat(what, " ", my_id, " is in no group"));
   }
   std::vector<int64_t> devices;
   for (int64_t id : group) {
