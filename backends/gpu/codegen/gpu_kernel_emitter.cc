@@ -1,7 +1,7 @@
-#include "hmo/collectives/collective_plan.h"
 #include "gpu/codegen/gpu_kernel_emitter.h"
 
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <set>
 #include <string>
@@ -19,11 +19,54 @@
 #include "hmo/codegen/kernel_emit_context.h"
 #include "hmo/codegen/kernel_emitter.h"
 #include "hmo/base/status_macros.h"
+#include "hmo/collectives/collective_plan.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Metadata.h"
 
 namespace hmo::gpu {
 namespace {
+
+// Whether `value` is computed from `buffer`.
+bool DependsOn(const HloInstruction* value, const HloInstruction* buffer) {
+  if (value == buffer) return true;
+  for (const HloInstruction* operand : value->operands()) {
+    if (DependsOn(operand, buffer)) return true;
+  }
+  return false;
+}
+
+// Whether the update of an in-place `dus` (its operand 0 a fused parameter)
+// reads that parameter only at the position each element is written to:
+// through dynamic-slices of it with the DUS's start indices and the
+// update's shape, reaching the update through elementwise instructions
+// alone (XLA:GPU's condition). Each thread then reads the element it
+// writes, so the one grid-stride loop has no race; any other read does.
+bool ReadsTheUpdatedBufferOnlyWhereItWrites(const HloInstruction& dus) {
+  const HloInstruction* buffer = dus.operand(0);
+  const HloInstruction* update = dus.operand(1);
+  absl::flat_hash_set<const HloInstruction*> slices;
+  for (const HloInstruction* user : buffer->users()) {
+    if (user == &dus) continue;
+    if (user->opcode() != HloOpcode::kDynamicSlice || user->operand(0) != buffer ||
+        user->operand_count() != dus.operand_count() - 1 ||
+        user->shape().dimensions() != update->shape().dimensions()) {
+      return false;
+    }
+    for (int64_t d = 1; d < user->operand_count(); ++d) {
+      if (user->operand(d) != dus.operand(d + 1)) return false;
+    }
+    slices.insert(user);
+  }
+  const std::function<bool(const HloInstruction*)> positionwise = [&](const HloInstruction* value) {
+    if (slices.contains(value) || !DependsOn(value, buffer)) return true;
+    if (!value->IsElementwise() || value->shape().dimensions() != update->shape().dimensions()) return false;
+    for (const HloInstruction* operand : value->operands()) {
+      if (!positionwise(operand)) return false;
+    }
+    return true;
+  };
+  return positionwise(update);
+}
 
 using codegen::ElementalIrEmitter;
 using codegen::ElementGenerator;
@@ -158,7 +201,7 @@ absl::StatusOr<int64_t> EmitFusion(KernelEmitContext& context) {
       const int64_t parameter = dus->operand(0)->parameter_number();
       if (dus->operand_count() == 2 + dus->shape().rank() && !out_slices.empty() &&
           out_slices == context.assignment().GetAllSlices(fusion.operand(parameter), {})) {
-        if (dus->operand(0)->user_count() != 1) {
+        if (!ReadsTheUpdatedBufferOnlyWhereItWrites(*dus)) {
           return NotSupported(fusion, "in-place dynamic-update-slice whose update reads the updated buffer");
         }
         updates.push_back({dus, parameter});

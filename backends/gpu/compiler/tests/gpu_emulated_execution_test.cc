@@ -17,6 +17,7 @@
 #include "gpu/compiler/gpu_backend.h"
 #include "gpu/compiler/gpu_compiler.h"
 #include "gmock/gmock.h"
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "hmo/eval/hlo_evaluator.h"
 #include "hmo/gpu/cuda_device_query.h"
@@ -353,6 +354,48 @@ ENTRY main {
 )");
   ASSERT_TRUE(module.ok()) << module.status();
   ExpectEmulatedMatchesEvaluator(**module);
+}
+
+// An in-place dynamic-update-slice whose update reads the updated buffer
+// at the positions it writes (a dynamic-slice with the same start indices,
+// then elementwise: a KV-cache or ring accumulation step) runs as the one
+// grid-stride loop; a read at other positions would race with the writes
+// and is refused, naming the fusion.
+std::string InPlaceAccumulation(const std::string& slice_starts) {
+  return absl::StrCat(R"(
+HloModule accumulate, is_scheduled=true
+
+fused {
+  buf = f32[4,32] parameter(0)
+  i = s32[] parameter(1)
+  u = f32[1,32] parameter(2)
+  zero = s32[] constant(0)
+  ds = f32[1,32] dynamic-slice(buf, )",
+                      slice_starts, R"(), dynamic_slice_sizes={1,32}
+  a = f32[1,32] add(ds, u)
+  ROOT dus = f32[4,32] dynamic-update-slice(buf, a, i, zero)
+}
+
+ENTRY main {
+  p = f32[4,32] parameter(0)
+  i = s32[] parameter(1)
+  u = f32[1,32] parameter(2)
+  c = f32[4,32] negate(p)
+  ROOT f = f32[4,32] fusion(c, i, u), kind=kLoop, calls=fused
+}
+)");
+}
+
+TEST(GpuEmulatedExecutionTest, InPlaceUpdateReadingWhereItWrites) {
+  if (!HaveLibdevice()) GTEST_SKIP() << "libdevice not found at " << DefaultLibdevicePath();
+  auto same = ParseHloModule(InPlaceAccumulation("i, zero"));
+  ASSERT_TRUE(same.ok()) << same.status();
+  ExpectEmulatedMatchesEvaluator(**same);
+  auto elsewhere = ParseHloModule(InPlaceAccumulation("zero, zero"));
+  ASSERT_TRUE(elsewhere.ok()) << elsewhere.status();
+  absl::StatusOr<std::unique_ptr<GpuExecutable>> refused = CompileForGpu(**elsewhere, Emulated());
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(refused.status().message(), HasSubstr("whose update reads the updated buffer"));
 }
 
 TEST(GpuEmulatedBackendTest, IsNamedAndDescribed) {
