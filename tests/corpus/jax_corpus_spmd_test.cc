@@ -120,6 +120,19 @@ TEST_P(JaxSpmdCorpusTest, EveryDeviceMatchesXla) {
   fs::remove_all(results);
 }
 
+// The GPU backend's emulation: one emulated device per partition, the
+// collective thunks running the same plans.
+TEST_P(JaxSpmdCorpusTest, EveryEmulatedGpuDeviceMatchesXla) {
+  const fs::path results = ScratchDir(program_.name + "_gpu");
+  const test_support::HmoCliRun hmo = test_support::RunHmoCli(
+      absl::StrCat("run ", Pipeline("memory-scheduler").string(), " ", program_.dump.string(),
+                   " --execute --backend gpu-emulated --inputs ", program_.dir.string(), " --results-dir ",
+                   results.string()));
+  ASSERT_EQ(hmo.exit_code, 0) << hmo.err;
+  ExpectEveryDeviceMatchesXla(program_, results, "gpu-emulated " + program_.dump.filename().string());
+  fs::remove_all(results);
+}
+
 // The same devices as the processes of an MPI launch (`mpirun -n <devices>`):
 // each process runs its device, its collectives meet the others' over MPI,
 // and process 0 alone prints and writes every device's results.
