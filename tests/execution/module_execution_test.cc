@@ -229,16 +229,18 @@ TEST_F(ModuleExecutionTest, ReplicasGetTheirOwnSeedsResultsAndChecks) {
   ASSERT_TRUE(report.comparison.has_value());
   EXPECT_EQ(report.comparison->outputs, 6);
   ASSERT_EQ(report.result_files.size(), 6u);
-  EXPECT_EQ(report.result_files[5], dir_ / "results" / "replica2" / "result.1.npy");
+  EXPECT_EQ(report.result_files[5], dir_ / "results" / "device2" / "result.1.npy");
 
   ModuleExecutionReport unsupported;
   const absl::Status one = ExecuteModule(EvaluatingBackend(), *module, options, &unsupported);
   EXPECT_EQ(one.code(), absl::StatusCode::kUnimplemented);
   EXPECT_THAT(std::string(one.message()), HasSubstr("runs one replica, not 3"));
 
+  // Several devices take their inputs as one directory of device<d>/.
   options.input_files = {"a.npy", "b.npy"};
   const absl::Status files = ExecuteModule(ReplicatedEvaluatingBackend(), *module, options, &unsupported);
   EXPECT_EQ(files.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(files.message()), HasSubstr("one directory holding device<d>/input_<i>.npy"));
 }
 
 TEST_F(ModuleExecutionTest, ABackendThatCannotExecuteSaysSo) {

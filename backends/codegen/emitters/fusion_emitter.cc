@@ -228,6 +228,7 @@ absl::Status EmitFusionKernel(KernelEmitContext& context) {
   std::vector<const HloInstruction*> expressions;
   std::vector<std::set<BufferAssignment::Slice>> output_slices;
   std::vector<std::pair<const HloInstruction*, IrArray>> in_place;
+  std::vector<std::set<BufferAssignment::Slice>> in_place_slices;
   const bool multi_output = root->opcode() == HloOpcode::kTuple;
   const int64_t output_count = multi_output ? root->operand_count() : 1;
   for (int64_t i = 0; i < output_count; ++i) {
@@ -237,6 +238,7 @@ absl::Status EmitFusionKernel(KernelEmitContext& context) {
     if (const HloInstruction* dus = InPlaceDynamicUpdateSlice(context, fusion, expression, index)) {
       const Shape& updated_shape = fusion.operand(dus->operand(0)->parameter_number())->shape();
       in_place.emplace_back(dus, IrArray(array.base(), updated_shape));
+      in_place_slices.push_back(context.assignment().GetAllSlices(&fusion, index));
       continue;
     }
     if (!outputs.empty() && array.shape().dimensions() != outputs[0].shape().dimensions()) {
@@ -248,10 +250,13 @@ absl::Status EmitFusionKernel(KernelEmitContext& context) {
   }
 
   {
-    // The in-place updates' stores carry no scope: they may alias anything.
+    // An in-place update's buffer is an output like the others: the operand
+    // it updates overlaps it and is not marked; the rest are.
     std::vector<IrArray*> output_arrays, inputs;
     std::vector<std::set<BufferAssignment::Slice>> input_slices;
     for (IrArray& output : outputs) output_arrays.push_back(&output);
+    for (auto& [dus, target] : in_place) output_arrays.push_back(&target);
+    output_slices.insert(output_slices.end(), in_place_slices.begin(), in_place_slices.end());
     for (int64_t i = 0; i < fusion.operand_count(); ++i) {
       inputs.push_back(&parameters[i]);
       input_slices.push_back(ReadSlices(context.assignment(), *fusion.operand(i)));

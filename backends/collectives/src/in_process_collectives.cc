@@ -15,6 +15,10 @@ int64_t InProcessCollectives::NextOccurrence(const CollectivePlan& plan, int64_t
   return occurrences_[{&plan, device}]++;
 }
 
+void InProcessCollectives::Abort(int64_t device, const absl::Status& why) {
+  rendezvous_.Abort(fmt::format("device {} failed and will not arrive: {}", device, std::string(why.message())));
+}
+
 absl::Status InProcessCollectives::Run(const CollectivePlan& plan, int64_t device, absl::Span<const void* const> send,
                                        absl::Span<void* const> receive) {
   if (device < 0 || device >= plan.grid.device_count() || send.size() != plan.send_bytes.size() ||

@@ -25,7 +25,19 @@ struct Rendezvous::Point {
   // payload is shared between threads).
   std::shared_ptr<const std::vector<std::any>> result;
   std::string failure;
+  bool aborted = false;
 };
+
+void Rendezvous::Abort(const std::string& why) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (aborted_.empty()) aborted_ = why.empty() ? std::string("aborted") : why;
+  for (auto& [key, point] : points_) {
+    point->failure = aborted_;
+    point->aborted = true;
+    point->done_changed.notify_all();
+  }
+  points_.clear();
+}
 
 size_t Rendezvous::num_pending() const {
   std::lock_guard<std::mutex> lock(mu_);
@@ -47,6 +59,7 @@ absl::StatusOr<std::shared_ptr<const std::vector<std::any>>> Rendezvous::ArriveA
 
   const absl::Time arrived_at = absl::Now();
   std::unique_lock<std::mutex> lock(mu_);
+  if (!aborted_.empty()) return absl::AbortedError(aborted_);
   std::shared_ptr<Point>& slot = points_[key];
   if (slot == nullptr) slot = std::make_shared<Point>(std::string(key), num_ranks);
   std::shared_ptr<Point> point = slot;
@@ -95,6 +108,7 @@ absl::StatusOr<std::shared_ptr<const std::vector<std::any>>> Rendezvous::ArriveA
     point->done_changed.notify_all();
   }
   if (point->result != nullptr) return point->result;
+  if (point->aborted) return absl::AbortedError(point->failure);
   return absl::DeadlineExceededError(point->failure);
 }
 

@@ -7,6 +7,11 @@ namespace {
 
 void RunCollective(CpuDeviceContext* context, int64_t index, const void* const* send, void* const* receive) {
   if (!context->status.ok()) return;
+  if (context->exceeded_loop != nullptr && *context->exceeded_loop >= 0) {
+    // The run ends with the loop's error; the peers learn it from Abort.
+    context->status = absl::AbortedError("a while loop ran out of its trip budget");
+    return;
+  }
   if (context->plans == nullptr || context->collectives == nullptr || index < 0 ||
       index >= static_cast<int64_t>(context->plans->size())) {
     context->status = absl::InternalError("CPU executable: collective #" + std::to_string(index) + " has no plan");

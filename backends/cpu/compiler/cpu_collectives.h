@@ -26,6 +26,9 @@ struct CpuDeviceContext {
   int64_t device = 0;
   const std::vector<collectives::CollectivePlan>* plans = nullptr;
   collectives::DeviceCollectives* collectives = nullptr;
+  // The run's LoopTripBudget::exceeded_loop: once a loop ran out, the
+  // device's results are void and its collectives no longer meet.
+  const int64_t* exceeded_loop = nullptr;
   // The first failure of a collective on this device.
   absl::Status status;
 };

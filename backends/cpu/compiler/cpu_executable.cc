@@ -164,18 +164,21 @@ absl::StatusOr<std::vector<Literal>> CpuExecutable::ExecuteReplicated(
       threads.emplace_back([&, d] {
         results[static_cast<size_t>(d)] = RunDevice(arguments_per_device[static_cast<size_t>(d)], d, collectives,
                                                     &device_profiles[static_cast<size_t>(d)]);
+        // Its peers stop waiting for it.
+        if (!results[static_cast<size_t>(d)].ok()) collectives.Abort(d, results[static_cast<size_t>(d)].status());
       });
     }
     for (std::thread& thread : threads) thread.join();
   }
-  // A device that failed makes its peers miss it at their next collective:
-  // its own failure is the cause.
+  // A device that failed makes its peers miss it at their next collective
+  // (ABORTED, or DEADLINE_EXCEEDED): its own failure is the cause.
+  const auto consequence = [](const absl::Status& status) {
+    return absl::IsDeadlineExceeded(status) || absl::IsAborted(status);
+  };
   const absl::Status* failure = nullptr;
   for (const absl::StatusOr<Literal>& result : results) {
     if (result.ok()) continue;
-    if (failure == nullptr || (absl::IsDeadlineExceeded(*failure) && !absl::IsDeadlineExceeded(result.status()))) {
-      failure = &result.status();
-    }
+    if (failure == nullptr || (consequence(*failure) && !consequence(result.status()))) failure = &result.status();
   }
   if (failure != nullptr) return *failure;
   std::vector<Literal> out;
@@ -292,6 +295,7 @@ absl::StatusOr<Literal> CpuExecutable::RunDevice(absl::Span<const Literal> argum
   device_context.device = device;
   device_context.plans = &collective_plans_;
   device_context.collectives = &collectives;
+  device_context.exceeded_loop = &budget.exceeded_loop;
   buffer_table[placements_.size()] = reinterpret_cast<char*>(&budget);
   buffer_table[placements_.size() + 1] = reinterpret_cast<char*>(&device_context);
   for (size_t i = 0; i < placements_.size(); ++i) {
@@ -324,7 +328,7 @@ absl::StatusOr<Literal> CpuExecutable::RunDevice(absl::Span<const Literal> argum
   const auto start = std::chrono::steady_clock::now();
   entry_(buffer_table.data());
   const auto end = std::chrono::steady_clock::now();
-  if (!device_context.status.ok()) {
+  if (!device_context.status.ok() && budget.exceeded_loop < 0) {
     const absl::Status& status = device_context.status;
     return absl::Status(status.code(), grid_.device_count() == 1
                                            ? std::string(status.message())

@@ -131,6 +131,58 @@ ENTRY e {
   EXPECT_EQ(kernel.find("1000"), std::string::npos) << kernel;
 }
 
+// Alias scopes of an in-place kernel (hmo/codegen/alias_scopes.h): the
+// fusion updates p0's buffer in place, so its loads of p0 may alias the
+// output and carry no !noalias, while its loads of the other operand u
+// (another buffer) are marked as not aliasing the output's scope, which the
+// stores carry.
+TEST(EmittedIrTest, InPlaceKernelMarksOnlyTheOtherOperandsAsNotAliasingItsOutput) {
+  constexpr const char* kHlo = R"(
+HloModule m, is_scheduled=true
+
+fused {
+  p0 = f32[64,32] parameter(0)
+  p1 = f32[1,32] parameter(1)
+  i = s32[] parameter(2)
+  z = s32[] constant(0)
+  ds = f32[1,32] dynamic-slice(p0, i, z), dynamic_slice_sizes={1,32}
+  a = f32[1,32] add(ds, p1)
+  ROOT d = f32[64,32] dynamic-update-slice(p0, a, i, z)
+}
+
+ENTRY e {
+  p = f32[64,32] parameter(0)
+  x = f32[64,32] negate(p)
+  u = f32[1,32] parameter(1)
+  i = s32[] parameter(2)
+  ROOT f = f32[64,32] fusion(x, u, i), kind=kLoop, calls=fused
+})";
+  Compiled c = Emit(kHlo);
+  ASSERT_NE(c.emitted.module, nullptr);
+  const HloInstruction* root = c.hlo->entry_computation()->root_instruction();
+  ASSERT_EQ(c.assignment->GetAllSlices(root, {}), c.assignment->GetAllSlices(root->operand(0), {}))
+      << "buffer assignment did not update x in place; the test needs it to";
+  const std::string kernel = PrintFunction(*c.emitted.module, "f");
+  int loads_marked = 0, loads_unmarked = 0, stores_scoped = 0, stores = 0;
+  size_t start = 0;
+  while (start < kernel.size()) {
+    size_t end = kernel.find('\n', start);
+    if (end == std::string::npos) end = kernel.size();
+    const std::string line = kernel.substr(start, end - start);
+    start = end + 1;
+    if (line.find("load float") != std::string::npos) {
+      ++(line.find("!noalias") != std::string::npos ? loads_marked : loads_unmarked);
+    } else if (line.find("store float") != std::string::npos) {
+      ++stores;
+      if (line.find("!alias.scope") != std::string::npos) ++stores_scoped;
+    }
+  }
+  EXPECT_EQ(loads_marked, 1) << kernel;    // u
+  EXPECT_EQ(loads_unmarked, 1) << kernel;  // p0, the buffer written
+  EXPECT_GT(stores, 0) << kernel;
+  EXPECT_EQ(stores_scoped, stores) << kernel;
+}
+
 // Runs LLVM's O2 pipeline for the host CPU.
 void OptimizeForHost(llvm::Module& module) {
   llvm::InitializeNativeTarget();

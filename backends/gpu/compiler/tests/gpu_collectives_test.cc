@@ -67,7 +67,9 @@ TEST(GpuCollectivesTest, CliqueOfOneCollectivesAreThunks) {
   }
 }
 
-TEST(GpuCollectivesTest, LargerCliquesAreUnimplementedAndNamed) {
+// Groups that name more devices than the executable runs are refused when
+// it is compiled, naming the instruction and the ids.
+TEST(GpuCollectivesTest, GroupsPastTheDevicesAreRefusedAndNamed) {
   auto module = ParseHloModule(R"(
 HloModule two, is_scheduled=true
 
@@ -85,9 +87,9 @@ ENTRY main {
   ASSERT_TRUE(module.ok()) << module.status();
   auto executable = CompileForGpu(**module, GpuCompileOptions{});
   ASSERT_FALSE(executable.ok());
-  EXPECT_EQ(executable.status().code(), absl::StatusCode::kUnimplemented);
-  EXPECT_THAT(std::string(executable.status().message()), HasSubstr("all-reduce instruction ar"));
-  EXPECT_THAT(std::string(executable.status().message()), HasSubstr("replica groups of 2 devices"));
+  EXPECT_EQ(executable.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(executable.status().message()), HasSubstr("all-reduce ar"));
+  EXPECT_THAT(std::string(executable.status().message()), HasSubstr("names 1; there are 1 replicas"));
 
   auto permute = ParseHloModule(R"(
 HloModule permute, is_scheduled=true
@@ -99,7 +101,9 @@ ENTRY main {
   ASSERT_TRUE(permute.ok()) << permute.status();
   auto permute_executable = CompileForGpu(**permute, GpuCompileOptions{});
   ASSERT_FALSE(permute_executable.ok());
-  EXPECT_THAT(std::string(permute_executable.status().message()), HasSubstr("the pair {0,1} needs 2 devices"));
+  EXPECT_EQ(permute_executable.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(permute_executable.status().message()),
+              HasSubstr("collective-permute cp: the pair {0,1} names an id past the 1 replicas"));
 }
 
 // CollectiveOpFor on the instructions of a parsed module, by name.

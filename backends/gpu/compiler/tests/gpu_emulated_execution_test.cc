@@ -485,8 +485,9 @@ TEST(GpuEmulatedCliTest, HostOffloadedLoopsOfAnyTripCountMatchTheEvaluator) {
   std::filesystem::remove_all(dir);
 }
 
-// `--replicas 4`: four replicas of a module with an all-reduce and an
-// all-gather, each checked against the evaluator's replica (seed + r).
+// `--replicas 4`: four replicas (devices) of a module with an all-reduce
+// and an all-gather, each checked against the evaluator's device (seed + d),
+// on the emulated GPU and on the CPU.
 TEST(GpuEmulatedCliTest, ReplicasRunTogetherAndEachIsChecked) {
   if (!HaveLibdevice()) GTEST_SKIP() << "libdevice not found at " << DefaultLibdevicePath();
   const std::string module = std::string(HMO_TEST_DATA_DIR) + "/gpu/all_reduce_replicas.hlo";
@@ -494,13 +495,12 @@ TEST(GpuEmulatedCliTest, ReplicasRunTogetherAndEachIsChecked) {
       "run --passes=memory-report --execute --backend gpu-emulated --replicas 4 --check --seed 3 " + module);
   EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
   EXPECT_THAT(run.out, HasSubstr("check: ok (8 outputs"));
-  EXPECT_THAT(run.out, HasSubstr("  replica 3:\n"));
-  // The CPU backend runs one replica and says so.
+  EXPECT_THAT(run.out, HasSubstr("  device 3:\n"));
   const test_support::HmoCliRun cpu = test_support::RunHmoCli(
-      "run --passes=memory-report --execute --backend cpu --replicas 2 " + std::string(HMO_TEST_DATA_DIR) +
-      "/gpu/elementwise.hlo");
-  EXPECT_NE(cpu.exit_code, 0);
-  EXPECT_THAT(cpu.err, HasSubstr("runs one replica, not 2")) << cpu.out << cpu.err;
+      "run --passes=memory-report --execute --backend cpu --replicas 4 --check --seed 3 " + module);
+  EXPECT_EQ(cpu.exit_code, 0) << cpu.out << cpu.err;
+  EXPECT_THAT(cpu.out, HasSubstr("check: ok (8 outputs"));
+  EXPECT_THAT(cpu.out, HasSubstr("  device 3:\n"));
 }
 
 INSTANTIATE_TEST_SUITE_P(Modules, GpuEmulatedCliTest,

@@ -266,7 +266,10 @@ ENTRY main {
   }
 }
 
-TEST(GpuReplicatedExecutionTest, UnsupportedGroupingsAreUnimplementedAndNamed) {
+// Groupings one NCCL operation cannot express (sub-groups, another rank
+// order, a gather along an inner dimension) run in the emulation from the
+// collective's plan: replica r holds r + i, so a group's sum is known.
+TEST(GpuReplicatedExecutionTest, SubGroupsAndInnerGathersRunInTheEmulation) {
   if (!HaveLibdevice()) GTEST_SKIP() << "libdevice not found at " << DefaultLibdevicePath();
   const std::string header = std::string("HloModule groups, is_scheduled=true\n") + kSum;
   auto all_reduce = [&](const std::string& groups) {
@@ -275,20 +278,28 @@ TEST(GpuReplicatedExecutionTest, UnsupportedGroupingsAreUnimplementedAndNamed) {
   };
   struct Case {
     std::string groups;
-    std::string why;
+    std::vector<std::vector<int>> sum_of;  // per replica: the replicas it sums
   };
-  for (const Case& c : std::vector<Case>{{"{{0,1},{2,3}}", "sub-communicators"},
-                                          {"[2,2]<=[4]", "sub-communicators"},
-                                          {"{{0,1}}", "is not replicas 0..3 in order"},
-                                          {"{{1,0,2,3}}", "is not replicas 0..3 in order"}}) {
+  for (const Case& c : std::vector<Case>{{"{{0,1},{2,3}}", {{0, 1}, {0, 1}, {2, 3}, {2, 3}}},
+                                          {"[2,2]<=[2,2]T(1,0)", {{0, 2}, {1, 3}, {0, 2}, {1, 3}}},
+                                          {"{{1,0,2,3}}", {{0, 1, 2, 3}, {0, 1, 2, 3}, {0, 1, 2, 3}, {0, 1, 2, 3}}}}) {
     SCOPED_TRACE(c.groups);
-    const absl::Status status = CompileStatus(all_reduce(c.groups));
-    EXPECT_EQ(status.code(), absl::StatusCode::kUnimplemented) << status;
-    EXPECT_THAT(std::string(status.message()), HasSubstr("all-reduce instruction ar"));
-    EXPECT_THAT(std::string(status.message()), HasSubstr(c.why));
+    std::unique_ptr<GpuExecutable> executable = CompileEmulated(all_reduce(c.groups));
+    ASSERT_NE(executable, nullptr);
+    std::vector<std::vector<Literal>> arguments(kReplicas);
+    for (int r = 0; r < kReplicas; ++r) {
+      arguments[r].push_back(Argument(*executable, 0, [r](int64_t i) { return static_cast<double>(r + i); }));
+    }
+    absl::StatusOr<std::vector<Literal>> results = executable->ExecuteReplicated(arguments, nullptr);
+    ASSERT_TRUE(results.ok()) << results.status();
+    for (int r = 0; r < kReplicas; ++r) {
+      for (int64_t i = 0; i < 8; ++i) {
+        double sum = 0;
+        for (int q : c.sum_of[static_cast<size_t>(r)]) sum += q + i;
+        EXPECT_EQ((*results)[r].GetAsDouble(i), sum) << "replica " << r << " element " << i;
+      }
+    }
   }
-  // One group of all four, in the iota form, is fine.
-  EXPECT_TRUE(CompileStatus(all_reduce("[1,4]<=[4]")).ok());
 
   const absl::Status permute = CompileStatus(R"(
 HloModule permute, is_scheduled=true
@@ -297,21 +308,33 @@ ENTRY main {
   ROOT cp = f32[8] collective-permute(x), source_target_pairs={{0,1},{1,4}}
 }
 )");
-  EXPECT_EQ(permute.code(), absl::StatusCode::kUnimplemented) << permute;
-  EXPECT_THAT(std::string(permute.message()), HasSubstr("collective-permute instruction cp"));
-  EXPECT_THAT(std::string(permute.message()), HasSubstr("the pair {1,4} needs 5 devices; compiled for 4 replicas"));
+  EXPECT_EQ(permute.code(), absl::StatusCode::kInvalidArgument) << permute;
+  EXPECT_THAT(std::string(permute.message()),
+              HasSubstr("collective-permute cp: the pair {1,4} names an id past the 4 replicas"));
 
-  // All-gather along a dimension laid out inside another of size > 1.
-  const absl::Status inner = CompileStatus(R"(
+  // All-gather along a dimension laid out inside another of size > 1:
+  // replica r's row k is [r + 3k, r + 3k + 1, r + 3k + 2]; the gathered row
+  // k holds every replica's in turn.
+  std::unique_ptr<GpuExecutable> inner = CompileEmulated(R"(
 HloModule gather, is_scheduled=true
 ENTRY main {
   x = f32[2,3] parameter(0)
   ROOT ag = f32[2,12] all-gather(x), replica_groups={}, dimensions={1}
 }
 )");
-  EXPECT_EQ(inner.code(), absl::StatusCode::kUnimplemented) << inner;
-  EXPECT_THAT(std::string(inner.message()), HasSubstr("all-gather instruction ag"));
-  EXPECT_THAT(std::string(inner.message()), HasSubstr("not the outermost"));
+  ASSERT_NE(inner, nullptr);
+  std::vector<std::vector<Literal>> arguments(kReplicas);
+  for (int r = 0; r < kReplicas; ++r) {
+    arguments[r].push_back(Argument(*inner, 0, [r](int64_t i) { return static_cast<double>(r + i); }));
+  }
+  absl::StatusOr<std::vector<Literal>> gathered = inner->ExecuteReplicated(arguments, nullptr);
+  ASSERT_TRUE(gathered.ok()) << gathered.status();
+  for (int64_t k = 0; k < 2; ++k) {
+    for (int64_t j = 0; j < 12; ++j) {
+      EXPECT_EQ((*gathered)[0].GetAsDouble(k * 12 + j), static_cast<double>(j / 3 + 3 * k + j % 3))
+          << "row " << k << " column " << j;
+    }
+  }
 }
 
 TEST(GpuReplicatedExecutionTest, ExecuteAndArgumentListsAreChecked) {
@@ -357,9 +380,10 @@ ENTRY main {
   auto from_module = CompileForGpu(**module, Options(GpuDeviceKind::kCuda, /*replicas=*/0));
   ASSERT_TRUE(from_module.ok()) << from_module.status();
   EXPECT_EQ((*from_module)->num_replicas(), 3);
-  // The default (one replica) keeps the single-device meaning.
+  // The default (one replica) keeps the single-device meaning: groups of
+  // three name replicas it does not have.
   auto single = CompileForGpu(**module, GpuCompileOptions{});
-  EXPECT_EQ(single.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_EQ(single.status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 TEST(GpuReplicatedExecutionTest, TwoCudaDevicesAllReduceThroughNccl) {

@@ -38,6 +38,10 @@ class InProcessCollectives final : public DeviceCollectives {
   absl::Status Run(const CollectivePlan& plan, int64_t device, absl::Span<const void* const> send,
                    absl::Span<void* const> receive) override;
 
+  // `device` failed and will not reach its next collective: every peer
+  // waiting, or arriving later, fails at once with ABORTED naming it.
+  void Abort(int64_t device, const absl::Status& why);
+
  private:
   // How many times `device` ran `plan` before: pairs each occurrence (a
   // collective in a loop) with the peers' same one.

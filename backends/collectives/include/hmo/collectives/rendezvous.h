@@ -74,6 +74,11 @@ class Rendezvous {
   // Points some rank is waiting at (for tests and diagnostics).
   size_t num_pending() const;
 
+  // Fails every point a rank waits at, and every later arrival, with
+  // ABORTED `why`: a rank failed and will not arrive, so its peers need not
+  // wait for the deadline.
+  void Abort(const std::string& why);
+
  private:
   struct Point;
 
@@ -86,6 +91,8 @@ class Rendezvous {
   mutable std::mutex mu_;
   // Guarded by mu_: the points some rank is waiting at, by key.
   absl::flat_hash_map<std::string, std::shared_ptr<Point>> points_;
+  // Guarded by mu_: why the rendezvous was aborted (empty: it was not).
+  std::string aborted_;
 };
 
 }  // namespace hmo::collectives
