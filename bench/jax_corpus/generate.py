@@ -817,7 +817,12 @@ Sizes are bytes from `memory_analysis()`; "donated" lists flat parameter numbers
 %s
 """ % (", ".join(sorted(versions)), SEED,
        datetime.date.today().isoformat(), "\n".join(rows))
-    # Hand-written sections after the table (from the first "## ") stay.
+    write_readme_keeping_sections(out_root, text)
+
+
+def write_readme_keeping_sections(out_root, text):
+    """Writes out_root/README.md as `text` followed by the hand-written
+    sections after the generated table (from the first "## ") of the old one."""
     path = os.path.join(out_root, "README.md")
     if os.path.exists(path):
         with open(path) as f:

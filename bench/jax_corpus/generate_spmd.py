@@ -49,6 +49,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from generate import _normal, _rng, _xent, write_readme_keeping_sections  # noqa: E402
+
 SEED = 20240601
 NUM_DEVICES = 4
 BUFFER_ASSIGNMENT_MAX_BYTES = 256 * 1024
@@ -89,29 +92,12 @@ def program(name, description):
 # ---------------------------------------------------------------------------
 
 
-def _rng():
-    import numpy as np
-    return np.random.default_rng(SEED)
-
-
-def _normal(rng, shape, scale=1.0):
-    import numpy as np
-    return (rng.standard_normal(shape) * scale).astype(np.float32)
-
-
 def _mesh(shape, names):
     """A mesh whose devices are jax.devices() in order, reshaped."""
     import jax
     import numpy as np
     from jax.sharding import Mesh
     return Mesh(np.array(jax.devices()).reshape(shape), names)
-
-
-def _xent(logits, labels):
-    import jax
-    import jax.numpy as jnp
-    logp = jax.nn.log_softmax(logits, axis=-1)
-    return -jnp.mean(jnp.take_along_axis(logp, labels[..., None], axis=-1))
 
 
 def _single_device(fn):
@@ -929,16 +915,7 @@ inputs' `PartitionSpec`s in parameter order.
 %s
 """ % (", ".join(sorted(versions)), SEED,
        datetime.date.today().isoformat(), "\n".join(rows))
-    # Hand-written sections after the table (from the first "## ") stay.
-    path = os.path.join(out_root, "README.md")
-    if os.path.exists(path):
-        with open(path) as f:
-            old = f.read()
-        tail = old.find("\n## ")
-        if tail >= 0:
-            text += old[tail:]
-    with open(path, "w") as f:
-        f.write(text)
+    write_readme_keeping_sections(out_root, text)
 
 
 def main():
