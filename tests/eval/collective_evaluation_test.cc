@@ -43,6 +43,52 @@ std::vector<std::vector<Literal>> OneArrayEach(std::string_view shape,
   return arguments;
 }
 
+// Values per device: one list per device.
+using PerDeviceValues = std::vector<std::vector<double>>;
+
+// For 4 devices, `rows` x `columns` values row-major: value(device, row,
+// column).
+PerDeviceValues ValuesOfEachDevice(int rows, int columns,
+                                   const std::function<double(int, int, int)>& value) {
+  PerDeviceValues values(4);
+  for (int d = 0; d < 4; ++d) {
+    for (int i = 0; i < rows * columns; ++i)
+      values[d].push_back(value(d, i / columns, i % columns));
+  }
+  return values;
+}
+
+// Each device's result, as doubles or as integers.
+PerDeviceValues DoublesOfEach(const std::vector<Literal>& results) {
+  PerDeviceValues values;
+  for (const Literal& result : results) values.push_back(Doubles(result));
+  return values;
+}
+std::vector<std::vector<int64_t>> IntsOfEach(const std::vector<Literal>& results) {
+  std::vector<std::vector<int64_t>> values;
+  for (const Literal& result : results) values.push_back(Ints(result));
+  return values;
+}
+
+// Element `i` of a tuple result, as doubles.
+std::vector<double> DoublesAt(const Literal& tuple, size_t i) {
+  EXPECT_GT(tuple.tuple_elements().size(), i);
+  if (tuple.tuple_elements().size() <= i) return {};
+  return Doubles(tuple.tuple_elements()[i]);
+}
+
+// Element `element` of each device's tuple result, as doubles.
+PerDeviceValues DoublesOfEach(const std::vector<Literal>& results, size_t element) {
+  PerDeviceValues values;
+  for (const Literal& result : results) values.push_back(DoublesAt(result, element));
+  return values;
+}
+
+// For 4 replicas: replica r holds [r + 1, 10 (r + 1)], an array of `shape`.
+std::vector<std::vector<Literal>> OneAndTenTimesEach(std::string_view shape) {
+  return OneArrayEach(shape, {{1, 10}, {2, 20}, {3, 30}, {4, 40}});
+}
+
 #define HMO_REPLICATED_OK(results_var, ...)                                    \
   absl::StatusOr<std::vector<Literal>> results_var##_or = __VA_ARGS__;         \
   ASSERT_TRUE(results_var##_or.ok()) << results_var##_or.status();             \
@@ -107,10 +153,7 @@ ENTRY e {
 }
 )";
   HMO_REPLICATED_OK(results, EvaluateReplicatedText(kHlo, OneArrayEach("f32[2]", {{1, 2}, {3, 4}, {5, 6}, {7, 8}})));
-  EXPECT_THAT(Doubles(results[0]), ElementsAre(4, 6));
-  EXPECT_THAT(Doubles(results[1]), ElementsAre(4, 6));
-  EXPECT_THAT(Doubles(results[2]), ElementsAre(12, 14));
-  EXPECT_THAT(Doubles(results[3]), ElementsAre(12, 14));
+  EXPECT_EQ(DoublesOfEach(results), (PerDeviceValues{{4, 6}, {4, 6}, {12, 14}, {12, 14}}));
 }
 
 // A reducer that is not commutative (acc * 2 + x) over the group {3,2,1,0}:
@@ -148,8 +191,7 @@ ENTRY e {
   ROOT ag = f32[2,4] all-gather(p), replica_groups={}, dimensions={1}
 }
 )";
-  HMO_REPLICATED_OK(results,
-                    EvaluateReplicatedText(kHlo, OneArrayEach("f32[2,1]", {{1, 10}, {2, 20}, {3, 30}, {4, 40}})));
+  HMO_REPLICATED_OK(results, EvaluateReplicatedText(kHlo, OneAndTenTimesEach("f32[2,1]")));
   for (const Literal& result : results) {
     EXPECT_THAT(Doubles(result), ElementsAre(1, 2, 3, 4, 10, 20, 30, 40));
   }
@@ -165,12 +207,9 @@ ENTRY e {
   ROOT ag = f32[2,2] all-gather(p), replica_groups=[2,2]<=[2,2]T(1,0), dimensions={1}
 }
 )";
-  HMO_REPLICATED_OK(results,
-                    EvaluateReplicatedText(kHlo, OneArrayEach("f32[2,1]", {{1, 10}, {2, 20}, {3, 30}, {4, 40}})));
-  EXPECT_THAT(Doubles(results[0]), ElementsAre(1, 3, 10, 30));
-  EXPECT_THAT(Doubles(results[2]), ElementsAre(1, 3, 10, 30));
-  EXPECT_THAT(Doubles(results[1]), ElementsAre(2, 4, 20, 40));
-  EXPECT_THAT(Doubles(results[3]), ElementsAre(2, 4, 20, 40));
+  HMO_REPLICATED_OK(results, EvaluateReplicatedText(kHlo, OneAndTenTimesEach("f32[2,1]")));
+  EXPECT_EQ(DoublesOfEach(results),
+            (PerDeviceValues{{1, 3, 10, 30}, {2, 4, 20, 40}, {1, 3, 10, 30}, {2, 4, 20, 40}}));
 }
 
 // operand_r[i][j] = 100i + 10j + r; the sum over r is 400i + 40j + 6, and
@@ -190,18 +229,11 @@ ENTRY e {
   ROOT rs = s32[2,1] reduce-scatter(p), replica_groups={}, dimensions={1}, to_apply=sum
 }
 )";
-  std::vector<std::vector<double>> values;
-  for (int r = 0; r < 4; ++r) {
-    values.push_back({});
-    for (int i = 0; i < 2; ++i) {
-      for (int j = 0; j < 4; ++j) values.back().push_back(100 * i + 10 * j + r);
-    }
-  }
+  const PerDeviceValues values =
+      ValuesOfEachDevice(2, 4, [](int r, int i, int j) { return 100 * i + 10 * j + r; });
   HMO_REPLICATED_OK(results, EvaluateReplicatedText(kHlo, OneArrayEach("s32[2,4]", values)));
-  EXPECT_THAT(Ints(results[0]), ElementsAre(6, 406));
-  EXPECT_THAT(Ints(results[1]), ElementsAre(46, 446));
-  EXPECT_THAT(Ints(results[2]), ElementsAre(86, 486));
-  EXPECT_THAT(Ints(results[3]), ElementsAre(126, 526));
+  EXPECT_EQ(IntsOfEach(results),
+            (std::vector<std::vector<int64_t>>{{6, 406}, {46, 446}, {86, 486}, {126, 526}}));
 }
 
 TEST(CollectiveEvaluationTest, CollectivePermuteRing) {
@@ -215,10 +247,7 @@ ENTRY e {
 )";
   HMO_REPLICATED_OK(results,
                     EvaluateReplicatedText(kHlo, OneArrayEach("f32[2]", {{0, 0.5}, {1, 1.5}, {2, 2.5}, {3, 3.5}})));
-  EXPECT_THAT(Doubles(results[0]), ElementsAre(3, 3.5));
-  EXPECT_THAT(Doubles(results[1]), ElementsAre(0, 0.5));
-  EXPECT_THAT(Doubles(results[2]), ElementsAre(1, 1.5));
-  EXPECT_THAT(Doubles(results[3]), ElementsAre(2, 2.5));
+  EXPECT_EQ(DoublesOfEach(results), (PerDeviceValues{{3, 3.5}, {0, 0.5}, {1, 1.5}, {2, 2.5}}));
 }
 
 // 0 -> 2 and 2 -> 1; replicas 0 and 3 receive nothing: zeros.
@@ -231,12 +260,8 @@ ENTRY e {
   ROOT cp = f32[2] collective-permute(p), source_target_pairs={{0,2},{2,1}}
 }
 )";
-  HMO_REPLICATED_OK(results,
-                    EvaluateReplicatedText(kHlo, OneArrayEach("f32[2]", {{1, 10}, {2, 20}, {3, 30}, {4, 40}})));
-  EXPECT_THAT(Doubles(results[0]), ElementsAre(0, 0));
-  EXPECT_THAT(Doubles(results[1]), ElementsAre(3, 30));
-  EXPECT_THAT(Doubles(results[2]), ElementsAre(1, 10));
-  EXPECT_THAT(Doubles(results[3]), ElementsAre(0, 0));
+  HMO_REPLICATED_OK(results, EvaluateReplicatedText(kHlo, OneAndTenTimesEach("f32[2]")));
+  EXPECT_EQ(DoublesOfEach(results), (PerDeviceValues{{0, 0}, {3, 30}, {1, 10}, {0, 0}}));
 }
 
 // replica-id alone, and summed over the replicas: 0+1+2+3 = 6.
@@ -305,10 +330,7 @@ ENTRY e {
 }
 )";
   HMO_REPLICATED_OK(results, EvaluateReplicatedText(kHlo, OneArrayEach("f32[1]", {{1}, {2}, {3}, {4}})));
-  EXPECT_THAT(Doubles(results[0]), ElementsAre(311));
-  EXPECT_THAT(Doubles(results[1]), ElementsAre(312));
-  EXPECT_THAT(Doubles(results[2]), ElementsAre(313));
-  EXPECT_THAT(Doubles(results[3]), ElementsAre(314));
+  EXPECT_EQ(DoublesOfEach(results), (PerDeviceValues{{311}, {312}, {313}, {314}}));
 }
 
 // One replica: every collective is a group of one.
@@ -479,23 +501,32 @@ TEST(CollectiveEvaluationTest, ArgumentsAreCheckedPerReplica) {
 // replica d / num_partitions, partition d % num_partitions. Expected values
 // are worked out by hand from XLA's group modes (CollectiveParticipants).
 
-// One argument list per device, built from the device number.
-std::vector<std::vector<Literal>> PerDevice(const std::function<std::vector<Literal>(int)>& arguments_of) {
-  std::vector<std::vector<Literal>> arguments;
-  for (int d = 0; d < 4; ++d) arguments.push_back(arguments_of(d));
+// A computation `name` adding two `type` scalars, for to_apply.
+std::string AddComputation(std::string_view name, std::string_view type) {
+  const std::string scalar = std::string(type) + "[]";
+  return std::string(name) + " {\n  x = " + scalar + " parameter(0)\n  y = " + scalar +
+         " parameter(1)\n  ROOT s = " + scalar + " add(x, y)\n}\n\n";
+}
+
+// One argument list per device of 4: arrays of `shapes`, their values
+// values_of(device).
+std::vector<std::vector<Literal>> ArraysOfEachDevice(
+    const std::vector<std::string_view>& shapes,
+    const std::function<std::vector<std::vector<double>>(int)>& values_of) {
+  std::vector<std::vector<Literal>> arguments(4);
+  for (int d = 0; d < 4; ++d) {
+    const std::vector<std::vector<double>> values = values_of(d);
+    EXPECT_EQ(values.size(), shapes.size());
+    for (size_t i = 0; i < shapes.size() && i < values.size(); ++i)
+      arguments[d].push_back(MakeArray(shapes[i], values[i]));
+  }
   return arguments;
 }
 
-// Element `i` of a tuple result, as doubles.
-std::vector<double> DoublesAt(const Literal& tuple, size_t i) {
-  EXPECT_GT(tuple.tuple_elements().size(), i);
-  if (tuple.tuple_elements().size() <= i) return {};
-  return Doubles(tuple.tuple_elements()[i]);
-}
-
-TEST(CollectiveEvaluationTest, ReplicaAndPartitionIdsOnATwoByTwoGrid) {
-  constexpr char kHlo[] = R"(
-HloModule ids, replica_count=2, num_partitions=2
+// The replica-id and partition-id of each device, as a tuple, in a module
+// on `grid` ("replica_count=R, num_partitions=P").
+std::string IdsModule(std::string_view grid) {
+  return "HloModule ids, " + std::string(grid) + R"(
 
 ENTRY e {
   r = u32[] replica-id()
@@ -503,29 +534,30 @@ ENTRY e {
   ROOT t = (u32[], u32[]) tuple(r, p)
 }
 )";
-  HMO_REPLICATED_OK(results, EvaluateReplicatedText(kHlo, std::vector<std::vector<Literal>>(4)));
-  for (int d = 0; d < 4; ++d) {
-    EXPECT_THAT(DoublesAt(results[d], 0), ElementsAre(d / 2)) << "device " << d;
-    EXPECT_THAT(DoublesAt(results[d], 1), ElementsAre(d % 2)) << "device " << d;
+}
+
+// Each device's replica-id and partition-id: the two elements of its
+// IdsModule result, one after the other.
+PerDeviceValues IdsOfEach(const std::vector<Literal>& results) {
+  PerDeviceValues ids = DoublesOfEach(results, 0);
+  for (size_t d = 0; d < ids.size(); ++d) {
+    const std::vector<double> partition = DoublesAt(results[d], 1);
+    ids[d].insert(ids[d].end(), partition.begin(), partition.end());
   }
+  return ids;
+}
+
+TEST(CollectiveEvaluationTest, ReplicaAndPartitionIdsOnATwoByTwoGrid) {
+  HMO_REPLICATED_OK(results, EvaluateReplicatedText(IdsModule("replica_count=2, num_partitions=2"),
+                                                    std::vector<std::vector<Literal>>(4)));
+  EXPECT_EQ(IdsOfEach(results), (PerDeviceValues{{0, 0}, {0, 1}, {1, 0}, {1, 1}}));
 }
 
 // One partition per device: partition-id counts the devices, replica-id is 0.
 TEST(CollectiveEvaluationTest, PartitionIdWithOnePartitionPerDevice) {
-  constexpr char kHlo[] = R"(
-HloModule ids, replica_count=1, num_partitions=4
-
-ENTRY e {
-  r = u32[] replica-id()
-  p = u32[] partition-id()
-  ROOT t = (u32[], u32[]) tuple(r, p)
-}
-)";
-  HMO_REPLICATED_OK(results, EvaluateReplicatedText(kHlo, std::vector<std::vector<Literal>>(4)));
-  for (int d = 0; d < 4; ++d) {
-    EXPECT_THAT(DoublesAt(results[d], 0), ElementsAre(0)) << "device " << d;
-    EXPECT_THAT(DoublesAt(results[d], 1), ElementsAre(d)) << "device " << d;
-  }
+  HMO_REPLICATED_OK(results, EvaluateReplicatedText(IdsModule("replica_count=1, num_partitions=4"),
+                                                    std::vector<std::vector<Literal>>(4)));
+  EXPECT_EQ(IdsOfEach(results), (PerDeviceValues{{0, 0}, {0, 1}, {0, 2}, {0, 3}}));
 }
 
 TEST(CollectiveEvaluationTest, DevicesMustBeWholeReplicasOfThePartitions) {
@@ -536,7 +568,8 @@ ENTRY e {
   ROOT p = u32[] partition-id()
 }
 )";
-  absl::StatusOr<std::vector<Literal>> results = EvaluateReplicatedText(kHlo, std::vector<std::vector<Literal>>(3));
+  absl::StatusOr<std::vector<Literal>> results =
+      EvaluateReplicatedText(kHlo, std::vector<std::vector<Literal>>(3));
   ASSERT_FALSE(results.ok());
   EXPECT_EQ(results.status().code(), absl::StatusCode::kInvalidArgument) << results.status();
   EXPECT_THAT(std::string(results.status().message()), HasSubstr("2 partitions"));
@@ -571,24 +604,14 @@ ENTRY e {
       cross_partition, broadcast_replicas)
 }
 )";
-  HMO_REPLICATED_OK(results, EvaluateReplicatedText(kHlo, OneArrayEach("f32[1]", {{10}, {20}, {30}, {40}})));
-  EXPECT_THAT(DoublesAt(results[0], 0), ElementsAre(30, 10));
-  EXPECT_THAT(DoublesAt(results[1], 0), ElementsAre(40, 20));
-  EXPECT_THAT(DoublesAt(results[2], 0), ElementsAre(30, 10));
-  EXPECT_THAT(DoublesAt(results[3], 0), ElementsAre(40, 20));
-  for (int d = 0; d < 4; ++d) EXPECT_THAT(DoublesAt(results[d], 1), ElementsAre(30, 40, 10, 20)) << "device " << d;
-  EXPECT_THAT(DoublesAt(results[0], 2), ElementsAre(40, 10));
-  EXPECT_THAT(DoublesAt(results[3], 2), ElementsAre(40, 10));
-  EXPECT_THAT(DoublesAt(results[1], 2), ElementsAre(30, 20));
-  EXPECT_THAT(DoublesAt(results[2], 2), ElementsAre(30, 20));
-  EXPECT_THAT(DoublesAt(results[0], 3), ElementsAre(20));
-  EXPECT_THAT(DoublesAt(results[1], 3), ElementsAre(20));
-  EXPECT_THAT(DoublesAt(results[2], 3), ElementsAre(40));
-  EXPECT_THAT(DoublesAt(results[3], 3), ElementsAre(40));
-  EXPECT_THAT(DoublesAt(results[0], 4), ElementsAre(30));
-  EXPECT_THAT(DoublesAt(results[1], 4), ElementsAre(40));
-  EXPECT_THAT(DoublesAt(results[2], 4), ElementsAre(30));
-  EXPECT_THAT(DoublesAt(results[3], 4), ElementsAre(40));
+  HMO_REPLICATED_OK(results,
+                    EvaluateReplicatedText(kHlo, OneArrayEach("f32[1]", {{10}, {20}, {30}, {40}})));
+  EXPECT_EQ(DoublesOfEach(results, 0), (PerDeviceValues{{30, 10}, {40, 20}, {30, 10}, {40, 20}}));
+  for (int d = 0; d < 4; ++d)
+    EXPECT_THAT(DoublesAt(results[d], 1), ElementsAre(30, 40, 10, 20)) << "device " << d;
+  EXPECT_EQ(DoublesOfEach(results, 2), (PerDeviceValues{{40, 10}, {30, 20}, {30, 20}, {40, 10}}));
+  EXPECT_EQ(DoublesOfEach(results, 3), (PerDeviceValues{{20}, {20}, {40}, {40}}));
+  EXPECT_EQ(DoublesOfEach(results, 4), (PerDeviceValues{{30}, {40}, {30}, {40}}));
 }
 
 // The variadic all-reduce XLA's CPU pipeline emits (combined all-reduces),
@@ -597,16 +620,8 @@ ENTRY e {
 // group {0,2}: a = 2000 + 2i, b = 4i, c = 1; group {1,3}: a = 4000 + 2i,
 // b = 6i, c = 1.5.
 TEST(CollectiveEvaluationTest, TupleAllReduceReducesEachElement) {
-  constexpr char kHlo[] = R"(
-HloModule tuple_all_reduce, replica_count=1, num_partitions=4
-
-add {
-  x = f32[] parameter(0)
-  y = f32[] parameter(1)
-  ROOT s = f32[] add(x, y)
-}
-
-ENTRY e {
+  const std::string hlo = "HloModule tuple_all_reduce, replica_count=1, num_partitions=4\n\n" +
+                          AddComputation("add", "f32") + R"(ENTRY e {
   a = f32[16,16] parameter(0)
   b = f32[8,16] parameter(1)
   c = f32[] parameter(2)
@@ -614,17 +629,13 @@ ENTRY e {
       use_global_device_ids=true, to_apply=add
 }
 )";
-  const auto arguments = PerDevice([](int d) {
+  const auto arguments = ArraysOfEachDevice({"f32[16,16]", "f32[8,16]", "f32[]"}, [](int d) {
     std::vector<double> a(256), b(128);
     for (int i = 0; i < 256; ++i) a[i] = 1000.0 * d + i;
     for (int i = 0; i < 128; ++i) b[i] = (d + 1.0) * i;
-    std::vector<Literal> args;
-    args.push_back(MakeArray("f32[16,16]", a));
-    args.push_back(MakeArray("f32[8,16]", b));
-    args.push_back(MakeArray("f32[]", {(d + 1) / 4.0}));
-    return args;
+    return std::vector<std::vector<double>>{a, b, {(d + 1) / 4.0}};
   });
-  HMO_REPLICATED_OK(results, EvaluateReplicatedText(kHlo, arguments));
+  HMO_REPLICATED_OK(results, EvaluateReplicatedText(hlo, arguments));
   for (int d = 0; d < 4; ++d) {
     const bool odd = d % 2 == 1;
     std::vector<double> a(256), b(128);
@@ -650,53 +661,35 @@ ENTRY e {
   ROOT ag = (f32[2], f32[4,1]) all-gather(p, q), replica_groups={{1,0},{3,2}}, dimensions={0}
 }
 )";
-  const auto arguments = PerDevice([](int d) {
-    std::vector<Literal> args;
-    args.push_back(MakeArray("f32[1]", {d + 0.5}));
-    args.push_back(MakeArray("f32[2,1]", {10.0 * d, 10.0 * d + 1}));
-    return args;
-  });
-  HMO_REPLICATED_OK(results, EvaluateReplicatedText(kHlo, arguments));
-  EXPECT_THAT(DoublesAt(results[0], 0), ElementsAre(1.5, 0.5));
-  EXPECT_THAT(DoublesAt(results[0], 1), ElementsAre(10, 11, 0, 1));
-  EXPECT_THAT(DoublesAt(results[1], 1), ElementsAre(10, 11, 0, 1));
-  EXPECT_THAT(DoublesAt(results[2], 0), ElementsAre(3.5, 2.5));
-  EXPECT_THAT(DoublesAt(results[3], 1), ElementsAre(30, 31, 20, 21));
+  HMO_REPLICATED_OK(
+      results, EvaluateReplicatedText(
+                   kHlo, ArraysOfEachDevice({"f32[1]", "f32[2,1]"}, [](int d) {
+                     return std::vector<std::vector<double>>{{d + 0.5}, {10.0 * d, 10.0 * d + 1}};
+                   })));
+  EXPECT_EQ(DoublesOfEach(results, 0),
+            (PerDeviceValues{{1.5, 0.5}, {1.5, 0.5}, {3.5, 2.5}, {3.5, 2.5}}));
+  EXPECT_EQ(DoublesOfEach(results, 1),
+            (PerDeviceValues{{10, 11, 0, 1}, {10, 11, 0, 1}, {30, 31, 20, 21}, {30, 31, 20, 21}}));
 }
 
 // operand_d[i][j] = 100 d + 10 i + j over flattened ids {{3,1},{2,0}}:
 // {3,1} sums to 400 + 20 i + 2 j, of which device 3 (rank 0) keeps rows 0-1
 // and device 1 (rank 1) rows 2-3; {2,0} sums to 200 + 20 i + 2 j.
 TEST(CollectiveEvaluationTest, ReduceScatterAlongDimensionZeroOverFlattenedIds) {
-  constexpr char kHlo[] = R"(
-HloModule reduce_scatter_rows, replica_count=1, num_partitions=4
-
-sum {
-  a = s32[] parameter(0)
-  b = s32[] parameter(1)
-  ROOT s = s32[] add(a, b)
-}
-
-ENTRY e {
+  const std::string hlo = "HloModule reduce_scatter_rows, replica_count=1, num_partitions=4\n\n" +
+                          AddComputation("sum", "s32") + R"(ENTRY e {
   p = s32[4,2] parameter(0)
   ROOT rs = s32[2,2] reduce-scatter(p), channel_id=1, replica_groups={{3,1},{2,0}}, use_global_device_ids=true,
       dimensions={0}, to_apply=sum
 }
 )";
-  const auto arguments = PerDevice([](int d) {
-    std::vector<double> values;
-    for (int i = 0; i < 4; ++i) {
-      for (int j = 0; j < 2; ++j) values.push_back(100 * d + 10 * i + j);
-    }
-    std::vector<Literal> args;
-    args.push_back(MakeArray("s32[4,2]", values));
-    return args;
-  });
-  HMO_REPLICATED_OK(results, EvaluateReplicatedText(kHlo, arguments));
-  EXPECT_THAT(Ints(results[3]), ElementsAre(400, 402, 420, 422));
-  EXPECT_THAT(Ints(results[1]), ElementsAre(440, 442, 460, 462));
-  EXPECT_THAT(Ints(results[2]), ElementsAre(200, 202, 220, 222));
-  EXPECT_THAT(Ints(results[0]), ElementsAre(240, 242, 260, 262));
+  const PerDeviceValues values =
+      ValuesOfEachDevice(4, 2, [](int d, int i, int j) { return 100 * d + 10 * i + j; });
+  HMO_REPLICATED_OK(results, EvaluateReplicatedText(hlo, OneArrayEach("s32[4,2]", values)));
+  EXPECT_EQ(
+      IntsOfEach(results),
+      (std::vector<std::vector<int64_t>>{
+          {240, 242, 260, 262}, {440, 442, 460, 462}, {200, 202, 220, 222}, {400, 402, 420, 422}}));
 }
 
 // Across 4 partitions (channel_id), x_d[j] = 10 d + j cut into chunks of 2;
@@ -710,18 +703,13 @@ ENTRY e {
   ROOT a2a = f32[8] all-to-all(p), channel_id=1, replica_groups={{0,1,2,3}}, dimensions={0}
 }
 )";
-  const auto arguments = PerDevice([](int d) {
-    std::vector<double> values;
-    for (int j = 0; j < 8; ++j) values.push_back(10 * d + j);
-    std::vector<Literal> args;
-    args.push_back(MakeArray("f32[8]", values));
-    return args;
-  });
-  HMO_REPLICATED_OK(results, EvaluateReplicatedText(kHlo, arguments));
-  EXPECT_THAT(Doubles(results[0]), ElementsAre(0, 1, 10, 11, 20, 21, 30, 31));
-  EXPECT_THAT(Doubles(results[1]), ElementsAre(2, 3, 12, 13, 22, 23, 32, 33));
-  EXPECT_THAT(Doubles(results[2]), ElementsAre(4, 5, 14, 15, 24, 25, 34, 35));
-  EXPECT_THAT(Doubles(results[3]), ElementsAre(6, 7, 16, 17, 26, 27, 36, 37));
+  const PerDeviceValues values =
+      ValuesOfEachDevice(1, 8, [](int d, int, int j) { return 10 * d + j; });
+  HMO_REPLICATED_OK(results, EvaluateReplicatedText(kHlo, OneArrayEach("f32[8]", values)));
+  EXPECT_EQ(DoublesOfEach(results), (PerDeviceValues{{0, 1, 10, 11, 20, 21, 30, 31},
+                                                     {2, 3, 12, 13, 22, 23, 32, 33},
+                                                     {4, 5, 14, 15, 24, 25, 34, 35},
+                                                     {6, 7, 16, 17, 26, 27, 36, 37}}));
 }
 
 // Across 4 replicas in the group {3,2,1,0} (device d has rank 3 - d),
@@ -736,20 +724,13 @@ ENTRY e {
   ROOT a2a = f32[2,4] all-to-all(p), replica_groups={{3,2,1,0}}, dimensions={1}
 }
 )";
-  const auto arguments = PerDevice([](int d) {
-    std::vector<double> values;
-    for (int i = 0; i < 2; ++i) {
-      for (int j = 0; j < 4; ++j) values.push_back(100 * i + 10 * d + j);
-    }
-    std::vector<Literal> args;
-    args.push_back(MakeArray("f32[2,4]", values));
-    return args;
-  });
-  HMO_REPLICATED_OK(results, EvaluateReplicatedText(kHlo, arguments));
-  EXPECT_THAT(Doubles(results[0]), ElementsAre(33, 23, 13, 3, 133, 123, 113, 103));
-  EXPECT_THAT(Doubles(results[1]), ElementsAre(32, 22, 12, 2, 132, 122, 112, 102));
-  EXPECT_THAT(Doubles(results[2]), ElementsAre(31, 21, 11, 1, 131, 121, 111, 101));
-  EXPECT_THAT(Doubles(results[3]), ElementsAre(30, 20, 10, 0, 130, 120, 110, 100));
+  const PerDeviceValues values =
+      ValuesOfEachDevice(2, 4, [](int d, int i, int j) { return 100 * i + 10 * d + j; });
+  HMO_REPLICATED_OK(results, EvaluateReplicatedText(kHlo, OneArrayEach("f32[2,4]", values)));
+  // Device 0: 33, 23, 13, 3, 133, 123, 113, 103; device 3: 30, 20, 10, 0, ...
+  EXPECT_EQ(DoublesOfEach(results), ValuesOfEachDevice(2, 4, [](int d, int i, int k) {
+              return 100 * i + 10 * (3 - k) + 3 - d;
+            }));
 }
 
 // The tuple form across the partitions of each replica, groups {{1,0}}:
@@ -765,23 +746,15 @@ ENTRY e {
   ROOT a2a = (f32[1], f32[1]) all-to-all(a, b), channel_id=1, replica_groups={{1,0}}
 }
 )";
-  const auto arguments = PerDevice([](int d) {
-    std::vector<Literal> args;
-    args.push_back(MakeArray("f32[1]", {10.0 * d}));
-    args.push_back(MakeArray("f32[1]", {10.0 * d + 1}));
-    return args;
-  });
-  HMO_REPLICATED_OK(results, EvaluateReplicatedText(kHlo, arguments));
-  // Device 0 (rank 1): operand 1 of device 1, then of device 0.
-  EXPECT_THAT(DoublesAt(results[0], 0), ElementsAre(11));
-  EXPECT_THAT(DoublesAt(results[0], 1), ElementsAre(1));
-  // Device 1 (rank 0): operand 0 of device 1, then of device 0.
-  EXPECT_THAT(DoublesAt(results[1], 0), ElementsAre(10));
-  EXPECT_THAT(DoublesAt(results[1], 1), ElementsAre(0));
-  EXPECT_THAT(DoublesAt(results[2], 0), ElementsAre(31));
-  EXPECT_THAT(DoublesAt(results[2], 1), ElementsAre(21));
-  EXPECT_THAT(DoublesAt(results[3], 0), ElementsAre(30));
-  EXPECT_THAT(DoublesAt(results[3], 1), ElementsAre(20));
+  HMO_REPLICATED_OK(
+      results,
+      EvaluateReplicatedText(kHlo, ArraysOfEachDevice({"f32[1]", "f32[1]"}, [](int d) {
+                               return std::vector<std::vector<double>>{{10.0 * d}, {10.0 * d + 1}};
+                             })));
+  // Device 0 (rank 1): operand 1 of device 1, then of device 0; device 1
+  // (rank 0): operand 0 of device 1, then of device 0.
+  EXPECT_EQ(DoublesOfEach(results, 0), (PerDeviceValues{{11}, {10}, {31}, {30}}));
+  EXPECT_EQ(DoublesOfEach(results, 1), (PerDeviceValues{{1}, {0}, {21}, {20}}));
 }
 
 // On a 2x2 grid, device d holding [d + 1, 10 (d + 1)]: with a channel_id
@@ -798,16 +771,9 @@ ENTRY e {
   ROOT t = (f32[2], f32[2]) tuple(partitions, replicas)
 }
 )";
-  HMO_REPLICATED_OK(results,
-                    EvaluateReplicatedText(kHlo, OneArrayEach("f32[2]", {{1, 10}, {2, 20}, {3, 30}, {4, 40}})));
-  EXPECT_THAT(DoublesAt(results[0], 0), ElementsAre(0, 0));
-  EXPECT_THAT(DoublesAt(results[1], 0), ElementsAre(1, 10));
-  EXPECT_THAT(DoublesAt(results[2], 0), ElementsAre(0, 0));
-  EXPECT_THAT(DoublesAt(results[3], 0), ElementsAre(3, 30));
-  EXPECT_THAT(DoublesAt(results[0], 1), ElementsAre(3, 30));
-  EXPECT_THAT(DoublesAt(results[1], 1), ElementsAre(4, 40));
-  EXPECT_THAT(DoublesAt(results[2], 1), ElementsAre(0, 0));
-  EXPECT_THAT(DoublesAt(results[3], 1), ElementsAre(0, 0));
+  HMO_REPLICATED_OK(results, EvaluateReplicatedText(kHlo, OneAndTenTimesEach("f32[2]")));
+  EXPECT_EQ(DoublesOfEach(results, 0), (PerDeviceValues{{0, 0}, {1, 10}, {0, 0}, {3, 30}}));
+  EXPECT_EQ(DoublesOfEach(results, 1), (PerDeviceValues{{3, 30}, {4, 40}, {0, 0}, {0, 0}}));
 }
 
 // The async pairs over 4 partitions, device d holding p = [d + 1, 10 (d + 1)]:
@@ -818,16 +784,8 @@ ENTRY e {
 //  - collective-permute-start/done along the pairs 0 -> 1 -> 2 -> 3:
 //    device 0 receives nothing (zeros).
 TEST(CollectiveEvaluationTest, AsyncPairs) {
-  constexpr char kHlo[] = R"(
-HloModule async_pairs, replica_count=1, num_partitions=4
-
-sum {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
-
-ENTRY e {
+  const std::string hlo = "HloModule async_pairs, replica_count=1, num_partitions=4\n\n" +
+                          AddComputation("sum", "f32") + R"(ENTRY e {
   p = f32[2] parameter(0)
   ars = f32[2] all-reduce-start(p), channel_id=1, replica_groups={{0,1},{2,3}}, use_global_device_ids=true, to_apply=sum
   ard = f32[2] all-reduce-done(ars)
@@ -843,21 +801,11 @@ ENTRY e {
   ROOT t = (f32[2], f32[2,1], f32[1,1], f32[2]) tuple(ard, agd, started, cpd)
 }
 )";
-  HMO_REPLICATED_OK(results,
-                    EvaluateReplicatedText(kHlo, OneArrayEach("f32[2]", {{1, 10}, {2, 20}, {3, 30}, {4, 40}})));
-  EXPECT_THAT(DoublesAt(results[0], 0), ElementsAre(3, 30));
-  EXPECT_THAT(DoublesAt(results[1], 0), ElementsAre(3, 30));
-  EXPECT_THAT(DoublesAt(results[2], 0), ElementsAre(7, 70));
-  EXPECT_THAT(DoublesAt(results[3], 0), ElementsAre(7, 70));
-  EXPECT_THAT(DoublesAt(results[0], 1), ElementsAre(2, 1));
-  EXPECT_THAT(DoublesAt(results[1], 1), ElementsAre(2, 1));
-  EXPECT_THAT(DoublesAt(results[2], 1), ElementsAre(4, 3));
-  EXPECT_THAT(DoublesAt(results[3], 1), ElementsAre(4, 3));
-  for (int d = 0; d < 4; ++d) EXPECT_THAT(DoublesAt(results[d], 2), ElementsAre(d + 1)) << "device " << d;
-  EXPECT_THAT(DoublesAt(results[0], 3), ElementsAre(0, 0));
-  EXPECT_THAT(DoublesAt(results[1], 3), ElementsAre(1, 10));
-  EXPECT_THAT(DoublesAt(results[2], 3), ElementsAre(2, 20));
-  EXPECT_THAT(DoublesAt(results[3], 3), ElementsAre(3, 30));
+  HMO_REPLICATED_OK(results, EvaluateReplicatedText(hlo, OneAndTenTimesEach("f32[2]")));
+  EXPECT_EQ(DoublesOfEach(results, 0), (PerDeviceValues{{3, 30}, {3, 30}, {7, 70}, {7, 70}}));
+  EXPECT_EQ(DoublesOfEach(results, 1), (PerDeviceValues{{2, 1}, {2, 1}, {4, 3}, {4, 3}}));
+  EXPECT_EQ(DoublesOfEach(results, 2), (PerDeviceValues{{1}, {2}, {3}, {4}}));
+  EXPECT_EQ(DoublesOfEach(results, 3), (PerDeviceValues{{0, 0}, {1, 10}, {2, 20}, {3, 30}}));
 }
 
 // Evaluate runs one device of a partitioned module: partition-id 0 and
@@ -889,12 +837,14 @@ ENTRY e {
   ROOT a2a = f32[2] all-to-all(p), channel_id=1, replica_groups={{0,1}}, dimensions={0}
 }
 )";
-  std::vector<std::vector<Literal>> arguments = OneArrayEach("f32[2]", {{1, 2}, {3, 4}, {5, 6}, {7, 8}});
+  std::vector<std::vector<Literal>> arguments =
+      OneArrayEach("f32[2]", {{1, 2}, {3, 4}, {5, 6}, {7, 8}});
   arguments[3][0] = MakeArray("f32[3]", {1, 2, 3});
   absl::StatusOr<std::vector<Literal>> results = EvaluateReplicatedText(kHlo, arguments);
   ASSERT_FALSE(results.ok());
   EXPECT_EQ(results.status().code(), absl::StatusCode::kInvalidArgument) << results.status();
-  EXPECT_THAT(std::string(results.status().message()), HasSubstr("device 3 (replica 1, partition 1)"));
+  EXPECT_THAT(std::string(results.status().message()),
+              HasSubstr("device 3 (replica 1, partition 1)"));
 }
 
 }  // namespace

@@ -8,8 +8,10 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
+#include "fmt/format.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hmo/ir/hlo_computation.h"
@@ -37,31 +39,25 @@ const HloInstruction* Named(const HloModule& module, std::string_view name) {
   return nullptr;
 }
 
+// A reducer `name` of two `type` scalars a and b whose root is `root`.
+std::string Reducer(std::string_view name, std::string_view type, std::string_view root) {
+  return fmt::format(
+      "{0} {{\n"
+      "  a = {1}[] parameter(0)\n"
+      "  b = {1}[] parameter(1)\n"
+      "  ROOT r = {1}[] {2}\n"
+      "}}\n\n",
+      name, type, root);
+}
+
 // Every planned opcode on 2 replicas x 2 partitions (device = replica * 2 +
 // partition). Groups of two without a channel_id are the replicas of one
 // partition ({0,2} and {1,3}); with a channel_id and no
 // use_global_device_ids, the partitions of one replica ({0,1} and {2,3}).
-constexpr char kPlans[] = R"(HloModule plans, replica_count=2, num_partitions=2
-
-sum {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
-
-any {
-  a = pred[] parameter(0)
-  b = pred[] parameter(1)
-  ROOT s = pred[] add(a, b)
-}
-
-max {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT m = f32[] maximum(b, a)
-}
-
-ENTRY e {
+std::string PlansModule() {
+  return "HloModule plans, replica_count=2, num_partitions=2\n\n" +
+         Reducer("sum", "f32", "add(a, b)") + Reducer("any", "pred", "add(a, b)") +
+         Reducer("max", "f32", "maximum(b, a)") + R"(ENTRY e {
   p = f32[2,3] parameter(0)
   q = f32[4] parameter(1)
   flags = pred[8] parameter(2)
@@ -96,11 +92,12 @@ ENTRY e {
   ROOT t = (f32[4], u32[]) tuple(ard, rid)
 }
 )";
+}
 
 class CollectivePlanTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    module_ = Parse(kPlans);
+    module_ = Parse(PlansModule());
     ASSERT_NE(module_, nullptr);
   }
   const HloInstruction& Instruction(std::string_view name) const { return *Named(*module_, name); }
@@ -116,22 +113,36 @@ class CollectivePlanTest : public ::testing::Test {
   DeviceGrid grid_{.replica_count = 2, .partition_count = 2};
 };
 
+// (send bytes, receive bytes) of each buffer of a plan.
+using Bytes = std::pair<std::vector<int64_t>, std::vector<int64_t>>;
+Bytes BytesOf(const CollectivePlan& plan) { return {plan.send_bytes, plan.receive_bytes}; }
+
+// (outer, chunk_bytes) of each split of a plan.
+using Splits = std::vector<std::pair<int64_t, int64_t>>;
+Splits SplitsOf(const CollectivePlan& plan) {
+  Splits splits;
+  for (const CollectivePlan::Split& split : plan.splits)
+    splits.emplace_back(split.outer, split.chunk_bytes);
+  return splits;
+}
+
+// (source, target) of each device of a permute plan.
+using Peers = std::vector<std::pair<int64_t, int64_t>>;
+Peers PeersOf(const CollectivePlan& plan) {
+  Peers peers;
+  for (const PermutePeers& peer : plan.peers) peers.emplace_back(peer.source, peer.target);
+  return peers;
+}
+
 TEST_F(CollectivePlanTest, EveryPlannedOpcodeGetsItsKind) {
   const std::vector<std::pair<std::string_view, CollectiveKind>> expected = {
-      {"ar", CollectiveKind::kAllReduce},
-      {"ar_tuple", CollectiveKind::kAllReduce},
-      {"ars", CollectiveKind::kAllReduce},
-      {"ag0", CollectiveKind::kAllGather},
-      {"ags", CollectiveKind::kAllGather},
-      {"ags_tuple", CollectiveKind::kAllGather},
-      {"rs", CollectiveKind::kReduceScatter},
-      {"a2a0", CollectiveKind::kAllToAll},
-      {"a2a_tuple", CollectiveKind::kAllToAll},
-      {"cp", CollectiveKind::kCollectivePermute},
-      {"cps", CollectiveKind::kCollectivePermute},
-      {"bc", CollectiveKind::kCollectiveBroadcast},
-      {"rid", CollectiveKind::kReplicaId},
-      {"pid", CollectiveKind::kPartitionId},
+      {"ar", CollectiveKind::kAllReduce},          {"ar_tuple", CollectiveKind::kAllReduce},
+      {"ars", CollectiveKind::kAllReduce},         {"ag0", CollectiveKind::kAllGather},
+      {"ags", CollectiveKind::kAllGather},         {"ags_tuple", CollectiveKind::kAllGather},
+      {"rs", CollectiveKind::kReduceScatter},      {"a2a0", CollectiveKind::kAllToAll},
+      {"a2a_tuple", CollectiveKind::kAllToAll},    {"cp", CollectiveKind::kCollectivePermute},
+      {"cps", CollectiveKind::kCollectivePermute}, {"bc", CollectiveKind::kCollectiveBroadcast},
+      {"rid", CollectiveKind::kReplicaId},         {"pid", CollectiveKind::kPartitionId},
   };
   for (const auto& [name, kind] : expected) {
     EXPECT_TRUE(IsPlannedCollective(Instruction(name).opcode())) << name;
@@ -148,16 +159,20 @@ TEST_F(CollectivePlanTest, DoneHalvesAndOtherOpcodesAreNotPlanned) {
   EXPECT_FALSE(IsPlannedCollective(Instruction("agd").opcode()));
   EXPECT_FALSE(IsPlannedCollective(Instruction("cpd").opcode()));
   EXPECT_FALSE(IsPlannedCollective(Instruction("t").opcode()));
-  EXPECT_EQ(PlanCollective(Instruction("t"), grid_).status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_EQ(PlanCollective(Instruction("t"), grid_).status().code(),
+            absl::StatusCode::kUnimplemented);
 }
 
 TEST_F(CollectivePlanTest, ReceiveIndicesSkipTheOperandOfStartTuples) {
   EXPECT_THAT(CollectiveReceiveIndices(Instruction("ar")), ElementsAre(ShapeIndex{}));
-  EXPECT_THAT(CollectiveReceiveIndices(Instruction("ar_tuple")), ElementsAre(ShapeIndex{0}, ShapeIndex{1}));
+  EXPECT_THAT(CollectiveReceiveIndices(Instruction("ar_tuple")),
+              ElementsAre(ShapeIndex{0}, ShapeIndex{1}));
   EXPECT_THAT(CollectiveReceiveIndices(Instruction("ars")), ElementsAre(ShapeIndex{}));
   EXPECT_THAT(CollectiveReceiveIndices(Instruction("ags")), ElementsAre(ShapeIndex{1}));
-  EXPECT_THAT(CollectiveReceiveIndices(Instruction("ags_tuple")), ElementsAre(ShapeIndex{1, 0}, ShapeIndex{1, 1}));
-  EXPECT_THAT(CollectiveReceiveIndices(Instruction("a2a_tuple")), ElementsAre(ShapeIndex{0}, ShapeIndex{1}));
+  EXPECT_THAT(CollectiveReceiveIndices(Instruction("ags_tuple")),
+              ElementsAre(ShapeIndex{1, 0}, ShapeIndex{1, 1}));
+  EXPECT_THAT(CollectiveReceiveIndices(Instruction("a2a_tuple")),
+              ElementsAre(ShapeIndex{0}, ShapeIndex{1}));
   // collective-permute-start's {2}, {3} are u32 context, not results.
   EXPECT_THAT(CollectiveReceiveIndices(Instruction("cps")), ElementsAre(ShapeIndex{1}));
   EXPECT_THAT(CollectiveReceiveIndices(Instruction("rid")), ElementsAre(ShapeIndex{}));
@@ -165,39 +180,30 @@ TEST_F(CollectivePlanTest, ReceiveIndicesSkipTheOperandOfStartTuples) {
 
 TEST_F(CollectivePlanTest, SendAndReceiveBytesPerBuffer) {
   CollectivePlan plan = Plan("ar_tuple");
-  EXPECT_THAT(plan.send_bytes, ElementsAre(24, 16));
-  EXPECT_THAT(plan.receive_bytes, ElementsAre(24, 16));
+  EXPECT_EQ(BytesOf(plan), (Bytes{{24, 16}, {24, 16}}));
   EXPECT_EQ(plan.element_type, PrimitiveType::F32);
-  plan = Plan("ags");  // the operand copy at {0} is not a receive buffer
-  EXPECT_THAT(plan.send_bytes, ElementsAre(24));
-  EXPECT_THAT(plan.receive_bytes, ElementsAre(48));
-  plan = Plan("ags_tuple");
-  EXPECT_THAT(plan.send_bytes, ElementsAre(24, 16));
-  EXPECT_THAT(plan.receive_bytes, ElementsAre(48, 32));
-  plan = Plan("rs");
-  EXPECT_THAT(plan.send_bytes, ElementsAre(48));
-  EXPECT_THAT(plan.receive_bytes, ElementsAre(24));
+  // ags: the operand copy at {0} is not a receive buffer.
+  EXPECT_EQ(BytesOf(Plan("ags")), (Bytes{{24}, {48}}));
+  EXPECT_EQ(BytesOf(Plan("ags_tuple")), (Bytes{{24, 16}, {48, 32}}));
+  EXPECT_EQ(BytesOf(Plan("rs")), (Bytes{{48}, {24}}));
   plan = Plan("a2a_tuple");
-  EXPECT_THAT(plan.send_bytes, ElementsAre(12, 12));
-  EXPECT_THAT(plan.receive_bytes, ElementsAre(12, 12));
+  EXPECT_EQ(BytesOf(plan), (Bytes{{12, 12}, {12, 12}}));
   EXPECT_TRUE(plan.splits.empty()) << "the tuple form exchanges whole buffers";
-  plan = Plan("cps");
-  EXPECT_THAT(plan.send_bytes, ElementsAre(16));
-  EXPECT_THAT(plan.receive_bytes, ElementsAre(16));
+  EXPECT_EQ(BytesOf(Plan("cps")), (Bytes{{16}, {16}}));
   plan = Plan("ar_or");
   EXPECT_EQ(plan.element_type, PrimitiveType::PRED);
   EXPECT_THAT(plan.send_bytes, ElementsAre(8));
   for (std::string_view id : {"rid", "pid"}) {
     plan = Plan(id);
-    EXPECT_TRUE(plan.send_bytes.empty()) << id;
-    EXPECT_THAT(plan.receive_bytes, ElementsAre(4)) << id;
+    EXPECT_EQ(BytesOf(plan), (Bytes{{}, {4}})) << id;
     EXPECT_EQ(plan.element_type, PrimitiveType::U32) << id;
   }
 }
 
 TEST_F(CollectivePlanTest, ParticipantsPerDeviceInRankOrder) {
   // Flattened ids, in the order written.
-  EXPECT_EQ(Plan("ar").participants, (Groups{{3, 1, 2, 0}, {3, 1, 2, 0}, {3, 1, 2, 0}, {3, 1, 2, 0}}));
+  EXPECT_EQ(Plan("ar").participants,
+            (Groups{{3, 1, 2, 0}, {3, 1, 2, 0}, {3, 1, 2, 0}, {3, 1, 2, 0}}));
   // No channel_id, empty groups: every replica of the device's partition.
   EXPECT_EQ(Plan("ar_tuple").participants, (Groups{{0, 2}, {1, 3}, {0, 2}, {1, 3}}));
   EXPECT_EQ(Plan("ars").participants, (Groups{{0, 1}, {0, 1}, {2, 3}, {2, 3}}));
@@ -211,78 +217,42 @@ TEST_F(CollectivePlanTest, ParticipantsPerDeviceInRankOrder) {
 
 TEST_F(CollectivePlanTest, PermutePeersPerDevice) {
   // channel_id: the pair names partitions, in each replica.
-  CollectivePlan plan = Plan("cp");
+  const CollectivePlan plan = Plan("cp");
   EXPECT_TRUE(plan.participants.empty());
-  ASSERT_EQ(plan.peers.size(), 4u);
-  EXPECT_EQ(plan.peers[0].source, -1);
-  EXPECT_EQ(plan.peers[0].target, 1);
-  EXPECT_EQ(plan.peers[1].source, 0);
-  EXPECT_EQ(plan.peers[1].target, -1);
-  EXPECT_EQ(plan.peers[2].source, -1);
-  EXPECT_EQ(plan.peers[2].target, 3);
-  EXPECT_EQ(plan.peers[3].source, 2);
-  EXPECT_EQ(plan.peers[3].target, -1);
+  EXPECT_EQ(PeersOf(plan), (Peers{{-1, 1}, {0, -1}, {-1, 3}, {2, -1}}));
   // No channel_id: the pairs name replicas, in each partition.
-  plan = Plan("cps");
-  ASSERT_EQ(plan.peers.size(), 4u);
-  EXPECT_EQ(plan.peers[0].source, 2);
-  EXPECT_EQ(plan.peers[0].target, 2);
-  EXPECT_EQ(plan.peers[3].source, 1);
-  EXPECT_EQ(plan.peers[3].target, 1);
+  EXPECT_EQ(PeersOf(Plan("cps")), (Peers{{2, 2}, {3, 3}, {0, 0}, {1, 1}}));
 }
 
 TEST_F(CollectivePlanTest, AllGatherSplitOfRowMajorDimensions) {
   // f32[2,3] -> f32[4,3] along dimension 0: nothing is more major, each
   // rank's chunk is its whole 2x3 operand.
-  CollectivePlan plan = Plan("ag0");
-  ASSERT_EQ(plan.splits.size(), 1u);
-  EXPECT_EQ(plan.splits[0].outer, 1);
-  EXPECT_EQ(plan.splits[0].chunk_bytes, 24);
+  EXPECT_EQ(SplitsOf(Plan("ag0")), (Splits{{1, 24}}));
   // f32[2,3] -> f32[2,6] along dimension 1: for each of the 2 rows, each rank
   // contributes 3 floats.
-  plan = Plan("ag1");
-  ASSERT_EQ(plan.splits.size(), 1u);
-  EXPECT_EQ(plan.splits[0].outer, 2);
-  EXPECT_EQ(plan.splits[0].chunk_bytes, 12);
+  EXPECT_EQ(SplitsOf(Plan("ag1")), (Splits{{2, 12}}));
   // Variadic: one split per buffer pair.
-  plan = Plan("ags_tuple");
-  ASSERT_EQ(plan.splits.size(), 2u);
-  EXPECT_EQ(plan.splits[0].outer, 1);
-  EXPECT_EQ(plan.splits[0].chunk_bytes, 24);
-  EXPECT_EQ(plan.splits[1].outer, 1);
-  EXPECT_EQ(plan.splits[1].chunk_bytes, 16);
+  EXPECT_EQ(SplitsOf(Plan("ags_tuple")), (Splits{{1, 24}, {1, 16}}));
 }
 
 TEST_F(CollectivePlanTest, AllGatherSplitHonorsAColumnMajorLayout) {
   // f32[4,2]{0,1}: dimension 0 is minor, so gathering along it interleaves
   // per column (outer 2, 2 floats per rank) ...
-  CollectivePlan plan = Plan("ag_cm0");
-  ASSERT_EQ(plan.splits.size(), 1u);
-  EXPECT_EQ(plan.splits[0].outer, 2);
-  EXPECT_EQ(plan.splits[0].chunk_bytes, 8);
+  EXPECT_EQ(SplitsOf(Plan("ag_cm0")), (Splits{{2, 8}}));
   // ... and gathering along the major dimension 1 is one contiguous block.
-  plan = Plan("ag_cm1");
-  ASSERT_EQ(plan.splits.size(), 1u);
-  EXPECT_EQ(plan.splits[0].outer, 1);
-  EXPECT_EQ(plan.splits[0].chunk_bytes, 16);
+  EXPECT_EQ(SplitsOf(Plan("ag_cm1")), (Splits{{1, 16}}));
 }
 
 TEST_F(CollectivePlanTest, ReduceScatterAndAllToAllSplits) {
-  CollectivePlan plan = Plan("rs");
-  ASSERT_EQ(plan.splits.size(), 1u);
-  EXPECT_EQ(plan.splits[0].outer, 1);
-  EXPECT_EQ(plan.splits[0].chunk_bytes, 24);
-  EXPECT_EQ(plan.reduction, ReductionKind::kSum);
-  plan = Plan("a2a0");  // f32[4,3] over 2 ranks along dimension 0: 2 rows each
-  ASSERT_EQ(plan.splits.size(), 1u);
-  EXPECT_EQ(plan.splits[0].outer, 1);
-  EXPECT_EQ(plan.splits[0].chunk_bytes, 24);
-  EXPECT_THAT(plan.send_bytes, ElementsAre(48));
-  EXPECT_THAT(plan.receive_bytes, ElementsAre(48));
-  plan = Plan("a2a1");  // f32[2,4] over 2 ranks along dimension 1: per row, 2 floats each
-  ASSERT_EQ(plan.splits.size(), 1u);
-  EXPECT_EQ(plan.splits[0].outer, 2);
-  EXPECT_EQ(plan.splits[0].chunk_bytes, 8);
+  const CollectivePlan reduce_scatter = Plan("rs");
+  EXPECT_EQ(SplitsOf(reduce_scatter), (Splits{{1, 24}}));
+  EXPECT_EQ(reduce_scatter.reduction, ReductionKind::kSum);
+  // f32[4,3] over 2 ranks along dimension 0: 2 rows each.
+  const CollectivePlan rows = Plan("a2a0");
+  EXPECT_EQ(SplitsOf(rows), (Splits{{1, 24}}));
+  EXPECT_EQ(BytesOf(rows), (Bytes{{48}, {48}}));
+  // f32[2,4] over 2 ranks along dimension 1: per row, 2 floats each.
+  EXPECT_EQ(SplitsOf(Plan("a2a1")), (Splits{{2, 8}}));
 }
 
 TEST_F(CollectivePlanTest, ReductionKindFromTheReducerAndElementType) {
@@ -295,113 +265,75 @@ TEST_F(CollectivePlanTest, ReductionKindFromTheReducerAndElementType) {
   EXPECT_EQ(Plan("ar_max").reduction, ReductionKind::kMax);
 }
 
-// Modules that parse but do not plan, on the same 2x2 grid.
-absl::Status PlanStatus(std::string_view text, std::string_view name) {
-  std::unique_ptr<HloModule> module = Parse(text);
+// The status of planning the root of a module that parses but does not plan,
+// on the same 2x2 grid: its entry computation takes p of `parameter_shape`
+// and ends in `root` ("name = shape opcode(p), ..."), after `computations`.
+absl::Status RootPlanStatus(std::string_view computations, std::string_view parameter_shape,
+                            std::string_view root) {
+  std::unique_ptr<HloModule> module =
+      Parse(fmt::format("HloModule m, replica_count=2, num_partitions=2\n\n"
+                        "{}"
+                        "ENTRY e {{\n"
+                        "  p = {} parameter(0)\n"
+                        "  ROOT {}\n"
+                        "}}\n",
+                        computations, parameter_shape, root));
   if (module == nullptr) return absl::InternalError("did not parse");
-  const HloInstruction* instruction = Named(*module, name);
+  const HloInstruction* instruction = Named(*module, root.substr(0, root.find(' ')));
   if (instruction == nullptr) return absl::InternalError("not found");
-  return PlanCollective(*instruction, DeviceGrid{.replica_count = 2, .partition_count = 2}).status();
+  return PlanCollective(*instruction, DeviceGrid{.replica_count = 2, .partition_count = 2})
+      .status();
 }
 
 TEST(CollectivePlanErrorsTest, ReducerThatIsNotOneBinaryOpOfItsParametersIsUnimplemented) {
-  const absl::Status status = PlanStatus(R"(HloModule m, replica_count=2, num_partitions=2
-
-add_one {
+  const absl::Status status =
+      RootPlanStatus(R"(add_one {
   a = f32[] parameter(0)
   b = f32[] parameter(1)
   one = f32[] constant(1)
   ROOT s = f32[] add(a, one)
 }
 
-ENTRY e {
-  p = f32[4] parameter(0)
-  ROOT ar = f32[4] all-reduce(p), replica_groups={}, to_apply=add_one
-}
 )",
-                                         "ar");
+                     "f32[4]", "ar = f32[4] all-reduce(p), replica_groups={}, to_apply=add_one");
   EXPECT_EQ(status.code(), absl::StatusCode::kUnimplemented) << status;
   EXPECT_THAT(std::string(status.message()), HasSubstr("ar"));
   EXPECT_THAT(std::string(status.message()), HasSubstr("add_one"));
 }
 
 TEST(CollectivePlanErrorsTest, ReducerOfOneParameterTwiceIsUnimplemented) {
-  const absl::Status status = PlanStatus(R"(HloModule m, replica_count=2, num_partitions=2
-
-twice {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, a)
-}
-
-ENTRY e {
-  p = f32[4,2] parameter(0)
-  ROOT rs = f32[2,2] reduce-scatter(p), replica_groups={}, dimensions={0}, to_apply=twice
-}
-)",
-                                         "rs");
+  const absl::Status status = RootPlanStatus(
+      Reducer("twice", "f32", "add(a, a)"), "f32[4,2]",
+      "rs = f32[2,2] reduce-scatter(p), replica_groups={}, dimensions={0}, to_apply=twice");
   EXPECT_EQ(status.code(), absl::StatusCode::kUnimplemented) << status;
 }
 
 TEST(CollectivePlanErrorsTest, AllReduceWithDifferingLayoutsIsUnimplemented) {
-  const absl::Status status = PlanStatus(R"(HloModule m, replica_count=2, num_partitions=2
-
-sum {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
-
-ENTRY e {
-  p = f32[2,3]{1,0} parameter(0)
-  ROOT ar = f32[2,3]{0,1} all-reduce(p), replica_groups={}, to_apply=sum
-}
-)",
-                                         "ar");
+  const absl::Status status =
+      RootPlanStatus(Reducer("sum", "f32", "add(a, b)"), "f32[2,3]{1,0}",
+                     "ar = f32[2,3]{0,1} all-reduce(p), replica_groups={}, to_apply=sum");
   EXPECT_EQ(status.code(), absl::StatusCode::kUnimplemented) << status;
 }
 
 TEST(CollectivePlanErrorsTest, AllGatherWithDifferingLayoutsIsUnimplemented) {
-  const absl::Status status = PlanStatus(R"(HloModule m, replica_count=2, num_partitions=2
-
-ENTRY e {
-  p = f32[2,3]{1,0} parameter(0)
-  ROOT ag = f32[4,3]{0,1} all-gather(p), replica_groups={}, dimensions={0}
-}
-)",
-                                         "ag");
+  const absl::Status status = RootPlanStatus(
+      "", "f32[2,3]{1,0}", "ag = f32[4,3]{0,1} all-gather(p), replica_groups={}, dimensions={0}");
   EXPECT_EQ(status.code(), absl::StatusCode::kUnimplemented) << status;
 }
 
 TEST(CollectivePlanErrorsTest, GroupsPastTheGridAreInvalid) {
-  const absl::Status status = PlanStatus(R"(HloModule m, replica_count=2, num_partitions=2
-
-sum {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
-
-ENTRY e {
-  p = f32[4] parameter(0)
-  ROOT ar = f32[4] all-reduce(p), channel_id=1, replica_groups={{0,1},{2,4}}, use_global_device_ids=true,
-      to_apply=sum
-}
-)",
-                                         "ar");
+  const absl::Status status =
+      RootPlanStatus(Reducer("sum", "f32", "add(a, b)"), "f32[4]",
+                     "ar = f32[4] all-reduce(p), channel_id=1, replica_groups={{0,1},{2,4}}, "
+                     "use_global_device_ids=true, "
+                     "to_apply=sum");
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
   EXPECT_THAT(std::string(status.message()), HasSubstr("ar"));
 }
 
 TEST(CollectivePlanErrorsTest, PermutePairsPastTheGridAreInvalid) {
-  const absl::Status status = PlanStatus(R"(HloModule m, replica_count=2, num_partitions=2
-
-ENTRY e {
-  p = f32[4] parameter(0)
-  ROOT cp = f32[4] collective-permute(p), channel_id=1, source_target_pairs={{0,2}}
-}
-)",
-                                         "cp");
+  const absl::Status status = RootPlanStatus(
+      "", "f32[4]", "cp = f32[4] collective-permute(p), channel_id=1, source_target_pairs={{0,2}}");
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
 }
 

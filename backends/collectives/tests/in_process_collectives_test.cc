@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/time/time.h"
+#include "fmt/format.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hmo/collectives/collective_plan.h"
@@ -27,11 +28,37 @@ namespace hmo::collectives {
 namespace {
 
 using ::testing::ElementsAre;
-using ::testing::ElementsAreArray;
 using ::testing::HasSubstr;
 
 constexpr DeviceGrid kGrid2x2{.replica_count = 2, .partition_count = 2};
 constexpr DeviceGrid kGrid4x1{.replica_count = 4, .partition_count = 1};
+
+// A reduction computation `name` whose root is `opcode`(a, b) of `type`
+// scalars.
+std::string Reducer(std::string_view name, std::string_view type, std::string_view opcode) {
+  return fmt::format(
+      "{0} {{\n  a = {1}[] parameter(0)\n  b = {1}[] parameter(1)\n"
+      "  ROOT r = {1}[] {2}(a, b)\n}}\n\n",
+      name, type, opcode);
+}
+
+// A module on `grid` of one collective: its entry computation takes p of
+// shape `parameter` and its root is `root` ("name = shape opcode(p), ..."),
+// which may call the `computations`.
+struct OneCollective {
+  DeviceGrid grid;
+  std::string_view parameter;
+  std::string_view root;
+  std::string computations = "";
+
+  std::string Text() const {
+    return fmt::format(
+        "HloModule m, replica_count={}, num_partitions={}\n\n{}"
+        "ENTRY e {{\n  p = {} parameter(0)\n  ROOT {}\n}}\n",
+        grid.replica_count, grid.partition_count, computations, parameter, root);
+  }
+  std::string_view Name() const { return root.substr(0, root.find(' ')); }
+};
 
 // A parsed module and the plans of its collectives; plans keep their
 // addresses (the rendezvous keys use them).
@@ -42,6 +69,8 @@ class Plans {
     EXPECT_TRUE(parsed.ok()) << parsed.status();
     if (parsed.ok()) module_ = *std::move(parsed);
   }
+  explicit Plans(const OneCollective& collective) : Plans(collective.Text(), collective.grid) {}
+
   const CollectivePlan* Get(std::string_view name) {
     if (module_ == nullptr) return nullptr;
     for (const HloInstruction* instruction : module_->entry_computation()->instructions()) {
@@ -55,6 +84,11 @@ class Plans {
     ADD_FAILURE() << "no instruction " << name;
     return nullptr;
   }
+  // The plan of the entry computation's root.
+  const CollectivePlan* Root() {
+    if (module_ == nullptr) return nullptr;
+    return Get(module_->entry_computation()->root_instruction()->name());
+  }
 
  private:
   DeviceGrid grid_;
@@ -64,7 +98,8 @@ class Plans {
 
 // Runs `body(device)` on one thread per device (started in reverse, so the
 // last device tends to arrive first) and returns each device's status.
-std::vector<absl::Status> OnEveryDevice(int64_t devices, const std::function<absl::Status(int64_t)>& body) {
+std::vector<absl::Status> OnEveryDevice(int64_t devices,
+                                        const std::function<absl::Status(int64_t)>& body) {
   std::vector<absl::Status> statuses(static_cast<size_t>(devices));
   std::vector<std::thread> threads;
   for (int64_t device = devices - 1; device >= 0; --device) {
@@ -80,57 +115,111 @@ void ExpectAllOk(const std::vector<absl::Status>& statuses) {
   }
 }
 
-// One send and one receive buffer per device, of T.
-template <typename T>
-struct Buffers {
-  std::vector<std::vector<T>> send;
-  std::vector<std::vector<T>> receive;
-};
+// Matches the buffers of 4 devices that each match `buffer`.
+template <typename Matcher>
+auto OnAllFourDevices(Matcher buffer) {
+  return ElementsAre(buffer, buffer, buffer, buffer);
+}
 
-// Runs a one-send, one-receive `plan` on every device; receive buffers start
-// as `fill` so a device that writes nothing shows.
+// One buffer of T per device.
 template <typename T>
-std::vector<absl::Status> RunOneToOne(const CollectivePlan& plan, Buffers<T>& buffers, T fill,
-                                      InProcessCollectives& collectives) {
+using PerDevice = std::vector<std::vector<T>>;
+
+// One `rows` x `columns` buffer per device, row-major, of value(device, row,
+// column).
+template <typename T>
+PerDevice<T> DeviceArrays(int devices, int rows, int columns,
+                          const std::function<T(int, int, int)>& value) {
+  PerDevice<T> arrays(static_cast<size_t>(devices));
+  for (int device = 0; device < devices; ++device) {
+    for (int row = 0; row < rows; ++row) {
+      for (int column = 0; column < columns; ++column)
+        arrays[device].push_back(value(device, row, column));
+    }
+  }
+  return arrays;
+}
+
+// Runs `plan` on every device, device d sending send[d][i] as its buffer i,
+// and returns what each device received in each buffer (sized by the plan);
+// receive buffers start as `fill` so a device that writes nothing shows.
+template <typename T>
+std::vector<PerDevice<T>> RunBuffers(const CollectivePlan& plan,
+                                     const std::vector<PerDevice<T>>& send, T fill,
+                                     InProcessCollectives& collectives) {
   const int64_t devices = plan.grid.device_count();
-  buffers.receive.assign(static_cast<size_t>(devices),
-                         std::vector<T>(static_cast<size_t>(plan.receive_bytes[0]) / sizeof(T), fill));
-  return OnEveryDevice(devices, [&](int64_t device) {
-    const void* send[] = {buffers.send[static_cast<size_t>(device)].data()};
-    void* receive[] = {buffers.receive[static_cast<size_t>(device)].data()};
-    return collectives.Run(plan, device, send, receive);
-  });
+  std::vector<PerDevice<T>> receive(static_cast<size_t>(devices));
+  for (PerDevice<T>& buffers : receive) {
+    for (int64_t bytes : plan.receive_bytes)
+      buffers.emplace_back(static_cast<size_t>(bytes) / sizeof(T), fill);
+  }
+  ExpectAllOk(OnEveryDevice(devices, [&](int64_t device) {
+    std::vector<const void*> sends;
+    std::vector<void*> receives;
+    for (const std::vector<T>& buffer : send[static_cast<size_t>(device)])
+      sends.push_back(buffer.data());
+    for (std::vector<T>& buffer : receive[static_cast<size_t>(device)])
+      receives.push_back(buffer.data());
+    return collectives.Run(plan, device, sends, receives);
+  }));
+  return receive;
 }
 
-constexpr char kSumF32[] = R"(
-sum {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
+// RunBuffers of a one-send, one-receive `plan`: device d sends send[d];
+// returns each device's receive buffer.
+template <typename T>
+PerDevice<T> RunOneToOne(const CollectivePlan& plan, const PerDevice<T>& send, T fill,
+                         InProcessCollectives& collectives) {
+  std::vector<PerDevice<T>> sends;
+  for (const std::vector<T>& buffer : send) sends.push_back({buffer});
+  PerDevice<T> receive;
+  for (PerDevice<T>& buffers : RunBuffers(plan, sends, fill, collectives)) {
+    receive.push_back(buffers.empty() ? std::vector<T>() : std::move(buffers[0]));
+  }
+  return receive;
 }
-)";
+
+// Plans `collective` and runs it one-to-one on every device of its grid
+// (RunOneToOne); one empty buffer per device where it does not plan (the
+// test has failed then).
+template <typename T>
+PerDevice<T> RunOnEveryDevice(const OneCollective& collective, const PerDevice<T>& send, T fill) {
+  Plans plans(collective);
+  const CollectivePlan* plan = plans.Root();
+  if (plan == nullptr) return PerDevice<T>(static_cast<size_t>(collective.grid.device_count()));
+  InProcessCollectives collectives;
+  return RunOneToOne(*plan, send, fill, collectives);
+}
+
+// Runs `plan` on every device with each device's one buffer as both its
+// send and its receive buffer.
+template <typename T>
+void RunInPlace(const CollectivePlan& plan, PerDevice<T>& buffers,
+                InProcessCollectives& collectives) {
+  ExpectAllOk(OnEveryDevice(plan.grid.device_count(), [&](int64_t device) {
+    const void* send[] = {buffers[device].data()};
+    void* receive[] = {buffers[device].data()};
+    return collectives.Run(plan, device, send, receive);
+  }));
+}
+
+// A sum of f32s over devices of the 2x2 grid: the root `root` ("ar = ...
+// to_apply=sum", with its groups) of p of shape `parameter`.
+OneCollective SumOnGrid2x2(std::string_view parameter, std::string_view root) {
+  return {kGrid2x2, parameter, root, Reducer("sum", "f32", "add")};
+}
 
 TEST(InProcessCollectivesTest, AllReduceF32SumsInRankOrderRoundingEachStep) {
   // Ranks 0..3 are devices 3, 1, 2, 0. Element 0 in rank order:
   // ((1e8 + 1) - 1e8) + 1 = 1 in f32 (1e8 + 1 rounds to 1e8); device order
   // gives 0 and an exact sum 2.
-  Plans plans(std::string(R"(HloModule m, replica_count=2, num_partitions=2
-)") + kSumF32 + R"(
-ENTRY e {
-  p = f32[2] parameter(0)
-  ROOT ar = f32[2] all-reduce(p), channel_id=1, replica_groups={{3,1,2,0}}, use_global_device_ids=true, to_apply=sum
-}
-)",
-              kGrid2x2);
-  const CollectivePlan* plan = plans.Get("ar");
-  ASSERT_NE(plan, nullptr);
-  Buffers<float> buffers;
-  buffers.send = {{1.0f, 1.0f}, {1.0f, 2.0f}, {-1e8f, 3.0f}, {1e8f, 4.0f}};
-  InProcessCollectives collectives;
-  ExpectAllOk(RunOneToOne(*plan, buffers, -7.0f, collectives));
-  for (int device = 0; device < 4; ++device) {
-    EXPECT_THAT(buffers.receive[device], ElementsAre(1.0f, 10.0f)) << "device " << device;
-  }
+  const PerDevice<float> receive =
+      RunOnEveryDevice(SumOnGrid2x2("f32[2]",
+                                    "ar = f32[2] all-reduce(p), channel_id=1, "
+                                    "replica_groups={{3,1,2,0}}, use_global_device_ids=true, "
+                                    "to_apply=sum"),
+                       {{1.0f, 1.0f}, {1.0f, 2.0f}, {-1e8f, 3.0f}, {1e8f, 4.0f}}, -7.0f);
+  EXPECT_THAT(receive, OnAllFourDevices(ElementsAre(1.0f, 10.0f)));
 }
 
 // bf16 bit patterns.
@@ -145,211 +234,108 @@ TEST(InProcessCollectivesTest, AllReduceBf16RoundsToBf16AfterEveryStep) {
   // ((256 + 1) + 1) - 256 = 0 rank by rank; in reverse, or summed wider
   // and rounded once, it is 2. Element 1: 1 + 2^-8 rounds to 1 each step
   // (exact: 1 + 2^-7, representable).
-  Plans plans(R"(HloModule m, replica_count=4, num_partitions=1
-
-sum {
-  a = bf16[] parameter(0)
-  b = bf16[] parameter(1)
-  ROOT s = bf16[] add(a, b)
-}
-
-ENTRY e {
-  p = bf16[3] parameter(0)
-  ROOT ar = bf16[3] all-reduce(p), replica_groups={{0,1,2,3}}, to_apply=sum
-}
-)",
-              kGrid4x1);
-  const CollectivePlan* plan = plans.Get("ar");
+  Plans plans(OneCollective{kGrid4x1, "bf16[3]",
+                            "ar = bf16[3] all-reduce(p), replica_groups={{0,1,2,3}}, to_apply=sum",
+                            Reducer("sum", "bf16", "add")});
+  const CollectivePlan* plan = plans.Root();
   ASSERT_NE(plan, nullptr);
   ASSERT_EQ(plan->element_type, PrimitiveType::BF16);
-  Buffers<uint16_t> buffers;
-  buffers.send = {{kBf16Plus256, kBf16One, kBf16One},
-                  {kBf16One, kBf16TwoToMinus8, kBf16One},
-                  {kBf16One, kBf16TwoToMinus8, 0},
-                  {kBf16Minus256, 0, 0}};
   InProcessCollectives collectives;
-  ExpectAllOk(RunOneToOne(*plan, buffers, uint16_t{0xFFFF}, collectives));
-  for (int device = 0; device < 4; ++device) {
-    EXPECT_THAT(buffers.receive[device], ElementsAre(uint16_t{0}, kBf16One, kBf16Two)) << "device " << device;
-  }
+  const PerDevice<uint16_t> receive = RunOneToOne(*plan,
+                                                  {{kBf16Plus256, kBf16One, kBf16One},
+                                                   {kBf16One, kBf16TwoToMinus8, kBf16One},
+                                                   {kBf16One, kBf16TwoToMinus8, 0},
+                                                   {kBf16Minus256, 0, 0}},
+                                                  uint16_t{0xFFFF}, collectives);
+  EXPECT_THAT(receive, OnAllFourDevices(ElementsAre(uint16_t{0}, kBf16One, kBf16Two)));
 }
 
 TEST(InProcessCollectivesTest, AllReduceS32WrapsAround) {
-  Plans plans(R"(HloModule m, replica_count=2, num_partitions=2
-
-sum {
-  a = s32[] parameter(0)
-  b = s32[] parameter(1)
-  ROOT s = s32[] add(a, b)
-}
-
-ENTRY e {
-  p = s32[2] parameter(0)
-  ROOT ar = s32[2] all-reduce(p), channel_id=1, replica_groups={}, use_global_device_ids=true, to_apply=sum
-}
-)",
-              kGrid2x2);
-  const CollectivePlan* plan = plans.Get("ar");
-  ASSERT_NE(plan, nullptr);
   constexpr int32_t kMax = std::numeric_limits<int32_t>::max();
   constexpr int32_t kMin = std::numeric_limits<int32_t>::min();
-  Buffers<int32_t> buffers;
-  buffers.send = {{kMax, kMin}, {1, -1}, {0, -5}, {1, 2}};
-  InProcessCollectives collectives;
-  ExpectAllOk(RunOneToOne(*plan, buffers, int32_t{-99}, collectives));
-  for (int device = 0; device < 4; ++device) {
-    EXPECT_THAT(buffers.receive[device], ElementsAre(kMin + 1, kMax - 3)) << "device " << device;
-  }
+  const PerDevice<int32_t> receive =
+      RunOnEveryDevice({kGrid2x2, "s32[2]",
+                        "ar = s32[2] all-reduce(p), channel_id=1, replica_groups={}, "
+                        "use_global_device_ids=true, to_apply=sum",
+                        Reducer("sum", "s32", "add")},
+                       {{kMax, kMin}, {1, -1}, {0, -5}, {1, 2}}, int32_t{-99});
+  EXPECT_THAT(receive, OnAllFourDevices(ElementsAre(kMin + 1, kMax - 3)));
 }
 
 TEST(InProcessCollectivesTest, AllReducePredAddIsLogicalOr) {
   // Several trues give true (1), not their count.
-  Plans plans(R"(HloModule m, replica_count=4, num_partitions=1
-
-any {
-  a = pred[] parameter(0)
-  b = pred[] parameter(1)
-  ROOT s = pred[] add(a, b)
-}
-
-ENTRY e {
-  p = pred[4] parameter(0)
-  ROOT ar = pred[4] all-reduce(p), replica_groups={}, to_apply=any
-}
-)",
-              kGrid4x1);
-  const CollectivePlan* plan = plans.Get("ar");
-  ASSERT_NE(plan, nullptr);
-  Buffers<uint8_t> buffers;
-  buffers.send = {{0, 0, 1, 1}, {0, 0, 1, 0}, {1, 0, 1, 1}, {0, 0, 1, 0}};
-  InProcessCollectives collectives;
-  ExpectAllOk(RunOneToOne(*plan, buffers, uint8_t{7}, collectives));
-  for (int device = 0; device < 4; ++device) {
-    EXPECT_THAT(buffers.receive[device], ElementsAre(1, 0, 1, 1)) << "device " << device;
-  }
+  const PerDevice<uint8_t> receive = RunOnEveryDevice(
+      {kGrid4x1, "pred[4]", "ar = pred[4] all-reduce(p), replica_groups={}, to_apply=any",
+       Reducer("any", "pred", "add")},
+      {{0, 0, 1, 1}, {0, 0, 1, 0}, {1, 0, 1, 1}, {0, 0, 1, 0}}, uint8_t{7});
+  EXPECT_THAT(receive, OnAllFourDevices(ElementsAre(1, 0, 1, 1)));
 }
 
 TEST(InProcessCollectivesTest, AllGatherAlongDimension1InterleavesRows) {
   // No channel_id: the replicas of each partition gather, {0,2} and {1,3},
-  // both groups at once.
-  Plans plans(R"(HloModule m, replica_count=2, num_partitions=2
-
-ENTRY e {
-  p = f32[2,3] parameter(0)
-  ROOT ag = f32[2,6] all-gather(p), replica_groups={{0,1}}, dimensions={1}
-}
-)",
-              kGrid2x2);
-  const CollectivePlan* plan = plans.Get("ag");
-  ASSERT_NE(plan, nullptr);
-  Buffers<float> buffers;
-  for (int device = 0; device < 4; ++device) {
-    buffers.send.push_back({});
-    for (int e = 0; e < 6; ++e) buffers.send.back().push_back(100.0f * device + e);
-  }
-  InProcessCollectives collectives;
-  ExpectAllOk(RunOneToOne(*plan, buffers, -1.0f, collectives));
+  // both groups at once. Device d sends 100 d + e.
+  const PerDevice<float> receive = RunOnEveryDevice(
+      {kGrid2x2, "f32[2,3]", "ag = f32[2,6] all-gather(p), replica_groups={{0,1}}, dimensions={1}"},
+      DeviceArrays<float>(4, 1, 6, [](int device, int, int e) { return 100.0f * device + e; }),
+      -1.0f);
   const std::vector<float> group02 = {0, 1, 2, 200, 201, 202, 3, 4, 5, 203, 204, 205};
   const std::vector<float> group13 = {100, 101, 102, 300, 301, 302, 103, 104, 105, 303, 304, 305};
-  EXPECT_THAT(buffers.receive[0], ElementsAreArray(group02));
-  EXPECT_THAT(buffers.receive[2], ElementsAreArray(group02));
-  EXPECT_THAT(buffers.receive[1], ElementsAreArray(group13));
-  EXPECT_THAT(buffers.receive[3], ElementsAreArray(group13));
+  EXPECT_EQ(receive, (PerDevice<float>{group02, group13, group02, group13}));
 }
 
 TEST(InProcessCollectivesTest, ReduceScatterGivesEachRankItsReducedChunk) {
   // f32[2,4] scattered along dimension 1 over ranks 0..3 = devices 3..0:
   // device d (rank 3 - d) keeps column 3 - d of the sum, one per row.
-  Plans plans(std::string(R"(HloModule m, replica_count=4, num_partitions=1
-)") + kSumF32 + R"(
-ENTRY e {
-  p = f32[2,4] parameter(0)
-  ROOT rs = f32[2,1] reduce-scatter(p), replica_groups={{3,2,1,0}}, dimensions={1}, to_apply=sum
-}
-)",
-              kGrid4x1);
-  const CollectivePlan* plan = plans.Get("rs");
-  ASSERT_NE(plan, nullptr);
   // Device d sends (d + 1) * (1 + e); the participants' factors add to 10.
-  Buffers<float> buffers;
-  for (int device = 0; device < 4; ++device) {
-    buffers.send.push_back({});
-    for (int e = 0; e < 8; ++e) buffers.send.back().push_back(static_cast<float>((device + 1) * (1 + e)));
-  }
-  InProcessCollectives collectives;
-  ExpectAllOk(RunOneToOne(*plan, buffers, -1.0f, collectives));
-  for (int device = 0; device < 4; ++device) {
-    const int rank = 3 - device;
-    EXPECT_THAT(buffers.receive[device], ElementsAre(10.0f * (1 + rank), 10.0f * (1 + 4 + rank)))
-        << "device " << device;
-  }
+  const PerDevice<float> receive = RunOnEveryDevice(
+      {kGrid4x1, "f32[2,4]",
+       "rs = f32[2,1] reduce-scatter(p), replica_groups={{3,2,1,0}}, dimensions={1}, to_apply=sum",
+       Reducer("sum", "f32", "add")},
+      DeviceArrays<float>(
+          4, 1, 8,
+          [](int device, int, int e) { return static_cast<float>((device + 1) * (1 + e)); }),
+      -1.0f);
+  EXPECT_EQ(receive, DeviceArrays<float>(4, 2, 1, [](int device, int row, int) {
+              const int rank = 3 - device;
+              return 10.0f * (1 + 4 * row + rank);
+            }));
+}
+
+// One `rows` x `columns` buffer per device of 4 that says where each value
+// comes from: device d's [row][column] is 100 d + 10 row + column.
+PerDevice<float> IndexedBuffers(int rows, int columns) {
+  return DeviceArrays<float>(4, rows, columns, [](int device, int row, int column) {
+    return 100.0f * device + 10.0f * row + column;
+  });
 }
 
 TEST(InProcessCollectivesTest, AllToAllArrayAlongDimension0) {
-  Plans plans(R"(HloModule m, replica_count=4, num_partitions=1
-
-ENTRY e {
-  p = f32[4,2] parameter(0)
-  ROOT a2a = f32[4,2] all-to-all(p), replica_groups={{0,1,2,3}}, dimensions={0}
-}
-)",
-              kGrid4x1);
-  const CollectivePlan* plan = plans.Get("a2a");
-  ASSERT_NE(plan, nullptr);
   // Device d's row k, column j: 100 d + 10 k + j; device d receives row d of
   // every device k at row k.
-  Buffers<float> buffers;
-  for (int device = 0; device < 4; ++device) {
-    buffers.send.push_back({});
-    for (int k = 0; k < 4; ++k) {
-      for (int j = 0; j < 2; ++j) buffers.send.back().push_back(100.0f * device + 10.0f * k + j);
-    }
-  }
-  InProcessCollectives collectives;
-  ExpectAllOk(RunOneToOne(*plan, buffers, -1.0f, collectives));
-  for (int device = 0; device < 4; ++device) {
-    std::vector<float> expected;
-    for (int k = 0; k < 4; ++k) {
-      for (int j = 0; j < 2; ++j) expected.push_back(100.0f * k + 10.0f * device + j);
-    }
-    EXPECT_THAT(buffers.receive[device], ElementsAreArray(expected)) << "device " << device;
-  }
+  const PerDevice<float> receive =
+      RunOnEveryDevice({kGrid4x1, "f32[4,2]",
+                        "a2a = f32[4,2] all-to-all(p), replica_groups={{0,1,2,3}}, dimensions={0}"},
+                       IndexedBuffers(4, 2), -1.0f);
+  EXPECT_EQ(receive, DeviceArrays<float>(4, 4, 2, [](int device, int k, int j) {
+              return 100.0f * k + 10.0f * device + j;
+            }));
 }
 
 TEST(InProcessCollectivesTest, AllToAllArrayAlongDimension1) {
   // With a channel_id on 2x2: the partitions of each replica, {0,1} and
   // {2,3}, in the order written ({1,0}: device 1 is rank 0).
-  Plans plans(R"(HloModule m, replica_count=2, num_partitions=2
-
-ENTRY e {
-  p = f32[3,2] parameter(0)
-  ROOT a2a = f32[3,2] all-to-all(p), channel_id=1, replica_groups={{1,0}}, dimensions={1}
-}
-)",
-              kGrid2x2);
-  const CollectivePlan* plan = plans.Get("a2a");
-  ASSERT_NE(plan, nullptr);
   // Device d's [o][k]: 100 d + 10 o + k. Rank r receives, at column k, rank
   // k's column r.
-  Buffers<float> buffers;
-  for (int device = 0; device < 4; ++device) {
-    buffers.send.push_back({});
-    for (int o = 0; o < 3; ++o) {
-      for (int k = 0; k < 2; ++k) buffers.send.back().push_back(100.0f * device + 10.0f * o + k);
-    }
-  }
-  InProcessCollectives collectives;
-  ExpectAllOk(RunOneToOne(*plan, buffers, -1.0f, collectives));
+  const PerDevice<float> receive = RunOnEveryDevice(
+      {kGrid2x2, "f32[3,2]",
+       "a2a = f32[3,2] all-to-all(p), channel_id=1, replica_groups={{1,0}}, dimensions={1}"},
+      IndexedBuffers(3, 2), -1.0f);
   const std::vector<std::vector<int>> groups = {{1, 0}, {1, 0}, {3, 2}, {3, 2}};
-  for (int device = 0; device < 4; ++device) {
-    const std::vector<int>& group = groups[device];
-    const int rank = group[0] == device ? 0 : 1;
-    std::vector<float> expected;
-    for (int o = 0; o < 3; ++o) {
-      for (int k = 0; k < 2; ++k) expected.push_back(100.0f * group[k] + 10.0f * o + rank);
-    }
-    EXPECT_THAT(buffers.receive[device], ElementsAreArray(expected)) << "device " << device;
-  }
+  EXPECT_EQ(receive, DeviceArrays<float>(4, 3, 2, [&](int device, int o, int k) {
+              const std::vector<int>& group = groups[device];
+              const int rank = group[0] == device ? 0 : 1;
+              return 100.0f * group[k] + 10.0f * o + rank;
+            }));
 }
 
 TEST(InProcessCollectivesTest, AllToAllTupleFormSwapsWholeBuffers) {
@@ -367,41 +353,23 @@ ENTRY e {
   const CollectivePlan* plan = plans.Get("a2a");
   ASSERT_NE(plan, nullptr);
   // send[d][i] = {100 d + 10 i, 100 d + 10 i + 1}; receive[d][k] = send[k][d].
-  std::vector<std::vector<std::vector<float>>> send(4), receive(4);
+  const auto buffer = [](int device, int i) {
+    return std::vector<float>{100.0f * device + 10.0f * i, 100.0f * device + 10.0f * i + 1};
+  };
+  std::vector<PerDevice<float>> send(4), expected(4);
   for (int device = 0; device < 4; ++device) {
     for (int i = 0; i < 4; ++i) {
-      send[device].push_back({100.0f * device + 10.0f * i, 100.0f * device + 10.0f * i + 1});
-      receive[device].push_back({-1.0f, -1.0f});
+      send[device].push_back(buffer(device, i));
+      expected[device].push_back(buffer(i, device));
     }
   }
   InProcessCollectives collectives;
-  ExpectAllOk(OnEveryDevice(4, [&](int64_t device) {
-    std::vector<const void*> sends;
-    std::vector<void*> receives;
-    for (int i = 0; i < 4; ++i) {
-      sends.push_back(send[device][i].data());
-      receives.push_back(receive[device][i].data());
-    }
-    return collectives.Run(*plan, device, sends, receives);
-  }));
-  for (int device = 0; device < 4; ++device) {
-    for (int k = 0; k < 4; ++k) {
-      EXPECT_THAT(receive[device][k], ElementsAre(100.0f * k + 10.0f * device, 100.0f * k + 10.0f * device + 1))
-          << "device " << device << ", result " << k;
-    }
-  }
+  EXPECT_EQ(RunBuffers(*plan, send, -1.0f, collectives), expected);
 }
 
 TEST(InProcessCollectivesTest, VariadicAllReduceReducesEachBufferOnItsOwn) {
-  Plans plans(R"(HloModule m, replica_count=4, num_partitions=1
-
-max {
-  a = s32[] parameter(0)
-  b = s32[] parameter(1)
-  ROOT m = s32[] maximum(a, b)
-}
-
-ENTRY e {
+  Plans plans("HloModule m, replica_count=4, num_partitions=1\n\n" +
+                  Reducer("max", "s32", "maximum") + R"(ENTRY e {
   a = s32[2] parameter(0)
   b = s32[3] parameter(1)
   ROOT ar = (s32[2], s32[3]) all-reduce(a, b), replica_groups={}, to_apply=max
@@ -410,86 +378,51 @@ ENTRY e {
               kGrid4x1);
   const CollectivePlan* plan = plans.Get("ar");
   ASSERT_NE(plan, nullptr);
-  std::vector<std::vector<int32_t>> a = {{-4, 1}, {-3, 0}, {-9, 5}, {-8, 2}};
-  std::vector<std::vector<int32_t>> b = {{7, -1, 0}, {8, -2, 0}, {9, -3, 0}, {6, -4, 1}};
-  std::vector<std::vector<int32_t>> a_out(4, std::vector<int32_t>(2, 99)), b_out(4, std::vector<int32_t>(3, 99));
   InProcessCollectives collectives;
-  ExpectAllOk(OnEveryDevice(4, [&](int64_t device) {
-    const void* send[] = {a[device].data(), b[device].data()};
-    void* receive[] = {a_out[device].data(), b_out[device].data()};
-    return collectives.Run(*plan, device, send, receive);
-  }));
-  for (int device = 0; device < 4; ++device) {
-    EXPECT_THAT(a_out[device], ElementsAre(-3, 5)) << "device " << device;
-    EXPECT_THAT(b_out[device], ElementsAre(9, -1, 1)) << "device " << device;
-  }
+  EXPECT_THAT(RunBuffers<int32_t>(*plan,
+                                  {{{-4, 1}, {7, -1, 0}},
+                                   {{-3, 0}, {8, -2, 0}},
+                                   {{-9, 5}, {9, -3, 0}},
+                                   {{-8, 2}, {6, -4, 1}}},
+                                  99, collectives),
+              OnAllFourDevices(ElementsAre(ElementsAre(-3, 5), ElementsAre(9, -1, 1))));
 }
 
 TEST(InProcessCollectivesTest, CollectivePermuteRing) {
-  Plans plans(R"(HloModule m, replica_count=4, num_partitions=1
-
-ENTRY e {
-  p = f32[2] parameter(0)
-  ROOT cp = f32[2] collective-permute(p), source_target_pairs={{0,1},{1,2},{2,3},{3,0}}
+  const PerDevice<float> receive = RunOnEveryDevice(
+      {kGrid4x1, "f32[2]",
+       "cp = f32[2] collective-permute(p), source_target_pairs={{0,1},{1,2},{2,3},{3,0}}"},
+      DeviceArrays<float>(4, 1, 2, [](int device, int, int e) { return 10.0f * device + e; }),
+      -1.0f);
+  EXPECT_EQ(receive, DeviceArrays<float>(4, 1, 2, [](int device, int, int e) {
+              const int source = (device + 3) % 4;
+              return 10.0f * source + e;
+            }));
 }
-)",
-              kGrid4x1);
-  const CollectivePlan* plan = plans.Get("cp");
-  ASSERT_NE(plan, nullptr);
-  Buffers<float> buffers;
-  for (int device = 0; device < 4; ++device) buffers.send.push_back({10.0f * device, 10.0f * device + 1});
-  InProcessCollectives collectives;
-  ExpectAllOk(RunOneToOne(*plan, buffers, -1.0f, collectives));
-  for (int device = 0; device < 4; ++device) {
-    const int source = (device + 3) % 4;
-    EXPECT_THAT(buffers.receive[device], ElementsAre(10.0f * source, 10.0f * source + 1)) << "device " << device;
-  }
+
+// Runs `root` of p = f32[2] on the 2x2 grid (RunOnEveryDevice), device d
+// sending {10 d + 1, 10 d + 2}.
+PerDevice<float> RunOnTwoValuesOfEachDevice(std::string_view root) {
+  return RunOnEveryDevice(
+      {kGrid2x2, "f32[2]", root},
+      DeviceArrays<float>(4, 1, 2, [](int device, int, int e) { return 10.0f * device + 1 + e; }),
+      -1.0f);
 }
 
 TEST(InProcessCollectivesTest, CollectivePermuteWithoutSourceWritesZeros) {
   // channel_id: the pair {1,0} names partitions, in each replica: device 0
   // receives from 1, device 2 from 3; devices 1 and 3 have no source.
-  Plans plans(R"(HloModule m, replica_count=2, num_partitions=2
-
-ENTRY e {
-  p = f32[2] parameter(0)
-  ROOT cp = f32[2] collective-permute(p), channel_id=1, source_target_pairs={{1,0}}
-}
-)",
-              kGrid2x2);
-  const CollectivePlan* plan = plans.Get("cp");
-  ASSERT_NE(plan, nullptr);
-  Buffers<float> buffers;
-  for (int device = 0; device < 4; ++device) buffers.send.push_back({10.0f * device + 1, 10.0f * device + 2});
-  InProcessCollectives collectives;
-  ExpectAllOk(RunOneToOne(*plan, buffers, -1.0f, collectives));
-  EXPECT_THAT(buffers.receive[0], ElementsAre(11.0f, 12.0f));
-  EXPECT_THAT(buffers.receive[1], ElementsAre(0.0f, 0.0f));
-  EXPECT_THAT(buffers.receive[2], ElementsAre(31.0f, 32.0f));
-  EXPECT_THAT(buffers.receive[3], ElementsAre(0.0f, 0.0f));
+  const PerDevice<float> receive = RunOnTwoValuesOfEachDevice(
+      "cp = f32[2] collective-permute(p), channel_id=1, source_target_pairs={{1,0}}");
+  EXPECT_EQ(receive, (PerDevice<float>{{11, 12}, {0, 0}, {31, 32}, {0, 0}}));
 }
 
 TEST(InProcessCollectivesTest, CollectiveBroadcastSendsRankZerosBuffer) {
   // Partitions of each replica, rank 0 first: device 1 broadcasts to {1,0},
   // device 3 to {3,2}.
-  Plans plans(R"(HloModule m, replica_count=2, num_partitions=2
-
-ENTRY e {
-  p = f32[2] parameter(0)
-  ROOT bc = f32[2] collective-broadcast(p), channel_id=1, replica_groups={{1,0}}
-}
-)",
-              kGrid2x2);
-  const CollectivePlan* plan = plans.Get("bc");
-  ASSERT_NE(plan, nullptr);
-  Buffers<float> buffers;
-  for (int device = 0; device < 4; ++device) buffers.send.push_back({10.0f * device + 1, 10.0f * device + 2});
-  InProcessCollectives collectives;
-  ExpectAllOk(RunOneToOne(*plan, buffers, -1.0f, collectives));
-  EXPECT_THAT(buffers.receive[0], ElementsAre(11.0f, 12.0f));
-  EXPECT_THAT(buffers.receive[1], ElementsAre(11.0f, 12.0f));
-  EXPECT_THAT(buffers.receive[2], ElementsAre(31.0f, 32.0f));
-  EXPECT_THAT(buffers.receive[3], ElementsAre(31.0f, 32.0f));
+  const PerDevice<float> receive = RunOnTwoValuesOfEachDevice(
+      "bc = f32[2] collective-broadcast(p), channel_id=1, replica_groups={{1,0}}");
+  EXPECT_EQ(receive, (PerDevice<float>{{11, 12}, {11, 12}, {31, 32}, {31, 32}}));
 }
 
 TEST(InProcessCollectivesTest, ReplicaIdAndPartitionIdOfEachDevice) {
@@ -524,30 +457,20 @@ TEST(InProcessCollectivesTest, InPlaceAllReduceIsCorrectOnEveryDevice) {
   // receive == send: a device must not overwrite its buffer while a peer
   // still reads it. Large enough that an unguarded write would race.
   constexpr int kElements = 4096;
-  Plans plans(std::string(R"(HloModule m, replica_count=2, num_partitions=2
-)") + kSumF32 + R"(
-ENTRY e {
-  p = f32[4096] parameter(0)
-  ROOT ar = f32[4096] all-reduce(p), channel_id=1, replica_groups={}, use_global_device_ids=true, to_apply=sum
-}
-)",
-              kGrid2x2);
-  const CollectivePlan* plan = plans.Get("ar");
+  Plans plans(SumOnGrid2x2("f32[4096]",
+                           "ar = f32[4096] all-reduce(p), channel_id=1, replica_groups={}, "
+                           "use_global_device_ids=true, to_apply=sum"));
+  const CollectivePlan* plan = plans.Root();
   ASSERT_NE(plan, nullptr);
   InProcessCollectives collectives;
   for (int round = 0; round < 20; ++round) {
-    std::vector<std::vector<float>> buffers(4);
-    for (int device = 0; device < 4; ++device) {
-      for (int e = 0; e < kElements; ++e) buffers[device].push_back(1000.0f * device + e);
-    }
-    ExpectAllOk(OnEveryDevice(4, [&](int64_t device) {
-      const void* send[] = {buffers[device].data()};
-      void* receive[] = {buffers[device].data()};
-      return collectives.Run(*plan, device, send, receive);
-    }));
+    PerDevice<float> buffers = DeviceArrays<float>(
+        4, 1, kElements, [](int device, int, int e) { return 1000.0f * device + e; });
+    RunInPlace(*plan, buffers, collectives);
     for (int device = 0; device < 4; ++device) {
       for (int e = 0; e < kElements; ++e) {
-        ASSERT_EQ(buffers[device][e], 6000.0f + 4.0f * e) << "round " << round << ", device " << device << ", " << e;
+        ASSERT_EQ(buffers[device][e], 6000.0f + 4.0f * e)
+            << "round " << round << ", device " << device << ", " << e;
       }
     }
   }
@@ -555,26 +478,15 @@ ENTRY e {
 
 TEST(InProcessCollectivesTest, InPlaceCollectivePermuteRing) {
   // Each device overwrites the buffer its target reads from.
-  Plans plans(R"(HloModule m, replica_count=4, num_partitions=1
-
-ENTRY e {
-  p = s32[1024] parameter(0)
-  ROOT cp = s32[1024] collective-permute(p), source_target_pairs={{0,1},{1,2},{2,3},{3,0}}
-}
-)",
-              kGrid4x1);
-  const CollectivePlan* plan = plans.Get("cp");
+  Plans plans(OneCollective{
+      kGrid4x1, "s32[1024]",
+      "cp = s32[1024] collective-permute(p), source_target_pairs={{0,1},{1,2},{2,3},{3,0}}"});
+  const CollectivePlan* plan = plans.Root();
   ASSERT_NE(plan, nullptr);
-  std::vector<std::vector<int32_t>> buffers(4);
-  for (int device = 0; device < 4; ++device) {
-    for (int e = 0; e < 1024; ++e) buffers[device].push_back(device * 10000 + e);
-  }
+  PerDevice<int32_t> buffers =
+      DeviceArrays<int32_t>(4, 1, 1024, [](int device, int, int e) { return device * 10000 + e; });
   InProcessCollectives collectives;
-  ExpectAllOk(OnEveryDevice(4, [&](int64_t device) {
-    const void* send[] = {buffers[device].data()};
-    void* receive[] = {buffers[device].data()};
-    return collectives.Run(*plan, device, send, receive);
-  }));
+  RunInPlace(*plan, buffers, collectives);
   for (int device = 0; device < 4; ++device) {
     const int source = (device + 3) % 4;
     for (int e = 0; e < 1024; ++e) {
@@ -587,15 +499,10 @@ TEST(InProcessCollectivesTest, SamePlanInALoopPairsEachOccurrence) {
   // Each device runs the plan 3 times, feeding each result into the next
   // iteration plus its own id: x1 = sum(x0) + d, and so on. Pairing
   // iteration i of one device with j != i of another breaks the totals.
-  Plans plans(std::string(R"(HloModule m, replica_count=2, num_partitions=2
-)") + kSumF32 + R"(
-ENTRY e {
-  p = f32[1] parameter(0)
-  ROOT ar = f32[1] all-reduce(p), channel_id=1, replica_groups={}, use_global_device_ids=true, to_apply=sum
-}
-)",
-              kGrid2x2);
-  const CollectivePlan* plan = plans.Get("ar");
+  Plans plans(SumOnGrid2x2("f32[1]",
+                           "ar = f32[1] all-reduce(p), channel_id=1, replica_groups={}, "
+                           "use_global_device_ids=true, to_apply=sum"));
+  const CollectivePlan* plan = plans.Root();
   ASSERT_NE(plan, nullptr);
   InProcessCollectives collectives;
   std::vector<std::vector<float>> results(4);
@@ -615,22 +522,15 @@ ENTRY e {
     return absl::OkStatus();
   }));
   // sum(x0) = 6; x1 = 6 + d, sum = 30; x2 = 30 + d, sum = 126.
-  for (int device = 0; device < 4; ++device) {
-    EXPECT_THAT(results[device], ElementsAre(6.0f, 30.0f, 126.0f)) << "device " << device;
-  }
+  EXPECT_THAT(results, OnAllFourDevices(ElementsAre(6.0f, 30.0f, 126.0f)));
 }
 
 TEST(InProcessCollectivesTest, MissingDeviceFailsTheOthersWithDeadlineExceeded) {
   // Device 3 is rank 1: the error names the device, not the rank.
-  Plans plans(std::string(R"(HloModule m, replica_count=2, num_partitions=2
-)") + kSumF32 + R"(
-ENTRY e {
-  p = f32[1] parameter(0)
-  ROOT ar = f32[1] all-reduce(p), channel_id=1, replica_groups={{1,3,0,2}}, use_global_device_ids=true, to_apply=sum
-}
-)",
-              kGrid2x2);
-  const CollectivePlan* plan = plans.Get("ar");
+  Plans plans(SumOnGrid2x2("f32[1]",
+                           "ar = f32[1] all-reduce(p), channel_id=1, replica_groups={{1,3,0,2}}, "
+                           "use_global_device_ids=true, to_apply=sum"));
+  const CollectivePlan* plan = plans.Root();
   ASSERT_NE(plan, nullptr);
   InProcessCollectives collectives(absl::Milliseconds(200));
   std::vector<float> values = {1, 2, 3, 4};
