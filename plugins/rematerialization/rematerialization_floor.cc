@@ -154,7 +154,8 @@ InstructionTemporaries TemporariesOf(const HloInstruction& instruction,
   std::vector<ShapeIndex> indices;
   if (instruction.shape().IsArray()) {
     indices.push_back({});
-  } else if (instruction.opcode() == HloOpcode::kFusion || IsCollectiveOpcode(instruction.opcode())) {
+  } else if (instruction.opcode() == HloOpcode::kFusion ||
+             IsCollectiveOpcode(instruction.opcode())) {
     for (const ShapeUtil::IndexedShape& leaf : ShapeUtil::GetLeafShapes(instruction.shape())) {
       if (leaf.shape.IsArray()) indices.push_back(leaf.index);
     }
@@ -195,7 +196,9 @@ InstructionTemporaries TemporariesOf(const HloInstruction& instruction,
     for (size_t k = 0; k < results.size(); ++k) {
       bool placed = false;
       for (size_t i = 0; i < operands.size() && !placed; ++i) {
-        if (shared[i] || !MayComputeInPlace(dataflow, *operand_readers[i], instruction, result_indices[k])) continue;
+        if (shared[i] ||
+            !MayComputeInPlace(dataflow, *operand_readers[i], instruction, result_indices[k]))
+          continue;
         pieces[i] = std::max(pieces[i], results[k]);
         shared[i] = placed = true;
       }

@@ -126,10 +126,11 @@ TEST_P(JaxSpmdCorpusTest, EveryEmulatedGpuDeviceMatchesXla) {
   const fs::path results = ScratchDir(program_.name + "_gpu");
   const test_support::HmoCliRun hmo = test_support::RunHmoCli(
       absl::StrCat("run ", Pipeline("memory-scheduler").string(), " ", program_.dump.string(),
-                   " --execute --backend gpu-emulated --inputs ", program_.dir.string(), " --results-dir ",
-                   results.string()));
+                   " --execute --backend gpu-emulated --inputs ", program_.dir.string(),
+                   " --results-dir ", results.string()));
   ASSERT_EQ(hmo.exit_code, 0) << hmo.err;
-  ExpectEveryDeviceMatchesXla(program_, results, "gpu-emulated " + program_.dump.filename().string());
+  ExpectEveryDeviceMatchesXla(program_, results,
+                              "gpu-emulated " + program_.dump.filename().string());
   fs::remove_all(results);
 }
 
@@ -139,14 +140,16 @@ TEST_P(JaxSpmdCorpusTest, EveryEmulatedGpuDeviceMatchesXla) {
 std::string MpiLauncher(int64_t processes) {
   // Root in CI containers; more processes than cores; no cross-memory
   // attach (containers often forbid ptrace).
-  return absl::StrCat("mpirun --allow-run-as-root --oversubscribe --mca btl_vader_single_copy_mechanism none -n ",
-                      processes);
+  return absl::StrCat(
+      "mpirun --allow-run-as-root --oversubscribe --mca btl_vader_single_copy_mechanism none -n ",
+      processes);
 }
 
 bool HaveMpirun() { return std::system("command -v mpirun > /dev/null 2>&1") == 0; }
 
 TEST_P(JaxSpmdCorpusTest, EveryDeviceMatchesXlaAcrossMpiProcesses) {
-  if (!HaveMpirun()) GTEST_SKIP() << "mpirun not found (Open MPI: openmpi-bin, installed by scripts/bootstrap.sh)";
+  if (!HaveMpirun())
+    GTEST_SKIP() << "mpirun not found (Open MPI: openmpi-bin, installed by scripts/bootstrap.sh)";
   const fs::path results = ScratchDir(program_.name + "_mpi");
   const test_support::HmoCliRun hmo = test_support::RunHmoCliLaunchedBy(
       MpiLauncher(program_.devices),
@@ -165,13 +168,16 @@ TEST_P(JaxSpmdCorpusTest, EveryDeviceMatchesXlaAcrossMpiProcesses) {
 // A launch of another process count than the module's devices is refused
 // by every process, naming the count it needs.
 TEST_P(JaxSpmdCorpusTest, MpiLaunchOfTheWrongProcessCountIsRefused) {
-  if (!HaveMpirun()) GTEST_SKIP() << "mpirun not found (Open MPI: openmpi-bin, installed by scripts/bootstrap.sh)";
+  if (!HaveMpirun())
+    GTEST_SKIP() << "mpirun not found (Open MPI: openmpi-bin, installed by scripts/bootstrap.sh)";
   const test_support::HmoCliRun hmo = test_support::RunHmoCliLaunchedBy(
-      MpiLauncher(2), absl::StrCat("run ", Pipeline("memory-scheduler").string(), " ", program_.dump.string(),
-                                   " --execute --backend cpu --inputs ", program_.dir.string()));
+      MpiLauncher(2),
+      absl::StrCat("run ", Pipeline("memory-scheduler").string(), " ", program_.dump.string(),
+                   " --execute --backend cpu --inputs ", program_.dir.string()));
   EXPECT_NE(hmo.exit_code, 0);
-  EXPECT_NE(hmo.err.find(absl::StrCat("this launch has 2 processes (mpirun -n ", program_.devices, ")")),
-            std::string::npos)
+  EXPECT_NE(
+      hmo.err.find(absl::StrCat("this launch has 2 processes (mpirun -n ", program_.devices, ")")),
+      std::string::npos)
       << hmo.err;
 }
 

@@ -240,7 +240,8 @@ TEST_F(ModuleExecutionTest, ReplicasGetTheirOwnSeedsResultsAndChecks) {
   options.input_files = {"a.npy", "b.npy"};
   const absl::Status files = ExecuteModule(ReplicatedEvaluatingBackend(), *module, options, &unsupported);
   EXPECT_EQ(files.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(std::string(files.message()), HasSubstr("one directory holding device<d>/input_<i>.npy"));
+  EXPECT_THAT(std::string(files.message()),
+              HasSubstr("one directory holding device<d>/input_<i>.npy"));
 }
 
 TEST_F(ModuleExecutionTest, ABackendThatCannotExecuteSaysSo) {

@@ -66,11 +66,13 @@ TEST(CollectiveAttributesTest, MeshReplicaGroups) {
   EXPECT_EQ(*ParseReplicaGroups("mesh['a'=2,'b'=2]{'a'}"), (Groups{{0, 2}, {1, 3}}));
   EXPECT_EQ(*ParseReplicaGroups("mesh['a'=2, 'b'=2]{'1'}"), (Groups{{0, 1}, {2, 3}}));
   EXPECT_EQ(*ParseReplicaGroups("mesh['a'=2,'b'=2]{'b','a'}"), (Groups{{0, 2, 1, 3}}));
-  EXPECT_EQ(*ParseReplicaGroups("mesh['a'=2,'b'=2, device_ids=(3,2,1,0)]{'b'}"), (Groups{{3, 2}, {1, 0}}));
+  EXPECT_EQ(*ParseReplicaGroups("mesh['a'=2,'b'=2, device_ids=(3,2,1,0)]{'b'}"),
+            (Groups{{3, 2}, {1, 0}}));
   EXPECT_EQ(*ReplicaGroupSize("mesh['a'=2,'b'=4]{'b'}"), 4);
   EXPECT_FALSE(ParseReplicaGroups("mesh['a'=2,'b'=2]{'c'}").ok());
   EXPECT_FALSE(ParseReplicaGroups("mesh['a'=2,'b'=2, device_ids=(0,1)]{'b'}").ok());
-  EXPECT_EQ(ParseReplicaGroups("mesh['a'=4]{'a':(1)2}").status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_EQ(ParseReplicaGroups("mesh['a'=4]{'a':(1)2}").status().code(),
+            absl::StatusCode::kUnimplemented);
 }
 
 // The participants of each collective of a module of 2 replicas x 2
@@ -80,7 +82,8 @@ TEST(CollectiveAttributesTest, MeshReplicaGroups) {
 class CollectiveParticipantsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    absl::StatusOr<std::unique_ptr<HloModule>> parsed = ParseHloModule(R"(HloModule m, replica_count=2, num_partitions=2
+    absl::StatusOr<std::unique_ptr<HloModule>> parsed =
+        ParseHloModule(R"(HloModule m, replica_count=2, num_partitions=2
 
 add {
   a = f32[] parameter(0)
@@ -116,8 +119,10 @@ ENTRY e {
 
 TEST_F(CollectiveParticipantsTest, GroupModes) {
   EXPECT_EQ(*GetCollectiveGroupMode(Named("cross_replica")), CollectiveGroupMode::kCrossReplica);
-  EXPECT_EQ(*GetCollectiveGroupMode(Named("cross_partition")), CollectiveGroupMode::kCrossPartition);
-  EXPECT_EQ(*GetCollectiveGroupMode(Named("replica_and_partition")), CollectiveGroupMode::kCrossReplicaAndPartition);
+  EXPECT_EQ(*GetCollectiveGroupMode(Named("cross_partition")),
+            CollectiveGroupMode::kCrossPartition);
+  EXPECT_EQ(*GetCollectiveGroupMode(Named("replica_and_partition")),
+            CollectiveGroupMode::kCrossReplicaAndPartition);
   EXPECT_EQ(*GetCollectiveGroupMode(Named("flattened")), CollectiveGroupMode::kFlattenedId);
 }
 

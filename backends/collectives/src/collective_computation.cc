@@ -11,14 +11,17 @@
 namespace hmo::collectives {
 namespace {
 
-
 template <typename T>
 T Combine(T a, T b, ReductionKind reduction) {
   switch (reduction) {
-    case ReductionKind::kSum: return static_cast<T>(a + b);
-    case ReductionKind::kProduct: return static_cast<T>(a * b);
-    case ReductionKind::kMin: return b < a ? b : a;
-    case ReductionKind::kMax: return a < b ? b : a;
+    case ReductionKind::kSum:
+      return static_cast<T>(a + b);
+    case ReductionKind::kProduct:
+      return static_cast<T>(a * b);
+    case ReductionKind::kMin:
+      return b < a ? b : a;
+    case ReductionKind::kMax:
+      return a < b ? b : a;
     case ReductionKind::kAnd:
       if constexpr (std::is_integral_v<T>) return static_cast<T>(a & b);
       break;
@@ -30,7 +33,7 @@ T Combine(T a, T b, ReductionKind reduction) {
 }
 
 // Signed sums and products are computed unsigned: they wrap, as XLA's do.
-template <typename T, bool = std::is_integral_v<T> && std::is_signed_v<T>>
+template <typename T, bool = std::is_integral_v<T>&& std::is_signed_v<T>>
 struct WrappingArithmetic {
   using type = T;
 };
@@ -42,7 +45,8 @@ struct WrappingArithmetic<T, true> {
 // out[e] = inputs[0][e] op inputs[1][e] op ... (rank order), `count`
 // elements of T.
 template <typename T>
-void Fold(const std::vector<const char*>& inputs, int64_t count, ReductionKind reduction, char* out) {
+void Fold(const std::vector<const char*>& inputs, int64_t count, ReductionKind reduction,
+          char* out) {
   using Arithmetic = typename WrappingArithmetic<T>::type;
   for (int64_t e = 0; e < count; ++e) {
     T value;
@@ -51,7 +55,8 @@ void Fold(const std::vector<const char*>& inputs, int64_t count, ReductionKind r
       T next;
       std::memcpy(&next, inputs[r] + e * sizeof(T), sizeof(T));
       if (reduction == ReductionKind::kSum || reduction == ReductionKind::kProduct) {
-        value = static_cast<T>(Combine<Arithmetic>(static_cast<Arithmetic>(value), static_cast<Arithmetic>(next), reduction));
+        value = static_cast<T>(Combine<Arithmetic>(static_cast<Arithmetic>(value),
+                                                   static_cast<Arithmetic>(next), reduction));
       } else {
         value = Combine<T>(value, next, reduction);
       }
@@ -69,42 +74,71 @@ void FoldNarrowFloat(PrimitiveType type, const std::vector<const char*>& inputs,
     for (size_t r = 1; r < inputs.size(); ++r) {
       uint16_t next;
       std::memcpy(&next, inputs[r] + e * 2, 2);
-      const double combined = Combine<double>(primitive_util::NarrowFloatBitsToDouble(type, bits),
-                                              primitive_util::NarrowFloatBitsToDouble(type, next), reduction);
+      const double combined =
+          Combine<double>(primitive_util::NarrowFloatBitsToDouble(type, bits),
+                          primitive_util::NarrowFloatBitsToDouble(type, next), reduction);
       bits = primitive_util::DoubleToNarrowFloatBits(type, combined);
     }
     std::memcpy(out + e * 2, &bits, 2);
   }
 }
 
-void FoldPred(const std::vector<const char*>& inputs, int64_t count, ReductionKind reduction, char* out) {
+void FoldPred(const std::vector<const char*>& inputs, int64_t count, ReductionKind reduction,
+              char* out) {
   for (int64_t e = 0; e < count; ++e) {
     bool value = inputs[0][e] != 0;
     for (size_t r = 1; r < inputs.size(); ++r) {
-      value = reduction == ReductionKind::kAnd ? (value && inputs[r][e] != 0) : (value || inputs[r][e] != 0);
+      value = reduction == ReductionKind::kAnd ? (value && inputs[r][e] != 0)
+                                               : (value || inputs[r][e] != 0);
     }
     out[e] = value ? 1 : 0;
   }
 }
 
-absl::Status Reduce(const CollectivePlan& plan, const std::vector<const char*>& inputs, int64_t bytes, char* out) {
+absl::Status Reduce(const CollectivePlan& plan, const std::vector<const char*>& inputs,
+                    int64_t bytes, char* out) {
   const int64_t count = bytes / ByteWidth(plan.element_type);
   switch (plan.element_type) {
-    case PrimitiveType::PRED: FoldPred(inputs, count, plan.reduction, out); break;
-    case PrimitiveType::S8: Fold<int8_t>(inputs, count, plan.reduction, out); break;
-    case PrimitiveType::S16: Fold<int16_t>(inputs, count, plan.reduction, out); break;
-    case PrimitiveType::S32: Fold<int32_t>(inputs, count, plan.reduction, out); break;
-    case PrimitiveType::S64: Fold<int64_t>(inputs, count, plan.reduction, out); break;
-    case PrimitiveType::U8: Fold<uint8_t>(inputs, count, plan.reduction, out); break;
-    case PrimitiveType::U16: Fold<uint16_t>(inputs, count, plan.reduction, out); break;
-    case PrimitiveType::U32: Fold<uint32_t>(inputs, count, plan.reduction, out); break;
-    case PrimitiveType::U64: Fold<uint64_t>(inputs, count, plan.reduction, out); break;
-    case PrimitiveType::F32: Fold<float>(inputs, count, plan.reduction, out); break;
-    case PrimitiveType::F64: Fold<double>(inputs, count, plan.reduction, out); break;
+    case PrimitiveType::PRED:
+      FoldPred(inputs, count, plan.reduction, out);
+      break;
+    case PrimitiveType::S8:
+      Fold<int8_t>(inputs, count, plan.reduction, out);
+      break;
+    case PrimitiveType::S16:
+      Fold<int16_t>(inputs, count, plan.reduction, out);
+      break;
+    case PrimitiveType::S32:
+      Fold<int32_t>(inputs, count, plan.reduction, out);
+      break;
+    case PrimitiveType::S64:
+      Fold<int64_t>(inputs, count, plan.reduction, out);
+      break;
+    case PrimitiveType::U8:
+      Fold<uint8_t>(inputs, count, plan.reduction, out);
+      break;
+    case PrimitiveType::U16:
+      Fold<uint16_t>(inputs, count, plan.reduction, out);
+      break;
+    case PrimitiveType::U32:
+      Fold<uint32_t>(inputs, count, plan.reduction, out);
+      break;
+    case PrimitiveType::U64:
+      Fold<uint64_t>(inputs, count, plan.reduction, out);
+      break;
+    case PrimitiveType::F32:
+      Fold<float>(inputs, count, plan.reduction, out);
+      break;
+    case PrimitiveType::F64:
+      Fold<double>(inputs, count, plan.reduction, out);
+      break;
     case PrimitiveType::F16:
-    case PrimitiveType::BF16: FoldNarrowFloat(plan.element_type, inputs, count, plan.reduction, out); break;
+    case PrimitiveType::BF16:
+      FoldNarrowFloat(plan.element_type, inputs, count, plan.reduction, out);
+      break;
     default:
-      return absl::UnimplementedError(fmt::format("{}: no reduction of element type {}", plan.description,
+      return absl::UnimplementedError(fmt::format("{}: no reduction of element type {}",
+                                                  plan.description,
                                                   PrimitiveTypeName(plan.element_type)));
   }
   return absl::OkStatus();
@@ -119,7 +153,8 @@ bool Overlap(const void* a, int64_t a_bytes, const void* b, int64_t b_bytes) {
 }  // namespace
 
 std::vector<int64_t> MeetingMembers(const CollectivePlan& plan, int64_t device) {
-  if (plan.kind != CollectiveKind::kCollectivePermute) return plan.participants[static_cast<size_t>(device)];
+  if (plan.kind != CollectiveKind::kCollectivePermute)
+    return plan.participants[static_cast<size_t>(device)];
   std::vector<int64_t> members;
   for (int64_t d = 0; d < plan.grid.device_count(); ++d) members.push_back(d);
   return members;
@@ -136,8 +171,9 @@ bool ReceiveOverlapsSend(const CollectivePlan& plan, absl::Span<const void* cons
 }
 
 void WriteDeviceId(const CollectivePlan& plan, int64_t device, void* receive) {
-  const uint32_t id = static_cast<uint32_t>(plan.kind == CollectiveKind::kReplicaId ? plan.grid.replica(device)
-                                                                                     : plan.grid.partition(device));
+  const uint32_t id =
+      static_cast<uint32_t>(plan.kind == CollectiveKind::kReplicaId ? plan.grid.replica(device)
+                                                                    : plan.grid.partition(device));
   std::memcpy(receive, &id, sizeof(id));
 }
 
@@ -158,8 +194,8 @@ absl::Status ComputeReceive(const CollectivePlan& plan, int64_t device, int rank
         const CollectivePlan::Split& split = plan.splits[i];
         for (int64_t o = 0; o < split.outer; ++o) {
           for (int k = 0; k < ranks; ++k) {
-            std::memcpy(out[i] + (o * ranks + k) * split.chunk_bytes, peer(k, i) + o * split.chunk_bytes,
-                        static_cast<size_t>(split.chunk_bytes));
+            std::memcpy(out[i] + (o * ranks + k) * split.chunk_bytes,
+                        peer(k, i) + o * split.chunk_bytes, static_cast<size_t>(split.chunk_bytes));
           }
         }
       }
@@ -169,7 +205,8 @@ absl::Status ComputeReceive(const CollectivePlan& plan, int64_t device, int rank
         const CollectivePlan::Split& split = plan.splits[i];
         for (int64_t o = 0; o < split.outer && computed.ok(); ++o) {
           std::vector<const char*> inputs;
-          for (int r = 0; r < ranks; ++r) inputs.push_back(peer(r, i) + (o * ranks + rank) * split.chunk_bytes);
+          for (int r = 0; r < ranks; ++r)
+            inputs.push_back(peer(r, i) + (o * ranks + rank) * split.chunk_bytes);
           computed = Reduce(plan, inputs, split.chunk_bytes, out[i] + o * split.chunk_bytes);
         }
       }
@@ -184,7 +221,8 @@ absl::Status ComputeReceive(const CollectivePlan& plan, int64_t device, int rank
         const CollectivePlan::Split& split = plan.splits[0];
         for (int64_t o = 0; o < split.outer; ++o) {
           for (int k = 0; k < ranks; ++k) {
-            std::memcpy(out[0] + (o * ranks + k) * split.chunk_bytes, peer(k, 0) + (o * ranks + rank) * split.chunk_bytes,
+            std::memcpy(out[0] + (o * ranks + k) * split.chunk_bytes,
+                        peer(k, 0) + (o * ranks + rank) * split.chunk_bytes,
                         static_cast<size_t>(split.chunk_bytes));
           }
         }
@@ -193,14 +231,16 @@ absl::Status ComputeReceive(const CollectivePlan& plan, int64_t device, int rank
     case CollectiveKind::kCollectivePermute: {
       const int64_t source = plan.peers[static_cast<size_t>(device)].source;
       if (source >= 0) {
-        std::memcpy(out[0], peer(static_cast<int>(source), 0), static_cast<size_t>(plan.receive_bytes[0]));
+        std::memcpy(out[0], peer(static_cast<int>(source), 0),
+                    static_cast<size_t>(plan.receive_bytes[0]));
       } else {
         std::memset(out[0], 0, static_cast<size_t>(plan.receive_bytes[0]));
       }
       break;
     }
     case CollectiveKind::kCollectiveBroadcast:
-      for (size_t i = 0; i < out.size(); ++i) std::memcpy(out[i], peer(0, i), static_cast<size_t>(plan.receive_bytes[i]));
+      for (size_t i = 0; i < out.size(); ++i)
+        std::memcpy(out[i], peer(0, i), static_cast<size_t>(plan.receive_bytes[i]));
       break;
     default:
       computed = absl::InternalError(plan.description + ": not a collective");

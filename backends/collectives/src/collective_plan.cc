@@ -21,7 +21,8 @@ absl::Status Invalid(const HloInstruction& instruction, std::string_view why) {
 }
 
 bool IsParameterNumber(const HloInstruction* instruction, int64_t number) {
-  return instruction->opcode() == HloOpcode::kParameter && instruction->parameter_number() == number;
+  return instruction->opcode() == HloOpcode::kParameter &&
+         instruction->parameter_number() == number;
 }
 
 absl::StatusOr<ReductionKind> ReductionOf(const HloInstruction& instruction, PrimitiveType type) {
@@ -35,10 +36,14 @@ absl::StatusOr<ReductionKind> ReductionOf(const HloInstruction& instruction, Pri
   if (binary_of_parameters) {
     const bool pred = type == PrimitiveType::PRED;
     switch (root->opcode()) {
-      case HloOpcode::kAdd: return pred ? ReductionKind::kOr : ReductionKind::kSum;
-      case HloOpcode::kMultiply: return pred ? ReductionKind::kAnd : ReductionKind::kProduct;
-      case HloOpcode::kMinimum: return pred ? ReductionKind::kAnd : ReductionKind::kMin;
-      case HloOpcode::kMaximum: return pred ? ReductionKind::kOr : ReductionKind::kMax;
+      case HloOpcode::kAdd:
+        return pred ? ReductionKind::kOr : ReductionKind::kSum;
+      case HloOpcode::kMultiply:
+        return pred ? ReductionKind::kAnd : ReductionKind::kProduct;
+      case HloOpcode::kMinimum:
+        return pred ? ReductionKind::kAnd : ReductionKind::kMin;
+      case HloOpcode::kMaximum:
+        return pred ? ReductionKind::kOr : ReductionKind::kMax;
       case HloOpcode::kAnd:
         if (pred) return ReductionKind::kAnd;
         break;
@@ -49,14 +54,16 @@ absl::StatusOr<ReductionKind> ReductionOf(const HloInstruction& instruction, Pri
         break;
     }
   }
-  return Unsupported(instruction, fmt::format("the reduction {} is not one of add, multiply, minimum, maximum "
-                                              "(and, or on pred) of its two parameters",
-                                              computation->name()));
+  return Unsupported(instruction,
+                     fmt::format("the reduction {} is not one of add, multiply, minimum, maximum "
+                                 "(and, or on pred) of its two parameters",
+                                 computation->name()));
 }
 
 // The physical order of `shape`'s dimensions, most minor first.
 std::vector<int64_t> MinorToMajor(const Shape& shape) {
-  if (shape.has_layout() && static_cast<int64_t>(shape.layout().minor_to_major().size()) == shape.rank()) {
+  if (shape.has_layout() &&
+      static_cast<int64_t>(shape.layout().minor_to_major().size()) == shape.rank()) {
     return shape.layout().minor_to_major();
   }
   std::vector<int64_t> order;
@@ -65,22 +72,27 @@ std::vector<int64_t> MinorToMajor(const Shape& shape) {
 }
 
 // `whole` split into `parts` along `dimension`: [outer][parts][chunk].
-absl::StatusOr<CollectivePlan::Split> SplitAlong(const HloInstruction& instruction, const Shape& whole,
-                                                 const Shape& part, int64_t dimension, int64_t parts) {
+absl::StatusOr<CollectivePlan::Split> SplitAlong(const HloInstruction& instruction,
+                                                 const Shape& whole, const Shape& part,
+                                                 int64_t dimension, int64_t parts) {
   if (dimension < 0 || dimension >= whole.rank() || whole.rank() != part.rank()) {
-    return Invalid(instruction, fmt::format("dimension {} does not split {}", dimension, whole.ToString()));
+    return Invalid(instruction,
+                   fmt::format("dimension {} does not split {}", dimension, whole.ToString()));
   }
   if (MinorToMajor(whole) != MinorToMajor(part)) {
-    return Unsupported(instruction, fmt::format("the layouts of {} and {} differ", whole.ToString(), part.ToString()));
+    return Unsupported(instruction, fmt::format("the layouts of {} and {} differ", whole.ToString(),
+                                                part.ToString()));
   }
   for (int64_t d = 0; d < whole.rank(); ++d) {
     if (whole.dimensions(d) != part.dimensions(d) * (d == dimension ? parts : 1)) {
-      return Invalid(instruction, fmt::format("{} is not {} x {} along dimension {}", whole.ToString(false), parts,
-                                              part.ToString(false), dimension));
+      return Invalid(instruction,
+                     fmt::format("{} is not {} x {} along dimension {}", whole.ToString(false),
+                                 parts, part.ToString(false), dimension));
     }
   }
   const std::vector<int64_t> order = MinorToMajor(whole);
-  const size_t position = static_cast<size_t>(std::find(order.begin(), order.end(), dimension) - order.begin());
+  const size_t position =
+      static_cast<size_t>(std::find(order.begin(), order.end(), dimension) - order.begin());
   CollectivePlan::Split split;
   int64_t inner = 1;
   for (size_t i = 0; i < position; ++i) inner *= whole.dimensions(order[i]);
@@ -90,7 +102,8 @@ absl::StatusOr<CollectivePlan::Split> SplitAlong(const HloInstruction& instructi
 }
 
 // The device-independent group size of a gather, scatter or all-to-all.
-absl::StatusOr<int64_t> UniformGroupSize(const HloInstruction& instruction, const CollectivePlan& plan) {
+absl::StatusOr<int64_t> UniformGroupSize(const HloInstruction& instruction,
+                                         const CollectivePlan& plan) {
   const int64_t size = static_cast<int64_t>(plan.participants.front().size());
   for (const std::vector<int64_t>& group : plan.participants) {
     if (static_cast<int64_t>(group.size()) != size) {
@@ -146,23 +159,42 @@ std::vector<ShapeIndex> CollectiveReceiveIndices(const HloInstruction& instructi
   return indices;
 }
 
-absl::StatusOr<CollectivePlan> PlanCollective(const HloInstruction& instruction, const DeviceGrid& grid) {
+absl::StatusOr<CollectivePlan> PlanCollective(const HloInstruction& instruction,
+                                              const DeviceGrid& grid) {
   CollectivePlan plan;
   plan.grid = grid;
-  plan.description = fmt::format("{} {}", HloOpcodeString(instruction.opcode()), instruction.name());
+  plan.description =
+      fmt::format("{} {}", HloOpcodeString(instruction.opcode()), instruction.name());
   switch (instruction.opcode()) {
     case HloOpcode::kAllReduce:
-    case HloOpcode::kAllReduceStart: plan.kind = CollectiveKind::kAllReduce; break;
+    case HloOpcode::kAllReduceStart:
+      plan.kind = CollectiveKind::kAllReduce;
+      break;
     case HloOpcode::kAllGather:
-    case HloOpcode::kAllGatherStart: plan.kind = CollectiveKind::kAllGather; break;
-    case HloOpcode::kReduceScatter: plan.kind = CollectiveKind::kReduceScatter; break;
-    case HloOpcode::kAllToAll: plan.kind = CollectiveKind::kAllToAll; break;
+    case HloOpcode::kAllGatherStart:
+      plan.kind = CollectiveKind::kAllGather;
+      break;
+    case HloOpcode::kReduceScatter:
+      plan.kind = CollectiveKind::kReduceScatter;
+      break;
+    case HloOpcode::kAllToAll:
+      plan.kind = CollectiveKind::kAllToAll;
+      break;
     case HloOpcode::kCollectivePermute:
-    case HloOpcode::kCollectivePermuteStart: plan.kind = CollectiveKind::kCollectivePermute; break;
-    case HloOpcode::kCollectiveBroadcast: plan.kind = CollectiveKind::kCollectiveBroadcast; break;
-    case HloOpcode::kReplicaId: plan.kind = CollectiveKind::kReplicaId; break;
-    case HloOpcode::kPartitionId: plan.kind = CollectiveKind::kPartitionId; break;
-    default: return Unsupported(instruction, "not a collective");
+    case HloOpcode::kCollectivePermuteStart:
+      plan.kind = CollectiveKind::kCollectivePermute;
+      break;
+    case HloOpcode::kCollectiveBroadcast:
+      plan.kind = CollectiveKind::kCollectiveBroadcast;
+      break;
+    case HloOpcode::kReplicaId:
+      plan.kind = CollectiveKind::kReplicaId;
+      break;
+    case HloOpcode::kPartitionId:
+      plan.kind = CollectiveKind::kPartitionId;
+      break;
+    default:
+      return Unsupported(instruction, "not a collective");
   }
   if (plan.kind == CollectiveKind::kReplicaId || plan.kind == CollectiveKind::kPartitionId) {
     plan.element_type = PrimitiveType::U32;
@@ -193,15 +225,18 @@ absl::StatusOr<CollectivePlan> PlanCollective(const HloInstruction& instruction,
       }
     }
   }
-  if (BitWidth(plan.element_type) % 8 != 0 || ShapeUtil::ByteSizeOfElements(*sends.front()) !=
-                                                  ShapeUtil::ElementsIn(*sends.front()) * ByteWidth(plan.element_type)) {
-    return Unsupported(instruction, fmt::format("element type {} is not byte-sized", PrimitiveTypeName(plan.element_type)));
+  if (BitWidth(plan.element_type) % 8 != 0 ||
+      ShapeUtil::ByteSizeOfElements(*sends.front()) !=
+          ShapeUtil::ElementsIn(*sends.front()) * ByteWidth(plan.element_type)) {
+    return Unsupported(instruction, fmt::format("element type {} is not byte-sized",
+                                                PrimitiveTypeName(plan.element_type)));
   }
 
   const int64_t devices = grid.device_count();
   if (plan.kind == CollectiveKind::kCollectivePermute) {
     if (sends.size() != 1 || receives.size() != 1) {
-      return Unsupported(instruction, "only the one-operand form of collective-permute is supported");
+      return Unsupported(instruction,
+                         "only the one-operand form of collective-permute is supported");
     }
     for (int64_t d = 0; d < devices; ++d) {
       absl::StatusOr<PermutePeers> peers = CollectivePermutePeers(instruction, grid, d);
@@ -220,10 +255,13 @@ absl::StatusOr<CollectivePlan> PlanCollective(const HloInstruction& instruction,
     case CollectiveKind::kAllReduce:
     case CollectiveKind::kCollectivePermute:
     case CollectiveKind::kCollectiveBroadcast:
-      if (sends.size() != receives.size()) return Invalid(instruction, "operands and results differ in number");
+      if (sends.size() != receives.size())
+        return Invalid(instruction, "operands and results differ in number");
       for (size_t i = 0; i < sends.size(); ++i) {
-        if (plan.send_bytes[i] != plan.receive_bytes[i] || MinorToMajor(*sends[i]) != MinorToMajor(*receives[i])) {
-          return Unsupported(instruction, fmt::format("operand {} and its result differ in bytes or layout", i));
+        if (plan.send_bytes[i] != plan.receive_bytes[i] ||
+            MinorToMajor(*sends[i]) != MinorToMajor(*receives[i])) {
+          return Unsupported(instruction,
+                             fmt::format("operand {} and its result differ in bytes or layout", i));
         }
       }
       if (plan.kind == CollectiveKind::kAllReduce) {
@@ -233,13 +271,16 @@ absl::StatusOr<CollectivePlan> PlanCollective(const HloInstruction& instruction,
     case CollectiveKind::kAllGather:
     case CollectiveKind::kReduceScatter: {
       HMO_ASSIGN_OR_RETURN(const int64_t ranks, UniformGroupSize(instruction, plan));
-      if (sends.size() != receives.size()) return Invalid(instruction, "operands and results differ in number");
-      if (instruction.dimensions().size() != 1) return Invalid(instruction, "expected one dimension in dimensions={...}");
+      if (sends.size() != receives.size())
+        return Invalid(instruction, "operands and results differ in number");
+      if (instruction.dimensions().size() != 1)
+        return Invalid(instruction, "expected one dimension in dimensions={...}");
       const bool gather = plan.kind == CollectiveKind::kAllGather;
       for (size_t i = 0; i < sends.size(); ++i) {
-        HMO_ASSIGN_OR_RETURN(CollectivePlan::Split split,
-                             SplitAlong(instruction, gather ? *receives[i] : *sends[i],
-                                        gather ? *sends[i] : *receives[i], instruction.dimensions(0), ranks));
+        HMO_ASSIGN_OR_RETURN(
+            CollectivePlan::Split split,
+            SplitAlong(instruction, gather ? *receives[i] : *sends[i],
+                       gather ? *sends[i] : *receives[i], instruction.dimensions(0), ranks));
         plan.splits.push_back(split);
       }
       if (!gather) {
@@ -252,12 +293,15 @@ absl::StatusOr<CollectivePlan> PlanCollective(const HloInstruction& instruction,
       if (instruction.dimensions().empty()) {
         // Tuple form: one operand per rank, all alike.
         if (static_cast<int64_t>(sends.size()) != ranks || receives.size() != sends.size()) {
-          return Invalid(instruction, fmt::format("the tuple form needs one operand and one result per each of the "
-                                                  "{} participants",
-                                                  ranks));
+          return Invalid(
+              instruction,
+              fmt::format("the tuple form needs one operand and one result per each of the "
+                          "{} participants",
+                          ranks));
         }
         for (size_t i = 0; i < sends.size(); ++i) {
-          if (plan.send_bytes[i] != plan.send_bytes[0] || plan.receive_bytes[i] != plan.send_bytes[0]) {
+          if (plan.send_bytes[i] != plan.send_bytes[0] ||
+              plan.receive_bytes[i] != plan.send_bytes[0]) {
             return Invalid(instruction, "the tuple form's operands and results differ in bytes");
           }
         }
@@ -267,14 +311,17 @@ absl::StatusOr<CollectivePlan> PlanCollective(const HloInstruction& instruction,
         return Unsupported(instruction, "the array form takes one operand and one dimension");
       }
       const int64_t dimension = instruction.dimensions(0);
-      if (dimension < 0 || dimension >= sends[0]->rank() || sends[0]->dimensions(dimension) % ranks != 0 ||
-          !ShapeUtil::Compatible(*sends[0], *receives[0]) || MinorToMajor(*sends[0]) != MinorToMajor(*receives[0])) {
-        return Invalid(instruction, fmt::format("dimension {} of {} does not split into {} chunks", dimension,
-                                                sends[0]->ToString(), ranks));
+      if (dimension < 0 || dimension >= sends[0]->rank() ||
+          sends[0]->dimensions(dimension) % ranks != 0 ||
+          !ShapeUtil::Compatible(*sends[0], *receives[0]) ||
+          MinorToMajor(*sends[0]) != MinorToMajor(*receives[0])) {
+        return Invalid(instruction, fmt::format("dimension {} of {} does not split into {} chunks",
+                                                dimension, sends[0]->ToString(), ranks));
       }
       Shape chunk = *sends[0];
       chunk.mutable_dimensions()->at(static_cast<size_t>(dimension)) /= ranks;
-      HMO_ASSIGN_OR_RETURN(CollectivePlan::Split split, SplitAlong(instruction, *sends[0], chunk, dimension, ranks));
+      HMO_ASSIGN_OR_RETURN(CollectivePlan::Split split,
+                           SplitAlong(instruction, *sends[0], chunk, dimension, ranks));
       plan.splits.push_back(split);
       return plan;
     }

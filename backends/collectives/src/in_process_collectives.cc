@@ -16,30 +16,35 @@ int64_t InProcessCollectives::NextOccurrence(const CollectivePlan& plan, int64_t
 }
 
 void InProcessCollectives::Abort(int64_t device, const absl::Status& why) {
-  rendezvous_.Abort(fmt::format("device {} failed and will not arrive: {}", device, std::string(why.message())));
+  rendezvous_.Abort(
+      fmt::format("device {} failed and will not arrive: {}", device, std::string(why.message())));
 }
 
-absl::Status InProcessCollectives::Run(const CollectivePlan& plan, int64_t device, absl::Span<const void* const> send,
+absl::Status InProcessCollectives::Run(const CollectivePlan& plan, int64_t device,
+                                       absl::Span<const void* const> send,
                                        absl::Span<void* const> receive) {
   if (device < 0 || device >= plan.grid.device_count() || send.size() != plan.send_bytes.size() ||
       receive.size() != plan.receive_bytes.size()) {
-    return absl::InternalError(fmt::format("{}: device {} passed {} send and {} receive buffers", plan.description,
-                                           device, send.size(), receive.size()));
+    return absl::InternalError(fmt::format("{}: device {} passed {} send and {} receive buffers",
+                                           plan.description, device, send.size(), receive.size()));
   }
   if (plan.kind == CollectiveKind::kReplicaId || plan.kind == CollectiveKind::kPartitionId) {
     WriteDeviceId(plan, device, receive[0]);
     return absl::OkStatus();
   }
   const std::vector<int64_t> members = MeetingMembers(plan, device);
-  const int rank = static_cast<int>(std::find(members.begin(), members.end(), device) - members.begin());
+  const int rank =
+      static_cast<int>(std::find(members.begin(), members.end(), device) - members.begin());
   const int ranks = static_cast<int>(members.size());
-  const std::string key =
-      fmt::format("{}/{}/{}", static_cast<const void*>(&plan), members.front(), NextOccurrence(plan, device));
+  const std::string key = fmt::format("{}/{}/{}", static_cast<const void*>(&plan), members.front(),
+                                      NextOccurrence(plan, device));
   const RankNamer namer = [&](int r) {
     return fmt::format("device {} ({})", members[static_cast<size_t>(r)], plan.description);
   };
-  absl::StatusOr<std::vector<std::vector<const void*>>> exchanged = rendezvous_.AllGather<std::vector<const void*>>(
-      key, ranks, rank, std::vector<const void*>(send.begin(), send.end()), absl::Now() + timeout_, namer);
+  absl::StatusOr<std::vector<std::vector<const void*>>> exchanged =
+      rendezvous_.AllGather<std::vector<const void*>>(
+          key, ranks, rank, std::vector<const void*>(send.begin(), send.end()),
+          absl::Now() + timeout_, namer);
   if (!exchanged.ok()) return exchanged.status();
 
   // Where this device writes: its receive buffers, or temporaries when one
@@ -53,7 +58,10 @@ absl::Status InProcessCollectives::Run(const CollectivePlan& plan, int64_t devic
   }
   const absl::Status computed = ComputeReceive(
       plan, device, rank, ranks,
-      [&](int r, size_t i) { return static_cast<const char*>((*exchanged)[static_cast<size_t>(r)][i]); }, out);
+      [&](int r, size_t i) {
+        return static_cast<const char*>((*exchanged)[static_cast<size_t>(r)][i]);
+      },
+      out);
   // Arrive even after a failure, so the peers do not wait for the deadline.
   absl::StatusOr<std::vector<int>> read =
       rendezvous_.AllGather<int>(key + "/read", ranks, rank, rank, absl::Now() + timeout_, namer);

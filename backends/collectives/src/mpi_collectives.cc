@@ -24,7 +24,8 @@ namespace {
 // MPICH/PMI); 1 when none started it.
 int LaunchedProcessCount() {
   for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"}) {
-    if (const char* value = std::getenv(name); value != nullptr) return std::max(1, std::atoi(value));
+    if (const char* value = std::getenv(name); value != nullptr)
+      return std::max(1, std::atoi(value));
   }
   return 1;
 }
@@ -59,13 +60,15 @@ absl::StatusOr<MpiCollectives*> MpiCollectives::FromLaunch() {
   static MpiSession session;
   static absl::StatusOr<MpiCollectives*> instance = []() -> absl::StatusOr<MpiCollectives*> {
     int provided = 0;
-    if (int code = MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided); code != MPI_SUCCESS) {
+    if (int code = MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided);
+        code != MPI_SUCCESS) {
       return absl::UnavailableError("MPI_Init_thread failed: " + MpiError(code));
     }
     session.initialized = true;
     if (provided < MPI_THREAD_SERIALIZED) {
-      return absl::UnavailableError("the MPI library does not let one thread at a time call it "
-                                    "(MPI_THREAD_SERIALIZED)");
+      return absl::UnavailableError(
+          "the MPI library does not let one thread at a time call it "
+          "(MPI_THREAD_SERIALIZED)");
     }
     // Errors come back as codes, not aborts.
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -77,44 +80,50 @@ absl::StatusOr<MpiCollectives*> MpiCollectives::FromLaunch() {
   return instance;
 }
 
-absl::StatusOr<std::vector<std::vector<char>>> MpiCollectives::AllGather(absl::Span<const char> bytes) {
+absl::StatusOr<std::vector<std::vector<char>>> MpiCollectives::AllGather(
+    absl::Span<const char> bytes) {
   const long long mine = static_cast<long long>(bytes.size());
   std::vector<long long> sizes(static_cast<size_t>(process_count_));
-  if (int code = MPI_Allgather(&mine, 1, MPI_LONG_LONG, sizes.data(), 1, MPI_LONG_LONG, MPI_COMM_WORLD);
+  if (int code =
+          MPI_Allgather(&mine, 1, MPI_LONG_LONG, sizes.data(), 1, MPI_LONG_LONG, MPI_COMM_WORLD);
       code != MPI_SUCCESS) {
     return absl::UnavailableError("MPI_Allgather: " + MpiError(code));
   }
   if (std::any_of(sizes.begin(), sizes.end(), [&](long long size) { return size != mine; })) {
-    return absl::InvalidArgumentError(fmt::format("the processes gather different byte counts: {}",
-                                                  fmt::join(sizes, ", ")));
+    return absl::InvalidArgumentError(
+        fmt::format("the processes gather different byte counts: {}", fmt::join(sizes, ", ")));
   }
   std::vector<char> all(static_cast<size_t>(mine) * sizes.size());
-  if (int code = MPI_Allgather(bytes.data(), static_cast<int>(mine), MPI_BYTE, all.data(), static_cast<int>(mine),
-                               MPI_BYTE, MPI_COMM_WORLD);
+  if (int code = MPI_Allgather(bytes.data(), static_cast<int>(mine), MPI_BYTE, all.data(),
+                               static_cast<int>(mine), MPI_BYTE, MPI_COMM_WORLD);
       code != MPI_SUCCESS) {
     return absl::UnavailableError("MPI_Allgather: " + MpiError(code));
   }
   std::vector<std::vector<char>> out;
   for (size_t p = 0; p < sizes.size(); ++p) {
-    out.emplace_back(all.begin() + static_cast<std::ptrdiff_t>(p * static_cast<size_t>(mine)),
-                     all.begin() + static_cast<std::ptrdiff_t>((p + 1) * static_cast<size_t>(mine)));
+    out.emplace_back(
+        all.begin() + static_cast<std::ptrdiff_t>(p * static_cast<size_t>(mine)),
+        all.begin() + static_cast<std::ptrdiff_t>((p + 1) * static_cast<size_t>(mine)));
   }
   return out;
 }
 
-absl::Status MpiCollectives::Run(const CollectivePlan& plan, int64_t device, absl::Span<const void* const> send,
+absl::Status MpiCollectives::Run(const CollectivePlan& plan, int64_t device,
+                                 absl::Span<const void* const> send,
                                  absl::Span<void* const> receive) {
-  if (device != process_ || device >= plan.grid.device_count() || send.size() != plan.send_bytes.size() ||
-      receive.size() != plan.receive_bytes.size()) {
-    return absl::InternalError(fmt::format("{}: process {} ran device {} with {} send and {} receive buffers",
-                                           plan.description, process_, device, send.size(), receive.size()));
+  if (device != process_ || device >= plan.grid.device_count() ||
+      send.size() != plan.send_bytes.size() || receive.size() != plan.receive_bytes.size()) {
+    return absl::InternalError(
+        fmt::format("{}: process {} ran device {} with {} send and {} receive buffers",
+                    plan.description, process_, device, send.size(), receive.size()));
   }
   if (plan.kind == CollectiveKind::kReplicaId || plan.kind == CollectiveKind::kPartitionId) {
     WriteDeviceId(plan, device, receive[0]);
     return absl::OkStatus();
   }
   const std::vector<int64_t> members = MeetingMembers(plan, device);
-  const int rank = static_cast<int>(std::find(members.begin(), members.end(), device) - members.begin());
+  const int rank =
+      static_cast<int>(std::find(members.begin(), members.end(), device) - members.begin());
   const int ranks = static_cast<int>(members.size());
   // Every device runs every collective of the program in order: the count
   // tags this one alike on every process (MPI keeps a pair's messages of one
@@ -125,8 +134,10 @@ absl::Status MpiCollectives::Run(const CollectivePlan& plan, int64_t device, abs
   std::vector<int> send_to, receive_from;
   if (plan.kind == CollectiveKind::kCollectivePermute) {
     const PermutePeers& peers = plan.peers[static_cast<size_t>(device)];
-    if (peers.target >= 0 && peers.target != device) send_to.push_back(static_cast<int>(peers.target));
-    if (peers.source >= 0 && peers.source != device) receive_from.push_back(static_cast<int>(peers.source));
+    if (peers.target >= 0 && peers.target != device)
+      send_to.push_back(static_cast<int>(peers.target));
+    if (peers.source >= 0 && peers.source != device)
+      receive_from.push_back(static_cast<int>(peers.source));
   } else {
     for (int r = 0; r < ranks; ++r) {
       if (r == rank) continue;
@@ -144,8 +155,8 @@ absl::Status MpiCollectives::Run(const CollectivePlan& plan, int64_t device, abs
       copy.resize(static_cast<size_t>(plan.send_bytes[i]));
       requests.emplace_back();
       if (int code = MPI_Irecv(copy.data(), static_cast<int>(copy.size()), MPI_BYTE,
-                               static_cast<int>(members[static_cast<size_t>(r)]), tag, MPI_COMM_WORLD,
-                               &requests.back());
+                               static_cast<int>(members[static_cast<size_t>(r)]), tag,
+                               MPI_COMM_WORLD, &requests.back());
           code != MPI_SUCCESS) {
         return absl::UnavailableError(plan.description + ": MPI_Irecv: " + MpiError(code));
       }
@@ -156,8 +167,8 @@ absl::Status MpiCollectives::Run(const CollectivePlan& plan, int64_t device, abs
     for (size_t i = 0; i < send.size(); ++i) {
       requests.emplace_back();
       if (int code = MPI_Isend(send[i], static_cast<int>(plan.send_bytes[i]), MPI_BYTE,
-                               static_cast<int>(members[static_cast<size_t>(r)]), tag, MPI_COMM_WORLD,
-                               &requests.back());
+                               static_cast<int>(members[static_cast<size_t>(r)]), tag,
+                               MPI_COMM_WORLD, &requests.back());
           code != MPI_SUCCESS) {
         return absl::UnavailableError(plan.description + ": MPI_Isend: " + MpiError(code));
       }
@@ -167,7 +178,8 @@ absl::Status MpiCollectives::Run(const CollectivePlan& plan, int64_t device, abs
   const absl::Time deadline = absl::Now() + timeout_;
   for (;;) {
     int done = 0;
-    if (int code = MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done, MPI_STATUSES_IGNORE);
+    if (int code = MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done,
+                               MPI_STATUSES_IGNORE);
         code != MPI_SUCCESS) {
       return absl::UnavailableError(plan.description + ": MPI_Testall: " + MpiError(code));
     }
@@ -177,13 +189,16 @@ absl::Status MpiCollectives::Run(const CollectivePlan& plan, int64_t device, abs
       for (size_t k = 0; k < requests.size(); ++k) {
         int finished = 0;
         MPI_Test(&requests[k], &finished, MPI_STATUS_IGNORE);
-        const int64_t who = request_member[k] >= 0 ? members[static_cast<size_t>(request_member[k])] : -1;
-        if (!finished && who >= 0 && std::find(missing.begin(), missing.end(), who) == missing.end()) {
+        const int64_t who =
+            request_member[k] >= 0 ? members[static_cast<size_t>(request_member[k])] : -1;
+        if (!finished && who >= 0 &&
+            std::find(missing.begin(), missing.end(), who) == missing.end()) {
           missing.push_back(who);
         }
       }
       return absl::DeadlineExceededError(fmt::format(
-          "{}: device {} waited {} for device(s) {} (processes of the MPI launch) that did not arrive",
+          "{}: device {} waited {} for device(s) {} (processes of the MPI launch) that did not "
+          "arrive",
           plan.description, device, absl::FormatDuration(timeout_), fmt::join(missing, ", ")));
     }
     std::this_thread::yield();
@@ -201,7 +216,8 @@ absl::Status MpiCollectives::Run(const CollectivePlan& plan, int64_t device, abs
     const std::vector<std::vector<char>>& buffers = copies[static_cast<size_t>(r)];
     return i < buffers.size() ? buffers[i].data() : nullptr;
   };
-  if (absl::Status computed = ComputeReceive(plan, device, rank, ranks, peer, out); !computed.ok()) return computed;
+  if (absl::Status computed = ComputeReceive(plan, device, rank, ranks, peer, out); !computed.ok())
+    return computed;
   for (size_t i = 0; i < temporaries.size(); ++i) {
     std::memcpy(receive[i], temporaries[i].data(), temporaries[i].size());
   }
@@ -213,7 +229,8 @@ absl::Status MpiCollectives::Run(const CollectivePlan& plan, int64_t device, abs
 absl::StatusOr<MpiCollectives*> MpiCollectives::FromLaunch() {
   if (LaunchedProcessCount() <= 1) return nullptr;
   return absl::UnavailableError(
-      "this process was started by an MPI launcher, but hmo was built without MPI (install libopenmpi-dev and "
+      "this process was started by an MPI launcher, but hmo was built without MPI (install "
+      "libopenmpi-dev and "
       "rebuild)");
 }
 

@@ -90,8 +90,7 @@ absl::StatusOr<std::shared_ptr<const std::vector<std::any>>> Rendezvous::ArriveA
       timed_out = true;
       break;
     }
-    point->done_changed.wait_for(lock,
-                                 absl::ToChronoNanoseconds(std::min(left, absl::Hours(1))));
+    point->done_changed.wait_for(lock, absl::ToChronoNanoseconds(std::min(left, absl::Hours(1))));
   }
   if (timed_out) {
     // This rank's deadline passed first: fail the round for everyone waiting.
@@ -99,10 +98,10 @@ absl::StatusOr<std::shared_ptr<const std::vector<std::any>>> Rendezvous::ArriveA
     for (int r = 0; r < num_ranks; ++r) {
       if (!point->arrived[r]) missing.push_back(name(r));
     }
-    point->failure = absl::StrCat(
-        "rendezvous '", key, "' timed out: ", point->num_arrived, " of ", num_ranks,
-        " ranks arrived; missing: [", absl::StrJoin(missing, ", "), "]; ", name(rank),
-        " gave up after ", absl::FormatDuration(absl::Now() - arrived_at));
+    point->failure =
+        absl::StrCat("rendezvous '", key, "' timed out: ", point->num_arrived, " of ", num_ranks,
+                     " ranks arrived; missing: [", absl::StrJoin(missing, ", "), "]; ", name(rank),
+                     " gave up after ", absl::FormatDuration(absl::Now() - arrived_at));
     auto it = points_.find(point->key);
     if (it != points_.end() && it->second == point) points_.erase(it);
     point->done_changed.notify_all();

@@ -36,8 +36,8 @@ TEST(RendezvousTest, AllRanksGetAllValuesInRankOrder) {
 
 TEST(RendezvousTest, CliqueOfOneReturnsAtOnceEvenPastTheDeadline) {
   Rendezvous rendezvous;
-  absl::StatusOr<std::vector<std::string>> result = rendezvous.AllGather<std::string>(
-      "solo", 1, 0, std::string("me"), absl::InfinitePast());
+  absl::StatusOr<std::vector<std::string>> result =
+      rendezvous.AllGather<std::string>("solo", 1, 0, std::string("me"), absl::InfinitePast());
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_THAT(*result, ElementsAre("me"));
 }
@@ -52,9 +52,9 @@ TEST(RendezvousTest, TimeoutNamesTheMissingRank) {
   for (int rank = 0; rank < kRanks; ++rank) {
     if (rank == kMissing) continue;
     threads.emplace_back([&, rank] {
-      results[rank] = rendezvous.AllGather<int>(
-          "step", kRanks, rank, rank, deadline,
-          [](int r) { return "rank " + std::to_string(r) + " (device " + std::to_string(r + 10) + ")"; });
+      results[rank] = rendezvous.AllGather<int>("step", kRanks, rank, rank, deadline, [](int r) {
+        return "rank " + std::to_string(r) + " (device " + std::to_string(r + 10) + ")";
+      });
     });
   }
   for (std::thread& thread : threads) thread.join();
@@ -72,7 +72,8 @@ TEST(RendezvousTest, TimeoutListsEveryMissingRank) {
   absl::StatusOr<std::vector<int>> result =
       rendezvous.AllGather<int>("lonely", 3, 1, 0, absl::Now() + absl::Milliseconds(50));
   EXPECT_EQ(result.status().code(), absl::StatusCode::kDeadlineExceeded);
-  EXPECT_THAT(result.status().message(), HasSubstr("1 of 3 ranks arrived; missing: [rank 0, rank 2]"));
+  EXPECT_THAT(result.status().message(),
+              HasSubstr("1 of 3 ranks arrived; missing: [rank 0, rank 2]"));
 }
 
 TEST(RendezvousTest, InvalidArrivals) {

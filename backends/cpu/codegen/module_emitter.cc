@@ -356,17 +356,20 @@ class ModuleEmitter {
     llvm::AllocaInst* array = entry_builder.CreateAlloca(
         llvm::ArrayType::get(pointer, std::max<size_t>(1, addresses.size())), nullptr, name);
     for (size_t i = 0; i < addresses.size(); ++i) {
-      llvm::Value* slot = builder_.CreateConstInBoundsGEP2_64(array->getAllocatedType(), array, 0, i);
-      llvm::Value* address = addresses[i] == nullptr ? llvm::ConstantPointerNull::get(llvm::cast<llvm::PointerType>(pointer))
-                                                     : builder_.CreatePointerCast(addresses[i], pointer);
+      llvm::Value* slot =
+          builder_.CreateConstInBoundsGEP2_64(array->getAllocatedType(), array, 0, i);
+      llvm::Value* address =
+          addresses[i] == nullptr
+              ? llvm::ConstantPointerNull::get(llvm::cast<llvm::PointerType>(pointer))
+              : builder_.CreatePointerCast(addresses[i], pointer);
       builder_.CreateStore(address, slot);
     }
     return builder_.CreatePointerCast(array, pointer->getPointerTo());
   }
 
   // A collective: the runtime runs its plan (module_emitter.h).
-  absl::Status EmitCollective(codegen::KernelEmitContext& context, const HloInstruction& instruction,
-                              llvm::Value* table) {
+  absl::Status EmitCollective(codegen::KernelEmitContext& context,
+                              const HloInstruction& instruction, llvm::Value* table) {
     if (instruction.opcode() == HloOpcode::kAllGatherStart ||
         instruction.opcode() == HloOpcode::kCollectivePermuteStart) {
       const bool tuple = ShapeUtil::GetSubshape(instruction.shape(), {0}).IsTuple();
@@ -378,7 +381,8 @@ class ModuleEmitter {
     std::vector<llvm::Value*> send, receive;
     for (const HloInstruction* operand : instruction.operands()) {
       if (!operand->shape().IsArray()) {
-        return absl::UnimplementedError("CPU codegen: " + instruction.name() + ": an operand is not an array");
+        return absl::UnimplementedError("CPU codegen: " + instruction.name() +
+                                        ": an operand is not an array");
       }
       HMO_ASSIGN_OR_RETURN(llvm::Value * address, ValueAddress(context, *operand, {}));
       send.push_back(address);
@@ -393,15 +397,18 @@ class ModuleEmitter {
     llvm::Type* pointer = builder_.getInt8PtrTy();
     llvm::Value* device_context = builder_.CreateLoad(
         pointer,
-        builder_.CreateConstInBoundsGEP1_64(pointer, table, static_cast<uint64_t>(assignment_.Allocations().size()) + 1),
+        builder_.CreateConstInBoundsGEP1_64(
+            pointer, table, static_cast<uint64_t>(assignment_.Allocations().size()) + 1),
         prefix + ".device_context");
     llvm::FunctionCallee run = module_.getOrInsertFunction(
         "__hmo_cpu_collective",
-        llvm::FunctionType::get(builder_.getVoidTy(),
-                                {pointer, builder_.getInt64Ty(), pointer->getPointerTo(), pointer->getPointerTo()},
-                                /*isVarArg=*/false));
-    builder_.CreateCall(run, {device_context, builder_.getInt64(static_cast<int64_t>(collectives_.size())),
-                              send_array, receive_array});
+        llvm::FunctionType::get(
+            builder_.getVoidTy(),
+            {pointer, builder_.getInt64Ty(), pointer->getPointerTo(), pointer->getPointerTo()},
+            /*isVarArg=*/false));
+    builder_.CreateCall(
+        run, {device_context, builder_.getInt64(static_cast<int64_t>(collectives_.size())),
+              send_array, receive_array});
     collectives_.push_back(&instruction);
     return absl::OkStatus();
   }
@@ -473,7 +480,8 @@ class ModuleEmitter {
         }
         break;
       default:
-        if (collectives::IsPlannedCollective(instruction.opcode())) return EmitCollective(context, instruction, table);
+        if (collectives::IsPlannedCollective(instruction.opcode()))
+          return EmitCollective(context, instruction, table);
         break;
     }
     if (instruction.shape().IsArray() && ShapeUtil::ElementsIn(instruction.shape()) == 0) {

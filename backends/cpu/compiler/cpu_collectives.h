@@ -6,9 +6,9 @@
 // collective (cpu/codegen/module_emitter.h), and the runtime runs plan k
 // (hmo/collectives/collective_plan.h) as the context's device, with the
 // other devices of the run as threads of this process (InProcessCollectives)
-// or as the other processes of an MPI launch (MpiCollectives). A failure is kept in the context, later
-// collectives of that device return at once, and the executable reports it
-// when the entry function returns.
+// or as the other processes of an MPI launch (MpiCollectives). A failure is kept in the context,
+// later collectives of that device return at once, and the executable reports it when the entry
+// function returns.
 
 #include <cstdint>
 #include <string>

@@ -79,16 +79,19 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileForCpu(const HloModule& mo
   // wrong results: refuse it.
   HMO_RETURN_IF_ERROR(CheckBufferPlan(assignment));
 
-  const DeviceGrid grid{.replica_count = options.num_replicas, .partition_count = module.num_partitions()};
+  const DeviceGrid grid{.replica_count = options.num_replicas,
+                        .partition_count = module.num_partitions()};
   if (grid.replica_count < 1 || grid.partition_count < 1 || grid.device_count() > 4096) {
-    return absl::InvalidArgumentError(fmt::format("CPU compiler: {} replicas x {} partitions is not a device count "
-                                                  "in [1, 4096]",
-                                                  grid.replica_count, grid.partition_count));
+    return absl::InvalidArgumentError(
+        fmt::format("CPU compiler: {} replicas x {} partitions is not a device count "
+                    "in [1, 4096]",
+                    grid.replica_count, grid.partition_count));
   }
   HMO_ASSIGN_OR_RETURN(EmittedModule emitted, EmitModule(scheduled, assignment, CodegenOptions{}));
   std::vector<collectives::CollectivePlan> collective_plans;
   for (const HloInstruction* collective : emitted.collectives) {
-    absl::StatusOr<collectives::CollectivePlan> planned = collectives::PlanCollective(*collective, grid);
+    absl::StatusOr<collectives::CollectivePlan> planned =
+        collectives::PlanCollective(*collective, grid);
     if (!planned.ok()) {
       return absl::Status(planned.status().code(),
                           fmt::format("CPU compiler: {}", std::string(planned.status().message())));
@@ -123,7 +126,8 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileForCpu(const HloModule& mo
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   auto executable = std::make_unique<CpuExecutable>(
       std::move(plan), std::move(jit), reinterpret_cast<CpuEntryFunction>(entry), std::move(stats),
-      std::move(constant_addresses), std::move(emitted.while_loops), grid, std::move(collective_plans));
+      std::move(constant_addresses), std::move(emitted.while_loops), grid,
+      std::move(collective_plans));
   executable->set_threads(options.threads);
   return executable;
 }

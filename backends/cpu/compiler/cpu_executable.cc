@@ -134,7 +134,8 @@ absl::StatusOr<Literal> CpuExecutable::Execute(absl::Span<const Literal> argumen
                                                ExecutionProfile* profile) {
   if (grid_.device_count() != 1) {
     return absl::InvalidArgumentError(fmt::format(
-        "module '{}' was compiled for {} devices ({} replicas x {} partitions): run them together, one "
+        "module '{}' was compiled for {} devices ({} replicas x {} partitions): run them together, "
+        "one "
         "argument list per device",
         module().name(), grid_.device_count(), grid_.replica_count, grid_.partition_count));
   }
@@ -144,28 +145,36 @@ absl::StatusOr<Literal> CpuExecutable::Execute(absl::Span<const Literal> argumen
 }
 
 absl::StatusOr<std::vector<Literal>> CpuExecutable::ExecuteReplicated(
-    const std::vector<std::vector<Literal>>& arguments_per_device, std::vector<ExecutionProfile>* profiles) {
+    const std::vector<std::vector<Literal>>& arguments_per_device,
+    std::vector<ExecutionProfile>* profiles) {
   const int64_t devices = grid_.device_count();
   if (static_cast<int64_t>(arguments_per_device.size()) != devices) {
-    return absl::InvalidArgumentError(fmt::format(
-        "module '{}' was compiled for {} devices ({} replicas x {} partitions); got {} argument lists",
-        module().name(), devices, grid_.replica_count, grid_.partition_count, arguments_per_device.size()));
+    return absl::InvalidArgumentError(
+        fmt::format("module '{}' was compiled for {} devices ({} replicas x {} partitions); got {} "
+                    "argument lists",
+                    module().name(), devices, grid_.replica_count, grid_.partition_count,
+                    arguments_per_device.size()));
   }
-  for (const std::vector<Literal>& arguments : arguments_per_device) HMO_RETURN_IF_ERROR(CheckArguments(arguments));
-  HMO_ASSIGN_OR_RETURN(collectives::MpiCollectives * mpi, collectives::MpiCollectives::FromLaunch());
+  for (const std::vector<Literal>& arguments : arguments_per_device)
+    HMO_RETURN_IF_ERROR(CheckArguments(arguments));
+  HMO_ASSIGN_OR_RETURN(collectives::MpiCollectives * mpi,
+                       collectives::MpiCollectives::FromLaunch());
   if (mpi != nullptr) return ExecuteAcrossProcesses(arguments_per_device, *mpi, profiles);
   ApplyThreadCount();
   collectives::InProcessCollectives collectives;
-  std::vector<absl::StatusOr<Literal>> results(static_cast<size_t>(devices), absl::UnknownError("not run"));
+  std::vector<absl::StatusOr<Literal>> results(static_cast<size_t>(devices),
+                                               absl::UnknownError("not run"));
   std::vector<ExecutionProfile> device_profiles(static_cast<size_t>(devices));
   {
     std::vector<std::thread> threads;
     for (int64_t d = 0; d < devices; ++d) {
       threads.emplace_back([&, d] {
-        results[static_cast<size_t>(d)] = RunDevice(arguments_per_device[static_cast<size_t>(d)], d, collectives,
-                                                    &device_profiles[static_cast<size_t>(d)]);
+        results[static_cast<size_t>(d)] =
+            RunDevice(arguments_per_device[static_cast<size_t>(d)], d, collectives,
+                      &device_profiles[static_cast<size_t>(d)]);
         // Its peers stop waiting for it.
-        if (!results[static_cast<size_t>(d)].ok()) collectives.Abort(d, results[static_cast<size_t>(d)].status());
+        if (!results[static_cast<size_t>(d)].ok())
+          collectives.Abort(d, results[static_cast<size_t>(d)].status());
       });
     }
     for (std::thread& thread : threads) thread.join();
@@ -178,7 +187,8 @@ absl::StatusOr<std::vector<Literal>> CpuExecutable::ExecuteReplicated(
   const absl::Status* failure = nullptr;
   for (const absl::StatusOr<Literal>& result : results) {
     if (result.ok()) continue;
-    if (failure == nullptr || (consequence(*failure) && !consequence(result.status()))) failure = &result.status();
+    if (failure == nullptr || (consequence(*failure) && !consequence(result.status())))
+      failure = &result.status();
   }
   if (failure != nullptr) return *failure;
   std::vector<Literal> out;
@@ -192,10 +202,11 @@ absl::StatusOr<std::vector<Literal>> CpuExecutable::ExecuteAcrossProcesses(
     std::vector<ExecutionProfile>* profiles) {
   const int64_t devices = grid_.device_count();
   if (mpi.process_count() != devices) {
-    return absl::InvalidArgumentError(fmt::format(
-        "module '{}' runs on {} devices, one per process of an MPI launch, but this launch has {} processes "
-        "(mpirun -n {})",
-        module().name(), devices, mpi.process_count(), devices));
+    return absl::InvalidArgumentError(
+        fmt::format("module '{}' runs on {} devices, one per process of an MPI launch, but this "
+                    "launch has {} processes "
+                    "(mpirun -n {})",
+                    module().name(), devices, mpi.process_count(), devices));
   }
   ApplyThreadCount();
   const int64_t device = mpi.process();
@@ -224,7 +235,8 @@ absl::StatusOr<std::vector<Literal>> CpuExecutable::ExecuteAcrossProcesses(
   bytes.resize(1 + static_cast<size_t>(leaf_bytes), 0);
   size_t at = 1;
   for (const Literal* leaf : leaves) {
-    std::memcpy(bytes.data() + at, leaf->raw_data().data(), std::min(leaf->raw_data().size(), bytes.size() - at));
+    std::memcpy(bytes.data() + at, leaf->raw_data().data(),
+                std::min(leaf->raw_data().size(), bytes.size() - at));
     at += leaf->raw_data().size();
   }
   HMO_ASSIGN_OR_RETURN(std::vector<std::vector<char>> gathered, mpi.AllGather(bytes));
@@ -233,9 +245,10 @@ absl::StatusOr<std::vector<Literal>> CpuExecutable::ExecuteAcrossProcesses(
   for (int64_t d = 0; d < devices; ++d) {
     const std::vector<char>& from = gathered[static_cast<size_t>(d)];
     if (from.empty() || from[0] == 0) {
-      return absl::AbortedError(fmt::format("device {} (process {} of the MPI launch) failed; its error is in its "
-                                            "own output",
-                                            d, d));
+      return absl::AbortedError(
+          fmt::format("device {} (process {} of the MPI launch) failed; its error is in its "
+                      "own output",
+                      d, d));
     }
     size_t offset = 1;
     std::function<Literal(const Shape&)> rebuild = [&](const Shape& subshape) -> Literal {
@@ -258,7 +271,8 @@ absl::StatusOr<std::vector<Literal>> CpuExecutable::ExecuteAcrossProcesses(
   return out;
 }
 
-absl::StatusOr<Literal> CpuExecutable::RunDevice(absl::Span<const Literal> arguments, int64_t device,
+absl::StatusOr<Literal> CpuExecutable::RunDevice(absl::Span<const Literal> arguments,
+                                                 int64_t device,
                                                  collectives::DeviceCollectives& collectives,
                                                  ExecutionProfile* profile) {
   HMO_RETURN_IF_ERROR(CheckArguments(arguments));
@@ -330,9 +344,10 @@ absl::StatusOr<Literal> CpuExecutable::RunDevice(absl::Span<const Literal> argum
   const auto end = std::chrono::steady_clock::now();
   if (!device_context.status.ok() && budget.exceeded_loop < 0) {
     const absl::Status& status = device_context.status;
-    return absl::Status(status.code(), grid_.device_count() == 1
-                                           ? std::string(status.message())
-                                           : fmt::format("device {}: {}", device, std::string(status.message())));
+    return absl::Status(status.code(),
+                        grid_.device_count() == 1
+                            ? std::string(status.message())
+                            : fmt::format("device {}: {}", device, std::string(status.message())));
   }
   if (budget.exceeded_loop >= 0) {
     // The loops left early: the buffers hold no result.

@@ -103,12 +103,13 @@ class CpuExecutable : public Executable {
   // Runs the entry function as `device` of a run whose devices meet in
   // `collectives`.
   absl::StatusOr<Literal> RunDevice(absl::Span<const Literal> arguments, int64_t device,
-                                    collectives::DeviceCollectives& collectives, ExecutionProfile* profile);
+                                    collectives::DeviceCollectives& collectives,
+                                    ExecutionProfile* profile);
   // ExecuteReplicated in a process of an MPI launch: this process's device,
   // the others' results gathered.
   absl::StatusOr<std::vector<Literal>> ExecuteAcrossProcesses(
-      const std::vector<std::vector<Literal>>& arguments_per_device, collectives::MpiCollectives& mpi,
-      std::vector<ExecutionProfile>* profiles);
+      const std::vector<std::vector<Literal>>& arguments_per_device,
+      collectives::MpiCollectives& mpi, std::vector<ExecutionProfile>* profiles);
 
   TargetMemoryPlan plan_;
   std::unique_ptr<codegen::CpuJit> jit_;

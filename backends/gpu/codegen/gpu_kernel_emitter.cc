@@ -59,7 +59,8 @@ bool ReadsTheUpdatedBufferOnlyWhereItWrites(const HloInstruction& dus) {
   }
   const std::function<bool(const HloInstruction*)> positionwise = [&](const HloInstruction* value) {
     if (slices.contains(value) || !DependsOn(value, buffer)) return true;
-    if (!value->IsElementwise() || value->shape().dimensions() != update->shape().dimensions()) return false;
+    if (!value->IsElementwise() || value->shape().dimensions() != update->shape().dimensions())
+      return false;
     for (const HloInstruction* operand : value->operands()) {
       if (!positionwise(operand)) return false;
     }

@@ -27,17 +27,18 @@ absl::StatusOr<std::unique_ptr<GpuExecutable>> CompileForGpu(const HloModule& mo
   int64_t devices = replicas;
   if (module.num_partitions() > 1) {
     if (replicas != 1) {
-      return absl::UnimplementedError(fmt::format("GPU compiler: {} replicas of a module of {} partitions: the GPU "
-                                                  "executable runs one replica of a partitioned module",
-                                                  replicas, module.num_partitions()));
+      return absl::UnimplementedError(
+          fmt::format("GPU compiler: {} replicas of a module of {} partitions: the GPU "
+                      "executable runs one replica of a partitioned module",
+                      replicas, module.num_partitions()));
     }
     devices = module.num_partitions();
   }
   HMO_ASSIGN_OR_RETURN(PreparedGpuModule prepared, PrepareGpuModule(module));
   HMO_ASSIGN_OR_RETURN(GpuKernelModule kernels,
                        EmitGpuKernels(*prepared.module, *prepared.assignment, options.codegen));
-  HMO_ASSIGN_OR_RETURN(ThunkPlan plan, BuildThunkPlan(*prepared.module, *prepared.assignment, kernels,
-                                                      static_cast<int>(devices)));
+  HMO_ASSIGN_OR_RETURN(ThunkPlan plan, BuildThunkPlan(*prepared.module, *prepared.assignment,
+                                                      kernels, static_cast<int>(devices)));
 
   ExecutableStats stats;
   stats.code_bytes = static_cast<int64_t>(kernels.ptx.size());  // PTX text; the driver compiles it at load

@@ -222,17 +222,20 @@ class ThunkRunner {
           if (state_.collectives->RunsPlans()) {
             std::vector<const void*> send;
             std::vector<void*> receive;
-            for (const BufferAssignment::Slice& slice : thunk.sends) send.push_back(state_.Address(slice));
-            for (const BufferAssignment::Slice& slice : thunk.receives) receive.push_back(state_.Address(slice));
+            for (const BufferAssignment::Slice& slice : thunk.sends)
+              send.push_back(state_.Address(slice));
+            for (const BufferAssignment::Slice& slice : thunk.receives)
+              receive.push_back(state_.Address(slice));
             return state_.collectives->RunPlan(*thunk.plan, send, receive);
           }
           if (!thunk.collective.has_value()) {
-            return absl::UnimplementedError(fmt::format("GPU executable: {} runs on NCCL only as one group of all "
-                                                        "devices: {}",
-                                                        thunk.plan->description, thunk.no_nccl_operation));
+            return absl::UnimplementedError(
+                fmt::format("GPU executable: {} runs on NCCL only as one group of all "
+                            "devices: {}",
+                            thunk.plan->description, thunk.no_nccl_operation));
           }
-          return RunCollective(*thunk.collective, state_.Address(thunk.source), state_.Address(thunk.destination),
-                               *state_.collectives);
+          return RunCollective(*thunk.collective, state_.Address(thunk.source),
+                               state_.Address(thunk.destination), *state_.collectives);
         });
       case Thunk::Kind::kWhile:
         for (int64_t trips = 0;; ++trips) {

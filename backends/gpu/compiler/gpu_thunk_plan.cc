@@ -14,8 +14,8 @@ namespace {
 
 class ThunkPlanBuilder {
  public:
-  ThunkPlanBuilder(const BufferAssignment& assignment, const GpuKernelModule& kernels, int num_replicas,
-                   DeviceGrid grid)
+  ThunkPlanBuilder(const BufferAssignment& assignment, const GpuKernelModule& kernels,
+                   int num_replicas, DeviceGrid grid)
       : assignment_(assignment), kernels_(kernels), num_replicas_(num_replicas), grid_(grid) {
     for (size_t i = 0; i < kernels.kernels.size(); ++i) {
       kernel_index_[kernels.kernels[i].instruction] = static_cast<int64_t>(i);
@@ -160,8 +160,10 @@ class ThunkPlanBuilder {
       default:
         break;
     }
-    if (IsCollectiveOpcode(instruction.opcode()) || collectives::IsPlannedCollective(instruction.opcode()) ||
-        instruction.opcode() == HloOpcode::kAllReduceDone || instruction.opcode() == HloOpcode::kAllGatherDone ||
+    if (IsCollectiveOpcode(instruction.opcode()) ||
+        collectives::IsPlannedCollective(instruction.opcode()) ||
+        instruction.opcode() == HloOpcode::kAllReduceDone ||
+        instruction.opcode() == HloOpcode::kAllGatherDone ||
         instruction.opcode() == HloOpcode::kCollectivePermuteDone) {
       return EmitCollective(instruction, out);
     }
@@ -233,7 +235,8 @@ class ThunkPlanBuilder {
         const bool tuple = ShapeUtil::GetSubshape(instruction.shape(), {0}).IsTuple();
         for (int64_t i = 0; i < instruction.operand_count(); ++i) {
           HMO_RETURN_IF_ERROR(CopyValue(*instruction.operand(i), {}, instruction,
-                                        tuple ? ShapeIndex{0, i} : ShapeIndex{0}, instruction, out));
+                                        tuple ? ShapeIndex{0, i} : ShapeIndex{0}, instruction,
+                                        out));
         }
         break;
       }
@@ -241,15 +244,18 @@ class ThunkPlanBuilder {
         break;
     }
     if (!collectives::IsPlannedCollective(instruction.opcode())) {
-      return absl::UnimplementedError(fmt::format("GPU executable: {} instruction {} is not supported",
-                                                  HloOpcodeString(instruction.opcode()), instruction.name()));
+      return absl::UnimplementedError(
+          fmt::format("GPU executable: {} instruction {} is not supported",
+                      HloOpcodeString(instruction.opcode()), instruction.name()));
     }
     Thunk thunk;
     thunk.kind = Thunk::Kind::kCollective;
     thunk.instruction = &instruction;
-    absl::StatusOr<collectives::CollectivePlan> plan = collectives::PlanCollective(instruction, grid_);
+    absl::StatusOr<collectives::CollectivePlan> plan =
+        collectives::PlanCollective(instruction, grid_);
     if (!plan.ok()) {
-      return absl::Status(plan.status().code(), "GPU executable: " + std::string(plan.status().message()));
+      return absl::Status(plan.status().code(),
+                          "GPU executable: " + std::string(plan.status().message()));
     }
     thunk.plan = std::make_shared<const collectives::CollectivePlan>(*std::move(plan));
     for (const HloInstruction* operand : instruction.operands()) {
@@ -355,12 +361,14 @@ absl::StatusOr<ThunkPlan> BuildThunkPlan(const HloModule& module, const BufferAs
   if (entry == nullptr) return absl::InvalidArgumentError("GPU executable: the module has no entry computation");
   const int64_t partitions = std::max<int64_t>(1, module.num_partitions());
   if (num_replicas % partitions != 0) {
-    return absl::InvalidArgumentError(fmt::format("GPU executable: {} devices are not whole replicas of the module's "
-                                                  "{} partitions",
-                                                  num_replicas, partitions));
+    return absl::InvalidArgumentError(
+        fmt::format("GPU executable: {} devices are not whole replicas of the module's "
+                    "{} partitions",
+                    num_replicas, partitions));
   }
-  ThunkPlanBuilder builder(assignment, kernels, num_replicas,
-                           DeviceGrid{.replica_count = num_replicas / partitions, .partition_count = partitions});
+  ThunkPlanBuilder builder(
+      assignment, kernels, num_replicas,
+      DeviceGrid{.replica_count = num_replicas / partitions, .partition_count = partitions});
   ThunkPlan plan;
   plan.num_replicas = num_replicas;
   HMO_RETURN_IF_ERROR(builder.EmitComputation(*entry, plan.entry));

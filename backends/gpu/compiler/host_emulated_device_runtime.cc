@@ -232,9 +232,8 @@ class HostEmulatedDeviceRuntime final : public GpuDeviceRuntime {
                                         std::to_string(clique.num_ranks()));
     }
     auto& host = static_cast<HostClique&>(clique);
-    return std::unique_ptr<CollectiveTransport>(
-        std::make_unique<HostCollectiveTransport>(host.rendezvous(), "replicas", rank, host.num_ranks(),
-                                                  absl::Seconds(10), &host.plans()));
+    return std::unique_ptr<CollectiveTransport>(std::make_unique<HostCollectiveTransport>(
+        host.rendezvous(), "replicas", rank, host.num_ranks(), absl::Seconds(10), &host.plans()));
   }
 
  private:

@@ -71,11 +71,13 @@ class CollectiveTransport {
   // Runs `plan` (hmo/collectives/collective_plan.h: any group, all-to-all,
   // broadcast, variadic forms, the id ops) as device rank(). The default is
   // UNIMPLEMENTED: NCCL transports run CollectiveOps.
-  virtual absl::Status RunPlan(const collectives::CollectivePlan& plan, absl::Span<const void* const> send,
+  virtual absl::Status RunPlan(const collectives::CollectivePlan& plan,
+                               absl::Span<const void* const> send,
                                absl::Span<void* const> receive) {
     (void)send;
     (void)receive;
-    return absl::UnimplementedError(plan.description + ": this collective transport runs NCCL operations only");
+    return absl::UnimplementedError(plan.description +
+                                    ": this collective transport runs NCCL operations only");
   }
 };
 

@@ -29,8 +29,8 @@ class HostCollectiveTransport final : public CollectiveTransport {
   // does not arrive within `timeout` fails the operation with
   // DEADLINE_EXCEEDED. `plans`, shared by the clique's ranks when not null,
   // runs RunPlan (the rank is the device).
-  HostCollectiveTransport(collectives::Rendezvous& rendezvous, std::string clique_name, int rank, int num_ranks,
-                          absl::Duration timeout = absl::Seconds(10),
+  HostCollectiveTransport(collectives::Rendezvous& rendezvous, std::string clique_name, int rank,
+                          int num_ranks, absl::Duration timeout = absl::Seconds(10),
                           collectives::InProcessCollectives* plans = nullptr)
       : plans_(plans),
         rendezvous_(rendezvous),

@@ -84,8 +84,8 @@ absl::StatusOr<std::vector<CollectiveMemoryRequest>> NormalizeCollectiveMemoryRe
 }
 
 absl::StatusOr<CollectiveMemory> AcquireCollectiveMemory(
-    CollectiveMemoryBackend& backend, collectives::Rendezvous& rendezvous, const CliqueKey& clique, int rank,
-    absl::Span<const CollectiveMemoryRequest> requests, absl::Time deadline) {
+    CollectiveMemoryBackend& backend, collectives::Rendezvous& rendezvous, const CliqueKey& clique,
+    int rank, absl::Span<const CollectiveMemoryRequest> requests, absl::Time deadline) {
   const int num_ranks = clique.num_ranks();
   if (rank < 0 || rank >= num_ranks) {
     return absl::InvalidArgumentError(

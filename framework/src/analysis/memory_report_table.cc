@@ -27,9 +27,10 @@ std::string FormatMemoryReportTable(const MemoryReport& report) {
                   ", heap ", std::string(TempHeapAlgorithmName(report.options.heap_algorithm)), ")\n\n");
   const CompiledMemoryStats& s = report.stats;
   if (report.replica_count * report.partition_count > 1) {
-    absl::StrAppend(&out, "Device memory (bytes, per device of ", report.replica_count * report.partition_count,
-                    ": ", report.replica_count, " replica", report.replica_count == 1 ? "" : "s", " x ",
-                    report.partition_count, " partition", report.partition_count == 1 ? "" : "s", "):\n");
+    absl::StrAppend(&out, "Device memory (bytes, per device of ",
+                    report.replica_count * report.partition_count, ": ", report.replica_count,
+                    " replica", report.replica_count == 1 ? "" : "s", " x ", report.partition_count,
+                    " partition", report.partition_count == 1 ? "" : "s", "):\n");
   } else {
     absl::StrAppend(&out, "Device memory (bytes):\n");
   }

@@ -9,7 +9,8 @@ namespace hmo::eval_internal {
 
 std::string DeviceName(const DeviceGrid& grid, int64_t device) {
   if (grid.partition_count == 1) return fmt::format("replica {}", device);
-  return fmt::format("device {} (replica {}, partition {})", device, grid.replica(device), grid.partition(device));
+  return fmt::format("device {} (replica {}, partition {})", device, grid.replica(device),
+                     grid.partition(device));
 }
 
 absl::StatusOr<std::vector<std::shared_ptr<const Literal>>> CollectiveExchange::Exchange(
@@ -37,10 +38,11 @@ absl::StatusOr<std::vector<std::shared_ptr<const Literal>>> CollectiveExchange::
   const std::vector<int64_t> absent = missing();
   if (!absent.empty()) {
     const char* noun = grid_.partition_count == 1 ? "replica" : "device";
-    return absl::DeadlineExceededError(fmt::format(
-        "evaluator: {} {} (execution {}) on {}: {}{} {} did not reach it within {} ms",
-        std::string(HloOpcodeString(instruction.opcode())), instruction.name(), occurrence,
-        DeviceName(grid_, device), noun, absent.size() == 1 ? "" : "s", fmt::join(absent, ", "), timeout_.count()));
+    return absl::DeadlineExceededError(
+        fmt::format("evaluator: {} {} (execution {}) on {}: {}{} {} did not reach it within {} ms",
+                    std::string(HloOpcodeString(instruction.opcode())), instruction.name(),
+                    occurrence, DeviceName(grid_, device), noun, absent.size() == 1 ? "" : "s",
+                    fmt::join(absent, ", "), timeout_.count()));
   }
   std::vector<std::shared_ptr<const Literal>> parts;
   parts.reserve(needed.size());

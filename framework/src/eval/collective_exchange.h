@@ -34,7 +34,8 @@ std::string DeviceName(const DeviceGrid& grid, int64_t device);
 
 class CollectiveExchange {
  public:
-  CollectiveExchange(const DeviceGrid& grid, std::chrono::milliseconds timeout) : grid_(grid), timeout_(timeout) {}
+  CollectiveExchange(const DeviceGrid& grid, std::chrono::milliseconds timeout)
+      : grid_(grid), timeout_(timeout) {}
 
   const DeviceGrid& grid() const { return grid_; }
 
@@ -54,7 +55,7 @@ class CollectiveExchange {
  private:
   struct Round {
     std::map<int64_t, std::shared_ptr<const Literal>> parts;  // by device
-    int64_t finished = 0;  // devices done with the round
+    int64_t finished = 0;                                     // devices done with the round
   };
   using RoundKey = std::pair<const HloInstruction*, int64_t>;
 

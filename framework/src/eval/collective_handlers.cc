@@ -40,8 +40,8 @@ absl::Status Invalid(const HloInstruction& instr, const std::string& why) {
 
 // An error of the shared attribute helpers, prefixed with the instruction.
 absl::Status Named(const HloInstruction& instr, const absl::Status& status) {
-  return absl::Status(status.code(),
-                      fmt::format("evaluator: {}: {}", Describe(instr), std::string(status.message())));
+  return absl::Status(status.code(), fmt::format("evaluator: {}: {}", Describe(instr),
+                                                 std::string(status.message())));
 }
 
 std::string ShapeText(const Shape& shape) { return shape.ToString(false); }
@@ -77,15 +77,17 @@ absl::Status CombineInto(const HloComputation& to_apply, const Literal& next, co
     if (!status.ok() || native) return status;
   }
   for (int64_t i = 0; i < n; ++i) {
-    HMO_ASSIGN_OR_RETURN(std::vector<Literal> value,
-                         ApplyScalarComputation(to_apply, {ScalarAt(*acc, i), ScalarAt(next, i)}, run));
+    HMO_ASSIGN_OR_RETURN(
+        std::vector<Literal> value,
+        ApplyScalarComputation(to_apply, {ScalarAt(*acc, i), ScalarAt(next, i)}, run));
     SetElementFromScalar(acc, i, value.at(0));
   }
   return absl::OkStatus();
 }
 
 // to_apply folded over the values in rank order: ((v0 op v1) op v2) ...
-absl::StatusOr<Literal> Reduce(const HloInstruction& instr, const std::vector<const Literal*>& values,
+absl::StatusOr<Literal> Reduce(const HloInstruction& instr,
+                               const std::vector<const Literal*>& values,
                                const ComputationRunner& run) {
   if (instr.to_apply() == nullptr) return Invalid(instr, "no to_apply computation");
   Literal acc = *values[0];
@@ -97,8 +99,10 @@ absl::StatusOr<Literal> Reduce(const HloInstruction& instr, const std::vector<co
 
 // A literal of `shape` holding the elements of `value` (same count and
 // type, both row-major), so results carry the instruction's own shape.
-absl::StatusOr<Literal> Reshaped(const HloInstruction& instr, const Shape& shape, const Literal& value) {
-  if (ShapeUtil::ElementsIn(shape) != value.element_count() || shape.element_type() != value.element_type()) {
+absl::StatusOr<Literal> Reshaped(const HloInstruction& instr, const Shape& shape,
+                                 const Literal& value) {
+  if (ShapeUtil::ElementsIn(shape) != value.element_count() ||
+      shape.element_type() != value.element_type()) {
     return Invalid(instr, fmt::format("the result {} does not hold the value {}", ShapeText(shape),
                                       ShapeText(value.shape())));
   }
@@ -119,8 +123,8 @@ absl::StatusOr<int64_t> SplitDimension(const HloInstruction& instr, const Shape&
     fits = larger.dimensions(i) == smaller.dimensions(i) * (i == d ? parts : 1);
   }
   if (!fits) {
-    return Invalid(instr, fmt::format("{} is not {} x {} along dimension {}", ShapeText(larger), parts,
-                                      ShapeText(smaller), d));
+    return Invalid(instr, fmt::format("{} is not {} x {} along dimension {}", ShapeText(larger),
+                                      parts, ShapeText(smaller), d));
   }
   return d;
 }
@@ -128,7 +132,8 @@ absl::StatusOr<int64_t> SplitDimension(const HloInstruction& instr, const Shape&
 // Copies the slab [src_start, src_start + extent) along dimension d of src
 // to [dst_start, dst_start + extent) of *dst; the other dimensions of both
 // are equal.
-void CopySlab(const Literal& src, int64_t src_start, Literal* dst, int64_t dst_start, int64_t d, int64_t extent) {
+void CopySlab(const Literal& src, int64_t src_start, Literal* dst, int64_t dst_start, int64_t d,
+              int64_t extent) {
   std::vector<int64_t> slab(dst->shape().dimensions().begin(), dst->shape().dimensions().end());
   slab[static_cast<size_t>(d)] = extent;
   const std::vector<int64_t> src_strides = RowMajorStrides(src.shape().dimensions());
@@ -143,21 +148,24 @@ void CopySlab(const Literal& src, int64_t src_start, Literal* dst, int64_t dst_s
 }
 
 // all-gather: the values concatenated along dimensions={d} in rank order.
-absl::StatusOr<Literal> Gather(const HloInstruction& instr, const std::vector<const Literal*>& values,
-                               const Shape& result) {
+absl::StatusOr<Literal> Gather(const HloInstruction& instr,
+                               const std::vector<const Literal*>& values, const Shape& result) {
   const Shape& part = values[0]->shape();
-  HMO_ASSIGN_OR_RETURN(int64_t d, SplitDimension(instr, part, result, static_cast<int64_t>(values.size())));
+  HMO_ASSIGN_OR_RETURN(int64_t d,
+                       SplitDimension(instr, part, result, static_cast<int64_t>(values.size())));
   Literal out(result);
   const int64_t extent = part.dimensions(d);
-  for (size_t k = 0; k < values.size(); ++k) CopySlab(*values[k], 0, &out, static_cast<int64_t>(k) * extent, d, extent);
+  for (size_t k = 0; k < values.size(); ++k)
+    CopySlab(*values[k], 0, &out, static_cast<int64_t>(k) * extent, d, extent);
   return out;
 }
 
 // reduce-scatter: block `rank` along dimensions={d} of the reduced values.
-absl::StatusOr<Literal> Scatter(const HloInstruction& instr, const std::vector<const Literal*>& values,
-                                const Shape& result, int64_t rank, const ComputationRunner& run) {
-  HMO_ASSIGN_OR_RETURN(int64_t d,
-                       SplitDimension(instr, result, values[0]->shape(), static_cast<int64_t>(values.size())));
+absl::StatusOr<Literal> Scatter(const HloInstruction& instr,
+                                const std::vector<const Literal*>& values, const Shape& result,
+                                int64_t rank, const ComputationRunner& run) {
+  HMO_ASSIGN_OR_RETURN(int64_t d, SplitDimension(instr, result, values[0]->shape(),
+                                                 static_cast<int64_t>(values.size())));
   HMO_ASSIGN_OR_RETURN(Literal reduced, Reduce(instr, values, run));
   Literal out(result);
   const int64_t extent = result.dimensions(d);
@@ -168,9 +176,11 @@ absl::StatusOr<Literal> Scatter(const HloInstruction& instr, const std::vector<c
 // The array all-to-all along dimensions={d}: every operand is cut into N
 // chunks along d, chunk k going to rank k; the result's chunk k is the
 // chunk rank k sent to `rank`.
-absl::StatusOr<Literal> AllToAllArray(const HloInstruction& instr, const std::vector<const Literal*>& values,
+absl::StatusOr<Literal> AllToAllArray(const HloInstruction& instr,
+                                      const std::vector<const Literal*>& values,
                                       const Shape& result, int64_t rank) {
-  if (instr.dimensions().size() != 1) return Invalid(instr, "expected one dimension in dimensions={...}");
+  if (instr.dimensions().size() != 1)
+    return Invalid(instr, "expected one dimension in dimensions={...}");
   const int64_t d = instr.dimensions(0);
   const Shape& operand = values[0]->shape();
   const int64_t n = static_cast<int64_t>(values.size());
@@ -187,8 +197,8 @@ absl::StatusOr<Literal> AllToAllArray(const HloInstruction& instr, const std::ve
 
 // The shapes of the collective's own result, one per operand: the result
 // itself for one array operand, else the elements of a tuple result.
-absl::StatusOr<std::vector<const Shape*>> ResultShapes(const HloInstruction& instr, const Shape& result,
-                                                       Operands operands) {
+absl::StatusOr<std::vector<const Shape*>> ResultShapes(const HloInstruction& instr,
+                                                       const Shape& result, Operands operands) {
   for (const Literal* operand : operands) {
     if (!operand->shape().IsArray()) return Unsupported(instr, "only array operands are supported");
   }
@@ -201,7 +211,8 @@ absl::StatusOr<std::vector<const Shape*>> ResultShapes(const HloInstruction& ins
   bool fits = shapes.size() == operands.size();
   for (const Shape* shape : shapes) fits = fits && shape->IsArray();
   if (!fits) {
-    return Unsupported(instr, fmt::format("{} operand(s) with the result {}", operands.size(), ShapeText(result)));
+    return Unsupported(
+        instr, fmt::format("{} operand(s) with the result {}", operands.size(), ShapeText(result)));
   }
   return shapes;
 }
@@ -218,36 +229,43 @@ Literal Bundle(Operands operands) {
 std::vector<const Literal*> OperandOfEach(const Parts& parts, size_t i) {
   std::vector<const Literal*> values;
   values.reserve(parts.size());
-  for (const std::shared_ptr<const Literal>& part : parts) values.push_back(&part->tuple_elements().at(i));
+  for (const std::shared_ptr<const Literal>& part : parts)
+    values.push_back(&part->tuple_elements().at(i));
   return values;
 }
 
 // The results of the collectives over groups (all but collective-permute),
 // one per entry of `shapes`.
 absl::StatusOr<std::vector<Literal>> GroupCollective(const HloInstruction& instr, Operands operands,
-                                                     const std::vector<const Shape*>& shapes, DeviceContext& context,
-                                                     int64_t occurrence, const ComputationRunner& run) {
+                                                     const std::vector<const Shape*>& shapes,
+                                                     DeviceContext& context, int64_t occurrence,
+                                                     const ComputationRunner& run) {
   CollectiveExchange& exchange = *context.exchange;
   absl::StatusOr<std::vector<int64_t>> participants =
       CollectiveParticipants(instr, exchange.grid(), context.device);
   if (!participants.ok()) return Named(instr, participants.status());
-  const int64_t rank = std::find(participants->begin(), participants->end(), context.device) - participants->begin();
+  const int64_t rank =
+      std::find(participants->begin(), participants->end(), context.device) - participants->begin();
   const HloOpcode op = instr.opcode();
   // collective-broadcast needs only the root's operands.
   std::vector<int64_t> needed = *participants;
   if (op == HloOpcode::kCollectiveBroadcast) needed = {participants->front()};
-  HMO_ASSIGN_OR_RETURN(Parts parts, exchange.Exchange(instr, occurrence, context.device, Bundle(operands), needed));
+  HMO_ASSIGN_OR_RETURN(
+      Parts parts, exchange.Exchange(instr, occurrence, context.device, Bundle(operands), needed));
 
   std::vector<Literal> results;
   if (op == HloOpcode::kAllToAll && !instr.has_dimensions()) {
     // The tuple form: result k is operand <rank> of rank k.
     if (shapes.size() != participants->size()) {
-      return Invalid(instr, fmt::format("the tuple form needs one operand per participant: {} operands, {} "
-                                        "participants", shapes.size(), participants->size()));
+      return Invalid(
+          instr, fmt::format("the tuple form needs one operand per participant: {} operands, {} "
+                             "participants",
+                             shapes.size(), participants->size()));
     }
     for (size_t k = 0; k < shapes.size(); ++k) {
-      HMO_ASSIGN_OR_RETURN(Literal value,
-                           Reshaped(instr, *shapes[k], parts[k]->tuple_elements().at(static_cast<size_t>(rank))));
+      HMO_ASSIGN_OR_RETURN(
+          Literal value,
+          Reshaped(instr, *shapes[k], parts[k]->tuple_elements().at(static_cast<size_t>(rank))));
       results.push_back(std::move(value));
     }
     return results;
@@ -275,7 +293,8 @@ absl::StatusOr<std::vector<Literal>> GroupCollective(const HloInstruction& instr
         break;
       }
       case HloOpcode::kAllToAll: {
-        if (shapes.size() != 1) return Unsupported(instr, "an all-to-all with dimensions takes one operand");
+        if (shapes.size() != 1)
+          return Unsupported(instr, "an all-to-all with dimensions takes one operand");
         HMO_ASSIGN_OR_RETURN(Literal value, AllToAllArray(instr, values, shape, rank));
         results.push_back(std::move(value));
         break;
@@ -294,22 +313,25 @@ absl::StatusOr<std::vector<Literal>> GroupCollective(const HloInstruction& instr
 
 // collective-permute: operand i of the source device, zeros without one.
 absl::StatusOr<std::vector<Literal>> Permute(const HloInstruction& instr, Operands operands,
-                                             const std::vector<const Shape*>& shapes, DeviceContext& context,
-                                             int64_t occurrence) {
+                                             const std::vector<const Shape*>& shapes,
+                                             DeviceContext& context, int64_t occurrence) {
   CollectiveExchange& exchange = *context.exchange;
-  absl::StatusOr<PermutePeers> peers = CollectivePermutePeers(instr, exchange.grid(), context.device);
+  absl::StatusOr<PermutePeers> peers =
+      CollectivePermutePeers(instr, exchange.grid(), context.device);
   if (!peers.ok()) return Named(instr, peers.status());
   std::vector<int64_t> needed;
   if (peers->source >= 0) needed.push_back(peers->source);
   // Every device deposits, even one without a target, so the round closes.
-  HMO_ASSIGN_OR_RETURN(Parts parts, exchange.Exchange(instr, occurrence, context.device, Bundle(operands), needed));
+  HMO_ASSIGN_OR_RETURN(
+      Parts parts, exchange.Exchange(instr, occurrence, context.device, Bundle(operands), needed));
   std::vector<Literal> results;
   for (size_t i = 0; i < shapes.size(); ++i) {
     if (parts.empty()) {
       results.emplace_back(*shapes[i]);  // zeros
       continue;
     }
-    HMO_ASSIGN_OR_RETURN(Literal value, Reshaped(instr, *shapes[i], parts[0]->tuple_elements().at(i)));
+    HMO_ASSIGN_OR_RETURN(Literal value,
+                         Reshaped(instr, *shapes[i], parts[0]->tuple_elements().at(i)));
     results.push_back(std::move(value));
   }
   return results;
@@ -322,9 +344,11 @@ Literal ScalarId(const Shape& shape, int64_t id) {
 }
 
 // Element `index` of the tuple `value` (a -start's value), checked.
-absl::StatusOr<Literal> TupleElement(const HloInstruction& instr, const Literal& value, size_t index) {
+absl::StatusOr<Literal> TupleElement(const HloInstruction& instr, const Literal& value,
+                                     size_t index) {
   if (!value.shape().IsTuple() || value.tuple_elements().size() <= index) {
-    return Invalid(instr, fmt::format("the operand {} has no element {}", ShapeText(value.shape()), index));
+    return Invalid(
+        instr, fmt::format("the operand {} has no element {}", ShapeText(value.shape()), index));
   }
   return value.tuple_elements()[index];
 }
@@ -353,8 +377,8 @@ bool IsDeviceOpcode(HloOpcode opcode) {
   }
 }
 
-absl::StatusOr<Literal> HandleDeviceOpcode(const HloInstruction& instr, Operands operands, DeviceContext& context,
-                                           const ComputationRunner& run) {
+absl::StatusOr<Literal> HandleDeviceOpcode(const HloInstruction& instr, Operands operands,
+                                           DeviceContext& context, const ComputationRunner& run) {
   if (context.exchange == nullptr) return Unsupported(instr, "no device exchange");
   const DeviceGrid& grid = context.exchange->grid();
   const HloOpcode op = instr.opcode();
@@ -377,10 +401,12 @@ absl::StatusOr<Literal> HandleDeviceOpcode(const HloInstruction& instr, Operands
   // collective's own result is element 1.
   const bool wrapped = op == HloOpcode::kAllGatherStart || op == HloOpcode::kCollectivePermuteStart;
   if (wrapped && (!instr.shape().IsTuple() || instr.shape().tuple_shapes_size() < 2)) {
-    return Invalid(instr, fmt::format("expected an (operands, results, ...) tuple, got {}", ShapeText(instr.shape())));
+    return Invalid(instr, fmt::format("expected an (operands, results, ...) tuple, got {}",
+                                      ShapeText(instr.shape())));
   }
   const Shape& result = wrapped ? instr.shape().tuple_shapes(1) : instr.shape();
-  const bool permute = op == HloOpcode::kCollectivePermute || op == HloOpcode::kCollectivePermuteStart;
+  const bool permute =
+      op == HloOpcode::kCollectivePermute || op == HloOpcode::kCollectivePermuteStart;
   if (permute && operands.size() == 4 && !result.IsTuple()) {
     return Unsupported(instr, "the in-place form (with slice offsets) is not supported");
   }
@@ -390,16 +416,19 @@ absl::StatusOr<Literal> HandleDeviceOpcode(const HloInstruction& instr, Operands
   if (permute) {
     HMO_ASSIGN_OR_RETURN(values, Permute(instr, operands, shapes, context, occurrence));
   } else {
-    HMO_ASSIGN_OR_RETURN(values, GroupCollective(instr, operands, shapes, context, occurrence, run));
+    HMO_ASSIGN_OR_RETURN(values,
+                         GroupCollective(instr, operands, shapes, context, occurrence, run));
   }
   Literal value = result.IsTuple() ? Literal::MakeTuple(std::move(values)) : std::move(values[0]);
   if (!wrapped) return value;
   std::vector<Literal> elements;
-  elements.push_back(operands.size() == 1 && !instr.shape().tuple_shapes(0).IsTuple() ? *operands[0]
-                                                                                       : Bundle(operands));
+  elements.push_back(operands.size() == 1 && !instr.shape().tuple_shapes(0).IsTuple()
+                         ? *operands[0]
+                         : Bundle(operands));
   elements.push_back(std::move(value));
   // The u32[] contexts of collective-permute-start carry nothing here.
-  for (int i = 2; i < instr.shape().tuple_shapes_size(); ++i) elements.emplace_back(instr.shape().tuple_shapes(i));
+  for (int i = 2; i < instr.shape().tuple_shapes_size(); ++i)
+    elements.emplace_back(instr.shape().tuple_shapes(i));
   return Literal::MakeTuple(std::move(elements));
 }
 

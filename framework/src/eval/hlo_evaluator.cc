@@ -320,7 +320,8 @@ absl::StatusOr<Literal> HloEvaluator::Evaluate(const HloComputation& computation
 absl::StatusOr<std::vector<Literal>> HloEvaluator::EvaluateReplicated(
     const HloModule& module, const std::vector<std::vector<Literal>>& arguments_per_device) {
   const int64_t devices = static_cast<int64_t>(arguments_per_device.size());
-  if (devices < 1) return absl::InvalidArgumentError("evaluator: EvaluateReplicated needs at least one device");
+  if (devices < 1)
+    return absl::InvalidArgumentError("evaluator: EvaluateReplicated needs at least one device");
   const HloComputation* entry = module.entry_computation();
   if (entry == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat("evaluator: module ", module.name(),
@@ -329,20 +330,20 @@ absl::StatusOr<std::vector<Literal>> HloEvaluator::EvaluateReplicated(
   const int64_t partitions = std::max<int64_t>(module.num_partitions(), 1);
   if (devices % partitions != 0) {
     return absl::InvalidArgumentError(fmt::format(
-        "evaluator: {} devices are not a whole number of replicas of module {}'s {} partitions", devices,
-        module.name(), partitions));
+        "evaluator: {} devices are not a whole number of replicas of module {}'s {} partitions",
+        devices, module.name(), partitions));
   }
   const DeviceGrid grid{devices / partitions, partitions};
   for (int64_t d = 0; d < devices; ++d) {
     absl::Status checked = CheckArguments(*entry, arguments_per_device[d]);
     if (!checked.ok()) {
-      return absl::Status(checked.code(),
-                          fmt::format("{}: {}", DeviceName(grid, d), std::string(checked.message())));
+      return absl::Status(checked.code(), fmt::format("{}: {}", DeviceName(grid, d),
+                                                      std::string(checked.message())));
     }
   }
   CollectiveExchange exchange(grid, options_.collective_timeout);
-  std::vector<absl::StatusOr<Literal>> results(static_cast<size_t>(devices),
-                                               absl::InternalError("evaluator: device did not run"));
+  std::vector<absl::StatusOr<Literal>> results(
+      static_cast<size_t>(devices), absl::InternalError("evaluator: device did not run"));
   std::vector<std::thread> threads;
   threads.reserve(static_cast<size_t>(devices));
   for (int64_t d = 0; d < devices; ++d) {
@@ -353,8 +354,9 @@ absl::StatusOr<std::vector<Literal>> HloEvaluator::EvaluateReplicated(
       // The others may be waiting for this device at a collective it will
       // never reach now: release them rather than let them time out.
       if (!results[d].ok()) {
-        exchange.Abort(absl::AbortedError(fmt::format("evaluator: {} failed: {}", DeviceName(grid, d),
-                                                      std::string(results[d].status().message()))));
+        exchange.Abort(
+            absl::AbortedError(fmt::format("evaluator: {} failed: {}", DeviceName(grid, d),
+                                           std::string(results[d].status().message()))));
       }
     });
   }
@@ -371,7 +373,8 @@ absl::StatusOr<std::vector<Literal>> HloEvaluator::EvaluateReplicated(
   }
   if (failed >= 0) {
     const absl::Status& status = results[failed].status();
-    return absl::Status(status.code(), fmt::format("{}: {}", DeviceName(grid, failed), std::string(status.message())));
+    return absl::Status(status.code(), fmt::format("{}: {}", DeviceName(grid, failed),
+                                                   std::string(status.message())));
   }
   std::vector<Literal> values;
   values.reserve(static_cast<size_t>(devices));

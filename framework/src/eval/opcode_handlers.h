@@ -81,8 +81,8 @@ absl::StatusOr<Literal> HandleScatter(const HloInstruction& instr, Operands oper
 // hmo/eval/hlo_evaluator.h.
 struct DeviceContext;
 bool IsDeviceOpcode(HloOpcode opcode);
-absl::StatusOr<Literal> HandleDeviceOpcode(const HloInstruction& instr, Operands operands, DeviceContext& context,
-                                           const ComputationRunner& run);
+absl::StatusOr<Literal> HandleDeviceOpcode(const HloInstruction& instr, Operands operands,
+                                           DeviceContext& context, const ComputationRunner& run);
 
 // sort_handler.cc.
 absl::StatusOr<Literal> HandleSort(const HloInstruction& instr, Operands operands,

@@ -45,12 +45,14 @@ int64_t ExecutionDeviceCount(const HloModule& module, int64_t num_replicas) {
 }
 
 absl::StatusOr<std::vector<Literal>> ReadDeviceArguments(const HloModule& module,
-                                                         const std::filesystem::path& directory, int64_t device) {
+                                                         const std::filesystem::path& directory,
+                                                         int64_t device) {
   const std::filesystem::path device_directory = directory / fmt::format("device{}", device);
   std::error_code error;
   if (!std::filesystem::is_directory(device_directory, error)) {
-    return absl::NotFoundError(fmt::format("{}: no directory of device {}'s inputs (expected {}/input_<i>.npy)",
-                                           directory.string(), device, device_directory.string()));
+    return absl::NotFoundError(
+        fmt::format("{}: no directory of device {}'s inputs (expected {}/input_<i>.npy)",
+                    directory.string(), device, device_directory.string()));
   }
   std::vector<std::string> files;
   for (int64_t i = 0; i < module.entry_computation()->num_parameters(); ++i) {
@@ -63,17 +65,19 @@ absl::Status ExecuteModule(const Backend& backend, const HloModule& module,
                            const ModuleExecutionOptions& options, ModuleExecutionReport* report) {
   *report = ModuleExecutionReport{};
   if (absl::Status status = CheckStaticShapes(module); !status.ok()) return status;
-  if (options.compile.num_replicas < 1) return absl::InvalidArgumentError("the number of replicas must be at least 1");
+  if (options.compile.num_replicas < 1)
+    return absl::InvalidArgumentError("the number of replicas must be at least 1");
   // Devices: every replica of every partition.
   const int64_t replicas = ExecutionDeviceCount(module, options.compile.num_replicas);
   std::error_code error;
   const bool per_device_inputs = replicas > 1 && options.input_files.size() == 1 &&
                                  std::filesystem::is_directory(options.input_files.front(), error);
   if (replicas > 1 && !options.input_files.empty() && !per_device_inputs) {
-    return absl::InvalidArgumentError(fmt::format(
-        "the module runs on {} devices ({} replicas x {} partitions): give their inputs as one directory "
-        "holding device<d>/input_<i>.npy, or none (device d: arguments of seed + d)",
-        replicas, options.compile.num_replicas, module.num_partitions()));
+    return absl::InvalidArgumentError(
+        fmt::format("the module runs on {} devices ({} replicas x {} partitions): give their "
+                    "inputs as one directory "
+                    "holding device<d>/input_<i>.npy, or none (device d: arguments of seed + d)",
+                    replicas, options.compile.num_replicas, module.num_partitions()));
   }
   if (replicas > 1 && options.repeat > 1) {
     return absl::InvalidArgumentError(
@@ -83,7 +87,8 @@ absl::Status ExecuteModule(const Backend& backend, const HloModule& module,
   for (int64_t r = 0; r < replicas; ++r) {
     absl::StatusOr<std::vector<Literal>> replica_arguments =
         per_device_inputs ? ReadDeviceArguments(module, options.input_files.front(), r)
-                          : MakeModuleArguments(module, options.input_files, options.seed + static_cast<uint64_t>(r));
+                          : MakeModuleArguments(module, options.input_files,
+                                                options.seed + static_cast<uint64_t>(r));
     if (!replica_arguments.ok()) return replica_arguments.status();
     arguments.push_back(*std::move(replica_arguments));
   }
@@ -205,9 +210,11 @@ absl::Status ExecuteModule(const Backend& backend, const HloModule& module,
     report->comparison->elements += summary.elements;
     report->comparison->max_abs_diff = std::max(report->comparison->max_abs_diff, summary.max_abs_diff);
     if (!compared.ok()) {
-      return WithContext(compared, replicas == 1 ? std::string("result differs from the reference evaluator's")
-                                                 : fmt::format("device {}: result differs from the reference "
-                                                               "evaluator's", r));
+      return WithContext(
+          compared, replicas == 1 ? std::string("result differs from the reference evaluator's")
+                                  : fmt::format("device {}: result differs from the reference "
+                                                "evaluator's",
+                                                r));
     }
   }
   return write_results();

@@ -41,8 +41,10 @@ std::string Cat(const Args&... args) {
 }
 
 std::string_view Trim(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())))
+    text.remove_prefix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
+    text.remove_suffix(1);
   return text;
 }
 
@@ -52,7 +54,8 @@ std::vector<std::string_view> SplitCommas(std::string_view text) {
   for (size_t start = 0; start <= text.size();) {
     size_t end = text.find(',', start);
     if (end == std::string_view::npos) end = text.size();
-    if (std::string_view item = Trim(text.substr(start, end - start)); !item.empty()) items.push_back(item);
+    if (std::string_view item = Trim(text.substr(start, end - start)); !item.empty())
+      items.push_back(item);
     start = end + 1;
   }
   return items;
@@ -97,23 +100,27 @@ absl::StatusOr<std::vector<std::vector<int64_t>>> ParseMeshReplicaGroups(std::st
   if (device_ids.empty()) {
     for (int64_t d = 0; d < positions; ++d) device_ids.push_back(d);
   }
-  if (static_cast<int64_t>(device_ids.size()) != positions) return bad("device_ids does not list one id per position");
+  if (static_cast<int64_t>(device_ids.size()) != positions)
+    return bad("device_ids does not list one id per position");
   std::string_view braces = Trim(text.substr(close + 1));
   if (braces.size() < 2 || braces.front() != '{' || braces.back() != '}') return bad("no {axes}");
   std::vector<size_t> grouped;
   for (std::string_view name : SplitCommas(braces.substr(1, braces.size() - 2))) {
     name = Trim(name);
     if (name.find(':') != std::string_view::npos) {
-      return absl::UnimplementedError(Cat("replica_groups ", text, ": sub-axis ", name, " is not supported"));
+      return absl::UnimplementedError(
+          Cat("replica_groups ", text, ": sub-axis ", name, " is not supported"));
     }
     size_t axis = std::find(names.begin(), names.end(), name) - names.begin();
     int64_t index = 0;
-    if (axis == names.size() && name.size() > 2 && ParseInt(name.substr(1, name.size() - 2), &index) &&
-        index >= 0 && index < static_cast<int64_t>(names.size())) {
+    if (axis == names.size() && name.size() > 2 &&
+        ParseInt(name.substr(1, name.size() - 2), &index) && index >= 0 &&
+        index < static_cast<int64_t>(names.size())) {
       axis = static_cast<size_t>(index);
     }
     if (axis == names.size()) return bad(Cat(name, " is not an axis of the mesh"));
-    if (std::find(grouped.begin(), grouped.end(), axis) != grouped.end()) return bad(Cat(name, " twice"));
+    if (std::find(grouped.begin(), grouped.end(), axis) != grouped.end())
+      return bad(Cat(name, " twice"));
     grouped.push_back(axis);
   }
   std::vector<size_t> outer;
@@ -121,7 +128,8 @@ absl::StatusOr<std::vector<std::vector<int64_t>>> ParseMeshReplicaGroups(std::st
     if (std::find(grouped.begin(), grouped.end(), a) == grouped.end()) outer.push_back(a);
   }
   // Visits every coordinate of `axes` row-major (the first axis slowest).
-  const auto for_each = [&](const std::vector<size_t>& axes, std::vector<int64_t>& coordinate, const auto& visit) {
+  const auto for_each = [&](const std::vector<size_t>& axes, std::vector<int64_t>& coordinate,
+                            const auto& visit) {
     int64_t count = 1;
     for (size_t a : axes) count *= sizes[a];
     for (int64_t k = 0; k < count; ++k) {
@@ -150,11 +158,11 @@ absl::StatusOr<std::vector<std::vector<int64_t>>> ParseMeshReplicaGroups(std::st
 
 absl::StatusOr<int64_t> ReplicaGroupSize(std::string_view text) {
   if (Trim(text).substr(0, 5) == "mesh[") {
-    absl::StatusOr<std::vector<std::vector<int64_t>>> groups =
-        ParseMeshReplicaGroups(Trim(text));
+    absl::StatusOr<std::vector<std::vector<int64_t>>> groups = ParseMeshReplicaGroups(Trim(text));
     if (!groups.ok()) return groups.status();
     int64_t largest = 1;
-    for (const std::vector<int64_t>& group : *groups) largest = std::max(largest, static_cast<int64_t>(group.size()));
+    for (const std::vector<int64_t>& group : *groups)
+      largest = std::max(largest, static_cast<int64_t>(group.size()));
     return largest;
   }
   const size_t iota = text.find("<=");
@@ -284,30 +292,36 @@ absl::StatusOr<CollectiveGroupMode> GetCollectiveGroupMode(const HloInstruction&
     default:
       break;
   }
-  const std::optional<std::string_view> global = instruction.GetRawAttribute("use_global_device_ids");
+  const std::optional<std::string_view> global =
+      instruction.GetRawAttribute("use_global_device_ids");
   const bool use_global = global.has_value() && Trim(*global) == "true";
   if (!has_channel) {
     if (use_global) {
-      return absl::InvalidArgumentError(Cat(instruction.name(), ": use_global_device_ids=true needs a channel_id"));
+      return absl::InvalidArgumentError(
+          Cat(instruction.name(), ": use_global_device_ids=true needs a channel_id"));
     }
     return CollectiveGroupMode::kCrossReplica;
   }
   if (!takes_global_ids) return CollectiveGroupMode::kCrossPartition;
-  return use_global ? CollectiveGroupMode::kFlattenedId : CollectiveGroupMode::kCrossReplicaAndPartition;
+  return use_global ? CollectiveGroupMode::kFlattenedId
+                    : CollectiveGroupMode::kCrossReplicaAndPartition;
 }
 
 namespace {
 
-absl::Status GroupError(const HloInstruction& instruction, std::string_view text, std::string_view why) {
+absl::Status GroupError(const HloInstruction& instruction, std::string_view text,
+                        std::string_view why) {
   return absl::InvalidArgumentError(Cat(instruction.name(), ": replica_groups=", text, ": ", why));
 }
 
 }  // namespace
 
-absl::StatusOr<std::vector<int64_t>> CollectiveParticipants(const HloInstruction& instruction, const DeviceGrid& grid,
+absl::StatusOr<std::vector<int64_t>> CollectiveParticipants(const HloInstruction& instruction,
+                                                            const DeviceGrid& grid,
                                                             int64_t device) {
   if (device < 0 || device >= grid.device_count()) {
-    return absl::InvalidArgumentError(Cat("device ", device, " is past the ", grid.device_count(), " devices"));
+    return absl::InvalidArgumentError(
+        Cat("device ", device, " is past the ", grid.device_count(), " devices"));
   }
   absl::StatusOr<CollectiveGroupMode> mode = GetCollectiveGroupMode(instruction);
   if (!mode.ok()) return mode.status();
@@ -342,14 +356,17 @@ absl::StatusOr<std::vector<int64_t>> CollectiveParticipants(const HloInstruction
     for (const std::vector<int64_t>& candidate : groups) {
       for (int64_t id : candidate) {
         if (id < 0 || id >= id_count) {
-          return GroupError(instruction, *text, Cat("names ", id, "; there are ", id_count, " ", what, "s"));
+          return GroupError(instruction, *text,
+                            Cat("names ", id, "; there are ", id_count, " ", what, "s"));
         }
-        if (seen[static_cast<size_t>(id)]) return GroupError(instruction, *text, Cat("lists ", id, " twice"));
+        if (seen[static_cast<size_t>(id)])
+          return GroupError(instruction, *text, Cat("lists ", id, " twice"));
         seen[static_cast<size_t>(id)] = true;
         if (id == my_id) group = candidate;
       }
     }
-    if (group.empty()) return GroupError(instruction, *text, Cat(what, " ", my_id, " is in no group"));
+    if (group.empty())
+      return GroupError(instruction, *text, Cat(what, " ", my_id, " is in no group"));
   }
   std::vector<int64_t> devices;
   for (int64_t id : group) {
@@ -361,7 +378,8 @@ absl::StatusOr<std::vector<int64_t>> CollectiveParticipants(const HloInstruction
         devices.push_back(replica * grid.partition_count + id);
         break;
       case CollectiveGroupMode::kCrossReplicaAndPartition:
-        for (int64_t p = 0; p < grid.partition_count; ++p) devices.push_back(id * grid.partition_count + p);
+        for (int64_t p = 0; p < grid.partition_count; ++p)
+          devices.push_back(id * grid.partition_count + p);
         break;
       case CollectiveGroupMode::kFlattenedId:
         devices.push_back(id);
@@ -371,35 +389,40 @@ absl::StatusOr<std::vector<int64_t>> CollectiveParticipants(const HloInstruction
   return devices;
 }
 
-absl::StatusOr<PermutePeers> CollectivePermutePeers(const HloInstruction& instruction, const DeviceGrid& grid,
-                                                    int64_t device) {
+absl::StatusOr<PermutePeers> CollectivePermutePeers(const HloInstruction& instruction,
+                                                    const DeviceGrid& grid, int64_t device) {
   if (device < 0 || device >= grid.device_count()) {
-    return absl::InvalidArgumentError(Cat("device ", device, " is past the ", grid.device_count(), " devices"));
+    return absl::InvalidArgumentError(
+        Cat("device ", device, " is past the ", grid.device_count(), " devices"));
   }
   const bool partitions = instruction.channel_id().has_value();
   const int64_t id_count = partitions ? grid.partition_count : grid.replica_count;
   const int64_t my_id = partitions ? grid.partition(device) : grid.replica(device);
   // The device of id `id` beside this one (same replica, or same partition).
   const auto device_of = [&](int64_t id) {
-    return partitions ? grid.replica(device) * grid.partition_count + id : id * grid.partition_count + grid.partition(device);
+    return partitions ? grid.replica(device) * grid.partition_count + id
+                      : id * grid.partition_count + grid.partition(device);
   };
   std::vector<std::pair<int, int>> pairs;
-  if (const std::optional<std::string_view> text = instruction.GetRawAttribute("source_target_pairs")) {
+  if (const std::optional<std::string_view> text =
+          instruction.GetRawAttribute("source_target_pairs")) {
     absl::StatusOr<std::vector<std::pair<int, int>>> parsed = ParseSourceTargetPairs(*text);
     if (!parsed.ok()) return parsed.status();
     pairs = *std::move(parsed);
   }
-  std::vector<bool> is_source(static_cast<size_t>(id_count), false), is_target(static_cast<size_t>(id_count), false);
+  std::vector<bool> is_source(static_cast<size_t>(id_count), false),
+      is_target(static_cast<size_t>(id_count), false);
   PermutePeers peers;
   for (const auto& [source, target] : pairs) {
     if (source < 0 || source >= id_count || target < 0 || target >= id_count) {
       return absl::InvalidArgumentError(Cat(instruction.name(), ": the pair {", source, ",", target,
-                                                     "} names an id past the ", id_count, " ",
-                                                     partitions ? "partitions" : "replicas"));
+                                            "} names an id past the ", id_count, " ",
+                                            partitions ? "partitions" : "replicas"));
     }
     if (is_source[static_cast<size_t>(source)] || is_target[static_cast<size_t>(target)]) {
-      return absl::InvalidArgumentError(Cat(instruction.name(), ": ", is_source[static_cast<size_t>(source)] ? source : target,
-                                                     " is a source or a target of more than one pair"));
+      return absl::InvalidArgumentError(
+          Cat(instruction.name(), ": ", is_source[static_cast<size_t>(source)] ? source : target,
+              " is a source or a target of more than one pair"));
     }
     is_source[static_cast<size_t>(source)] = true;
     is_target[static_cast<size_t>(target)] = true;

@@ -91,11 +91,12 @@ void ExecuteArguments::AddTo(ArgumentParser& parser) {
                   "runs its body more than N times, in the executable and the reference "
                   "evaluator alike (default: {}; none: no budget)",
                   kDefaultMaxLoopTrips));
-  parser.AddOption("--replicas", "N", &replicas,
-                   "run N replicas of each of the module's partitions together, one device each "
-                   "(default: 1; device d = replica x partitions + partition), collectives spanning "
-                   "them; device d's arguments come from seed + d or --inputs DIR/device<d>/"
-                   "input_<i>.npy, its results go to RESULTS/device<d>/");
+  parser.AddOption(
+      "--replicas", "N", &replicas,
+      "run N replicas of each of the module's partitions together, one device each "
+      "(default: 1; device d = replica x partitions + partition), collectives spanning "
+      "them; device d's arguments come from seed + d or --inputs DIR/device<d>/"
+      "input_<i>.npy, its results go to RESULTS/device<d>/");
 }
 
 std::string ExecuteArguments::IgnoredOption() const {
@@ -190,7 +191,8 @@ absl::StatusOr<ExecuteSettings> ResolveExecuteArguments(const ExecuteArguments& 
       return absl::InvalidArgumentError(fmt::format("--repeat must be in [1, 100000], got {}", *repeat));
     }
     if (*repeat > 1 && settings.compile.num_replicas > 1) {
-      return absl::InvalidArgumentError("--repeat times one device; it cannot be used with --replicas");
+      return absl::InvalidArgumentError(
+          "--repeat times one device; it cannot be used with --replicas");
     }
     settings.repeat = static_cast<int64_t>(*repeat);
   }

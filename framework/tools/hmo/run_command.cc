@@ -313,7 +313,8 @@ int RunRun(const std::vector<std::string>& args) {
     // In a multi-process launch every process runs its device and gets every
     // device's results; process 0 alone prints and writes them.
     if (LaunchedProcessIndex() > 0) {
-      if (std::freopen("/dev/null", "w", stdout) == nullptr) return Fail(absl::UnavailableError("cannot silence stdout"));
+      if (std::freopen("/dev/null", "w", stdout) == nullptr)
+        return Fail(absl::UnavailableError("cannot silence stdout"));
       execute->results_dir.clear();
     }
     // Runs are measured (time, peak RSS of the process): one at a time.

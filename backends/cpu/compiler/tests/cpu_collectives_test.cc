@@ -59,13 +59,16 @@ void ExpectDevicesMatchTheEvaluator(const std::string& text) {
   absl::StatusOr<std::unique_ptr<CpuExecutable>> executable = CompileForCpu(**module, options);
   ASSERT_TRUE(executable.ok()) << executable.status();
   EXPECT_EQ((*executable)->grid().device_count(), 4);
-  absl::StatusOr<std::vector<Literal>> actual = (*executable)->ExecuteReplicated(arguments, nullptr);
+  absl::StatusOr<std::vector<Literal>> actual =
+      (*executable)->ExecuteReplicated(arguments, nullptr);
   ASSERT_TRUE(actual.ok()) << actual.status();
-  absl::StatusOr<std::vector<Literal>> expected = HloEvaluator().EvaluateReplicated(**module, arguments);
+  absl::StatusOr<std::vector<Literal>> expected =
+      HloEvaluator().EvaluateReplicated(**module, arguments);
   ASSERT_TRUE(expected.ok()) << expected.status();
   ASSERT_EQ(actual->size(), 4u);
   for (size_t d = 0; d < 4; ++d) {
-    const absl::Status same = CompareLiterals((*expected)[d], (*actual)[d], LiteralComparisonOptions{});
+    const absl::Status same =
+        CompareLiterals((*expected)[d], (*actual)[d], LiteralComparisonOptions{});
     EXPECT_TRUE(same.ok()) << "device " << d << ": " << same;
   }
 }
@@ -175,7 +178,8 @@ ENTRY e {
 // error. Partition 1 loops 12 times, partition 0 twice, each loop's
 // all-reduce within one partition; all four devices then meet at `final`.
 TEST(CpuCollectivesTest, AFailedDeviceReleasesItsPeers) {
-  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(R"(HloModule uneven, replica_count=2, num_partitions=2
+  absl::StatusOr<std::unique_ptr<HloModule>> module =
+      ParseHloModule(R"(HloModule uneven, replica_count=2, num_partitions=2
 
 add {
   a = f32[] parameter(0)
@@ -223,8 +227,10 @@ ENTRY e {
   std::vector<std::vector<Literal>> arguments;
   for (uint64_t d = 0; d < 4; ++d) arguments.push_back(MakeRandomArguments(**module, d));
   const auto start = std::chrono::steady_clock::now();
-  absl::StatusOr<std::vector<Literal>> results = (*executable)->ExecuteReplicated(arguments, nullptr);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  absl::StatusOr<std::vector<Literal>> results =
+      (*executable)->ExecuteReplicated(arguments, nullptr);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ASSERT_FALSE(results.ok());
   EXPECT_THAT(results.status().message(), HasSubstr("while loop w")) << results.status();
   // Far below the collectives' deadline (a minute).
@@ -234,8 +240,8 @@ ENTRY e {
 // An executable of four devices runs them together: Execute alone, or
 // another number of argument lists, is refused naming the grid.
 TEST(CpuCollectivesTest, DeviceCountMustMatchTheGrid) {
-  absl::StatusOr<std::unique_ptr<HloModule>> module =
-      ParseHloModule(GridModule("  ROOT r = f32[8,4] all-reduce(p), replica_groups={{0,1}}, to_apply=add"));
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(
+      GridModule("  ROOT r = f32[8,4] all-reduce(p), replica_groups={{0,1}}, to_apply=add"));
   ASSERT_TRUE(module.ok()) << module.status();
   CpuCompileOptions options;
   options.num_replicas = 2;
@@ -244,8 +250,10 @@ TEST(CpuCollectivesTest, DeviceCountMustMatchTheGrid) {
   const std::vector<Literal> arguments = MakeRandomArguments(**module, 1);
   absl::StatusOr<Literal> one = (*executable)->Execute(arguments, nullptr);
   ASSERT_FALSE(one.ok());
-  EXPECT_THAT(one.status().message(), HasSubstr("compiled for 4 devices (2 replicas x 2 partitions)"));
-  absl::StatusOr<std::vector<Literal>> two = (*executable)->ExecuteReplicated({arguments, arguments}, nullptr);
+  EXPECT_THAT(one.status().message(),
+              HasSubstr("compiled for 4 devices (2 replicas x 2 partitions)"));
+  absl::StatusOr<std::vector<Literal>> two =
+      (*executable)->ExecuteReplicated({arguments, arguments}, nullptr);
   ASSERT_FALSE(two.ok());
   EXPECT_THAT(two.status().message(), HasSubstr("got 2 argument lists"));
 }

@@ -89,7 +89,8 @@ ENTRY main {
   ASSERT_FALSE(executable.ok());
   EXPECT_EQ(executable.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(executable.status().message()), HasSubstr("all-reduce ar"));
-  EXPECT_THAT(std::string(executable.status().message()), HasSubstr("names 1; there are 1 replicas"));
+  EXPECT_THAT(std::string(executable.status().message()),
+              HasSubstr("names 1; there are 1 replicas"));
 
   auto permute = ParseHloModule(R"(
 HloModule permute, is_scheduled=true

@@ -280,17 +280,20 @@ TEST(GpuReplicatedExecutionTest, SubGroupsAndInnerGathersRunInTheEmulation) {
     std::string groups;
     std::vector<std::vector<int>> sum_of;  // per replica: the replicas it sums
   };
-  for (const Case& c : std::vector<Case>{{"{{0,1},{2,3}}", {{0, 1}, {0, 1}, {2, 3}, {2, 3}}},
-                                          {"[2,2]<=[2,2]T(1,0)", {{0, 2}, {1, 3}, {0, 2}, {1, 3}}},
-                                          {"{{1,0,2,3}}", {{0, 1, 2, 3}, {0, 1, 2, 3}, {0, 1, 2, 3}, {0, 1, 2, 3}}}}) {
+  for (const Case& c : std::vector<Case>{
+           {"{{0,1},{2,3}}", {{0, 1}, {0, 1}, {2, 3}, {2, 3}}},
+           {"[2,2]<=[2,2]T(1,0)", {{0, 2}, {1, 3}, {0, 2}, {1, 3}}},
+           {"{{1,0,2,3}}", {{0, 1, 2, 3}, {0, 1, 2, 3}, {0, 1, 2, 3}, {0, 1, 2, 3}}}}) {
     SCOPED_TRACE(c.groups);
     std::unique_ptr<GpuExecutable> executable = CompileEmulated(all_reduce(c.groups));
     ASSERT_NE(executable, nullptr);
     std::vector<std::vector<Literal>> arguments(kReplicas);
     for (int r = 0; r < kReplicas; ++r) {
-      arguments[r].push_back(Argument(*executable, 0, [r](int64_t i) { return static_cast<double>(r + i); }));
+      arguments[r].push_back(
+          Argument(*executable, 0, [r](int64_t i) { return static_cast<double>(r + i); }));
     }
-    absl::StatusOr<std::vector<Literal>> results = executable->ExecuteReplicated(arguments, nullptr);
+    absl::StatusOr<std::vector<Literal>> results =
+        executable->ExecuteReplicated(arguments, nullptr);
     ASSERT_TRUE(results.ok()) << results.status();
     for (int r = 0; r < kReplicas; ++r) {
       for (int64_t i = 0; i < 8; ++i) {
@@ -325,7 +328,8 @@ ENTRY main {
   ASSERT_NE(inner, nullptr);
   std::vector<std::vector<Literal>> arguments(kReplicas);
   for (int r = 0; r < kReplicas; ++r) {
-    arguments[r].push_back(Argument(*inner, 0, [r](int64_t i) { return static_cast<double>(r + i); }));
+    arguments[r].push_back(
+        Argument(*inner, 0, [r](int64_t i) { return static_cast<double>(r + i); }));
   }
   absl::StatusOr<std::vector<Literal>> gathered = inner->ExecuteReplicated(arguments, nullptr);
   ASSERT_TRUE(gathered.ok()) << gathered.status();

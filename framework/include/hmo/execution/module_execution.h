@@ -49,7 +49,8 @@ int64_t ExecutionDeviceCount(const HloModule& module, int64_t num_replicas);
 // MakeModuleArguments reads files (the layout bench/jax_corpus writes for
 // sharded programs).
 absl::StatusOr<std::vector<Literal>> ReadDeviceArguments(const HloModule& module,
-                                                         const std::filesystem::path& directory, int64_t device);
+                                                         const std::filesystem::path& directory,
+                                                         int64_t device);
 
 struct ModuleExecutionOptions {
   // Runs ExecutionDeviceCount(module, compile.num_replicas) devices; more

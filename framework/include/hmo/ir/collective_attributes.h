@@ -57,7 +57,12 @@ absl::StatusOr<std::vector<std::pair<int, int>>> ParseSourceTargetPairs(std::str
 //    groups of replica ids, every partition of those replicas taking part;
 //  - kFlattenedId: use_global_device_ids=true (needs a channel_id); groups
 //    of device ids.
-enum class CollectiveGroupMode { kCrossReplica, kCrossPartition, kCrossReplicaAndPartition, kFlattenedId };
+enum class CollectiveGroupMode {
+  kCrossReplica,
+  kCrossPartition,
+  kCrossReplicaAndPartition,
+  kFlattenedId
+};
 
 // The mode of `instruction` (a collective). INVALID_ARGUMENT for
 // use_global_device_ids=true without a channel_id.
@@ -79,8 +84,8 @@ struct DeviceGrid {
 // or empty replica_groups is one group of everything the mode spans.
 // INVALID_ARGUMENT for unreadable groups, an id past the grid, an id listed
 // twice, or `device` in no group.
-absl::StatusOr<std::vector<int64_t>> CollectiveParticipants(const HloInstruction& instruction, const DeviceGrid& grid,
-                                                            int64_t device);
+absl::StatusOr<std::vector<int64_t>> CollectiveParticipants(const HloInstruction& instruction,
+                                                            const DeviceGrid& grid, int64_t device);
 
 // collective-permute (and -start): the device `device` receives from and
 // the one it sends to (-1: none). Pairs name partitions with a channel_id,
@@ -90,8 +95,8 @@ struct PermutePeers {
   int64_t source = -1;
   int64_t target = -1;
 };
-absl::StatusOr<PermutePeers> CollectivePermutePeers(const HloInstruction& instruction, const DeviceGrid& grid,
-                                                    int64_t device);
+absl::StatusOr<PermutePeers> CollectivePermutePeers(const HloInstruction& instruction,
+                                                    const DeviceGrid& grid, int64_t device);
 
 }  // namespace hmo
 

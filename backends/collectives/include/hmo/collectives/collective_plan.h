@@ -85,7 +85,8 @@ bool IsPlannedCollective(HloOpcode opcode);
 // binary opcode, layouts that differ between operand and result, element
 // types without bytes); INVALID_ARGUMENT for groups or pairs that do not fit
 // the grid.
-absl::StatusOr<CollectivePlan> PlanCollective(const HloInstruction& instruction, const DeviceGrid& grid);
+absl::StatusOr<CollectivePlan> PlanCollective(const HloInstruction& instruction,
+                                              const DeviceGrid& grid);
 
 // The leaves of `instruction`'s result a plan writes, in receive order: {}
 // for an array result, {i} for a tuple one, {1} / {1, i} for all-gather-start

@@ -21,8 +21,8 @@ class DeviceCollectives {
   // `receive` (plan.receive_bytes each). Devices reach a plan's collectives
   // in the same order; a peer that does not arrive in time is
   // DEADLINE_EXCEEDED naming its device.
-  virtual absl::Status Run(const CollectivePlan& plan, int64_t device, absl::Span<const void* const> send,
-                           absl::Span<void* const> receive) = 0;
+  virtual absl::Status Run(const CollectivePlan& plan, int64_t device,
+                           absl::Span<const void* const> send, absl::Span<void* const> receive) = 0;
 };
 
 }  // namespace hmo::collectives

@@ -44,7 +44,8 @@ class MpiCollectives final : public DeviceCollectives {
   absl::StatusOr<std::vector<std::vector<char>>> AllGather(absl::Span<const char> bytes);
 
  private:
-  MpiCollectives(int process, int process_count) : process_(process), process_count_(process_count) {}
+  MpiCollectives(int process, int process_count)
+      : process_(process), process_count_(process_count) {}
 
   int process_;
   int process_count_;

@@ -51,9 +51,8 @@ class Rendezvous {
   // contribute values of different types under one key. With num_ranks == 1
   // it returns at once, whatever the deadline.
   template <typename T>
-  absl::StatusOr<std::vector<T>> AllGather(absl::string_view key, int num_ranks, int rank,
-                                           T value, absl::Time deadline,
-                                           const RankNamer& rank_namer = {}) {
+  absl::StatusOr<std::vector<T>> AllGather(absl::string_view key, int num_ranks, int rank, T value,
+                                           absl::Time deadline, const RankNamer& rank_namer = {}) {
     static_assert(std::is_copy_constructible_v<T>, "rendezvous values are copied to every rank");
     absl::StatusOr<std::shared_ptr<const std::vector<std::any>>> values =
         ArriveAndWait(key, num_ranks, rank, std::any(std::move(value)), deadline, rank_namer);

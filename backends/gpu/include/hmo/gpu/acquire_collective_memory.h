@@ -37,8 +37,8 @@ absl::StatusOr<std::vector<CollectiveMemoryRequest>> NormalizeCollectiveMemoryRe
 // shared by all ranks and must outlive the call; a clique of one needs no
 // other thread. INVALID_ARGUMENT at once for a rank outside the clique.
 absl::StatusOr<CollectiveMemory> AcquireCollectiveMemory(
-    CollectiveMemoryBackend& backend, collectives::Rendezvous& rendezvous, const CliqueKey& clique, int rank,
-    absl::Span<const CollectiveMemoryRequest> requests, absl::Time deadline);
+    CollectiveMemoryBackend& backend, collectives::Rendezvous& rendezvous, const CliqueKey& clique,
+    int rank, absl::Span<const CollectiveMemoryRequest> requests, absl::Time deadline);
 
 }  // namespace hmo::gpu
 
