@@ -152,12 +152,16 @@ bool Overlap(const void* a, int64_t a_bytes, const void* b, int64_t b_bytes) {
 
 }  // namespace
 
-std::vector<int64_t> MeetingMembers(const CollectivePlan& plan, int64_t device) {
-  if (plan.kind != CollectiveKind::kCollectivePermute)
-    return plan.participants[static_cast<size_t>(device)];
-  std::vector<int64_t> members;
-  for (int64_t d = 0; d < plan.grid.device_count(); ++d) members.push_back(d);
-  return members;
+Meeting MeetingOf(const CollectivePlan& plan, int64_t device) {
+  Meeting meeting;
+  if (plan.kind != CollectiveKind::kCollectivePermute) {
+    meeting.members = plan.participants[static_cast<size_t>(device)];
+  } else {
+    for (int64_t d = 0; d < plan.grid.device_count(); ++d) meeting.members.push_back(d);
+  }
+  meeting.rank = static_cast<int>(
+      std::find(meeting.members.begin(), meeting.members.end(), device) - meeting.members.begin());
+  return meeting;
 }
 
 bool ReceiveOverlapsSend(const CollectivePlan& plan, absl::Span<const void* const> send,
@@ -170,11 +174,31 @@ bool ReceiveOverlapsSend(const CollectivePlan& plan, absl::Span<const void* cons
   return false;
 }
 
-void WriteDeviceId(const CollectivePlan& plan, int64_t device, void* receive) {
+ReceiveTargets::ReceiveTargets(const CollectivePlan& plan, absl::Span<const void* const> send,
+                               absl::Span<void* const> receive)
+    : receive_(receive), out_(receive.size()) {
+  const bool overlap = ReceiveOverlapsSend(plan, send, receive);
+  if (overlap) temporaries_.resize(receive.size());
+  for (size_t i = 0; i < receive.size(); ++i) {
+    if (overlap) temporaries_[i].resize(static_cast<size_t>(plan.receive_bytes[i]));
+    out_[i] = overlap ? temporaries_[i].data() : static_cast<char*>(receive[i]);
+  }
+}
+
+void ReceiveTargets::Finish() {
+  for (size_t i = 0; i < temporaries_.size(); ++i) {
+    std::memcpy(receive_[i], temporaries_[i].data(), temporaries_[i].size());
+  }
+}
+
+bool WriteDeviceId(const CollectivePlan& plan, int64_t device, absl::Span<void* const> receive) {
+  if (plan.kind != CollectiveKind::kReplicaId && plan.kind != CollectiveKind::kPartitionId)
+    return false;
   const uint32_t id =
       static_cast<uint32_t>(plan.kind == CollectiveKind::kReplicaId ? plan.grid.replica(device)
                                                                     : plan.grid.partition(device));
-  std::memcpy(receive, &id, sizeof(id));
+  std::memcpy(receive[0], &id, sizeof(id));
+  return true;
 }
 
 absl::Status ComputeReceive(const CollectivePlan& plan, int64_t device, int rank, int ranks,

@@ -14,9 +14,14 @@
 
 namespace hmo::collectives {
 
-// The devices that meet for `plan` as `device`, in rank order: its group, or
-// every device for a collective-permute.
-std::vector<int64_t> MeetingMembers(const CollectivePlan& plan, int64_t device);
+// The devices that meet for `plan` as `device`, in rank order (its group,
+// or every device for a collective-permute), and its rank among them.
+struct Meeting {
+  std::vector<int64_t> members;
+  int rank = 0;
+  int ranks() const { return static_cast<int>(members.size()); }
+};
+Meeting MeetingOf(const CollectivePlan& plan, int64_t device);
 
 // Whether one of `receive` overlaps one of `send` (the receive buffers are
 // then written through temporaries).
@@ -29,8 +34,26 @@ absl::Status ComputeReceive(const CollectivePlan& plan, int64_t device, int rank
                             const std::function<const char*(int member, size_t buffer)>& peer,
                             absl::Span<char* const> out);
 
-// replica-id / partition-id: the device's id as u32 into `receive`.
-void WriteDeviceId(const CollectivePlan& plan, int64_t device, void* receive);
+// Where a device writes its receive buffers: the buffers themselves, or
+// temporaries when one overlaps one of its send buffers (a peer, or its own
+// computation, may still read them), copied in by Finish.
+class ReceiveTargets {
+ public:
+  ReceiveTargets(const CollectivePlan& plan, absl::Span<const void* const> send,
+                 absl::Span<void* const> receive);
+  absl::Span<char* const> out() const { return out_; }
+  // Once nothing reads the send buffers any more.
+  void Finish();
+
+ private:
+  absl::Span<void* const> receive_;
+  std::vector<std::vector<char>> temporaries_;
+  std::vector<char*> out_;
+};
+
+// replica-id / partition-id: writes the device's id as u32 into
+// `receive[0]` and returns true; false for the collectives.
+bool WriteDeviceId(const CollectivePlan& plan, int64_t device, absl::Span<void* const> receive);
 
 }  // namespace hmo::collectives
 

@@ -28,14 +28,11 @@ absl::Status InProcessCollectives::Run(const CollectivePlan& plan, int64_t devic
     return absl::InternalError(fmt::format("{}: device {} passed {} send and {} receive buffers",
                                            plan.description, device, send.size(), receive.size()));
   }
-  if (plan.kind == CollectiveKind::kReplicaId || plan.kind == CollectiveKind::kPartitionId) {
-    WriteDeviceId(plan, device, receive[0]);
-    return absl::OkStatus();
-  }
-  const std::vector<int64_t> members = MeetingMembers(plan, device);
-  const int rank =
-      static_cast<int>(std::find(members.begin(), members.end(), device) - members.begin());
-  const int ranks = static_cast<int>(members.size());
+  if (WriteDeviceId(plan, device, receive)) return absl::OkStatus();
+  const Meeting meeting = MeetingOf(plan, device);
+  const std::vector<int64_t>& members = meeting.members;
+  const int rank = meeting.rank;
+  const int ranks = meeting.ranks();
   const std::string key = fmt::format("{}/{}/{}", static_cast<const void*>(&plan), members.front(),
                                       NextOccurrence(plan, device));
   const RankNamer namer = [&](int r) {
@@ -47,29 +44,19 @@ absl::Status InProcessCollectives::Run(const CollectivePlan& plan, int64_t devic
           absl::Now() + timeout_, namer);
   if (!exchanged.ok()) return exchanged.status();
 
-  // Where this device writes: its receive buffers, or temporaries when one
-  // overlaps a send buffer a peer may still read.
-  const bool overlap = ReceiveOverlapsSend(plan, send, receive);
-  std::vector<std::vector<char>> temporaries(overlap ? receive.size() : 0);
-  std::vector<char*> out(receive.size());
-  for (size_t i = 0; i < receive.size(); ++i) {
-    if (overlap) temporaries[i].resize(static_cast<size_t>(plan.receive_bytes[i]));
-    out[i] = overlap ? temporaries[i].data() : static_cast<char*>(receive[i]);
-  }
+  ReceiveTargets targets(plan, send, receive);
   const absl::Status computed = ComputeReceive(
       plan, device, rank, ranks,
       [&](int r, size_t i) {
         return static_cast<const char*>((*exchanged)[static_cast<size_t>(r)][i]);
       },
-      out);
+      targets.out());
   // Arrive even after a failure, so the peers do not wait for the deadline.
   absl::StatusOr<std::vector<int>> read =
       rendezvous_.AllGather<int>(key + "/read", ranks, rank, rank, absl::Now() + timeout_, namer);
   if (!computed.ok()) return computed;
   if (!read.ok()) return read.status();
-  for (size_t i = 0; i < temporaries.size(); ++i) {
-    std::memcpy(receive[i], temporaries[i].data(), temporaries[i].size());
-  }
+  targets.Finish();
   return absl::OkStatus();
 }
 

@@ -117,14 +117,11 @@ absl::Status MpiCollectives::Run(const CollectivePlan& plan, int64_t device,
         fmt::format("{}: process {} ran device {} with {} send and {} receive buffers",
                     plan.description, process_, device, send.size(), receive.size()));
   }
-  if (plan.kind == CollectiveKind::kReplicaId || plan.kind == CollectiveKind::kPartitionId) {
-    WriteDeviceId(plan, device, receive[0]);
-    return absl::OkStatus();
-  }
-  const std::vector<int64_t> members = MeetingMembers(plan, device);
-  const int rank =
-      static_cast<int>(std::find(members.begin(), members.end(), device) - members.begin());
-  const int ranks = static_cast<int>(members.size());
+  if (WriteDeviceId(plan, device, receive)) return absl::OkStatus();
+  const Meeting meeting = MeetingOf(plan, device);
+  const std::vector<int64_t>& members = meeting.members;
+  const int rank = meeting.rank;
+  const int ranks = meeting.ranks();
   // Every device runs every collective of the program in order: the count
   // tags this one alike on every process (MPI keeps a pair's messages of one
   // tag in order).
@@ -204,23 +201,16 @@ absl::Status MpiCollectives::Run(const CollectivePlan& plan, int64_t device,
     std::this_thread::yield();
   }
 
-  const bool overlap = ReceiveOverlapsSend(plan, send, receive);
-  std::vector<std::vector<char>> temporaries(overlap ? receive.size() : 0);
-  std::vector<char*> out(receive.size());
-  for (size_t i = 0; i < receive.size(); ++i) {
-    if (overlap) temporaries[i].resize(static_cast<size_t>(plan.receive_bytes[i]));
-    out[i] = overlap ? temporaries[i].data() : static_cast<char*>(receive[i]);
-  }
+  ReceiveTargets targets(plan, send, receive);
   const auto peer = [&](int r, size_t i) -> const char* {
     if (r == rank) return static_cast<const char*>(send[i]);
     const std::vector<std::vector<char>>& buffers = copies[static_cast<size_t>(r)];
     return i < buffers.size() ? buffers[i].data() : nullptr;
   };
-  if (absl::Status computed = ComputeReceive(plan, device, rank, ranks, peer, out); !computed.ok())
+  if (absl::Status computed = ComputeReceive(plan, device, rank, ranks, peer, targets.out());
+      !computed.ok())
     return computed;
-  for (size_t i = 0; i < temporaries.size(); ++i) {
-    std::memcpy(receive[i], temporaries[i].data(), temporaries[i].size());
-  }
+  targets.Finish();
   return absl::OkStatus();
 }
 
