@@ -52,8 +52,8 @@ absl::Status InProcessCollectives::Run(const CollectivePlan& plan, int64_t devic
       },
       targets.out());
   // Arrive even after a failure, so the peers do not wait for the deadline.
-  absl::StatusOr<std::vector<int>> read =
-      rendezvous_.AllGather<int>(key + "/read", ranks, rank, rank, absl::Now() + timeout_, namer);
+  absl::StatusOr<std::vector<int>> read = read_rendezvous_.AllGather<int>(
+      key + "/read", ranks, rank, rank, absl::Now() + timeout_, namer);
   if (!computed.ok()) return computed;
   if (!read.ok()) return read.status();
   targets.Finish();

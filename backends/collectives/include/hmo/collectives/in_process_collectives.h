@@ -10,7 +10,10 @@
 // participant has finished reading, so no device overwrites a send buffer
 // a peer still reads. Devices must reach a plan's collectives in the same
 // order, as with NCCL; a participant that does not arrive within the
-// timeout fails the others with DEADLINE_EXCEEDED naming its device.
+// timeout fails the others with DEADLINE_EXCEEDED naming its device, and
+// one that failed (Abort) fails them at once with ABORTED at their next
+// first meeting (never at a second one: a device leaving then would free
+// send buffers its peers still read).
 
 #include <cstdint>
 #include <mutex>
@@ -48,7 +51,12 @@ class InProcessCollectives final : public DeviceCollectives {
   int64_t NextOccurrence(const CollectivePlan& plan, int64_t device);
 
   absl::Duration timeout_;
+  // The first meeting of each collective, which Abort fails.
   Rendezvous rendezvous_;
+  // The second ("every peer has read"): never aborted, since its members
+  // all passed the first and only compute before arriving, and a device
+  // that left early would free buffers a peer still reads.
+  Rendezvous read_rendezvous_;
   std::mutex mutex_;
   absl::flat_hash_map<std::pair<const CollectivePlan*, int64_t>, int64_t> occurrences_;
 };
