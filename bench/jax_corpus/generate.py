@@ -820,6 +820,27 @@ Sizes are bytes from `memory_analysis()`; "donated" lists flat parameter numbers
     write_readme_keeping_sections(out_root, text)
 
 
+def run_workers(script, names, out_root, buffer_assignment_max_bytes, xla_flags="",
+                prefix="hmo_jax_dump_"):
+    """Runs `script --worker NAME` for each program in a fresh process (so each
+    XLA dump directory holds one module), with `xla_flags` before the dump
+    flags. Returns the names whose worker failed."""
+    failed = []
+    for n in names:
+        with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
+            env = dict(os.environ)
+            env["XLA_FLAGS"] = (xla_flags + " " if xla_flags else "") + \
+                "--xla_dump_to=%s --xla_dump_hlo_as_text" % tmp
+            env["JAX_PLATFORMS"] = "cpu"
+            env.setdefault("JAX_ENABLE_X64", "0")
+            cmd = [sys.executable, script, "--worker", n,
+                   "--buffer-assignment-max-bytes", str(buffer_assignment_max_bytes),
+                   "--out", os.path.join(out_root, n), "--dump", tmp]
+            if subprocess.run(cmd, env=env).returncode != 0:
+                failed.append(n)
+    return failed
+
+
 def write_readme_keeping_sections(out_root, text):
     """Writes out_root/README.md as `text` followed by the hand-written
     sections after the generated table (from the first "## ") of the old one."""
@@ -862,19 +883,7 @@ def main():
             raise SystemExit("unknown program %r; --list shows them" % n)
     out_root = os.path.abspath(a.out)
     os.makedirs(out_root, exist_ok=True)
-    failed = []
-    for n in names:
-        with tempfile.TemporaryDirectory(prefix="hmo_jax_dump_") as tmp:
-            env = dict(os.environ)
-            env["XLA_FLAGS"] = "--xla_dump_to=%s --xla_dump_hlo_as_text" % tmp
-            env["JAX_PLATFORMS"] = "cpu"
-            env.setdefault("JAX_ENABLE_X64", "0")
-            cmd = [sys.executable, os.path.abspath(__file__), "--worker", n,
-                   "--buffer-assignment-max-bytes", str(a.buffer_assignment_max_bytes),
-                   "--out", os.path.join(out_root, n), "--dump", tmp]
-            r = subprocess.run(cmd, env=env)
-            if r.returncode != 0:
-                failed.append(n)
+    failed = run_workers(os.path.abspath(__file__), names, out_root, a.buffer_assignment_max_bytes)
     if not a.real_size:
         write_readme(out_root)
     if failed:

@@ -50,7 +50,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from generate import _normal, _rng, _xent, write_readme_keeping_sections  # noqa: E402
+from generate import _normal, _rng, _xent, run_workers, write_readme_keeping_sections  # noqa: E402
 
 SEED = 20240601
 NUM_DEVICES = 4
@@ -943,20 +943,9 @@ def main():
             raise SystemExit("unknown program %r; --list shows them" % n)
     out_root = os.path.abspath(a.out)
     os.makedirs(out_root, exist_ok=True)
-    failed = []
-    for n in names:
-        with tempfile.TemporaryDirectory(prefix="hmo_jax_spmd_dump_") as tmp:
-            env = dict(os.environ)
-            env["XLA_FLAGS"] = ("--xla_force_host_platform_device_count=%d "
-                                "--xla_dump_to=%s --xla_dump_hlo_as_text" % (NUM_DEVICES, tmp))
-            env["JAX_PLATFORMS"] = "cpu"
-            env.setdefault("JAX_ENABLE_X64", "0")
-            cmd = [sys.executable, os.path.abspath(__file__), "--worker", n,
-                   "--buffer-assignment-max-bytes", str(a.buffer_assignment_max_bytes),
-                   "--out", os.path.join(out_root, n), "--dump", tmp]
-            r = subprocess.run(cmd, env=env)
-            if r.returncode != 0:
-                failed.append(n)
+    failed = run_workers(os.path.abspath(__file__), names, out_root, a.buffer_assignment_max_bytes,
+                         xla_flags="--xla_force_host_platform_device_count=%d" % NUM_DEVICES,
+                         prefix="hmo_jax_spmd_dump_")
     write_readme(out_root)
     if failed:
         raise SystemExit("failed: " + ", ".join(failed))
