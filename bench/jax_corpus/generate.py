@@ -821,10 +821,10 @@ Sizes are bytes from `memory_analysis()`; "donated" lists flat parameter numbers
 
 
 def run_workers(script, names, out_root, buffer_assignment_max_bytes, xla_flags="",
-                prefix="hmo_jax_dump_"):
-    """Runs `script --worker NAME` for each program in a fresh process (so each
-    XLA dump directory holds one module), with `xla_flags` before the dump
-    flags. Returns the names whose worker failed."""
+                prefix="hmo_jax_dump_", extra_args=()):
+    """Runs `script --worker NAME` (plus `extra_args`) for each program in a
+    fresh process (so each XLA dump directory holds one module), with
+    `xla_flags` before the dump flags. Returns the names whose worker failed."""
     failed = []
     for n in names:
         with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
@@ -835,7 +835,7 @@ def run_workers(script, names, out_root, buffer_assignment_max_bytes, xla_flags=
             env.setdefault("JAX_ENABLE_X64", "0")
             cmd = [sys.executable, script, "--worker", n,
                    "--buffer-assignment-max-bytes", str(buffer_assignment_max_bytes),
-                   "--out", os.path.join(out_root, n), "--dump", tmp]
+                   "--out", os.path.join(out_root, n), "--dump", tmp, *extra_args]
             if subprocess.run(cmd, env=env).returncode != 0:
                 failed.append(n)
     return failed

@@ -36,18 +36,30 @@ JAX is NOT a test dependency: run this by hand and commit its output.
 
     .venv-jax/bin/python bench/jax_corpus/generate_spmd.py --out tests/corpus_spmd
     .venv-jax/bin/python bench/jax_corpus/generate_spmd.py --out tests/corpus_spmd --only ring_permute
+
+--real-size writes the same programs at the sizes of REAL_SIZES (benchmark
+only, never committed; no corpus README) and records in each manifest XLA's
+warm median of the compiled sharded step (`xla_timing`, time_compiled), timed
+in the worker that generated it; --time PROGRAM only compiles and times
+(speed_spmd.py runs it right before hmo):
+
+    .venv-jax/bin/python bench/jax_corpus/generate_spmd.py --real-size --out /tmp/spmd_rs
+    .venv-jax/bin/python bench/jax_corpus/generate_spmd.py --real-size --time tp_mlp
 """
 
 import argparse
 import datetime
+import functools
 import glob
 import json
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from generate import _normal, _rng, _xent, run_workers, write_readme_keeping_sections  # noqa: E402
@@ -55,6 +67,7 @@ from generate import _normal, _rng, _xent, run_workers, write_readme_keeping_sec
 SEED = 20240601
 NUM_DEVICES = 4
 BUFFER_ASSIGNMENT_MAX_BYTES = 256 * 1024
+REAL_SIZE_TIMED_RUNS = 6       # XLA's warm runs timed per real-size program
 
 # Opcodes reported as "collectives" (with partition-id / replica-id).
 COLLECTIVE_OPCODES = (
@@ -131,14 +144,14 @@ def _sgd_step(loss_fn, lr):
 @program("dp_mlp_allreduce", "Data-parallel MLP (16-32-8) training step on "
          "mesh (data=4): batch 16 sharded P('data'), params replicated and "
          "donated, gradient all-reduce, SGD update")
-def build_dp_mlp_allreduce():
+def build_dp_mlp_allreduce(batch=16, d_in=16, hidden=32, classes=8):
     import numpy as np
     from jax.sharding import PartitionSpec as P
     rng = _rng()
-    params = {"w1": _normal(rng, (16, 32), 0.25), "b1": np.zeros((32,), np.float32),
-              "w2": _normal(rng, (32, 8), 0.18), "b2": np.zeros((8,), np.float32)}
-    x = _normal(rng, (16, 16))
-    y = rng.integers(0, 8, (16,)).astype(np.int32)
+    params = {"w1": _normal(rng, (d_in, hidden), 0.25), "b1": np.zeros((hidden,), np.float32),
+              "w2": _normal(rng, (hidden, classes), 0.18), "b2": np.zeros((classes,), np.float32)}
+    x = _normal(rng, (batch, d_in))
+    y = rng.integers(0, classes, (batch,)).astype(np.int32)
     step = _sgd_step(_mlp_loss, 0.1)
 
     def dp_mlp_allreduce_step(params, x, y):
@@ -156,16 +169,16 @@ def build_dp_mlp_allreduce():
          "(model=4): x replicated, w1 [16,64] column-sharded P(None,'model') "
          "with b1, w2 [64,16] row-sharded P('model',None), all-reduce of the "
          "partial outputs, replicated result")
-def build_tp_mlp():
+def build_tp_mlp(batch=8, d=16, ff=64):
     import jax
     import numpy as np
     from jax.sharding import PartitionSpec as P
     rng = _rng()
-    x = _normal(rng, (8, 16))
-    w1 = _normal(rng, (16, 64), 0.25)
-    b1 = _normal(rng, (64,), 0.1)
-    w2 = _normal(rng, (64, 16), 0.125)
-    b2 = _normal(rng, (16,), 0.1)
+    x = _normal(rng, (batch, d))
+    w1 = _normal(rng, (d, ff), 0.25)
+    b1 = _normal(rng, (ff,), 0.1)
+    w2 = _normal(rng, (ff, d), 0.125)
+    b2 = _normal(rng, (d,), 0.1)
 
     def tp_mlp_forward(x, w1, b1, w2, b2):
         h = jax.nn.gelu(x @ w1 + b1)
@@ -181,15 +194,15 @@ def build_tp_mlp():
 @program("mesh2x2_mlp_step", "MLP (16-32-8, tanh, MSE) training step on mesh "
          "(data=2, model=2): w1 P(None,'model'), w2 P('model',None) donated, "
          "x,y P('data',None); SGD; loss replicated")
-def build_mesh2x2_mlp_step():
+def build_mesh2x2_mlp_step(batch=16, d_in=16, hidden=32, d_out=8):
     import jax
     import jax.numpy as jnp
     from jax.sharding import PartitionSpec as P
     rng = _rng()
-    w1 = _normal(rng, (16, 32), 0.25)
-    w2 = _normal(rng, (32, 8), 0.18)
-    x = _normal(rng, (16, 16))
-    y = _normal(rng, (16, 8))
+    w1 = _normal(rng, (d_in, hidden), 0.25)
+    w2 = _normal(rng, (hidden, d_out), 0.18)
+    x = _normal(rng, (batch, d_in))
+    y = _normal(rng, (batch, d_out))
 
     def mesh2x2_mlp_step(w1, w2, x, y):
         def loss_fn(w1, w2):
@@ -209,15 +222,15 @@ def build_mesh2x2_mlp_step():
          "on mesh (data=4): w1,w2 sharded P('data') along dim 0 and donated, "
          "all_gather(tiled) for the forward, gradients psum_scatter(tiled) "
          "(reduce-scatter), sharded SGD update; loss pmean")
-def build_fsdp_mlp():
+def build_fsdp_mlp(batch=16, d_in=16, hidden=32, classes=8):
     import jax
     import numpy as np
     from jax.sharding import PartitionSpec as P
     rng = _rng()
-    w1 = _normal(rng, (16, 32), 0.25)
-    w2 = _normal(rng, (32, 8), 0.18)
-    x = _normal(rng, (16, 16))
-    y = rng.integers(0, 8, (16,)).astype(np.int32)
+    w1 = _normal(rng, (d_in, hidden), 0.25)
+    w2 = _normal(rng, (hidden, classes), 0.18)
+    x = _normal(rng, (batch, d_in))
+    y = rng.integers(0, classes, (batch,)).astype(np.int32)
     mesh = _mesh((4,), ("data",))
     lr = 0.1
 
@@ -255,18 +268,18 @@ def build_fsdp_mlp():
          "reduce-scatter steps and 3 all-gather steps, each a "
          "lax.ppermute to the next device (collective-permute) with the chunk "
          "picked by axis_index (partition-id, dynamic-slice)")
-def build_ring_permute():
+def build_ring_permute(width=32):
     import jax
     import jax.numpy as jnp
     import numpy as np
     from jax.sharding import PartitionSpec as P
     rng = _rng()
     n = 4
-    x = _normal(rng, (n * n, 32))      # device d holds rows [4d, 4d+4)
+    x = _normal(rng, (n * n, width))   # device d holds rows [4d, 4d+4)
     mesh = _mesh((n,), ("ring",))
     perm = [(j, (j + 1) % n) for j in range(n)]
 
-    def shard_ring(blk):                # blk: [n, 32], chunk c = row c
+    def shard_ring(blk):                # blk: [n, width], chunk c = row c
         me = jax.lax.axis_index("ring")
 
         def chunk(a, c):
@@ -292,7 +305,7 @@ def build_ring_permute():
         return sm(x)
 
     def ref(x):
-        s = x.reshape(n, n, 32).sum(axis=0)
+        s = x.reshape(n, n, width).sum(axis=0)
         return np.concatenate([s] * n, axis=0)
 
     return dict(fn=ring_permute_allreduce, args=(x,), mesh=mesh,
@@ -305,13 +318,13 @@ def build_ring_permute():
          "capacity-2 dispatch to [4 experts, 2, 8], lax.all_to_all (tiled) to "
          "the experts, per-expert relu(x @ w_e) with w [4,8,8] sharded "
          "P('expert'), all_to_all back, gated combine")
-def build_all_to_all():
+def build_all_to_all(tokens=8, dim=8, capacity=2):
     import jax
     import jax.numpy as jnp
     import numpy as np
     from jax.sharding import PartitionSpec as P
     rng = _rng()
-    E, T, D, C = 4, 8, 8, 2            # experts(=devices), tokens/device, dim, capacity
+    E, T, D, C = 4, tokens, dim, capacity  # experts(=devices), tokens/device, dim, capacity
     x = _normal(rng, (E * T, D))
     wr = _normal(rng, (D, E), 0.5)
     we = _normal(rng, (E, D, D), 1 / np.sqrt(D))
@@ -354,6 +367,67 @@ def build_all_to_all():
     return dict(fn=all_to_all_moe, args=(x, wr, we), mesh=mesh,
                 in_specs=specs, out_specs=P("expert"),
                 reference=_single_device(ref), check=["all-to-all"])
+
+
+# Real-size variants (benchmark only, never committed, never tests): the same
+# builders, structure, collectives and shardings, at sizes where XLA:CPU with
+# 4 host devices takes tens to hundreds of milliseconds a step on a 2-core
+# machine. name -> (description, builder keyword arguments).
+REAL_SIZES = {
+    "dp_mlp_allreduce": ("Data-parallel MLP (512-1024-256) training step on mesh (data=4): "
+                         "batch 1024 sharded P('data'), params replicated and donated, "
+                         "gradient all-reduce, SGD update",
+                         dict(batch=1024, d_in=512, hidden=1024, classes=256)),
+    "tp_mlp": ("Tensor-parallel (Megatron) MLP forward on mesh (model=4): x [256,1024] "
+               "replicated, w1 [1024,4096] P(None,'model') with b1, w2 [4096,1024] "
+               "P('model',None), all-reduce of the partial outputs, replicated result",
+               dict(batch=256, d=1024, ff=4096)),
+    "mesh2x2_mlp_step": ("MLP (512-2048-256, tanh, MSE) training step on mesh (data=2, "
+                         "model=2), batch 512: w1 P(None,'model'), w2 P('model',None) "
+                         "donated, x,y P('data',None); SGD; loss replicated",
+                         dict(batch=512, d_in=512, hidden=2048, d_out=256)),
+    "fsdp_mlp": ("FSDP/ZeRO-3 MLP (512-1024-256) training step under shard_map on mesh "
+                 "(data=4), batch 1024: w1,w2 P('data') donated, all_gather(tiled), "
+                 "psum_scatter(tiled), sharded SGD update; loss pmean",
+                 dict(batch=1024, d_in=512, hidden=1024, classes=256)),
+    "ring_permute": ("Ring all-reduce by hand under shard_map on mesh (ring=4): each "
+                     "device's [4,1048576] block in 4 chunks, 3 reduce-scatter and 3 "
+                     "all-gather ppermute steps (collective-permute, partition-id, "
+                     "dynamic-slice)",
+                     dict(width=1 << 20)),
+    "all_to_all": ("MoE-style top-1 layer under shard_map on mesh (expert=4): 512 tokens x "
+                   "256 features per device, capacity-256 dispatch to [4,256,256], "
+                   "all_to_all (tiled) there and back, per-expert relu(x @ w_e), w "
+                   "[4,256,256] P('expert'), gated combine",
+                   dict(tokens=512, dim=256, capacity=256)),
+}
+
+
+def program_table(real_size=False):
+    """name -> (description, builder): the committed programs, or with
+    real_size their real-size variants (builders bound to REAL_SIZES)."""
+    if not real_size:
+        return PROGRAMS
+    return {n: (REAL_SIZES[n][0], functools.partial(PROGRAMS[n][1], **REAL_SIZES[n][1]))
+            for n in PROGRAMS}
+
+
+def time_compiled(compiled, args, in_shardings, runs):
+    """XLA's run time of a compiled (sharded) step: the arguments placed anew
+    from numpy before every call (donation deletes them), outside the timing;
+    one warm-up call, then the median of `runs` warm calls, each waited for
+    with block_until_ready."""
+    import jax
+    times = []
+    for _ in range(runs + 1):
+        placed = jax.device_put(args, in_shardings)
+        jax.block_until_ready(placed)
+        start = time.perf_counter()
+        jax.block_until_ready(compiled(*placed))
+        times.append(time.perf_counter() - start)
+    return {"warmup_s": times[0], "warm_median_s": statistics.median(times[1:]),
+            "warm_runs": runs, "num_devices": jax.device_count(),
+            "xla_flags": os.environ.get("XLA_FLAGS", ""), "cpu_count": os.cpu_count()}
 
 
 # ---------------------------------------------------------------------------
@@ -538,7 +612,12 @@ def _spec_json(sharding):
 # ---------------------------------------------------------------------------
 
 
-def worker(name, out_dir, dump_dir, buffer_assignment_max_bytes=BUFFER_ASSIGNMENT_MAX_BYTES):
+def worker(name, out_dir, dump_dir, buffer_assignment_max_bytes=BUFFER_ASSIGNMENT_MAX_BYTES,
+           real_size=False, time_runs=0):
+    """Generates program `name` into out_dir; with real_size its real-size
+    variant, and with time_runs > 0 XLA's timing (time_compiled) goes into its
+    manifest. With out_dir None it only compiles and prints that timing as
+    JSON (speed_spmd.py)."""
     flags = os.environ.get("XLA_FLAGS", "")
     if "--xla_force_host_platform_device_count=%d" % NUM_DEVICES not in flags:
         os.environ["XLA_FLAGS"] = (flags + " --xla_force_host_platform_device_count=%d"
@@ -550,7 +629,7 @@ def worker(name, out_dir, dump_dir, buffer_assignment_max_bytes=BUFFER_ASSIGNMEN
     from jax._src.lib import xla_client as xc
 
     assert jax.device_count() == NUM_DEVICES, jax.devices()
-    description, builder = PROGRAMS[name]
+    description, builder = program_table(real_size)[name]
     spec = builder()
     fn, args, mesh = spec["fn"], spec["args"], spec["mesh"]
     assert list(mesh.devices.flat) == jax.devices()[:mesh.devices.size]
@@ -580,6 +659,9 @@ def worker(name, out_dir, dump_dir, buffer_assignment_max_bytes=BUFFER_ASSIGNMEN
     jitted = jax.jit(fn, **jit_kwargs)
     lowered = jitted.lower(*dev_args)
     compiled = lowered.compile()
+    if out_dir is None:
+        print(json.dumps(time_compiled(compiled, args, in_shardings, time_runs)))
+        return
     # The dumps of this compilation, before anything else compiles.
     # Locate the dumps of this one module: module_NNNN.jit_<fn>.<suffix>.
     mod = "jit_" + fn.__name__
@@ -800,6 +882,8 @@ def worker(name, out_dir, dump_dir, buffer_assignment_max_bytes=BUFFER_ASSIGNMEN
         "memory_analysis": "memory_analysis.json",
     }
     assert [_spec_json(s) for s in comp_in_sh] == [m["partition_spec"] for m in manifest["inputs"]]
+    if time_runs:
+        manifest["xla_timing"] = time_compiled(compiled, args, in_shardings, time_runs)
     with open(os.path.join(out_dir, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=2)
         f.write("\n")
@@ -923,33 +1007,48 @@ def main():
     ap.add_argument("--out", default="tests/corpus_spmd")
     ap.add_argument("--only", action="append", help="program name (repeatable)")
     ap.add_argument("--list", action="store_true")
+    ap.add_argument("--real-size", action="store_true",
+                    help="the real-size variants of REAL_SIZES (benchmark only, not committed); "
+                         "their manifests hold XLA's warm median (xla_timing)")
+    ap.add_argument("--runs", type=int, default=REAL_SIZE_TIMED_RUNS,
+                    help="--real-size and --time: XLA's timed warm runs (default %(default)s)")
+    ap.add_argument("--time", metavar="PROGRAM",
+                    help="only compile PROGRAM and print XLA's timing as JSON (speed_spmd.py)")
     ap.add_argument("--buffer-assignment-max-bytes", type=int, default=BUFFER_ASSIGNMENT_MAX_BYTES,
                     help="copy XLA's buffer-assignment dump only up to this size")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     ap.add_argument("--dump", help=argparse.SUPPRESS)
     a = ap.parse_args()
 
+    table = program_table(a.real_size)
+    time_runs = a.runs if a.real_size else 0
     if a.list:
-        for n, (d, _) in PROGRAMS.items():
+        for n, (d, _) in table.items():
             print("%-18s %s" % (n, d))
         return
+    if a.time:
+        worker(a.time, None, None, real_size=a.real_size, time_runs=a.runs)
+        return
     if a.worker:
-        worker(a.worker, a.out, a.dump, a.buffer_assignment_max_bytes)
+        # (The call's text stays that of the committed corpus's dumps' stack frames.)
+        invoke = functools.partial(worker, real_size=a.real_size, time_runs=time_runs)
+        invoke(a.worker, a.out, a.dump, a.buffer_assignment_max_bytes)
         return
 
-    names = a.only or list(PROGRAMS)
+    names = a.only or list(table)
     for n in names:
-        if n not in PROGRAMS:
+        if n not in table:
             raise SystemExit("unknown program %r; --list shows them" % n)
     out_root = os.path.abspath(a.out)
     os.makedirs(out_root, exist_ok=True)
+    extra = ["--real-size", "--runs", str(a.runs)] if a.real_size else []
     failed = run_workers(os.path.abspath(__file__), names, out_root, a.buffer_assignment_max_bytes,
                          xla_flags="--xla_force_host_platform_device_count=%d" % NUM_DEVICES,
-                         prefix="hmo_jax_spmd_dump_")
-    write_readme(out_root)
+                         prefix="hmo_jax_spmd_dump_", extra_args=extra)
+    if not a.real_size:
+        write_readme(out_root)
     if failed:
         raise SystemExit("failed: " + ", ".join(failed))
-
 
 if __name__ == "__main__":
     main()

@@ -29,6 +29,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
+HMO = REPO / "build" / "bin" / "hmo"
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
@@ -61,22 +62,35 @@ def hmo_times(corpus, name, which, pipeline, backend, runs):
     dump = next(p for p in directory.iterdir() if p.name.endswith(suffix))
     inputs = sorted(directory.glob("input_*.npy"), key=lambda p: int(p.stem.split("_")[1]))
     with tempfile.TemporaryDirectory() as out:
-        command = [str(REPO / "build" / "bin" / "hmo"), "run", str(REPO / "pipelines" / (pipeline + ".yaml")),
+        command = [str(HMO), "run", str(REPO / "pipelines" / (pipeline + ".yaml")),
                    str(dump), "--execute", "--backend", backend, "--repeat", str(runs + 1),
                    "--results-dir", out]
         if inputs:
             command += ["--inputs", ",".join(str(p) for p in inputs)]
-        done = subprocess.run(command, capture_output=True, text=True)
-        if done.returncode != 0:
-            return dict(error=(done.stderr.strip().splitlines() or ["?"])[-1])
-        text = done.stdout
-        compile_s = float(re.search(r"compile ([0-9.]+) s", text).group(1))
-        runs_line = re.search(r"runs: cold ([0-9.]+) s, warm median ([0-9.]+) s", text)
-        cold, warm = float(runs_line.group(1)), float(runs_line.group(2))
-        error = worst_relative_error(directory, Path(out))
-        arenas = re.search(r"planned arenas: (.*)", text).group(1)
-        rss = re.search(r"peak RSS growth (\d+|unknown)", text).group(1)
-    return dict(compile=compile_s, cold=cold, warm=warm, error=error, arenas=arenas, rss=rss)
+        times = run_hmo(command)
+        if "error" not in times:
+            times["error"] = worst_relative_error(directory, Path(out))
+    return times
+
+
+def run_hmo(command, timeout=None):
+    """Runs an `hmo run ... --execute --repeat N` command line; its summary's
+    compile, cold and warm-median seconds (for several devices: all of them
+    together, from the first start to the last finish), planned arenas and
+    peak RSS growth, or dict(error=<stderr's last line>, stderr=...)."""
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return dict(error="killed after %g s (--timeout)" % timeout, stderr="")
+    if done.returncode != 0:
+        return dict(error=(done.stderr.strip().splitlines() or ["?"])[-1], stderr=done.stderr)
+    text = done.stdout
+    compile_s = float(re.search(r"compile ([0-9.]+) s", text).group(1))
+    runs_line = re.search(r"runs: cold ([0-9.]+) s, warm median ([0-9.]+) s", text)
+    cold, warm = float(runs_line.group(1)), float(runs_line.group(2))
+    arenas = re.search(r"planned arenas: (.*)", text).group(1)
+    rss = re.search(r"peak RSS growth (\d+|unknown)", text).group(1)
+    return dict(compile=compile_s, cold=cold, warm=warm, arenas=arenas, rss=rss)
 
 
 def worst_relative_error(directory, results):
