@@ -79,10 +79,6 @@ absl::Status ExecuteModule(const Backend& backend, const HloModule& module,
                     "holding device<d>/input_<i>.npy, or none (device d: arguments of seed + d)",
                     replicas, options.compile.num_replicas, module.num_partitions()));
   }
-  if (replicas > 1 && options.repeat > 1) {
-    return absl::InvalidArgumentError(
-        fmt::format("--repeat times one device; the module runs on {} devices", replicas));
-  }
   std::vector<std::vector<Literal>> arguments;
   for (int64_t r = 0; r < replicas; ++r) {
     absl::StatusOr<std::vector<Literal>> replica_arguments =
@@ -118,19 +114,19 @@ absl::Status ExecuteModule(const Backend& backend, const HloModule& module,
   std::vector<ExecutionProfile> profiles(1);
   PeakResidentSetMeter meter;
   meter.Start();
+  // One run of every device: the executable's Execute for one, its
+  // ExecuteReplicated (all devices at once) for several.
+  const auto run_all_devices =
+      [&](std::vector<ExecutionProfile>* run_profiles) -> absl::StatusOr<std::vector<Literal>> {
+    if (replicas > 1) return (*executable)->ExecuteReplicated(arguments, run_profiles);
+    absl::StatusOr<Literal> result = (*executable)->Execute(arguments[0], &run_profiles->front());
+    if (!result.ok()) return result.status();
+    std::vector<Literal> one;
+    one.push_back(*std::move(result));
+    return one;
+  };
   const Clock::time_point run_start = Clock::now();
-  absl::StatusOr<std::vector<Literal>> results;
-  if (replicas == 1) {
-    absl::StatusOr<Literal> result = (*executable)->Execute(arguments[0], &profiles[0]);
-    if (result.ok()) {
-      results.emplace();
-      results->push_back(*std::move(result));
-    } else {
-      results = result.status();
-    }
-  } else {
-    results = (*executable)->ExecuteReplicated(arguments, &profiles);
-  }
+  absl::StatusOr<std::vector<Literal>> results = run_all_devices(&profiles);
   const double run_wall_seconds = SecondsSince(run_start);
   const int64_t measured_growth = meter.Stop();
   if (!results.ok()) {
@@ -142,7 +138,9 @@ absl::Status ExecuteModule(const Backend& backend, const HloModule& module,
   }
   const ExecutionProfile& profile = profiles.front();
   report->executed = true;
-  report->run_seconds = profile.run_seconds > 0 ? profile.run_seconds : run_wall_seconds;
+  // Several devices run as one: the wall time covers all of them.
+  report->run_seconds =
+      replicas == 1 && profile.run_seconds > 0 ? profile.run_seconds : run_wall_seconds;
   // Ours covers the whole Execute call; the backend's is the fallback.
   report->peak_rss_growth_bytes =
       measured_growth >= 0 ? measured_growth : profile.peak_rss_growth_bytes;
@@ -150,23 +148,31 @@ absl::Status ExecuteModule(const Backend& backend, const HloModule& module,
   report->timeline = profile.timeline;
   report->result = results->front();
   if (replicas > 1) report->replica_results = *std::move(results);
-  if (replicas == 1 && options.repeat > 1) {
+  if (options.repeat > 1) {
+    // A multi-device run is timed as a whole: every device, collectives
+    // included, from the first start to the last finish.
     std::vector<double> warm;
     for (int64_t k = 1; k < options.repeat; ++k) {
-      ExecutionProfile again;
+      std::vector<ExecutionProfile> again(1);
       const Clock::time_point start = Clock::now();
-      absl::StatusOr<Literal> result = (*executable)->Execute(arguments[0], &again);
+      absl::StatusOr<std::vector<Literal>> again_results = run_all_devices(&again);
       const double wall = SecondsSince(start);
-      if (!result.ok()) return WithContext(result.status(), fmt::format("backend {}: execute", backend.name()));
+      if (!again_results.ok()) {
+        return WithContext(again_results.status(),
+                           fmt::format("backend {}: execute", backend.name()));
+      }
       // The same arguments give the same bits: a warm run that differs read
       // something an earlier run left behind.
-      if (!(*result == report->result)) {
+      const bool same = replicas == 1 ? again_results->front() == report->result
+                                      : *again_results == report->replica_results;
+      if (!same) {
         return absl::InternalError(fmt::format(
             "backend {}: warm run {} of {} computed another result than the first run on the same "
             "arguments",
             backend.name(), k, options.repeat - 1));
       }
-      warm.push_back(again.run_seconds > 0 ? again.run_seconds : wall);
+      warm.push_back(replicas == 1 && again.front().run_seconds > 0 ? again.front().run_seconds
+                                                                    : wall);
     }
     std::sort(warm.begin(), warm.end());
     const size_t n = warm.size();

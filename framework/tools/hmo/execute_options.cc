@@ -190,10 +190,6 @@ absl::StatusOr<ExecuteSettings> ResolveExecuteArguments(const ExecuteArguments& 
     if (*repeat < 1 || *repeat > 100000) {
       return absl::InvalidArgumentError(fmt::format("--repeat must be in [1, 100000], got {}", *repeat));
     }
-    if (*repeat > 1 && settings.compile.num_replicas > 1) {
-      return absl::InvalidArgumentError(
-          "--repeat times one device; it cannot be used with --replicas");
-    }
     settings.repeat = static_cast<int64_t>(*repeat);
   }
   if (!arguments.threads.empty()) {

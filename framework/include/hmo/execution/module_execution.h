@@ -77,8 +77,9 @@ struct ModuleExecutionOptions {
   std::optional<int64_t> memory_limit;
   // The pipeline's target, for that message.
   std::string pipeline_target;
-  // Execute calls (one device only): the first is the cold run whose result
-  // is kept and checked; the others measure the warm run time.
+  // Runs of the module on every device: the first is the cold run whose
+  // results are kept and checked; the others measure the warm run time (of
+  // all devices together when there are several).
   int64_t repeat = 1;
   // The trip budget of every while loop, in the executable and the reference
   // evaluation alike (hmo/base/loop_trip_budget.h); -1: none.
