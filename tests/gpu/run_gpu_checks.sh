@@ -4,9 +4,10 @@
 #   tests/gpu/run_gpu_checks.sh            (from the repository root)
 # It configures and builds the GPU targets, runs the GPU test binaries
 # (their device tests skip on machines without a GPU and run here), runs
-# `hmo run --execute --backend gpu --check` on real and small modules, and
+# `hmo run --execute --backend gpu --check` on real and small modules, the
+# SPMD corpus on 4 GPUs (skipped, and listed as skipped, with fewer), and
 # the pinned host memory pool benchmark, printing everything. Exit status:
-# the number of failed steps (0 = all passed).
+# the number of failed steps (0 = all passed; skips are not failures).
 #
 # The device machine cannot build hmo (no LLVM, Abseil, ... and no
 # network): make a prebuilt bundle here first with
@@ -123,9 +124,34 @@ step "offload benchmark" env OUT_DIR="$RESULTS/offload" timeout 300 "$ROOT/bench
 step "check fused host_offload_jit_f_while_loops.hlo" timeout 300 "$HMO" run --passes=cpu-fusion --execute \
   --backend gpu --check --seed 1 "$ROOT/tests/hlo/host_offload_jit_f_while_loops.hlo"
 
+# The SPMD corpus (tests/corpus_spmd/<program>/: XLA's partitioned modules,
+# num_partitions=4) on 4 CUDA devices: collectives of replica sub-groups
+# through NCCL (a communicator split per group), checked against hmo's
+# reference evaluator; the command lines are jax_corpus_spmd_test.cc's.
+# Machines with fewer GPUs skip them (counted below, not failures).
+GPUS=$(nvidia-smi -L 2> /dev/null | grep -c '^GPU ')
+SKIPPED=()
+for dir in "$ROOT"/tests/corpus_spmd/*/; do
+  dir=${dir%/}
+  program=$(basename "$dir")
+  dump=$(ls "$dir"/module_*.cpu_after_optimizations.txt 2> /dev/null | head -1)
+  [[ -n $dump ]] || continue
+  if [[ $GPUS -lt 4 ]]; then
+    echo "=== spmd $program: skipped: needs 4 GPUs, found $GPUS"
+    SKIPPED+=("spmd $program (needs 4 GPUs, found $GPUS)")
+    continue
+  fi
+  step "spmd $program" timeout 300 "$HMO" run "$ROOT/pipelines/memory-scheduler.yaml" "$dump" --execute \
+    --backend gpu --inputs "$dir" --results-dir "$RESULTS/spmd_$program" --check
+done
+
 step "pool benchmark" timeout 180 "$(find_binary hmo_gpu_host_memory_pool_bench)" --benchmark_min_time=0.05
 
 echo
+if [[ ${#SKIPPED[@]} -gt 0 ]]; then
+  echo "=== ${#SKIPPED[@]} skipped step(s):"
+  printf '  %s\n' "${SKIPPED[@]}"
+fi
 if [[ ${#FAILED[@]} -eq 0 ]]; then
   echo "=== all GPU checks passed"
 else

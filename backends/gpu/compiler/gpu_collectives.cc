@@ -59,8 +59,10 @@ std::string ReplicasString(int num_replicas) {
   return num_replicas == 1 ? "the GPU executable runs on one device" : fmt::format("compiled for {} replicas", num_replicas);
 }
 
-// The replica groups of a multi-replica all-reduce / all-gather /
-// reduce-scatter must be one group of all replicas in rank order.
+// One CollectiveOp covers a multi-replica all-reduce / all-gather /
+// reduce-scatter only as one group of all replicas in rank order. Other
+// groups still run: multi-device transports run the collective's plan
+// (a communicator per group); this only says there is no single operation.
 absl::Status CheckOneGroupOfAll(const HloInstruction& instruction, int num_replicas) {
   const std::optional<std::string_view> text = instruction.GetRawAttribute("replica_groups");
   if (!text.has_value()) return absl::OkStatus();
@@ -68,17 +70,20 @@ absl::Status CheckOneGroupOfAll(const HloInstruction& instruction, int num_repli
   if (!groups.ok()) return Unsupported(instruction, std::string(groups.status().message()));
   if (groups->empty()) return absl::OkStatus();
   if (groups->size() > 1) {
-    return Unsupported(instruction, fmt::format("{} replica groups {}; only one group of all {} replicas is supported "
-                                                "(sub-communicators are not implemented)",
-                                                groups->size(), *text, num_replicas));
+    return Unsupported(
+        instruction,
+        fmt::format("{} replica groups {}: not one operation of all {} replicas (run from "
+                    "the collective plan, a communicator per group)",
+                    groups->size(), *text, num_replicas));
   }
   std::vector<int64_t> all(static_cast<size_t>(num_replicas));
   for (int r = 0; r < num_replicas; ++r) all[static_cast<size_t>(r)] = r;
   if (groups->front() != all) {
-    return Unsupported(instruction,
-                       fmt::format("the replica group {} is not replicas 0..{} in order ({}; a subset or another "
-                                   "rank order would need its own communicator)",
-                                   GroupString(groups->front()), num_replicas - 1, ReplicasString(num_replicas)));
+    return Unsupported(
+        instruction,
+        fmt::format("the replica group {} is not replicas 0..{} in order ({}; a subset or another "
+                    "rank order runs from the collective plan, on its own communicator)",
+                    GroupString(groups->front()), num_replicas - 1, ReplicasString(num_replicas)));
   }
   return absl::OkStatus();
 }

@@ -21,10 +21,14 @@
 //     zeros). All-gather and reduce-scatter split or concatenate the flat
 //     buffers, so their dimension must be the physically outermost one
 //     that is not of size 1.
-// Several groups or a subset of the replicas would need sub-communicators:
+// Several groups or a subset of the replicas are not one such operation:
 // UNIMPLEMENTED naming the instruction, as are tuple (variadic) forms,
 // element types without a host counterpart and reductions other than add /
-// multiply / minimum / maximum.
+// multiply / minimum / maximum. That is not a refusal to run them: on
+// several devices every transport runs the instruction's collective plan
+// instead (CudaCollectiveTransport: a communicator per replica group,
+// nccl/cuda_collective_transport.h); the CollectiveOp is what a clique of
+// one (a single device, copies only) runs.
 
 #include <cstdint>
 #include <string_view>

@@ -13,8 +13,8 @@
 //
 // With num_replicas = N > 1 the executable runs N replicas together
 // (GpuExecutable::ExecuteReplicated; CUDA: devices 0..N-1 and NCCL), and
-// its collectives may span them (gpu_collectives.h: one group of all
-// replicas, or any collective-permute pairs among them).
+// its collectives may span them in any replica groups (their collective
+// plans; CUDA: NCCL, a communicator per group, cuda_collective_transport.h).
 
 #include <memory>
 

@@ -229,9 +229,10 @@ class ThunkRunner {
             return state_.collectives->RunPlan(*thunk.plan, send, receive);
           }
           if (!thunk.collective.has_value()) {
+            // Only a clique of one gets here (multi-device transports run
+            // plans): its copies cover what one CollectiveOp expresses.
             return absl::UnimplementedError(
-                fmt::format("GPU executable: {} runs on NCCL only as one group of all "
-                            "devices: {}",
+                fmt::format("GPU executable: {} on a single CUDA device: {}",
                             thunk.plan->description, thunk.no_nccl_operation));
           }
           return RunCollective(*thunk.collective, state_.Address(thunk.source),

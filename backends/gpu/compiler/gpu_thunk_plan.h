@@ -25,9 +25,10 @@
 //     each partition; a clique of one for one device), on the compute
 //     stream: its shared plan (hmo/collectives/collective_plan.h: every
 //     group form, all-to-all, broadcast, variadic and -start forms, the id
-//     ops), run by transports that run plans (the emulation), and the NCCL
-//     operation of compiler/gpu_collectives.h where one expresses it (one
-//     group of all devices), run by NCCL; the -done forms are copies.
+//     ops), run by transports that run plans (the emulation, and CUDA
+//     devices with NCCL: a communicator per replica group), and the
+//     operation of compiler/gpu_collectives.h where one expresses it, run
+//     by a single CUDA device as copies; the -done forms are copies.
 // Constants are not thunks: their slices are filled once, when the
 // executable first runs.
 //

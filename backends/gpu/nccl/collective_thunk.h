@@ -11,7 +11,8 @@
 //   - HostCollectiveTransport (host_collective_transport.h): ranks are
 //     threads of this process on host memory; the test double of NCCL;
 //   - CudaCollectiveTransport (cuda_collective_transport.h): device memory,
-//     cudaMemcpyAsync for copies and NCCL (nccl_library.h) for the rest.
+//     cudaMemcpyAsync for copies and NCCL (nccl_library.h) for the rest;
+//     with several devices it runs collective plans (RunPlan) instead.
 
 #include <cstdint>
 #include <utility>
@@ -65,12 +66,12 @@ class CollectiveTransport {
   virtual absl::Status SendReceive(const void* send, int target, void* receive, int source, int64_t count,
                                    HostElementType type) = 0;
 
-  // Whether RunPlan runs plans (transports whose device memory the host
-  // addresses: the emulation).
+  // Whether RunPlan runs plans (the emulation's transports, and CUDA ones
+  // with an NCCL communicator; a CUDA clique of one runs CollectiveOps).
   virtual bool RunsPlans() const { return false; }
   // Runs `plan` (hmo/collectives/collective_plan.h: any group, all-to-all,
   // broadcast, variadic forms, the id ops) as device rank(). The default is
-  // UNIMPLEMENTED: NCCL transports run CollectiveOps.
+  // UNIMPLEMENTED, for transports that run CollectiveOps only.
   virtual absl::Status RunPlan(const collectives::CollectivePlan& plan,
                                absl::Span<const void* const> send,
                                absl::Span<void* const> receive) {

@@ -1,14 +1,9 @@
 #include "gpu/nccl/cuda_collective_transport.h"
 
 #include <string>
+#include <utility>
 
 #include "hmo/gpu/cuda_device_query.h"
-
-#if HMO_GPU_HAVE_CUDA_RUNTIME
-#include <cuda_runtime_api.h>
-
-#include "cuda_status.h"
-#endif
 
 namespace hmo::gpu {
 
@@ -46,7 +41,8 @@ nccl_abi::RedOp NcclRedOp(ReductionKind reduction) {
 absl::StatusOr<std::unique_ptr<CudaCollectiveTransport>> CudaCollectiveTransport::CreateSingleRank(void* stream) {
   absl::StatusOr<int> devices = CudaDeviceCount();
   if (!devices.ok()) return absl::UnavailableError("no CUDA device: " + std::string(devices.status().message()));
-  return std::unique_ptr<CudaCollectiveTransport>(new CudaCollectiveTransport(nullptr, nullptr, 0, 1, stream));
+  return std::unique_ptr<CudaCollectiveTransport>(new CudaCollectiveTransport(
+      nullptr, nullptr, false, 0, 1, stream, CreateCudaStreamMemoryOps(stream)));
 }
 
 absl::StatusOr<std::unique_ptr<CudaCollectiveTransport>> CudaCollectiveTransport::Create(
@@ -59,51 +55,84 @@ absl::StatusOr<std::unique_ptr<CudaCollectiveTransport>> CudaCollectiveTransport
   nccl_abi::Comm comm = nullptr;
   absl::Status init = nccl.Check(nccl.functions().CommInitRank(&comm, num_ranks, id, rank), "ncclCommInitRank");
   if (!init.ok()) return init;
-  return std::unique_ptr<CudaCollectiveTransport>(new CudaCollectiveTransport(&nccl, comm, rank, num_ranks, stream));
+  return std::unique_ptr<CudaCollectiveTransport>(new CudaCollectiveTransport(
+      &nccl, comm, true, rank, num_ranks, stream, CreateCudaStreamMemoryOps(stream)));
+}
+
+std::unique_ptr<CudaCollectiveTransport> CudaCollectiveTransport::CreateForTesting(
+    const NcclLibrary& nccl, nccl_abi::Comm comm, int rank, int num_ranks,
+    std::unique_ptr<DeviceMemoryOps> memory) {
+  return std::unique_ptr<CudaCollectiveTransport>(
+      new CudaCollectiveTransport(&nccl, comm, false, rank, num_ranks, nullptr, std::move(memory)));
+}
+
+CudaCollectiveTransport::CudaCollectiveTransport(const NcclLibrary* nccl, nccl_abi::Comm comm,
+                                                 bool owns_comm, int rank, int num_ranks,
+                                                 void* stream,
+                                                 std::unique_ptr<DeviceMemoryOps> memory)
+    : nccl_(nccl),
+      comm_(comm),
+      owns_comm_(owns_comm),
+      rank_(rank),
+      num_ranks_(num_ranks),
+      stream_(stream),
+      memory_(std::move(memory)) {
+  if (nccl_ != nullptr && comm_ != nullptr) {
+    groups_ = std::make_unique<NcclGroupCommunicators>(*nccl_, comm_, rank_, num_ranks_);
+  }
 }
 
 CudaCollectiveTransport::~CudaCollectiveTransport() {
-  if (nccl_ != nullptr && comm_ != nullptr) nccl_->functions().CommDestroy(comm_);
+  // Scratch may still be read by queued work; teardown cannot report errors.
+  if (scratch_ != nullptr) {
+    (void)memory_->Synchronize();
+    memory_->Free(scratch_);
+  }
+  groups_.reset();  // split from comm_
+  if (owns_comm_ && nccl_ != nullptr && comm_ != nullptr) nccl_->functions().CommDestroy(comm_);
+}
+
+absl::Status CudaCollectiveTransport::Copy(void* destination, const void* source, size_t bytes) {
+  return memory_->Copy(destination, source, bytes);
+}
+
+absl::Status CudaCollectiveTransport::Zero(void* destination, size_t bytes) {
+  return memory_->Zero(destination, bytes);
+}
+
+absl::Status CudaCollectiveTransport::Synchronize() { return memory_->Synchronize(); }
+
+absl::Status CudaCollectiveTransport::Grouped(const std::function<absl::Status()>& calls) {
+  const NcclFunctions& f = nccl_->functions();
+  if (absl::Status s = nccl_->Check(f.GroupStart(), "ncclGroupStart"); !s.ok()) return s;
+  absl::Status status = calls();
+  absl::Status end = nccl_->Check(f.GroupEnd(), "ncclGroupEnd");
+  return status.ok() ? end : status;
+}
+
+absl::StatusOr<char*> CudaCollectiveTransport::Scratch(size_t bytes) {
+  if (bytes <= scratch_bytes_) return scratch_;
+  if (scratch_ != nullptr) {
+    // The old scratch may still be read by work queued on the stream.
+    if (absl::Status s = memory_->Synchronize(); !s.ok()) return s;
+    memory_->Free(scratch_);
+    scratch_ = nullptr;
+    scratch_bytes_ = 0;
+  }
+  absl::StatusOr<void*> allocated = memory_->Allocate(bytes);
+  if (!allocated.ok()) return allocated.status();
+  scratch_ = static_cast<char*>(*allocated);
+  scratch_bytes_ = bytes;
+  return scratch_;
 }
 
 absl::Status CudaCollectiveTransport::RequireNccl(const char* what) const {
   if (nccl_ == nullptr || comm_ == nullptr) {
-    return absl::FailedPreconditionError(std::string(what) + " across ranks needs an NCCL communicator");
+    return absl::FailedPreconditionError(std::string(what) +
+                                         " across ranks needs an NCCL communicator");
   }
   return absl::OkStatus();
 }
-
-#if HMO_GPU_HAVE_CUDA_RUNTIME
-
-absl::Status CudaCollectiveTransport::Copy(void* destination, const void* source, size_t bytes) {
-  if (bytes == 0 || destination == source) return absl::OkStatus();
-  return CudaStatus(cudaMemcpyAsync(destination, source, bytes, cudaMemcpyDefault,
-                                    static_cast<cudaStream_t>(stream_)),
-                    "cudaMemcpyAsync");
-}
-
-absl::Status CudaCollectiveTransport::Zero(void* destination, size_t bytes) {
-  if (bytes == 0) return absl::OkStatus();
-  return CudaStatus(cudaMemsetAsync(destination, 0, bytes, static_cast<cudaStream_t>(stream_)), "cudaMemsetAsync");
-}
-
-absl::Status CudaCollectiveTransport::Synchronize() {
-  return CudaStatus(cudaStreamSynchronize(static_cast<cudaStream_t>(stream_)), "cudaStreamSynchronize");
-}
-
-#else
-
-absl::Status CudaCollectiveTransport::Copy(void*, const void*, size_t) {
-  return absl::UnavailableError("hmo was built without the CUDA runtime");
-}
-absl::Status CudaCollectiveTransport::Zero(void*, size_t) {
-  return absl::UnavailableError("hmo was built without the CUDA runtime");
-}
-absl::Status CudaCollectiveTransport::Synchronize() {
-  return absl::UnavailableError("hmo was built without the CUDA runtime");
-}
-
-#endif
 
 absl::Status CudaCollectiveTransport::AllReduce(const void* send, void* receive, int64_t count,
                                                 HostElementType type, ReductionKind reduction) {

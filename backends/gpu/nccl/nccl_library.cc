@@ -40,6 +40,9 @@ absl::StatusOr<NcclLibrary> NcclLibrary::Load(const std::string& name) {
       {"ncclGroupEnd", Resolve(handle, "ncclGroupEnd", f.GroupEnd)},
       {"ncclGetErrorString", Resolve(handle, "ncclGetErrorString", f.GetErrorString)},
   };
+  // Optional: a missing one only disables what needs it.
+  Resolve(handle, "ncclCommSplit", f.CommSplit);
+  Resolve(handle, "ncclBroadcast", f.Broadcast);
   for (const Entry& entry : entries) {
     if (!entry.resolved) {
       dlclose(handle);

@@ -16,12 +16,18 @@
 //   ncclRecv(void* recv, size_t count, dtype, int peer, comm, stream)
 //   ncclGroupStart(), ncclGroupEnd()   (to pair sends and receives)
 //   const char* ncclGetErrorString(ncclResult_t)
+// and, optional (null when the loaded library lacks them; Load still
+// succeeds and the collectives needing them report UNIMPLEMENTED):
+//   ncclCommSplit(ncclComm_t, int color, int key, ncclComm_t* new, ncclConfig_t* config)
+//       (NCCL >= 2.18; color NCCL_SPLIT_NOCOLOR = -1 joins no new communicator)
+//   ncclBroadcast(const void* send, void* recv, size_t count, dtype, int root, comm, stream)
 // The ABI types below restate NCCL's public header (nccl.h, NCCL 2.x):
 // an opaque communicator pointer, a 128-byte unique id, and the integer
 // values of ncclDataType_t / ncclRedOp_t.
 
 #include <cstddef>
 #include <string>
+#include <utility>
 
 #include "absl/status/statusor.h"
 
@@ -40,6 +46,8 @@ enum DataType : int {
   kFloat16 = 6, kFloat32 = 7, kFloat64 = 8, kBfloat16 = 9,
 };
 enum RedOp : int { kSum = 0, kProd = 1, kMax = 2, kMin = 3 };
+// ncclCommSplit's color for ranks that join no new communicator.
+inline constexpr int kSplitNoColor = -1;
 
 }  // namespace nccl_abi
 
@@ -55,6 +63,10 @@ struct NcclFunctions {
   nccl_abi::Result (*GroupStart)() = nullptr;
   nccl_abi::Result (*GroupEnd)() = nullptr;
   const char* (*GetErrorString)(nccl_abi::Result) = nullptr;
+  // Optional.
+  nccl_abi::Result (*CommSplit)(nccl_abi::Comm, int, int, nccl_abi::Comm*, void*) = nullptr;
+  nccl_abi::Result (*Broadcast)(const void*, void*, size_t, int, int, nccl_abi::Comm,
+                                nccl_abi::Stream) = nullptr;
 };
 
 class NcclLibrary {
@@ -64,9 +76,14 @@ class NcclLibrary {
 
   // dlopen(`name`) and resolves every entry point above. UNAVAILABLE naming
   // the library when it cannot be loaded (with dlerror's reason), or naming
-  // the first missing entry point. The handle stays open for the process's
+  // the first missing required entry point. The handle stays open for the process's
   // lifetime (NCCL keeps threads that must not outlive their code).
   static absl::StatusOr<NcclLibrary> Load(const std::string& name = kDefaultName);
+  // A library whose entry points are `functions` (tests: fakes that record
+  // the calls instead of moving bytes).
+  static NcclLibrary ForTesting(std::string name, NcclFunctions functions) {
+    return NcclLibrary(std::move(name), functions);
+  }
 
   const NcclFunctions& functions() const { return functions_; }
   const std::string& name() const { return name_; }

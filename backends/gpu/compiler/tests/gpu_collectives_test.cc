@@ -157,7 +157,7 @@ ENTRY main {
   EXPECT_EQ(all->element_type, HostElementType::kS32);
   EXPECT_EQ(all->send_elements, 8);
   EXPECT_THAT(std::string(CollectiveOpFor(Find("pairs"), 4).status().message()),
-              HasSubstr("2 replica groups {{0,1},{2,3}}; only one group of all 4 replicas"));
+              HasSubstr("2 replica groups {{0,1},{2,3}}: not one operation of all 4 replicas"));
   absl::StatusOr<CollectiveOp> ag = CollectiveOpFor(Find("ag"), 4);
   ASSERT_TRUE(ag.ok()) << ag.status();
   EXPECT_EQ(ag->kind, CollectiveKind::kAllGather);
