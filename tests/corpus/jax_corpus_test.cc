@@ -9,10 +9,12 @@
 //  * the module verifies.
 // For every optimized dump (scheduled by XLA): `hmo stats`'s argument,
 // output, alias and temp bytes equal XLA's compiled.memory_analysis(), also
-// as `hmo stats DUMP` prints them with no flag.
+// as `hmo stats DUMP` prints them with no flag. An --xla_dump_to directory
+// gives `hmo stats` and `hmo run` each program's module at a stage.
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -133,12 +135,13 @@ TEST_P(JaxCorpusStatsTest, StatsWithNoFlagEqualXlaMemoryAnalysis) {
   }
 }
 
-// A dump directory of several programs, with the files XLA writes beside
-// the modules (buffer assignments, per-pass dumps): one report per program,
-// in module order, at the stage asked for.
-TEST(JaxCorpusDumpDirectoryTest, StatsReportsEachProgramAtItsStage) {
-  namespace fs = std::filesystem;
-  const fs::path dump = fs::temp_directory_path() / ("hmo_dump_dir_" + std::to_string(::getpid()));
+// A dump directory of two programs (mlp_sgd as module 0, batch_norm as
+// module 1), both stages, with the files XLA writes beside the modules
+// (buffer assignments, per-pass dumps), in a scratch directory named by
+// `tag` and the process.
+fs::path MakeTwoProgramDump(const std::string& tag) {
+  const fs::path dump =
+      fs::temp_directory_path() / ("hmo_dump_dir_" + tag + "_" + std::to_string(::getpid()));
   fs::remove_all(dump);
   fs::create_directories(dump);
   int number = 0;
@@ -154,6 +157,20 @@ TEST(JaxCorpusDumpDirectoryTest, StatsReportsEachProgramAtItsStage) {
     std::ofstream(dump / (stem + ".0001.cpu-fusion.after_cpu-fusion.txt")) << "noise\n";
     ++number;
   }
+  return dump;
+}
+
+// Removes the modules after XLA's optimizations, leaving a dump of the
+// modules before them and the noise.
+void RemoveOptimizedModules(const fs::path& dump) {
+  for (const auto& entry : fs::directory_iterator(dump)) {
+    if (entry.path().string().ends_with("after_optimizations.txt")) fs::remove(entry.path());
+  }
+}
+
+// One report per program, in module order, at the stage asked for.
+TEST(JaxCorpusDumpDirectoryTest, StatsReportsEachProgramAtItsStage) {
+  const fs::path dump = MakeTwoProgramDump("stats");
   const test_support::HmoCliRun after =
       test_support::RunHmoCli("stats --format json " + dump.string());
   ASSERT_EQ(after.exit_code, 0) << after.err;
@@ -173,17 +190,121 @@ TEST(JaxCorpusDumpDirectoryTest, StatsReportsEachProgramAtItsStage) {
   const test_support::HmoCliRun empty = test_support::RunHmoCli(
       "stats " + dump.parent_path().string() + "/nonexistent_dump_" + std::to_string(::getpid()));
   EXPECT_NE(empty.exit_code, 0);
-  for (const auto& entry : fs::directory_iterator(dump)) {
-    if (entry.path().string().find("after_optimizations.txt") != std::string::npos) {
-      fs::remove(entry.path());
-    }
-  }
+  RemoveOptimizedModules(dump);
   const test_support::HmoCliRun none = test_support::RunHmoCli("stats " + dump.string());
   EXPECT_EQ(none.exit_code, 1);
   EXPECT_NE(none.err.find("no module_<N>.<program>_after_optimizations.txt file"),
             std::string::npos)
       << none.err;
   fs::remove_all(dump);
+}
+
+fs::path ShippedPipeline(const std::string& name) {
+  return fs::path(HMO_TEST_DATA_DIR) / ".." / "pipelines" / (name + ".yaml");
+}
+
+// `hmo run PIPELINE DIR` on a JAX user's dump directory: the program's
+// optimized module, the summary naming the program; with --execute too.
+TEST(JaxCorpusDumpDirectoryTest, RunNamesTheProgramOfACorpusDirectory) {
+  const fs::path program = testing::JaxCorpusDir() / "mlp_sgd";
+  const std::string run_on_program =
+      "run " + ShippedPipeline("memory-scheduler").string() + " " + program.string();
+  const test_support::HmoCliRun run = test_support::RunHmoCli(run_on_program);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  // One input, no -o: the module goes to stdout and the summary to stderr.
+  EXPECT_NE(run.out.find("HloModule jit_mlp_sgd_step"), std::string::npos) << run.out;
+  EXPECT_NE(run.err.find("module_0000.jit_mlp_sgd_step.cpu_after_optimizations.txt: program "
+                         "'jit_mlp_sgd_step': "),
+            std::string::npos)
+      << run.err;
+  const test_support::HmoCliRun executed =
+      test_support::RunHmoCli(run_on_program + " --execute --backend cpu --seed 1");
+  ASSERT_EQ(executed.exit_code, 0) << executed.err;
+  EXPECT_NE(executed.out.find("program 'jit_mlp_sgd_step': "), std::string::npos) << executed.out;
+}
+
+// Each program of a dump directory, in module order, at the stage asked for,
+// with the files beside the modules skipped; mixed with a plain HLO file;
+// -o a directory of one output per module.
+TEST(JaxCorpusDumpDirectoryTest, RunRunsEachProgramAtItsStage) {
+  const fs::path dump = MakeTwoProgramDump("run");
+  const fs::path out = dump.string() + "_out";
+  fs::remove_all(out);
+  const std::string run_on_dump = "run " + ShippedPipeline("memory-scheduler").string() + " " +
+                                  dump.string() + " -o " + out.string();
+  const test_support::HmoCliRun after = test_support::RunHmoCli(run_on_dump);
+  ASSERT_EQ(after.exit_code, 0) << after.err;
+  const size_t mlp = after.out.find(
+      "module_0000.jit_mlp_sgd_step.cpu_after_optimizations.txt: program 'jit_mlp_sgd_step': ");
+  const size_t batch_norm = after.out.find(
+      "module_0001.jit_batch_norm_step.cpu_after_optimizations.txt: program "
+      "'jit_batch_norm_step': ");
+  ASSERT_NE(mlp, std::string::npos) << after.out;
+  ASSERT_NE(batch_norm, std::string::npos) << after.out;
+  EXPECT_LT(mlp, batch_norm) << "module order";
+  EXPECT_NE(after.out.find("2 modules: 2 ok, 0 failed"), std::string::npos) << after.out;
+  std::vector<std::string> written;
+  for (const auto& entry : fs::directory_iterator(out)) {
+    written.push_back(entry.path().filename().string());
+  }
+  std::sort(written.begin(), written.end());
+  EXPECT_EQ(written, (std::vector<std::string>{
+                         "module_0000.jit_mlp_sgd_step.cpu_after_optimizations.txt",
+                         "module_0001.jit_batch_norm_step.cpu_after_optimizations.txt"}));
+
+  // Before XLA's optimizations, with a plain HLO file after the directory.
+  const fs::path plain = fs::path(HMO_TEST_DATA_DIR) / "cli/data/small.hlo";
+  const test_support::HmoCliRun before =
+      test_support::RunHmoCli(run_on_dump + " --stage before " + plain.string());
+  ASSERT_EQ(before.exit_code, 0) << before.err;
+  const size_t mlp_before = before.out.find(
+      "module_0000.jit_mlp_sgd_step.before_optimizations.txt: program "
+      "'jit_mlp_sgd_step': ");
+  const size_t batch_norm_before = before.out.find(
+      "module_0001.jit_batch_norm_step.before_optimizations.txt: program "
+      "'jit_batch_norm_step': ");
+  const size_t small = before.out.find("small.hlo: module 'small': ");
+  ASSERT_NE(mlp_before, std::string::npos) << before.out;
+  ASSERT_NE(batch_norm_before, std::string::npos) << before.out;
+  ASSERT_NE(small, std::string::npos) << before.out;
+  EXPECT_LT(mlp_before, batch_norm_before);
+  EXPECT_LT(batch_norm_before, small);
+  EXPECT_NE(before.out.find("3 modules: 3 ok, 0 failed"), std::string::npos) << before.out;
+  fs::remove_all(dump);
+  fs::remove_all(out);
+}
+
+// A directory with neither HLO files nor dump modules at the stage is an
+// error naming it and what was looked for, and writes nothing.
+TEST(JaxCorpusDumpDirectoryTest, RunRefusesADirectoryWithoutModulesAtTheStage) {
+  const fs::path dump = MakeTwoProgramDump("run_error");
+  const fs::path out = dump.string() + "_out";
+  fs::remove_all(out);
+  const std::string run =
+      "run " + ShippedPipeline("memory-scheduler").string() + " -o " + out.string() + " ";
+  RemoveOptimizedModules(dump);
+  const test_support::HmoCliRun no_optimized = test_support::RunHmoCli(run + dump.string());
+  EXPECT_EQ(no_optimized.exit_code, 1);
+  EXPECT_NE(no_optimized.err.find(dump.string() +
+                                  ": no module_<N>.<program>_after_optimizations.txt file"),
+            std::string::npos)
+      << no_optimized.err;
+  EXPECT_FALSE(fs::exists(out));
+
+  const fs::path notes = dump.string() + "_notes";
+  fs::remove_all(notes);
+  fs::create_directories(notes);
+  std::ofstream(notes / "README.md") << "not a module\n";
+  const test_support::HmoCliRun nothing = test_support::RunHmoCli(run + notes.string());
+  EXPECT_EQ(nothing.exit_code, 1);
+  EXPECT_NE(nothing.err.find(notes.string() +
+                             ": directory holds no HLO files (*.hlo, *.txt) and no XLA dump "
+                             "module (module_<N>.<program>_after_optimizations.txt)"),
+            std::string::npos)
+      << nothing.err;
+  EXPECT_FALSE(fs::exists(out));
+  fs::remove_all(dump);
+  fs::remove_all(notes);
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, JaxCorpusStatsTest, ::testing::ValuesIn(ProgramNames()),

@@ -14,6 +14,10 @@ namespace {
 constexpr std::string_view kBeforeSuffix = ".before_optimizations.txt";
 constexpr std::string_view kAfterSuffix = "_after_optimizations.txt";
 
+std::string_view StageSuffix(DumpStage stage) {
+  return stage == DumpStage::kBeforeOptimizations ? kBeforeSuffix : kAfterSuffix;
+}
+
 // The program of a file name "module_<NNNN>.<program>.<stage suffix>" with
 // `suffix` its end, and its module number; false when it is not one.
 bool ParseDumpName(std::string_view name, std::string_view suffix, int64_t& number,
@@ -48,10 +52,13 @@ absl::StatusOr<DumpStage> ParseDumpStage(std::string_view name) {
       absl::StrCat("--stage takes before or after, got '", std::string(name), "'"));
 }
 
+std::string DumpModuleFileName(DumpStage stage) {
+  return absl::StrCat("module_<N>.<program>", std::string(StageSuffix(stage)));
+}
+
 absl::StatusOr<std::vector<DumpModule>> FindDumpModules(const std::filesystem::path& directory,
                                                         DumpStage stage) {
-  const std::string_view suffix =
-      stage == DumpStage::kBeforeOptimizations ? kBeforeSuffix : kAfterSuffix;
+  const std::string_view suffix = StageSuffix(stage);
   std::vector<std::pair<int64_t, DumpModule>> found;
   std::error_code error;
   for (std::filesystem::directory_iterator it(directory, error), end; !error && it != end;
@@ -70,7 +77,7 @@ absl::StatusOr<std::vector<DumpModule>> FindDumpModules(const std::filesystem::p
   }
   if (found.empty()) {
     return absl::NotFoundError(absl::StrCat(
-        directory.string(), ": no module_<N>.<program>", std::string(suffix),
+        directory.string(), ": no ", DumpModuleFileName(stage),
         " file: not an --xla_dump_to directory of HLO text dumps at this stage (--stage)"));
   }
   std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) {
@@ -79,6 +86,11 @@ absl::StatusOr<std::vector<DumpModule>> FindDumpModules(const std::filesystem::p
   std::vector<DumpModule> modules;
   for (auto& [number, module] : found) modules.push_back(std::move(module));
   return modules;
+}
+
+bool IsDumpDirectory(const std::filesystem::path& directory) {
+  return FindDumpModules(directory, DumpStage::kAfterOptimizations).ok() ||
+         FindDumpModules(directory, DumpStage::kBeforeOptimizations).ok();
 }
 
 }  // namespace hmo::cli

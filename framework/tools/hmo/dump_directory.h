@@ -20,6 +20,10 @@ enum class DumpStage { kBeforeOptimizations, kAfterOptimizations };
 // "before" / "after". Errors: InvalidArgument naming the choices.
 absl::StatusOr<DumpStage> ParseDumpStage(std::string_view name);
 
+// The module file name looked for at `stage`, as error messages show it:
+// "module_<N>.<program>_after_optimizations.txt".
+std::string DumpModuleFileName(DumpStage stage);
+
 // One module file of a dump: its path and the program's name as JAX gave it
 // (e.g. "jit_train_step").
 struct DumpModule {
@@ -32,6 +36,10 @@ struct DumpModule {
 // was looked for; those of reading the directory.
 absl::StatusOr<std::vector<DumpModule>> FindDumpModules(const std::filesystem::path& directory,
                                                         DumpStage stage);
+
+// Whether `directory` holds module files at either stage: an --xla_dump_to
+// directory rather than a folder of HLO files.
+bool IsDumpDirectory(const std::filesystem::path& directory);
 
 }  // namespace hmo::cli
 

@@ -49,6 +49,7 @@ struct RunArguments {
   PipelineArguments pipeline;
   std::string output;
   std::string jobs;
+  std::string stage = "after";
   bool time_passes = false;
   bool report = false;
   // HMO_CHECK_CHANGED=1 turns it on by default (the test suite sets it).
@@ -167,16 +168,20 @@ std::string FormatPassReports(const PipelineRunSummary& summary) {
   return text;
 }
 
-std::string DescribeResult(const fs::path& input, const ModuleResult& result) {
+std::string DescribeResult(const ModuleInput& input, const ModuleResult& result) {
   std::vector<std::string> changed;
   for (const PassRunRecord& run : result.summary.runs) {
     if (run.changed && std::find(changed.begin(), changed.end(), run.pass) == changed.end()) {
       changed.push_back(run.pass);
     }
   }
-  std::string line = fmt::format("{}: module '{}': {} pass run{}, ", input.string(),
-                                 result.module_name, result.summary.runs.size(),
-                                 result.summary.runs.size() == 1 ? "" : "s");
+  // A dump's module is known by the program JAX compiled; other files by
+  // the module they hold.
+  std::string line =
+      fmt::format("{}: {} '{}': {} pass run{}, ", input.path.string(),
+                  input.program.empty() ? "module" : "program",
+                  input.program.empty() ? result.module_name : input.program,
+                  result.summary.runs.size(), result.summary.runs.size() == 1 ? "" : "s");
   line += changed.empty() ? std::string("unchanged")
                           : fmt::format("changed by {}", fmt::join(changed, ", "));
   if (result.summary.fixed_point_caps_reached > 0) {
@@ -190,7 +195,7 @@ std::string DescribeResult(const fs::path& input, const ModuleResult& result) {
 // Maps each input to its output file: OUT itself for one input (unless OUT is
 // a directory), else OUT/<input file name>.
 absl::StatusOr<std::vector<std::optional<fs::path>>> PlanOutputs(
-    const std::vector<fs::path>& inputs, const std::string& output) {
+    const std::vector<ModuleInput>& inputs, const std::string& output) {
   std::vector<std::optional<fs::path>> outputs(inputs.size());
   if (output.empty()) return outputs;
   std::error_code error;
@@ -204,12 +209,12 @@ absl::StatusOr<std::vector<std::optional<fs::path>>> PlanOutputs(
         fmt::format("-o {}: with several inputs, -o must be a directory", output));
   }
   for (size_t i = 0; i < inputs.size(); ++i) {
-    const fs::path target = fs::path(output) / inputs[i].filename();
+    const fs::path target = fs::path(output) / inputs[i].path.filename();
     for (size_t j = 0; j < i; ++j) {
       if (*outputs[j] == target) {
-        return absl::InvalidArgumentError(fmt::format(
-            "inputs {} and {} would both be written to {}", inputs[j].string(),
-            inputs[i].string(), target.string()));
+        return absl::InvalidArgumentError(
+            fmt::format("inputs {} and {} would both be written to {}", inputs[j].path.string(),
+                        inputs[i].path.string(), target.string()));
       }
     }
     outputs[i] = target;
@@ -230,13 +235,19 @@ int RunRun(const std::vector<std::string>& args) {
       "hmo run PIPELINE.yaml INPUT... [-o OUT]\n"
       "       hmo run --passes='PASS{key=value},...' INPUT... [-o OUT]",
       "Loads plugins, runs the pipeline on each INPUT (an HLO file, or a directory of *.hlo /\n"
-      "*.txt files; several run in parallel) and prints a summary. With one input and no -o\n"
-      "the resulting module goes to stdout. Outputs are written atomically; a failing module\n"
-      "leaves no output, the others still complete, and the exit status is 1.\n"
+      "*.txt files; several run in parallel) and prints a summary. A directory XLA dumped into\n"
+      "(--xla_dump_to) gives each program's module at --stage, in module order\n"
+      "(module_<N>.<program>.<platform>_after_optimizations.txt by default), and the summary\n"
+      "names the program. With one input and no -o the resulting module goes to stdout.\n"
+      "Outputs are written atomically; a failing module leaves no output, the others still\n"
+      "complete, and the exit status is 1.\n"
       "With --execute (or --check) each module is then compiled and run, one at a time, and\n"
       "a summary of each run goes to stdout instead of the module text.");
   parser.SetPositionals("PIPELINE.yaml INPUT...", &arguments.positionals, 0,
                         "the pipeline file (unless --passes), then the inputs");
+  parser.AddOption("--stage", "before|after", &arguments.stage,
+                   "which module of each program a dump directory gives: before or after XLA's "
+                   "optimizations (default after)");
   parser.AddOption("--passes", "PIPELINE", &arguments.pipeline.passes_text,
                    "the pipeline as one line: a{k=v},fixed-point(max-iterations=4){b,c}");
   parser.AddOption("-o,--output", "OUT", &arguments.output,
@@ -290,6 +301,11 @@ int RunRun(const std::vector<std::string>& args) {
     return kExitUsage;
   }
   size_t threads = *job_count;
+  absl::StatusOr<DumpStage> stage = ParseDumpStage(arguments.stage);
+  if (!stage.ok()) {
+    fmt::print(stderr, "hmo run: error: {}\n", std::string(stage.status().message()));
+    return kExitUsage;
+  }
 
   const PluginSearchPath search_path = plugin_options.SearchPath();
   PluginHost host;
@@ -336,7 +352,7 @@ int RunRun(const std::vector<std::string>& args) {
     fmt::print(stderr, "hmo run: error: missing INPUT (see --help)\n");
     return kExitUsage;
   }
-  absl::StatusOr<std::vector<fs::path>> files = ExpandModuleInputs(inputs);
+  absl::StatusOr<std::vector<ModuleInput>> files = ExpandModuleInputs(inputs, *stage);
   if (!files.ok()) return Fail(files.status());
   absl::StatusOr<std::vector<std::optional<fs::path>>> outputs =
       PlanOutputs(*files, arguments.output);
@@ -369,7 +385,7 @@ int RunRun(const std::vector<std::string>& args) {
                 CountPassSteps(pipeline->steps), files->size(), threads);
   RunJobsInParallel(
       files->size(), threads,
-      [&](size_t i) { results[i] = RunOneModule(setup, (*files)[i], (*outputs)[i]); },
+      [&](size_t i) { results[i] = RunOneModule(setup, (*files)[i].path, (*outputs)[i]); },
       files->size() > 1 ? terminal.get() : nullptr);
 
   std::FILE* summary_out = module_to_stdout ? stderr : stdout;
