@@ -9,6 +9,7 @@
 #include "hmo/codegen/element_types.h"
 #include "hmo/codegen/ir_array.h"
 #include "hmo/codegen/loop_emitter.h"
+#include "hmo/codegen/dynamic_slicing.h"
 #include "hmo/codegen/window_loops.h"
 #include "hmo/base/status_macros.h"
 #include "llvm/IR/Constants.h"
@@ -562,16 +563,6 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitConvert(llvm::Value* value,
                           : b_.CreateSExtOrTrunc(value, to_type);
 }
 
-llvm::Value* ElementalIrEmitter::ClampStartIndex(llvm::Value* start, PrimitiveType type,
-                                                 int64_t limit) {
-  llvm::Value* wide = IsUnsigned(type) ? b_.CreateZExtOrTrunc(start, b_.getInt64Ty())
-                                       : b_.CreateSExtOrTrunc(start, b_.getInt64Ty());
-  llvm::Value* zero = b_.getInt64(0);
-  llvm::Value* max = I64(b_, limit < 0 ? 0 : limit);
-  llvm::Value* lower = b_.CreateSelect(b_.CreateICmpSLT(wide, zero), zero, wide);
-  return b_.CreateSelect(b_.CreateICmpSGT(lower, max), max, lower);
-}
-
 std::string ConstantGlobalName(const HloInstruction& constant) {
   // Instruction names repeat across computations; unique ids do not.
   return "hmo.constant." + std::to_string(constant.unique_id());
@@ -717,9 +708,9 @@ absl::StatusOr<ElementGenerator> ElementalIrEmitter::MakeDynamicUpdateSliceGener
         for (size_t d = 0; d < index.size(); ++d) {
           HMO_ASSIGN_OR_RETURN(llvm::Value * raw_start, operands[2 + d](IrArray::Index{}));
           const int64_t update_dim = update_shape.dimensions(static_cast<int>(d));
-          llvm::Value* start =
-              ClampStartIndex(raw_start, instruction.operand(2 + d)->shape().element_type(),
-                              shape.dimensions(static_cast<int>(d)) - update_dim);
+          llvm::Value* start = EmitClampedSliceStart(
+              b_, raw_start, instruction.operand(2 + d)->shape().element_type(),
+              shape.dimensions(static_cast<int>(d)) - update_dim);
           llvm::Value* rel = b_.CreateSub(index[d], start);
           in_update = b_.CreateAnd(in_update, b_.CreateICmpSGE(rel, b_.getInt64(0)));
           in_update = b_.CreateAnd(in_update, b_.CreateICmpSLT(rel, I64(b_, update_dim)));
@@ -974,9 +965,10 @@ absl::StatusOr<ElementGenerator> ElementalIrEmitter::MakeGenerator(
                                vector_starts
                                    ? operands[1](IrArray::Index{I64(b_, static_cast<int64_t>(d))})
                                    : operands[1 + d](IrArray::Index{}));
-          llvm::Value* start = ClampStartIndex(raw, start_operand->shape().element_type(),
-                                               operand_shape.dimensions(static_cast<int>(d)) -
-                                                   inst->shape().dimensions(static_cast<int>(d)));
+          llvm::Value* start =
+              EmitClampedSliceStart(b_, raw, start_operand->shape().element_type(),
+                                    operand_shape.dimensions(static_cast<int>(d)) -
+                                        inst->shape().dimensions(static_cast<int>(d)));
           operand_index[d] = b_.CreateAdd(start, index[d]);
         }
         return operands[0](operand_index);

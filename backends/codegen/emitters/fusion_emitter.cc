@@ -10,6 +10,7 @@
 #include "hmo/codegen/elemental_ir_emitter.h"
 #include "hmo/codegen/fused_generators.h"
 #include "hmo/codegen/op_emitters.h"
+#include "hmo/codegen/dynamic_slicing.h"
 #include "hmo/codegen/kernel_emitter.h"
 #include "hmo/base/status_macros.h"
 
@@ -62,36 +63,6 @@ bool CanUseFlatLoop(const HloComputation& fused, const std::vector<IrArray>& par
   return true;
 }
 
-llvm::Value* ClampStart(llvm::IRBuilderBase& b, llvm::Value* raw, PrimitiveType type,
-                        int64_t limit) {
-  llvm::Value* wide = primitive_util::IsUnsignedIntegralType(type)
-                          ? b.CreateZExtOrTrunc(raw, b.getInt64Ty())
-                          : b.CreateSExtOrTrunc(raw, b.getInt64Ty());
-  llvm::Value* lower = b.CreateSelect(b.CreateICmpSLT(wide, b.getInt64(0)), b.getInt64(0), wide);
-  return b.CreateSelect(b.CreateICmpSGT(lower, I64(b, limit)), I64(b, limit < 0 ? 0 : limit),
-                        lower);
-}
-
-// The dynamic-update-slice an output expression is (through bitcasts, which
-// keep the bytes in place), when it updates a fused parameter whose buffer
-// is the output's own buffer: that output is updated in place.
-const HloInstruction* InPlaceDynamicUpdateSlice(KernelEmitContext& context,
-                                                const HloInstruction& fusion,
-                                                const HloInstruction* expression,
-                                                const ShapeIndex& output_index) {
-  while (expression->opcode() == HloOpcode::kBitcast) expression = expression->operand(0);
-  if (expression->opcode() != HloOpcode::kDynamicUpdateSlice ||
-      expression->operand(0)->opcode() != HloOpcode::kParameter ||
-      expression->operand_count() != 2 + expression->shape().rank()) {
-    return nullptr;
-  }
-  const HloInstruction* updated = fusion.operand(expression->operand(0)->parameter_number());
-  const auto out_slices = context.assignment().GetAllSlices(&fusion, output_index);
-  if (out_slices.empty() || out_slices != context.assignment().GetAllSlices(updated, {}))
-    return nullptr;
-  return expression;
-}
-
 // Writes the update of `dus` into `target` (the updated buffer viewed with
 // the dynamic-update-slice's shape), visiting only the update region.
 absl::Status EmitInPlaceUpdate(KernelEmitContext& context, FusedGenerators& generators,
@@ -102,9 +73,9 @@ absl::Status EmitInPlaceUpdate(KernelEmitContext& context, FusedGenerators& gene
   for (int64_t d = 0; d < update_shape.rank(); ++d) {
     HMO_ASSIGN_OR_RETURN(ElementGenerator start, generators.Get(*dus.operand(2 + d)));
     HMO_ASSIGN_OR_RETURN(llvm::Value * raw, start(IrArray::Index{}));
-    starts.push_back(ClampStart(b, raw, dus.operand(2 + d)->shape().element_type(),
-                                dus.shape().dimensions(static_cast<int>(d)) -
-                                    update_shape.dimensions(static_cast<int>(d))));
+    starts.push_back(EmitClampedSliceStart(b, raw, dus.operand(2 + d)->shape().element_type(),
+                                           dus.shape().dimensions(static_cast<int>(d)) -
+                                               update_shape.dimensions(static_cast<int>(d))));
   }
   HMO_ASSIGN_OR_RETURN(ElementGenerator update, generators.Get(*dus.operand(1)));
   // Loop in the target's layout order for contiguous writes.
@@ -235,7 +206,8 @@ absl::Status EmitFusionKernel(KernelEmitContext& context) {
     const ShapeIndex index = multi_output ? ShapeIndex{i} : ShapeIndex{};
     const HloInstruction* expression = multi_output ? root->operand(i) : root;
     HMO_ASSIGN_OR_RETURN(IrArray array, context.OutputArray(index));
-    if (const HloInstruction* dus = InPlaceDynamicUpdateSlice(context, fusion, expression, index)) {
+    if (const HloInstruction* dus =
+            FusedInPlaceUpdate(fusion, expression, index, context.assignment())) {
       const Shape& updated_shape = fusion.operand(dus->operand(0)->parameter_number())->shape();
       in_place.emplace_back(dus, IrArray(array.base(), updated_shape));
       in_place_slices.push_back(context.assignment().GetAllSlices(&fusion, index));

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "hmo/codegen/dynamic_slicing.h"
 #include "hmo/codegen/elemental_ir_emitter.h"
 #include "hmo/codegen/op_emitters.h"
 #include "hmo/base/status_macros.h"
@@ -80,9 +81,7 @@ absl::Status EmitGather(KernelEmitContext& context) {
                                                      PrimitiveType::S64));
           const int64_t d = dnums.start_index_map[k];
           const int64_t limit = operand_shape.dimensions()[d] - slice_sizes[d];
-          llvm::Value* clamped = b.CreateSelect(b.CreateICmpSLT(raw, I64(b, 0)), I64(b, 0), raw);
-          clamped = b.CreateSelect(b.CreateICmpSGT(clamped, I64(b, limit)), I64(b, limit), clamped);
-          start[d] = clamped;
+          start[d] = EmitClampedSliceStart(b, raw, PrimitiveType::S64, limit);
         }
         for (size_t i = 0; i < dnums.operand_batching_dims.size(); ++i) {
           start[dnums.operand_batching_dims[i]] =

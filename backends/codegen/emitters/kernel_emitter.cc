@@ -1,3 +1,4 @@
+#include "hmo/codegen/dynamic_slicing.h"
 #include "hmo/codegen/kernel_emitter.h"
 
 #include <string>
@@ -53,12 +54,7 @@ absl::Status EmitInPlaceDynamicUpdateSlice(KernelEmitContext& context, const IrA
     llvm::Value* raw = start_array.EmitReadElement({}, b);
     const int64_t limit =
         dus.shape().dimensions(static_cast<int>(d)) - update_shape.dimensions(static_cast<int>(d));
-    llvm::Value* wide = primitive_util::IsUnsignedIntegralType(start_array.element_type())
-                            ? b.CreateZExtOrTrunc(raw, b.getInt64Ty())
-                            : b.CreateSExtOrTrunc(raw, b.getInt64Ty());
-    llvm::Value* lower = b.CreateSelect(b.CreateICmpSLT(wide, b.getInt64(0)), b.getInt64(0), wide);
-    starts.push_back(b.CreateSelect(b.CreateICmpSGT(lower, I64(b, limit)),
-                                    I64(b, limit < 0 ? 0 : limit), lower));
+    starts.push_back(EmitClampedSliceStart(b, raw, start_array.element_type(), limit));
   }
   HMO_ASSIGN_OR_RETURN(IrArray update, context.OperandArray(1));
   return context.EmitLoopNest(
@@ -75,12 +71,8 @@ absl::Status EmitElementalKernel(KernelEmitContext& context) {
   if (!instruction.shape().IsArray()) return NotSupported(instruction);
   HMO_ASSIGN_OR_RETURN(IrArray output, context.OutputArray());
   if (instruction.opcode() == HloOpcode::kDynamicUpdateSlice &&
-      instruction.operand_count() == 2 + instruction.shape().rank()) {
-    const auto out_slices = context.assignment().GetAllSlices(&instruction, {});
-    const auto operand_slices = context.assignment().GetAllSlices(instruction.operand(0), {});
-    if (!out_slices.empty() && out_slices == operand_slices) {
-      return EmitInPlaceDynamicUpdateSlice(context, output);
-    }
+      UpdatesInPlace(instruction, instruction, {}, *instruction.operand(0), context.assignment())) {
+    return EmitInPlaceDynamicUpdateSlice(context, output);
   }
   std::vector<IrArray> operands;
   for (int64_t i = 0; i < instruction.operand_count(); ++i) {

@@ -18,6 +18,7 @@
 #include "hmo/codegen/ir_array.h"
 #include "hmo/codegen/kernel_emit_context.h"
 #include "hmo/codegen/kernel_emitter.h"
+#include "hmo/codegen/dynamic_slicing.h"
 #include "hmo/base/status_macros.h"
 #include "hmo/collectives/collective_plan.h"
 #include "llvm/IR/Constants.h"
@@ -91,28 +92,6 @@ std::string PtxName(std::string_view name) {
   }
   if (out.empty() || (out[0] >= '0' && out[0] <= '9')) out.insert(out.begin(), 'k');
   return out;
-}
-
-
-llvm::Value* ClampStart(llvm::IRBuilderBase& b, llvm::Value* raw, PrimitiveType type, int64_t limit) {
-  llvm::Value* wide = primitive_util::IsUnsignedIntegralType(type) ? b.CreateZExtOrTrunc(raw, b.getInt64Ty())
-                                                                   : b.CreateSExtOrTrunc(raw, b.getInt64Ty());
-  if (limit < 0) limit = 0;
-  llvm::Value* lower = b.CreateSelect(b.CreateICmpSLT(wide, b.getInt64(0)), b.getInt64(0), wide);
-  return b.CreateSelect(b.CreateICmpSGT(lower, b.getInt64(limit)), b.getInt64(limit), lower);
-}
-
-// A dynamic-update-slice (operands: array, update, one scalar start per
-// dimension) whose result shares its array operand's slice: only the update
-// region is written. `array_operand` is the instruction providing the
-// updated array (the fusion operand for a fused root).
-bool IsInPlaceDynamicUpdateSlice(const HloInstruction& dus, const HloInstruction& result,
-                                 const HloInstruction& array_operand, const BufferAssignment& assignment) {
-  if (dus.opcode() != HloOpcode::kDynamicUpdateSlice || dus.operand_count() != 2 + dus.shape().rank()) {
-    return false;
-  }
-  const auto out_slices = assignment.GetAllSlices(&result, {});
-  return !out_slices.empty() && out_slices == assignment.GetAllSlices(&array_operand, {});
 }
 
 // Writes update(index) at starts + index of `output` for every index of the
@@ -195,19 +174,14 @@ absl::StatusOr<int64_t> EmitFusion(KernelEmitContext& context) {
   std::vector<DynamicUpdate> updates;
   std::vector<std::vector<std::pair<const HloInstruction*, ShapeIndex>>> groups;
   for (const auto& [expression, index] : results) {
-    const HloInstruction* dus = expression;
-    while (dus->opcode() == HloOpcode::kBitcast) dus = dus->operand(0);
-    if (dus->opcode() == HloOpcode::kDynamicUpdateSlice && dus->operand(0)->opcode() == HloOpcode::kParameter) {
-      const auto out_slices = context.assignment().GetAllSlices(&fusion, index);
-      const int64_t parameter = dus->operand(0)->parameter_number();
-      if (dus->operand_count() == 2 + dus->shape().rank() && !out_slices.empty() &&
-          out_slices == context.assignment().GetAllSlices(fusion.operand(parameter), {})) {
-        if (!ReadsTheUpdatedBufferOnlyWhereItWrites(*dus)) {
-          return NotSupported(fusion, "in-place dynamic-update-slice whose update reads the updated buffer");
-        }
-        updates.push_back({dus, parameter});
-        continue;
+    if (const HloInstruction* dus =
+            codegen::FusedInPlaceUpdate(fusion, expression, index, context.assignment())) {
+      if (!ReadsTheUpdatedBufferOnlyWhereItWrites(*dus)) {
+        return NotSupported(fusion,
+                            "in-place dynamic-update-slice whose update reads the updated buffer");
       }
+      updates.push_back({dus, dus->operand(0)->parameter_number()});
+      continue;
     }
     const Shape& shape = ShapeUtil::GetSubshape(fusion.shape(), index);
     auto group = std::find_if(groups.begin(), groups.end(), [&](const auto& g) {
@@ -242,9 +216,10 @@ absl::StatusOr<int64_t> EmitFusion(KernelEmitContext& context) {
     for (int64_t d = 0; d < update_shape.rank(); ++d) {
       HMO_ASSIGN_OR_RETURN(ElementGenerator start, generators.Get(*dus.operand(2 + d)));
       HMO_ASSIGN_OR_RETURN(llvm::Value * raw, start(IrArray::Index{}));
-      starts.push_back(ClampStart(b, raw, dus.operand(2 + d)->shape().element_type(),
-                                  dus.shape().dimensions(static_cast<int>(d)) -
-                                      update_shape.dimensions(static_cast<int>(d))));
+      starts.push_back(
+          codegen::EmitClampedSliceStart(b, raw, dus.operand(2 + d)->shape().element_type(),
+                                         dus.shape().dimensions(static_cast<int>(d)) -
+                                             update_shape.dimensions(static_cast<int>(d))));
     }
     HMO_ASSIGN_OR_RETURN(ElementGenerator values, generators.Get(*dus.operand(1)));
     HMO_RETURN_IF_ERROR(EmitDynamicUpdateLoop(b, output, update_shape, starts, values));
@@ -271,14 +246,16 @@ absl::StatusOr<int64_t> EmitElemental(KernelEmitContext& context) {
   llvm::IRBuilder<>& b = context.builder();
   HMO_ASSIGN_OR_RETURN(IrArray output, context.OutputArray());
   if (instruction.opcode() == HloOpcode::kDynamicUpdateSlice &&
-      IsInPlaceDynamicUpdateSlice(instruction, instruction, *instruction.operand(0), context.assignment())) {
+      codegen::UpdatesInPlace(instruction, instruction, {}, *instruction.operand(0),
+                              context.assignment())) {
     const Shape& update_shape = instruction.operand(1)->shape();
     std::vector<llvm::Value*> starts;
     for (int64_t d = 0; d < update_shape.rank(); ++d) {
       HMO_ASSIGN_OR_RETURN(IrArray start, context.OperandArray(2 + d));
-      starts.push_back(ClampStart(b, start.EmitReadElement({}, b), start.element_type(),
-                                  instruction.shape().dimensions(static_cast<int>(d)) -
-                                      update_shape.dimensions(static_cast<int>(d))));
+      starts.push_back(
+          codegen::EmitClampedSliceStart(b, start.EmitReadElement({}, b), start.element_type(),
+                                         instruction.shape().dimensions(static_cast<int>(d)) -
+                                             update_shape.dimensions(static_cast<int>(d))));
     }
     HMO_ASSIGN_OR_RETURN(IrArray update, context.OperandArray(1));
     HMO_RETURN_IF_ERROR(

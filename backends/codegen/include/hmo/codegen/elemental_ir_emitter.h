@@ -97,8 +97,6 @@ class ElementalIrEmitter {
   llvm::Value* CallLibm(const char* name_f32, const char* name_f64,
                         absl::Span<llvm::Value* const> args);
   llvm::Value* CallIntrinsic(llvm::Intrinsic::ID id, absl::Span<llvm::Value* const> args);
-  // A start index (any integer type) as a clamped i64 in [0, limit].
-  llvm::Value* ClampStartIndex(llvm::Value* start, PrimitiveType type, int64_t limit);
   absl::StatusOr<ElementGenerator> MakeConstantGenerator(const HloInstruction& constant);
   absl::StatusOr<ElementGenerator> MakeConcatenateGenerator(const HloInstruction& instruction,
                                                             std::vector<ElementGenerator> operands);
