@@ -7,6 +7,9 @@
 //    all devices, and every device's every output is XLA's (element type and
 //    dimensions exactly, values within the float tolerance);
 //  * with --check the run agrees with hmo's reference evaluator;
+//  * the same under `mpirun -n <devices>`, one device per process, on the CPU
+//    backend and the GPU backend's emulation; another process count is
+//    refused;
 //  * `hmo stats` of the optimized module (the per-device program) gives
 //    XLA's per-device memory_analysis();
 //  * pipelines/fit.yaml under a share of XLA's device bytes either fits and
@@ -151,38 +154,68 @@ std::string MpiLauncher(int64_t processes) {
 
 bool HaveMpirun() { return std::system("command -v mpirun > /dev/null 2>&1") == 0; }
 
-TEST_P(JaxSpmdCorpusTest, EveryDeviceMatchesXlaAcrossMpiProcesses) {
-  if (!HaveMpirun())
-    GTEST_SKIP() << "mpirun not found (Open MPI: openmpi-bin, installed by scripts/bootstrap.sh)";
-  const fs::path results = ScratchDir(program_.name + "_mpi");
-  const test_support::HmoCliRun hmo = test_support::RunHmoCliLaunchedBy(
-      MpiLauncher(program_.devices),
-      absl::StrCat("run ", Pipeline("memory-scheduler").string(), " ", program_.dump.string(),
-                   " --execute --backend cpu --inputs ", program_.dir.string(), " --results-dir ",
-                   results.string(), " --check"));
+// `hmo run` of the program on `backend` by `processes` processes of an MPI
+// launch, its results under `results` (none: not written).
+test_support::HmoCliRun RunAcrossMpiProcesses(const SpmdProgram& program, int64_t processes,
+                                              const std::string& backend, const fs::path& results) {
+  return test_support::RunHmoCliLaunchedBy(
+      MpiLauncher(processes),
+      absl::StrCat("run ", Pipeline("memory-scheduler").string(), " ", program.dump.string(),
+                   " --execute --backend ", backend, " --inputs ", program.dir.string(),
+                   results.empty() ? "" : " --results-dir " + results.string() + " --check"));
+}
+
+// One process per device: every device's results are XLA's, and one summary
+// (process 0's) is printed.
+void ExpectEveryDeviceMatchesXlaAcrossMpiProcesses(const SpmdProgram& program,
+                                                   const std::string& backend) {
+  const fs::path results = ScratchDir(absl::StrCat(program.name, "_", backend, "_mpi"));
+  const test_support::HmoCliRun hmo =
+      RunAcrossMpiProcesses(program, program.devices, backend, results);
   ASSERT_EQ(hmo.exit_code, 0) << hmo.out << hmo.err;
-  // One summary: process 0's.
   const size_t check = hmo.out.find("check: ok");
   ASSERT_NE(check, std::string::npos) << hmo.out;
   EXPECT_EQ(hmo.out.find("check: ok", check + 1), std::string::npos) << hmo.out;
-  ExpectEveryDeviceMatchesXla(program_, results, "mpirun " + program_.dump.filename().string());
+  ExpectEveryDeviceMatchesXla(
+      program, results, absl::StrCat("mpirun ", backend, " ", program.dump.filename().string()));
   fs::remove_all(results);
 }
 
 // A launch of another process count than the module's devices is refused
 // by every process, naming the count it needs.
+void ExpectTheWrongProcessCountRefused(const SpmdProgram& program, const std::string& backend) {
+  const test_support::HmoCliRun hmo = RunAcrossMpiProcesses(program, 2, backend, {});
+  EXPECT_NE(hmo.exit_code, 0);
+  EXPECT_NE(
+      hmo.err.find(absl::StrCat("this launch has 2 processes (mpirun -n ", program.devices, ")")),
+      std::string::npos)
+      << hmo.err;
+}
+
+TEST_P(JaxSpmdCorpusTest, EveryDeviceMatchesXlaAcrossMpiProcesses) {
+  if (!HaveMpirun())
+    GTEST_SKIP() << "mpirun not found (Open MPI: openmpi-bin, installed by scripts/bootstrap.sh)";
+  ExpectEveryDeviceMatchesXlaAcrossMpiProcesses(program_, "cpu");
+}
+
 TEST_P(JaxSpmdCorpusTest, MpiLaunchOfTheWrongProcessCountIsRefused) {
   if (!HaveMpirun())
     GTEST_SKIP() << "mpirun not found (Open MPI: openmpi-bin, installed by scripts/bootstrap.sh)";
-  const test_support::HmoCliRun hmo = test_support::RunHmoCliLaunchedBy(
-      MpiLauncher(2),
-      absl::StrCat("run ", Pipeline("memory-scheduler").string(), " ", program_.dump.string(),
-                   " --execute --backend cpu --inputs ", program_.dir.string()));
-  EXPECT_NE(hmo.exit_code, 0);
-  EXPECT_NE(
-      hmo.err.find(absl::StrCat("this launch has 2 processes (mpirun -n ", program_.devices, ")")),
-      std::string::npos)
-      << hmo.err;
+  ExpectTheWrongProcessCountRefused(program_, "cpu");
+}
+
+// The GPU backend's emulation, one emulated device per process: its
+// collective thunks run their plans over MPI (MpiCollectives).
+TEST_P(JaxSpmdCorpusTest, EveryEmulatedGpuDeviceMatchesXlaAcrossMpiProcesses) {
+  if (!HaveMpirun())
+    GTEST_SKIP() << "mpirun not found (Open MPI: openmpi-bin, installed by scripts/bootstrap.sh)";
+  ExpectEveryDeviceMatchesXlaAcrossMpiProcesses(program_, "gpu-emulated");
+}
+
+TEST_P(JaxSpmdCorpusTest, MpiLaunchOfTheWrongProcessCountIsRefusedOnEmulatedGpus) {
+  if (!HaveMpirun())
+    GTEST_SKIP() << "mpirun not found (Open MPI: openmpi-bin, installed by scripts/bootstrap.sh)";
+  ExpectTheWrongProcessCountRefused(program_, "gpu-emulated");
 }
 
 // The evaluator runs the same device grid (EvaluateReplicated): --check

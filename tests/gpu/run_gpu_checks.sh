@@ -5,8 +5,9 @@
 # It configures and builds the GPU targets, runs the GPU test binaries
 # (their device tests skip on machines without a GPU and run here), runs
 # `hmo run --execute --backend gpu --check` on real and small modules, the
-# SPMD corpus on 4 GPUs (skipped, and listed as skipped, with fewer), and
-# the pinned host memory pool benchmark, printing everything. Exit status:
+# SPMD corpus on 4 GPUs, one program of it as the 4 processes of an MPI
+# launch (each skipped, and listed as skipped, with fewer GPUs or without
+# mpirun), and the pinned host memory pool benchmark, printing everything. Exit status:
 # the number of failed steps (0 = all passed; skips are not failures).
 #
 # The device machine cannot build hmo (no LLVM, Abseil, ... and no
@@ -144,6 +145,31 @@ for dir in "$ROOT"/tests/corpus_spmd/*/; do
   step "spmd $program" timeout 300 "$HMO" run "$ROOT/pipelines/memory-scheduler.yaml" "$dump" --execute \
     --backend gpu --inputs "$dir" --results-dir "$RESULTS/spmd_$program" --check
 done
+
+# One SPMD program across the processes of an MPI launch: process k runs
+# replica k on its machine's GPU k, the NCCL communicator's id handed out
+# over MPI (process 0 makes it); every process gathers every device's
+# results and process 0 checks them. The command line is
+# jax_corpus_spmd_test.cc's (EveryDeviceMatchesXlaAcrossMpiProcesses).
+MPI_PROGRAM_DIR=$(ls -d "$ROOT"/tests/corpus_spmd/*/ 2> /dev/null | head -1)
+MPI_PROGRAM_DIR=${MPI_PROGRAM_DIR%/}
+MPI_DUMP=$(ls "$MPI_PROGRAM_DIR"/module_*.cpu_after_optimizations.txt 2> /dev/null | head -1)
+if [[ $GPUS -lt 4 ]]; then
+  echo "=== spmd mpirun: skipped: needs 4 GPUs, found $GPUS"
+  SKIPPED+=("spmd mpirun (needs 4 GPUs, found $GPUS)")
+elif ! command -v mpirun > /dev/null; then
+  echo "=== spmd mpirun: skipped: mpirun not found"
+  SKIPPED+=("spmd mpirun (mpirun not found)")
+elif [[ -z $MPI_DUMP ]]; then
+  echo "=== spmd mpirun: skipped: no SPMD corpus program"
+  SKIPPED+=("spmd mpirun (no SPMD corpus program)")
+else
+  program=$(basename "$MPI_PROGRAM_DIR")
+  step "spmd mpirun $program" timeout 300 mpirun --allow-run-as-root --oversubscribe \
+    --mca btl_vader_single_copy_mechanism none -n 4 "$HMO" run "$ROOT/pipelines/memory-scheduler.yaml" \
+    "$MPI_DUMP" --execute --backend gpu --inputs "$MPI_PROGRAM_DIR" \
+    --results-dir "$RESULTS/spmd_mpirun_$program" --check
+fi
 
 step "pool benchmark" timeout 180 "$(find_binary hmo_gpu_host_memory_pool_bench)" --benchmark_min_time=0.05
 

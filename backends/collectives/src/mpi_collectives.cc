@@ -75,7 +75,14 @@ absl::StatusOr<MpiCollectives*> MpiCollectives::FromLaunch() {
     int rank = 0, size = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    return new MpiCollectives(rank, size);  // lives as long as the process
+    int local = rank;
+    MPI_Comm node = MPI_COMM_NULL;
+    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node) ==
+        MPI_SUCCESS) {
+      MPI_Comm_rank(node, &local);
+      MPI_Comm_free(&node);
+    }
+    return new MpiCollectives(rank, size, local);  // lives as long as the process
   }();
   return instance;
 }

@@ -13,6 +13,7 @@
 #include "cpu/codegen/module_emitter.h"
 #include "cpu/compiler/cpu_collectives.h"
 #include "hmo/collectives/in_process_collectives.h"
+#include "hmo/collectives/launch_results.h"
 #include "cpu/compiler/cpu_compiler.h"
 #include "hmo/codegen/runtime/intra_op_threads.h"
 #include "hmo/codegen/runtime/layout_copy.h"
@@ -201,72 +202,16 @@ absl::StatusOr<std::vector<Literal>> CpuExecutable::ExecuteAcrossProcesses(
     const std::vector<std::vector<Literal>>& arguments_per_device, collectives::MpiCollectives& mpi,
     std::vector<ExecutionProfile>* profiles) {
   const int64_t devices = grid_.device_count();
-  if (mpi.process_count() != devices) {
-    return absl::InvalidArgumentError(
-        fmt::format("module '{}' runs on {} devices, one per process of an MPI launch, but this "
-                    "launch has {} processes "
-                    "(mpirun -n {})",
-                    module().name(), devices, mpi.process_count(), devices));
-  }
+  HMO_RETURN_IF_ERROR(
+      collectives::CheckOneProcessPerDevice(mpi.process_count(), module().name(), devices));
   ApplyThreadCount();
   const int64_t device = mpi.process();
   ExecutionProfile profile;
   absl::StatusOr<Literal> result =
       RunDevice(arguments_per_device[static_cast<size_t>(device)], device, mpi, &profile);
-  // Every process gathers, failed or not: a flag, then the result's bytes
-  // (the same program gives every device results of the same shape).
-  const Shape& shape = module().entry_computation()->root_instruction()->shape();
-  std::vector<char> bytes(1, result.ok() ? 1 : 0);
-  std::vector<const Literal*> leaves;
-  if (result.ok()) {
-    std::function<void(const Literal&)> collect = [&](const Literal& literal) {
-      if (literal.shape().IsTuple()) {
-        for (const Literal& element : literal.tuple_elements()) collect(element);
-        return;
-      }
-      leaves.push_back(&literal);
-    };
-    collect(*result);
-  }
-  int64_t leaf_bytes = 0;
-  ShapeUtil::ForEachSubshape(shape, [&](const Shape& subshape, const ShapeIndex&) {
-    if (subshape.IsArray()) leaf_bytes += static_cast<int64_t>(Literal(subshape).raw_data().size());
-  });
-  bytes.resize(1 + static_cast<size_t>(leaf_bytes), 0);
-  size_t at = 1;
-  for (const Literal* leaf : leaves) {
-    std::memcpy(bytes.data() + at, leaf->raw_data().data(),
-                std::min(leaf->raw_data().size(), bytes.size() - at));
-    at += leaf->raw_data().size();
-  }
-  HMO_ASSIGN_OR_RETURN(std::vector<std::vector<char>> gathered, mpi.AllGather(bytes));
-  if (!result.ok()) return result.status();
-  std::vector<Literal> out;
-  for (int64_t d = 0; d < devices; ++d) {
-    const std::vector<char>& from = gathered[static_cast<size_t>(d)];
-    if (from.empty() || from[0] == 0) {
-      return absl::AbortedError(
-          fmt::format("device {} (process {} of the MPI launch) failed; its error is in its "
-                      "own output",
-                      d, d));
-    }
-    size_t offset = 1;
-    std::function<Literal(const Shape&)> rebuild = [&](const Shape& subshape) -> Literal {
-      if (subshape.IsTuple()) {
-        std::vector<Literal> elements;
-        for (const Shape& element : subshape.tuple_shapes()) elements.push_back(rebuild(element));
-        return Literal::MakeTuple(std::move(elements));
-      }
-      Literal leaf(subshape);
-      if (subshape.IsArray()) {
-        std::vector<uint8_t>& data = *leaf.mutable_raw_data();
-        std::memcpy(data.data(), from.data() + offset, std::min(data.size(), from.size() - offset));
-        offset += data.size();
-      }
-      return leaf;
-    };
-    out.push_back(rebuild(shape));
-  }
+  HMO_ASSIGN_OR_RETURN(std::vector<Literal> out,
+                       collectives::GatherDeviceResults(
+                           mpi, result, module().entry_computation()->root_instruction()->shape()));
   if (profiles != nullptr) profiles->assign(static_cast<size_t>(devices), profile);
   return out;
 }

@@ -1,11 +1,13 @@
 #include "gpu/compiler/cuda_device_runtime.h"
 
+#include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "gpu/blas/cublas_gemm_runner.h"
 #include "hmo/base/status_macros.h"
+#include "hmo/collectives/launch_results.h"
 #include "hmo/gpu/cuda_device_query.h"
 #include "hmo/gpu/host_memory_allocator.h"
 #include "hmo/gpu/pinned_host_memory_allocator.h"
@@ -205,6 +207,33 @@ class CudaDeviceRuntime final : public GpuDeviceRuntime {
     return std::unique_ptr<CollectiveTransport>(std::move(transport));
   }
 
+  absl::StatusOr<std::unique_ptr<CollectiveTransport>> JoinLaunch(
+      collectives::MpiCollectives& mpi) override {
+    // Every process says whether it can join (libnccl loaded; process 0:
+    // the id made) before any waits in ncclCommInitRank for a peer that
+    // never comes.
+    absl::StatusOr<NcclLibrary> nccl = NcclLibrary::Load();
+    nccl_abi::UniqueId id{};
+    absl::Status ready = nccl.status();
+    if (ready.ok() && mpi.process() == 0) {
+      ready = nccl->Check(nccl->functions().GetUniqueId(&id), "ncclGetUniqueId");
+    }
+    HMO_RETURN_IF_ERROR(
+        collectives::AgreeAcrossLaunch(mpi, ready, "loading NCCL or making its id"));
+    // Process 0's id reaches every process (the others send zeros).
+    HMO_ASSIGN_OR_RETURN(std::vector<std::vector<char>> ids,
+                         mpi.AllGather(absl::Span<const char>(id.internal, sizeof(id.internal))));
+    std::memcpy(id.internal, ids.front().data(), sizeof(id.internal));
+    // The transport keeps a pointer to the library: it lives with the runtime.
+    launch_nccl_ = std::make_unique<NcclLibrary>(*std::move(nccl));
+    // ncclCommInitRank binds the communicator to the current device.
+    HMO_RETURN_IF_ERROR(BindToCallingThread());
+    HMO_ASSIGN_OR_RETURN(std::unique_ptr<CudaCollectiveTransport> transport,
+                         CudaCollectiveTransport::Create(*launch_nccl_, mpi.process_count(),
+                                                         mpi.process(), id, compute_));
+    return std::unique_ptr<CollectiveTransport>(std::move(transport));
+  }
+
  private:
   cudaStream_t Stream(GpuStream stream) const { return stream == GpuStream::kCompute ? compute_ : copy_; }
 
@@ -234,6 +263,8 @@ class CudaDeviceRuntime final : public GpuDeviceRuntime {
   int64_t baseline_used_ = -1;
   bool gemm_tried_ = false;
   std::unique_ptr<CublasGemmRunner> gemm_;
+  // JoinLaunch's NCCL, which its transport uses.
+  std::unique_ptr<NcclLibrary> launch_nccl_;
 };
 
 }  // namespace

@@ -15,7 +15,9 @@
 //   - collectives: a clique of one is cudaMemcpyAsync / cudaMemsetAsync; a
 //     clique of several devices is NCCL (CreateClique loads libnccl and
 //     makes the communicator id; JoinClique runs ncclCommInitRank for the
-//     rank on this device's compute stream).
+//     rank on this device's compute stream); the clique of an MPI launch
+//     (JoinLaunch) is one NCCL communicator of its processes, process 0's
+//     id handed to all over MPI.
 // Create is UNAVAILABLE "no CUDA device: <reason>" without a device or in a
 // build without the CUDA runtime, and "no CUDA device <n>: <count> device(s)
 // present" for an ordinal beyond the devices.

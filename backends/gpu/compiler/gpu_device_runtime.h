@@ -35,6 +35,7 @@
 #include "gpu/blas/gemm_descriptor.h"
 #include "gpu/codegen/gpu_kernel_module.h"
 #include "gpu/nccl/collective_thunk.h"
+#include "hmo/collectives/mpi_collectives.h"
 
 namespace hmo::gpu {
 
@@ -117,6 +118,13 @@ class GpuDeviceRuntime {
   // (CUDA: ncclCommInitRank blocks until all ranks arrive). INVALID_ARGUMENT
   // for a clique of another runtime kind or a rank out of range.
   virtual absl::StatusOr<std::unique_ptr<CollectiveTransport>> JoinClique(CollectiveClique& clique, int rank) = 0;
+  // The clique of an MPI launch, one device per process: joins it as
+  // device mpi.process() of mpi.process_count(), collectives on the compute
+  // stream. Collective over the launch: every process calls it once (host
+  // emulation: plans go through `mpi`; CUDA: process 0 makes the NCCL id,
+  // MPI hands it to every process, each joins with ncclCommInitRank).
+  virtual absl::StatusOr<std::unique_ptr<CollectiveTransport>> JoinLaunch(
+      collectives::MpiCollectives& mpi) = 0;
 };
 
 }  // namespace hmo::gpu

@@ -12,6 +12,7 @@
 #include "fmt/format.h"
 #include "hmo/base/loop_trip_budget.h"
 #include "hmo/base/status_macros.h"
+#include "hmo/collectives/launch_results.h"
 #include "hmo/gpu/cuda_device_query.h"
 
 namespace hmo::gpu {
@@ -493,6 +494,9 @@ absl::StatusOr<std::vector<Literal>> GpuExecutable::ExecuteReplicated(
       return ForReplica(r, checked);
     }
   }
+  HMO_ASSIGN_OR_RETURN(collectives::MpiCollectives * mpi,
+                       collectives::MpiCollectives::FromLaunch());
+  if (mpi != nullptr) return ExecuteAcrossProcesses(arguments_per_replica, *mpi, profiles);
   if (profiles != nullptr) profiles->assign(static_cast<size_t>(replicas), ExecutionProfile{});
   if (replicas == 1) {
     HMO_ASSIGN_OR_RETURN(Literal result,
@@ -548,6 +552,78 @@ absl::StatusOr<std::vector<Literal>> GpuExecutable::ExecuteReplicated(
   literals.reserve(static_cast<size_t>(replicas));
   for (absl::StatusOr<Literal>& result : results) literals.push_back(std::move(*result));
   return literals;
+}
+
+absl::Status GpuExecutable::InitializeProcessReplica(const collectives::MpiCollectives& mpi) {
+  const int replica = mpi.process();
+  absl::StatusOr<std::unique_ptr<GpuDeviceRuntime>> runtime;
+  if (replica_runtime_factory_ != nullptr) {
+    runtime = replica_runtime_factory_(replica);
+  } else {
+    absl::StatusOr<int> devices = CudaDeviceCount();
+    if (!devices.ok()) {
+      return absl::UnavailableError(
+          fmt::format("replica {} (process {} of the MPI launch) needs a CUDA device; "
+                      "no CUDA device: {}",
+                      replica, replica, std::string(devices.status().message())));
+    }
+    // Processes sharing a machine share its GPUs round-robin.
+    runtime = CreateCudaDeviceRuntime(mpi.local_process() % *devices);
+  }
+  if (!runtime.ok()) return ForReplica(replica, runtime.status());
+  replica_runtimes_.push_back(std::move(*runtime));
+  GpuDeviceRuntime& bound = *replica_runtimes_.back();
+  if (absl::Status bind = bound.BindToCallingThread(); !bind.ok()) return ForReplica(replica, bind);
+  absl::StatusOr<std::unique_ptr<DeviceState>> state = CreateDeviceState(bound);
+  if (!state.ok()) return ForReplica(replica, state.status());
+  replicas_.push_back(std::move(*state));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<Literal>> GpuExecutable::ExecuteAcrossProcesses(
+    const std::vector<std::vector<Literal>>& arguments_per_replica,
+    collectives::MpiCollectives& mpi, std::vector<ExecutionProfile>* profiles) {
+  const int replicas = plan_.num_replicas;
+  HMO_RETURN_IF_ERROR(
+      collectives::CheckOneProcessPerDevice(mpi.process_count(), module().name(), replicas));
+  const int replica = mpi.process();
+  if (replicas_.empty()) {
+    // Every process learns that all set up before joining the collective
+    // clique: a process that cannot would leave the others waiting there.
+    absl::Status ready =
+        collectives::AgreeAcrossLaunch(mpi, InitializeProcessReplica(mpi), "setting up its device");
+    if (ready.ok() && plan_.has_collectives) {
+      absl::StatusOr<std::unique_ptr<CollectiveTransport>> joined =
+          replica_runtimes_.front()->JoinLaunch(mpi);
+      if (joined.ok()) {
+        replicas_.front()->collectives = std::move(*joined);
+      } else {
+        ready = ForReplica(replica, joined.status());
+      }
+    }
+    if (!ready.ok()) {
+      ReleaseReplicas();
+      return ready;
+    }
+  }
+  ExecutionProfile profile;
+  absl::StatusOr<Literal> result = [&]() -> absl::StatusOr<Literal> {
+    DeviceState& state = *replicas_.front();
+    HMO_RETURN_IF_ERROR(state.runtime->BindToCallingThread());
+    return RunOnDevice(state, arguments_per_replica[static_cast<size_t>(replica)],
+                       profiles != nullptr ? &profile : nullptr);
+  }();
+  if (!result.ok()) result = ForReplica(replica, result.status());
+  absl::StatusOr<std::vector<Literal>> gathered = collectives::GatherDeviceResults(
+      mpi, result, prepared_.module->entry_computation()->root_instruction()->shape());
+  if (!gathered.ok()) {
+    // The processes may have stopped at different collectives: start over.
+    ReleaseReplicas();
+    return gathered.status();
+  }
+  // Each process measures its own replica only.
+  if (profiles != nullptr) profiles->assign(static_cast<size_t>(replicas), profile);
+  return gathered;
 }
 
 }  // namespace hmo::gpu

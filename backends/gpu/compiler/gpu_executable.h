@@ -33,6 +33,15 @@
 // host emulation: HostCollectiveTransport over one rendezvous). The first
 // ExecuteReplicated creates the runtimes and arenas and joins the clique;
 // later calls reuse them, unless a call failed (the next one starts over).
+//
+// In a process of an MPI launch (`mpirun -n N hmo run ... --execute`,
+// collectives::MpiCollectives::FromLaunch), process k runs replica k alone
+// (CUDA: on its machine's GPU of its local index; host emulation: a fresh
+// emulated device), its collectives meet the other processes' (CUDA: one
+// NCCL communicator of the N processes, its id handed out over MPI; host
+// emulation: MpiCollectives), and every process gets every replica's result
+// (collectives::GatherDeviceResults). A launch of another process count
+// than N is INVALID_ARGUMENT.
 
 #include <cstdint>
 #include <functional>
@@ -45,6 +54,7 @@
 #include "gpu/compiler/gpu_device_runtime.h"
 #include "gpu/compiler/gpu_module_preparation.h"
 #include "gpu/compiler/gpu_thunk_plan.h"
+#include "hmo/collectives/mpi_collectives.h"
 #include "hmo/plugin/executable.h"
 
 namespace hmo::gpu {
@@ -110,6 +120,15 @@ class GpuExecutable : public Executable {
                                       ExecutionProfile* profile) const;
   absl::Status InitializeReplicas();
   void ReleaseReplicas();
+  // ExecuteReplicated in a process of an MPI launch: this process's replica
+  // (mpi.process()) alone, every replica's result gathered
+  // (hmo/collectives/launch_results.h).
+  absl::StatusOr<std::vector<Literal>> ExecuteAcrossProcesses(
+      const std::vector<std::vector<Literal>>& arguments_per_replica,
+      collectives::MpiCollectives& mpi, std::vector<ExecutionProfile>* profiles);
+  // The runtime and state of this process's replica (CUDA: the machine's
+  // GPU of its local index, modulo the visible GPUs).
+  absl::Status InitializeProcessReplica(const collectives::MpiCollectives& mpi);
 
   PreparedGpuModule prepared_;
   GpuKernelModule kernels_;

@@ -26,12 +26,19 @@ struct AlignedFree {
 };
 using AlignedBuffer = std::unique_ptr<char, AlignedFree>;
 
-// Copies and Zero of a clique of one, on the emulated compute stream (which
-// is eager: plain memcpy / memset).
-class SingleRankHostTransport final : public CollectiveTransport {
+// Collectives as plans run by a DeviceCollectives as device `rank`: a
+// clique of one (its own InProcessCollectives) or a process of an MPI launch
+// (MpiCollectives). Copies and Zero are on the emulated compute stream
+// (eager: plain memmove / memset).
+class HostPlanTransport final : public CollectiveTransport {
  public:
-  int rank() const override { return 0; }
-  int num_ranks() const override { return 1; }
+  // A clique of one.
+  HostPlanTransport() : plans_(alone_), rank_(0), num_ranks_(1) {}
+  HostPlanTransport(collectives::DeviceCollectives& plans, int rank, int num_ranks)
+      : plans_(plans), rank_(rank), num_ranks_(num_ranks) {}
+
+  int rank() const override { return rank_; }
+  int num_ranks() const override { return num_ranks_; }
   absl::Status Copy(void* destination, const void* source, size_t bytes) override {
     std::memmove(destination, source, bytes);
     return absl::OkStatus();
@@ -40,25 +47,33 @@ class SingleRankHostTransport final : public CollectiveTransport {
     std::memset(destination, 0, bytes);
     return absl::OkStatus();
   }
+  // RunsPlans: the thunks never hand it CollectiveOps.
   absl::Status AllReduce(const void*, void*, int64_t, HostElementType, ReductionKind) override {
-    return MultiRank();
+    return PlansOnly();
   }
-  absl::Status AllGather(const void*, void*, int64_t, HostElementType) override { return MultiRank(); }
+  absl::Status AllGather(const void*, void*, int64_t, HostElementType) override {
+    return PlansOnly();
+  }
   absl::Status ReduceScatter(const void*, void*, int64_t, HostElementType, ReductionKind) override {
-    return MultiRank();
+    return PlansOnly();
   }
-  absl::Status SendReceive(const void*, int, void*, int, int64_t, HostElementType) override { return MultiRank(); }
+  absl::Status SendReceive(const void*, int, void*, int, int64_t, HostElementType) override {
+    return PlansOnly();
+  }
   bool RunsPlans() const override { return true; }
   absl::Status RunPlan(const collectives::CollectivePlan& plan, absl::Span<const void* const> send,
                        absl::Span<void* const> receive) override {
-    return alone_.Run(plan, 0, send, receive);
+    return plans_.Run(plan, rank_, send, receive);
   }
 
  private:
-  collectives::InProcessCollectives alone_;
-  static absl::Status MultiRank() {
-    return absl::InternalError("GPU host emulation: a single-rank transport got a multi-rank collective");
+  static absl::Status PlansOnly() {
+    return absl::InternalError("GPU host emulation: a plan transport got a CollectiveOp");
   }
+  collectives::InProcessCollectives alone_;  // before plans_, which may name it
+  collectives::DeviceCollectives& plans_;
+  int rank_;
+  int num_ranks_;
 };
 
 // The replicas of an emulated clique are host threads meeting at one
@@ -211,7 +226,7 @@ class HostEmulatedDeviceRuntime final : public GpuDeviceRuntime {
   absl::Status BindToCallingThread() override { return absl::OkStatus(); }
 
   absl::StatusOr<std::unique_ptr<CollectiveTransport>> CreateSingleRankCollectives() override {
-    return std::unique_ptr<CollectiveTransport>(std::make_unique<SingleRankHostTransport>());
+    return std::unique_ptr<CollectiveTransport>(std::make_unique<HostPlanTransport>());
   }
 
   absl::StatusOr<std::shared_ptr<CollectiveClique>> CreateClique(int num_ranks) override {
@@ -234,6 +249,14 @@ class HostEmulatedDeviceRuntime final : public GpuDeviceRuntime {
     auto& host = static_cast<HostClique&>(clique);
     return std::unique_ptr<CollectiveTransport>(std::make_unique<HostCollectiveTransport>(
         host.rendezvous(), "replicas", rank, host.num_ranks(), absl::Seconds(10), &host.plans()));
+  }
+
+  // The device's collectives meet the other processes' over MPI, in stream
+  // order (the compute stream is eager).
+  absl::StatusOr<std::unique_ptr<CollectiveTransport>> JoinLaunch(
+      collectives::MpiCollectives& mpi) override {
+    return std::unique_ptr<CollectiveTransport>(
+        std::make_unique<HostPlanTransport>(mpi, mpi.process(), mpi.process_count()));
   }
 
  private:

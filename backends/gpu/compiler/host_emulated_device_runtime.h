@@ -22,7 +22,9 @@
 //   - Timing events record the host clock when their stream reaches them.
 //   - Collectives: a clique of one is copies; a clique of several replicas
 //     (CreateClique / JoinClique) is a HostCollectiveTransport per replica
-//     over one shared rendezvous (the replicas are host threads).
+//     over one shared rendezvous (the replicas are host threads); the
+//     clique of an MPI launch (JoinLaunch) runs the plans through
+//     MpiCollectives (the replicas are processes).
 
 #include <memory>
 

@@ -33,6 +33,9 @@ class MpiCollectives final : public DeviceCollectives {
 
   int process() const { return process_; }
   int process_count() const { return process_count_; }
+  // This process's index among the launch's processes on its own machine
+  // (MPI_COMM_TYPE_SHARED): which of the machine's GPUs it takes.
+  int local_process() const { return local_process_; }
   void set_timeout(absl::Duration timeout) { timeout_ = timeout; }
 
   // `device` must be process().
@@ -44,11 +47,12 @@ class MpiCollectives final : public DeviceCollectives {
   absl::StatusOr<std::vector<std::vector<char>>> AllGather(absl::Span<const char> bytes);
 
  private:
-  MpiCollectives(int process, int process_count)
-      : process_(process), process_count_(process_count) {}
+  MpiCollectives(int process, int process_count, int local_process)
+      : process_(process), process_count_(process_count), local_process_(local_process) {}
 
   int process_;
   int process_count_;
+  int local_process_;
   absl::Duration timeout_ = absl::Seconds(60);
   int64_t next_tag_ = 0;
 };
