@@ -95,21 +95,19 @@ absl::StatusOr<std::unique_ptr<MemorySchedulerPass>> MemorySchedulerPass::Create
     const PassOptions& pass_options) {
   HMO_ASSIGN_OR_RETURN(const Options options, Binding().Read(pass_options));
   std::unique_ptr<MemorySchedulerPass> pass(new MemorySchedulerPass());
-  pass->strategy_ = options.strategy;
-  pass->candidates_ = options.candidates;
-  pass->pointer_size_ = options.pointer_size;
-  pass->memory_spaces_ = options.memory_spaces;
-  pass->objective_ = options.objective;
-  pass->alignment_ = options.alignment;
-  pass->device_bytes_slack_ = options.device_bytes_slack;
-  if (!(pass->device_bytes_slack_ >= 0)) {
+  pass->options_ = options;
+  pass->objective_ = options.objective == "heap-peak"      ? Objective::kHeapPeak
+                     : options.objective == "module-bytes" ? Objective::kModuleBytes
+                                                           : Objective::kDeviceBytes;
+  pass->count_host_memory_ = options.memory_spaces == "all";
+  if (!(options.device_bytes_slack >= 0)) {
     return absl::InvalidArgumentError("option 'device-bytes-slack' must be >= 0");
   }
-  if (pass->alignment_ < 0) return absl::InvalidArgumentError("option 'alignment' must be >= 0");
-  if (pass->pointer_size_ <= 0) {
+  if (options.alignment < 0) return absl::InvalidArgumentError("option 'alignment' must be >= 0");
+  if (options.pointer_size <= 0) {
     return absl::InvalidArgumentError("option 'pointer-size' must be positive");
   }
-  if (pass->strategy_ == "default" && pass->candidates_.empty()) {
+  if (options.strategy == "default" && options.candidates.empty()) {
     return absl::InvalidArgumentError("option 'candidates' is empty");
   }
   for (const std::string& entry : options.strategy_options) {
@@ -168,8 +166,7 @@ absl::StatusOr<int64_t> MemorySchedulerPass::DeviceBytes(HloModule& module,
       module.clear_schedule();
     }
     if (plan.ok()) {
-      return plan->arenas.device_bytes() +
-             (memory_spaces_ == "device" ? 0 : plan->arenas.host_bytes());
+      return plan->arenas.device_bytes() + (count_host_memory_ ? plan->arenas.host_bytes() : 0);
     }
     // A module the target cannot plan (memory spaces it lacks) is ranked on
     // its own buffer assignment.
@@ -180,7 +177,7 @@ absl::StatusOr<int64_t> MemorySchedulerPass::DeviceBytes(HloModule& module,
                        AssignBuffersAsReported(module, schedule, model.assignment));
   HMO_ASSIGN_OR_RETURN(CompiledMemoryStats stats, ComputeCompiledMemoryStats(*assignment));
   const int64_t device = stats.PeakEstimateBytes() - stats.generated_code_size_in_bytes;
-  if (memory_spaces_ == "device") return device;
+  if (!count_host_memory_) return device;
   return device + stats.HostPeakEstimateBytes() - stats.host_generated_code_size_in_bytes;
 }
 
@@ -188,9 +185,10 @@ absl::StatusOr<bool> MemorySchedulerPass::Run(HloModule& module, PassContext& co
   HMO_ASSIGN_OR_RETURN(const HloAliasAnalysis* alias_analysis,
                        context.analyses().Get<HloAliasAnalysis>());
   // Host-memory (S(5)) values cost no device memory unless told otherwise.
-  const BufferSizeFunction size_fn = memory_spaces_ == "all" ? ByteSizeOfValue(pointer_size_)
-                                                             : DeviceByteSizeOfValue(pointer_size_);
-  const bool by_device_bytes = objective_ != "heap-peak" && strategy_ == "default";
+  const BufferSizeFunction size_fn = count_host_memory_
+                                         ? ByteSizeOfValue(options_.pointer_size)
+                                         : DeviceByteSizeOfValue(options_.pointer_size);
+  const bool by_device_bytes = objective_ != Objective::kHeapPeak && options_.strategy == "default";
   scheduler::SchedulingInputs inputs = scheduler::MakeSchedulingInputs(*alias_analysis, size_fn);
   // Device bytes are argument + output - alias + temp; only the temp arena
   // depends on the order, so strategies that count live bytes are told which
@@ -208,15 +206,16 @@ absl::StatusOr<bool> MemorySchedulerPass::Run(HloModule& module, PassContext& co
     measure.assignment.heap_algorithm = TempHeapAlgorithm::kXla;
     measure.assignment.alignment = 64;
   }
-  if (alignment_ > 0) measure.assignment.alignment = alignment_;
-  measure.assignment.pointer_size = pointer_size_;
+  if (options_.alignment > 0) measure.assignment.alignment = options_.alignment;
+  measure.assignment.pointer_size = options_.pointer_size;
   // module-bytes: the module as written under the target's assignment, as
   // the target's own compiler (XLA) would allocate it, without the backend's
   // preparation.
-  if (objective_ == "module-bytes") measure.prepare = nullptr;
-  metrics_.objective = by_device_bytes ? objective_ : "heap-peak";
-  std::vector<std::string> names =
-      strategy_ == "default" ? candidates_ : std::vector<std::string>{strategy_};
+  if (objective_ == Objective::kModuleBytes) measure.prepare = nullptr;
+  metrics_.objective = by_device_bytes ? options_.objective : "heap-peak";
+  std::vector<std::string> names = options_.strategy == "default"
+                                       ? options_.candidates
+                                       : std::vector<std::string>{options_.strategy};
   for (const std::string& name : names) {
     // An unknown name is a pipeline error, not a failed candidate.
     if (strategies.Find(name) == nullptr) {
@@ -230,7 +229,7 @@ absl::StatusOr<bool> MemorySchedulerPass::Run(HloModule& module, PassContext& co
   // The order the module arrived with competes too (last: it wins only
   // when strictly better).
   constexpr std::string_view kInputCandidate = "input";
-  bool arrived_scheduled = strategy_ == "default" && module.has_schedule();
+  bool arrived_scheduled = options_.strategy == "default" && module.has_schedule();
   for (const auto& [computation, view] : views) {
     arrived_scheduled = arrived_scheduled && module.schedule().is_computation_scheduled(computation);
   }
@@ -274,7 +273,7 @@ absl::StatusOr<bool> MemorySchedulerPass::Run(HloModule& module, PassContext& co
                                                         schedule, *alias_analysis, size_fn));
       }
       candidate.valid_schedule = true;
-    } else if (strategy_ != "default") {
+    } else if (options_.strategy != "default") {
       return status;
     } else {
       candidate.error = std::string(status.message());
@@ -313,7 +312,7 @@ absl::StatusOr<bool> MemorySchedulerPass::Run(HloModule& module, PassContext& co
         candidate.device_bytes = metrics_.candidates[same_as[i]].device_bytes;
       } else if (best_device_bytes >= 0 && candidate.strategy != kInputCandidate &&
                  static_cast<double>(candidate.peak_memory) >
-                     static_cast<double>(best_device_bytes) * (1.0 + device_bytes_slack_)) {
+                     static_cast<double>(best_device_bytes) * (1.0 + options_.device_bytes_slack)) {
         candidate.device_bytes = -1;  // not assigned
       } else {
         HMO_ASSIGN_OR_RETURN(candidate.device_bytes, DeviceBytes(module, schedules[i], measure));

@@ -84,14 +84,15 @@ class MemorySchedulerPass : public HloPass {
       "assignment, or the lowest heap-simulated peak with objective=heap-peak)";
 
   // The options, bound to their schema (PassOptionBinding).
+  // The options as given; their defaults live in Binding() alone.
   struct Options {
     std::string strategy;
     std::vector<std::string> candidates;
     std::vector<std::string> strategy_options;
     std::string objective;
-    double device_bytes_slack = 0;
-    int64_t alignment = 0;
-    int64_t pointer_size = 0;
+    double device_bytes_slack{};
+    int64_t alignment{};
+    int64_t pointer_size{};
     std::string memory_spaces;
   };
   static const PassOptionBinding<Options>& Binding();
@@ -120,8 +121,13 @@ class MemorySchedulerPass : public HloPass {
   MemorySchedulerPass() = default;
   std::vector<std::pair<std::string, std::string>> OptionsFor(std::string_view strategy) const;
 
-  std::string strategy_;
-  std::vector<std::string> candidates_;
+  // What 'default' compares candidates on (option objective).
+  enum class Objective { kDeviceBytes, kModuleBytes, kHeapPeak };
+
+  Options options_;
+  Objective objective_ = Objective::kDeviceBytes;
+  // Option memory-spaces=all: host memory S(5) counts too.
+  bool count_host_memory_ = false;
   std::vector<ForwardedOption> strategy_options_;
   // The device bytes of `module` under `schedule` as `model` measures them
   // (device side, or both with memory-spaces=all): with a preparation, the
@@ -130,11 +136,6 @@ class MemorySchedulerPass : public HloPass {
   absl::StatusOr<int64_t> DeviceBytes(HloModule& module, const HloSchedule& schedule,
                                       const TargetMemoryModel& model) const;
 
-  int64_t pointer_size_ = 8;
-  std::string memory_spaces_ = "device";
-  std::string objective_ = "device-bytes";
-  int64_t alignment_ = 0;  // 0: the target's
-  double device_bytes_slack_ = 0.5;
   MemorySchedulerMetrics metrics_;
 };
 
