@@ -6,11 +6,13 @@
 
 #include <string_view>
 
+#include "hmo/ir/custom_call_targets.h"
+
 namespace hmo::memory_annotations {
 
 // The frontend's annotation: a custom-call with this target whose frontend
 // attribute kXlaBufferPlacementAttr names the memory the operand moves to.
-inline constexpr std::string_view kDevicePlacement = "annotate_device_placement";
+inline constexpr std::string_view kDevicePlacement = kAnnotateDevicePlacementTarget;
 inline constexpr std::string_view kXlaBufferPlacementAttr = "_xla_buffer_placement";
 
 // Values of kXlaBufferPlacementAttr.
@@ -21,8 +23,8 @@ inline constexpr std::string_view kMemoryTargetPinnedDevice = "pinned_device";
 inline constexpr std::string_view kMemoryTargetDeviceSram = "vmem";
 
 // XLA's internal annotations (custom-call targets) the frontend ones become.
-inline constexpr std::string_view kMoveToHostCustomCallTarget = "MoveToHost";
-inline constexpr std::string_view kMoveToDeviceCustomCallTarget = "MoveToDevice";
+inline constexpr std::string_view kMoveToHostCustomCallTarget = kMoveToHostTarget;
+inline constexpr std::string_view kMoveToDeviceCustomCallTarget = kMoveToDeviceTarget;
 inline constexpr std::string_view kPinToDeviceCustomCallTarget = "PinToDevice";
 inline constexpr std::string_view kPinToDeviceSramCustomCallTarget = "PinToDeviceSram";
 

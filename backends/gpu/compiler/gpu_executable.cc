@@ -346,7 +346,8 @@ absl::StatusOr<std::unique_ptr<GpuExecutable::DeviceState>> GpuExecutable::Creat
     HMO_ASSIGN_OR_RETURN(state->host_arena, runtime.AllocatePinnedHost(host_bytes));
   }
   for (size_t i = 0; i < placements.size(); ++i) {
-    char* base = placements[i].arena == kHostMemorySpace ? state->host_arena : state->device_arena;
+    char* base =
+        placements[i].arena == Layout::kHostMemorySpace ? state->host_arena : state->device_arena;
     state->table.push_back(base == nullptr ? nullptr : base + placements[i].offset);
   }
   if (!state->table.empty()) {

@@ -28,8 +28,6 @@
 namespace hmo::gpu {
 
 inline constexpr int64_t kGpuBufferAlignment = 256;
-// The memory space XLA uses for host memory (S(5) in layouts).
-inline constexpr int64_t kHostMemorySpace = 5;
 
 // The "gpu" (and "gpu-emulated") target's memory model.
 TargetMemoryModel GpuMemoryModel(std::string target);

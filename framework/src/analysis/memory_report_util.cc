@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "absl/strings/str_cat.h"
+#include "hmo/ir/shape.h"
 
 namespace hmo::memory_report_internal {
 
@@ -42,8 +43,8 @@ std::string HtmlEscape(std::string_view text) {
 }
 
 std::string MemorySpaceName(int64_t memory_space) {
-  if (memory_space == 0) return "device";
-  if (memory_space == 5) return "host";
+  if (memory_space == Layout::kDefaultMemorySpace) return "device";
+  if (memory_space == Layout::kHostMemorySpace) return "host";
   return absl::StrCat("S(", memory_space, ")");
 }
 

@@ -6,7 +6,8 @@ namespace hmo {
 
 bool IsValuePassingCustomCallTarget(std::string_view target) {
   static constexpr std::array<std::string_view, 5> kTargets = {
-      "MoveToHost", "MoveToDevice", "annotate_device_placement", "Sharding", "xla.sdy.FuncResultSharding"};
+      kMoveToHostTarget, kMoveToDeviceTarget, kAnnotateDevicePlacementTarget, kShardingTarget,
+      kSdyFuncResultShardingTarget};
   for (std::string_view known : kTargets) {
     if (target == known) return true;
   }

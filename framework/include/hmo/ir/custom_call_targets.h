@@ -8,6 +8,14 @@
 
 namespace hmo {
 
+// The targets named by XLA's host offloading and sharding (spelled as in
+// XLA's memory_annotations.h and sharding propagation).
+inline constexpr std::string_view kMoveToHostTarget = "MoveToHost";
+inline constexpr std::string_view kMoveToDeviceTarget = "MoveToDevice";
+inline constexpr std::string_view kAnnotateDevicePlacementTarget = "annotate_device_placement";
+inline constexpr std::string_view kShardingTarget = "Sharding";
+inline constexpr std::string_view kSdyFuncResultShardingTarget = "xla.sdy.FuncResultSharding";
+
 // Targets that only say where a value lives or how it is sharded
 // (MoveToHost, MoveToDevice, annotate_device_placement, Sharding,
 // xla.sdy.FuncResultSharding): the result is the operand's value, a copy of
