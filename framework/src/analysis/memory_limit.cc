@@ -10,7 +10,6 @@
 #include "hmo/analysis/byte_size.h"
 #include "hmo/analysis/rematerialization_rules.h"
 #include "hmo/base/status_macros.h"
-#include "hmo/ir/instruction_source.h"
 
 namespace hmo {
 namespace {
@@ -36,9 +35,10 @@ std::string ReasonFor(const MemoryReportAllocation& allocation,
   return "temporary: nothing in the pipeline rematerializes it or moves it to the host";
 }
 
-// The check on `report`, an assignment of `module` (or of a clone with the
-// same names).
-MemoryLimitCheck CheckReport(const HloModule& module, const MemoryReport& report, int64_t limit) {
+}  // namespace
+
+MemoryLimitCheck CheckMemoryReport(const HloModule& module, const MemoryReport& report,
+                                   int64_t limit) {
   MemoryLimitCheck check;
   check.limit = limit;
   check.stats = report.stats;
@@ -103,13 +103,6 @@ MemoryLimitCheck CheckReport(const HloModule& module, const MemoryReport& report
     if (live == check.peak_temp_bytes && live > 0) check.peak_moments += next - time;
   }
 
-  // Where the user's program made a value (instruction_source.h).
-  auto source_of = [&](const MemoryReportBuffer& value) -> std::string {
-    const HloComputation* computation = module.GetComputationWithName(value.computation);
-    const HloInstruction* instruction =
-        computation == nullptr ? nullptr : computation->GetInstructionWithName(value.instruction);
-    return instruction == nullptr ? std::string() : InstructionSource(*instruction);
-  };
   // The values to name: a value live at the peak, else the first.
   auto named = [&](const std::vector<const MemoryReportBuffer*>& values) {
     for (const MemoryReportBuffer* value : values) {
@@ -128,7 +121,7 @@ MemoryLimitCheck CheckReport(const HloModule& module, const MemoryReport& report
     std::string reason = ReasonFor(allocation);
     if (values.size() > 1) absl::StrAppend(&reason, " (", values.size(), " values use it in turn)");
     check.live_at_peak.push_back({value.instruction, value.index, value.shape, allocation.size,
-                                  allocation.kind, std::move(reason), source_of(value)});
+                                  allocation.kind, std::move(reason), value.source});
   }
   for (const auto& [key, slice] : temp_slices) {
     const bool live_at_peak =
@@ -142,19 +135,36 @@ MemoryLimitCheck CheckReport(const HloModule& module, const MemoryReport& report
         computation == nullptr ? nullptr : computation->GetInstructionWithName(value.instruction);
     check.live_at_peak.push_back({value.instruction, value.index, value.shape, std::get<2>(key),
                                   "temp", ReasonFor(*allocations.at(std::get<0>(key)), instruction),
-                                  instruction == nullptr ? "" : InstructionSource(*instruction)});
+                                  value.source});
   }
   std::stable_sort(check.live_at_peak.begin(), check.live_at_peak.end(),
                    [](const PeakValue& a, const PeakValue& b) { return a.size > b.size; });
   return check;
 }
 
-}  // namespace
+std::vector<SourceBytes> BytesBySource(const std::vector<PeakValue>& values) {
+  // Keyed by (source, arguments): arguments without metadata apart from the
+  // module's own values without it.
+  std::map<std::pair<std::string, bool>, SourceBytes> by_source;
+  for (const PeakValue& value : values) {
+    const bool arguments = value.source.empty() && value.kind == "parameter";
+    SourceBytes& entry = by_source[{value.source, arguments}];
+    entry.source = value.source;
+    entry.arguments = arguments;
+    entry.bytes += value.size;
+    ++entry.values;
+  }
+  std::vector<SourceBytes> sources;
+  for (auto& [key, entry] : by_source) sources.push_back(std::move(entry));
+  std::stable_sort(sources.begin(), sources.end(),
+                   [](const SourceBytes& a, const SourceBytes& b) { return a.bytes > b.bytes; });
+  return sources;
+}
 
 absl::StatusOr<MemoryLimitCheck> CheckMemoryLimit(const HloModule& module, int64_t limit,
                                                   const MemoryReportOptions& options) {
   HMO_ASSIGN_OR_RETURN(const MemoryReport report, BuildMemoryReport(module, options));
-  return CheckReport(module, report, limit);
+  return CheckMemoryReport(module, report, limit);
 }
 
 absl::StatusOr<MemoryLimitCheck> CheckTargetMemoryLimit(const HloModule& module, int64_t limit,
@@ -176,7 +186,7 @@ absl::StatusOr<MemoryLimitCheck> CheckTargetMemoryLimit(const HloModule& module,
     // second one.
     HMO_ASSIGN_OR_RETURN(const MemoryReport report,
                          BuildMemoryReportFromAssignment(*plan.assignment, model.assignment));
-    check = CheckReport(module, report, limit);
+    check = CheckMemoryReport(module, report, limit);
   }
   check.target = DescribeTargetAdditions(module, model.DisplayName(), check.stats, plan);
   check.device_bytes = check.target.arena_device_bytes;
@@ -210,29 +220,15 @@ std::string MemoryLimitCheck::Describe(size_t max_values) const {
                     FormatByteSize(rest), ")");
   }
   // The same bytes by the source line that made them, largest first.
-  std::map<std::string, std::pair<int64_t, int64_t>> by_source;  // bytes, values
-  for (const PeakValue& value : live_at_peak) {
-    // Arguments carry no metadata: they are the caller's.
-    const std::string source = !value.source.empty()       ? value.source
-                               : value.kind == "parameter" ? "(the program's arguments)"
-                                                           : "(no source in the metadata)";
-    auto& [bytes, values] = by_source[source];
-    bytes += value.size;
-    ++values;
-  }
   const bool any_source = std::any_of(live_at_peak.begin(), live_at_peak.end(),
                                       [](const PeakValue& value) { return !value.source.empty(); });
   if (any_source) {
-    std::vector<std::pair<std::string, std::pair<int64_t, int64_t>>> sources(by_source.begin(),
-                                                                             by_source.end());
-    std::stable_sort(sources.begin(), sources.end(),
-                     [](const auto& a, const auto& b) { return a.second.first > b.second.first; });
+    const std::vector<SourceBytes> sources = BytesBySource(live_at_peak);
     absl::StrAppend(&text, "\n  live then, by where the program made them, largest first:");
     const size_t shown_sources = std::min(max_values, sources.size());
     for (size_t i = 0; i < shown_sources; ++i) {
-      const auto& [source, figures] = sources[i];
-      absl::StrAppend(&text, "\n    ", source, ": ", FormatByteSize(figures.first), " in ",
-                      figures.second, figures.second == 1 ? " value" : " values");
+      absl::StrAppend(&text, "\n    ", sources[i].Label(), ": ", FormatByteSize(sources[i].bytes),
+                      " in ", sources[i].values, sources[i].values == 1 ? " value" : " values");
     }
     if (shown_sources < sources.size()) {
       absl::StrAppend(&text, "\n    ... and ", sources.size() - shown_sources, " more sources");

@@ -12,6 +12,7 @@
 #include "hmo/analysis/byte_size.h"
 #include "hmo/base/status_macros.h"
 #include "hmo/ir/hlo_computation.h"
+#include "hmo/ir/instruction_source.h"
 
 namespace hmo {
 
@@ -165,6 +166,8 @@ absl::StatusOr<MemoryReport> BuildMemoryReportFromAssignment(const BufferAssignm
       buffer.memory_space = allocation.color();
       buffer.start = range->second.start;
       buffer.end = range->second.end;
+      buffer.call_stack = InstructionCallStack(*value->instruction());
+      if (!buffer.call_stack.empty()) buffer.source = buffer.call_stack.front();
       report.buffers.push_back(std::move(buffer));
     }
   }
@@ -174,6 +177,11 @@ absl::StatusOr<MemoryReport> BuildMemoryReportFromAssignment(const BufferAssignm
                      std::tie(b.memory_space, b.allocation, b.offset, b.start, b.value_id);
             });
   return report;
+}
+
+std::string SourceBytes::Label() const {
+  if (!source.empty()) return source;
+  return arguments ? "(the program's arguments)" : "(no source in the metadata)";
 }
 
 std::string MemoryReportTarget::ToString() const {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "hmo/analysis/memory_report.h"
 
 namespace hmo {
@@ -70,6 +71,11 @@ class JsonInlineObject {
   void Int(std::string_view key, int64_t value) { Add(key, absl::StrCat(value)); }
   void Bool(std::string_view key, bool value) { Add(key, value ? "true" : "false"); }
   void String(std::string_view key, std::string_view value) { Add(key, JsonString(value)); }
+  // A string, or null when empty (a field the input does not have).
+  void StringOrNull(std::string_view key, std::string_view value) {
+    Add(key, value.empty() ? std::string("null") : JsonString(value));
+  }
+  void Raw(std::string_view key, const std::string& value) { Add(key, value); }
   std::string Done() const { return absl::StrCat("{", body_, "}"); }
 
  private:
@@ -218,9 +224,25 @@ std::string FormatMemoryReportJson(const MemoryReport& report) {
       o.Int("memory_space", b.memory_space);
       o.Int("start", b.start);
       o.Int("end", b.end);
+      o.StringOrNull("source", b.source);
+      std::vector<std::string> frames;
+      for (const std::string& frame : b.call_stack) frames.push_back(JsonString(frame));
+      o.Raw("call_stack", absl::StrCat("[", absl::StrJoin(frames, ", "), "]"));
       buffers.push_back(o.Done());
     }
     root.Raw("buffers", Array(buffers, 2));
+  }
+  {
+    std::vector<std::string> sources;
+    for (const SourceBytes& entry : report.peak_by_source) {
+      JsonInlineObject o;
+      o.StringOrNull("source", entry.source);
+      o.String("label", entry.Label());
+      o.Int("bytes", entry.bytes);
+      o.Int("values", entry.values);
+      sources.push_back(o.Done());
+    }
+    root.Raw("peak_by_source", Array(sources, 2));
   }
   root.Close();
   out += "\n";

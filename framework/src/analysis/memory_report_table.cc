@@ -1,5 +1,7 @@
 // FormatMemoryReportTable: the human-readable summary printed by `hmo stats`.
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "hmo/analysis/memory_report.h"
@@ -73,6 +75,22 @@ std::string FormatMemoryReportTable(const MemoryReport& report) {
       absl::StrAppendFormat(&out, "  %-8s %14d %14d %14d %8d  %s\n", MemorySpaceName(heap.color),
                             heap.heap_size, heap.lower_bound, heap.xla_heap_size,
                             heap.value_count, heap.algorithm);
+    }
+  }
+
+  if (!report.peak_by_source.empty()) {
+    // The user's lines, not HLO names: where to look to lower the peak.
+    constexpr size_t kShownSources = 10;
+    absl::StrAppend(&out, "\nLive at the peak, by where the program made them, largest first:\n");
+    const size_t shown = std::min(kShownSources, report.peak_by_source.size());
+    for (size_t i = 0; i < shown; ++i) {
+      const SourceBytes& entry = report.peak_by_source[i];
+      absl::StrAppendFormat(&out, "  %14d  %-10s %6d %-6s  %s\n", entry.bytes,
+                            HumanReadableBytes(entry.bytes), entry.values,
+                            entry.values == 1 ? "value" : "values", entry.Label());
+    }
+    if (shown < report.peak_by_source.size()) {
+      absl::StrAppend(&out, "  ... and ", report.peak_by_source.size() - shown, " more sources\n");
     }
   }
 

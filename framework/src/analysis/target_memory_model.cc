@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "hmo/analysis/byte_size.h"
+#include "hmo/analysis/memory_limit.h"
 #include "hmo/base/status_macros.h"
 #include "hmo/ir/hlo_schedule.h"
 #include "hmo/ir/layout.h"
@@ -143,6 +144,9 @@ absl::StatusOr<MemoryReport> BuildTargetMemoryReport(const HloModule& module,
                          BuildMemoryReportFromAssignment(*plan->assignment, model.assignment));
     report.schedule_source = !module.has_schedule() ? "post-order" : "module";
   }
+  // The limit is irrelevant here: only the values live at the peak are read.
+  report.peak_by_source =
+      BytesBySource(CheckMemoryReport(module, report, /*limit=*/0).live_at_peak);
   if (!plan.ok()) {
     // The module's own figures stand; the report says why the target's do not.
     report.target.name = model.DisplayName();

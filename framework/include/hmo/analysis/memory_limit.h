@@ -78,6 +78,16 @@ absl::StatusOr<MemoryLimitCheck> CheckMemoryLimit(const HloModule& module, int64
 absl::StatusOr<MemoryLimitCheck> CheckTargetMemoryLimit(const HloModule& module, int64_t limit,
                                                         const TargetMemoryModel& model);
 
+// The check on `report`, an assignment of `module` (or of a clone with the
+// same names): the report's figures against `limit`, the peak of its
+// temporaries and the device values live then.
+MemoryLimitCheck CheckMemoryReport(const HloModule& module, const MemoryReport& report,
+                                   int64_t limit);
+
+// The bytes of `values` by the source line that made them, largest first
+// (ties in source order): what the limit error and `hmo stats` print.
+std::vector<SourceBytes> BytesBySource(const std::vector<PeakValue>& values);
+
 // OkStatus when `check` fits; else ResourceExhausted with check.Describe().
 absl::Status MemoryLimitStatus(const MemoryLimitCheck& check);
 

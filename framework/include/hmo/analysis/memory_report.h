@@ -79,6 +79,24 @@ struct MemoryReportBuffer {
   int64_t memory_space = 0;
   int64_t start = 0;  // schedule times, inclusive
   int64_t end = 0;
+  // Where the user's program made the instruction (hmo/ir/instruction_source.h):
+  // "file:line (function)", empty without metadata; and its call stack,
+  // innermost first.
+  std::string source;
+  std::vector<std::string> call_stack;
+};
+
+// Device bytes live at the peak that one source line made
+// (BytesBySource, memory_limit.h).
+struct SourceBytes {
+  std::string source;  // "file:line (function)"; empty when the metadata names none
+  // Without a source: the program's arguments (the caller's values, which
+  // carry no metadata) rather than values the module made.
+  bool arguments = false;
+  int64_t bytes = 0;
+  int64_t values = 0;
+  // The source, or "(the program's arguments)" / "(no source in the metadata)".
+  std::string Label() const;
 };
 
 // What a target's executable allocates for the module (filled by
@@ -126,6 +144,10 @@ struct MemoryReport {
   std::vector<MemoryReportBuffer> buffers;
   // Set by BuildTargetMemoryReport (name empty otherwise).
   MemoryReportTarget target;
+  // Set by BuildTargetMemoryReport: the device values live at the peak of
+  // temporaries (as the memory-limit check finds it) by source line, largest
+  // first.
+  std::vector<SourceBytes> peak_by_source;
 };
 
 // Assigns buffers of `module` under `schedule` as `options` say (values
