@@ -16,6 +16,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "hmo/base/half_float_bits.h"
 #include "hmo/ir/literal.h"
 #include "hmo/ir/computable_element_types.h"
 #include "hmo/ir/primitive_type.h"
@@ -40,21 +41,10 @@ using NativeOf = typename ElementTraits<kType>::Native;
 template <PrimitiveType kType>
 inline constexpr bool kIsNarrowFloat = kType == PrimitiveType::F16 || kType == PrimitiveType::BF16;
 
-// bf16 is the top half of an f32, so it converts without the generic
-// (double-based) narrow-float routines; this keeps bf16-heavy modules fast.
-inline float Bf16BitsToFloat(uint16_t bits) {
-  uint32_t wide = static_cast<uint32_t>(bits) << 16;
-  float f;
-  std::memcpy(&f, &wide, sizeof(f));
-  return f;
-}
-inline uint16_t FloatToBf16Bits(float value) {
-  uint32_t bits;
-  std::memcpy(&bits, &value, sizeof(bits));
-  if (std::isnan(value)) return static_cast<uint16_t>((bits >> 16) | 0x0040);  // Stay quiet NaN.
-  uint32_t rounding_bias = 0x7FFF + ((bits >> 16) & 1);
-  return static_cast<uint16_t>((bits + rounding_bias) >> 16);
-}
+// bf16 converts without the generic (double-based) narrow-float routines,
+// which keeps bf16-heavy modules fast; the bits are the backends' too.
+inline float Bf16BitsToFloat(uint16_t bits) { return half_float_bits::Bf16ToF32(bits); }
+inline uint16_t FloatToBf16Bits(float value) { return half_float_bits::F32ToBf16(value); }
 
 // Element `i` of the raw bytes `data`, as the native type.
 template <PrimitiveType kType>
