@@ -465,16 +465,7 @@ absl::Status GpuExecutable::InitializeReplicas() {
     }
     factory = [](int replica) { return CreateCudaDeviceRuntime(replica); };
   }
-  for (int r = 0; r < replicas; ++r) {
-    absl::StatusOr<std::unique_ptr<GpuDeviceRuntime>> runtime = factory(r);
-    if (!runtime.ok()) return ForReplica(r, runtime.status());
-    replica_runtimes_.push_back(std::move(*runtime));
-    GpuDeviceRuntime& bound = *replica_runtimes_.back();
-    if (absl::Status bind = bound.BindToCallingThread(); !bind.ok()) return ForReplica(r, bind);
-    absl::StatusOr<std::unique_ptr<DeviceState>> state = CreateDeviceState(bound);
-    if (!state.ok()) return ForReplica(r, state.status());
-    replicas_.push_back(std::move(*state));
-  }
+  for (int r = 0; r < replicas; ++r) HMO_RETURN_IF_ERROR(AddReplica(r, factory(r)));
   if (plan_.has_collectives) {
     // Made once; every replica joins it from its own thread (NCCL's
     // communicator creation is collective).
@@ -571,6 +562,11 @@ absl::Status GpuExecutable::InitializeProcessReplica(const collectives::MpiColle
     // Processes sharing a machine share its GPUs round-robin.
     runtime = CreateCudaDeviceRuntime(mpi.local_process() % *devices);
   }
+  return AddReplica(replica, std::move(runtime));
+}
+
+absl::Status GpuExecutable::AddReplica(int replica,
+                                       absl::StatusOr<std::unique_ptr<GpuDeviceRuntime>> runtime) {
   if (!runtime.ok()) return ForReplica(replica, runtime.status());
   replica_runtimes_.push_back(std::move(*runtime));
   GpuDeviceRuntime& bound = *replica_runtimes_.back();

@@ -119,6 +119,9 @@ class GpuExecutable : public Executable {
   absl::StatusOr<Literal> RunOnDevice(DeviceState& state, absl::Span<const Literal> arguments,
                                       ExecutionProfile* profile) const;
   absl::Status InitializeReplicas();
+  // Keeps `runtime` as replica `replica`'s: binds it to the calling thread
+  // and creates its state (errors name the replica).
+  absl::Status AddReplica(int replica, absl::StatusOr<std::unique_ptr<GpuDeviceRuntime>> runtime);
   void ReleaseReplicas();
   // ExecuteReplicated in a process of an MPI launch: this process's replica
   // (mpi.process()) alone, every replica's result gathered

@@ -7,21 +7,43 @@
 
 namespace hmo::gpu {
 
+namespace {
+
+// NCCL's data types, one row per element type it has (nccl.h's values).
+struct NcclTypeRow {
+  HostElementType host;
+  PrimitiveType primitive;
+  nccl_abi::DataType nccl;
+};
+constexpr NcclTypeRow kNcclTypes[] = {
+    {HostElementType::kS8, PrimitiveType::S8, nccl_abi::kInt8},
+    {HostElementType::kU8, PrimitiveType::U8, nccl_abi::kUint8},
+    {HostElementType::kS32, PrimitiveType::S32, nccl_abi::kInt32},
+    {HostElementType::kU32, PrimitiveType::U32, nccl_abi::kUint32},
+    {HostElementType::kS64, PrimitiveType::S64, nccl_abi::kInt64},
+    {HostElementType::kU64, PrimitiveType::U64, nccl_abi::kUint64},
+    {HostElementType::kF16, PrimitiveType::F16, nccl_abi::kFloat16},
+    {HostElementType::kBF16, PrimitiveType::BF16, nccl_abi::kBfloat16},
+    {HostElementType::kF32, PrimitiveType::F32, nccl_abi::kFloat32},
+    {HostElementType::kF64, PrimitiveType::F64, nccl_abi::kFloat64},
+};
+
+}  // namespace
+
 absl::StatusOr<nccl_abi::DataType> NcclDataType(HostElementType type) {
-  switch (type) {
-    case HostElementType::kS8: return nccl_abi::kInt8;
-    case HostElementType::kU8: return nccl_abi::kUint8;
-    case HostElementType::kS32: return nccl_abi::kInt32;
-    case HostElementType::kU32: return nccl_abi::kUint32;
-    case HostElementType::kS64: return nccl_abi::kInt64;
-    case HostElementType::kU64: return nccl_abi::kUint64;
-    case HostElementType::kF16: return nccl_abi::kFloat16;
-    case HostElementType::kBF16: return nccl_abi::kBfloat16;
-    case HostElementType::kF32: return nccl_abi::kFloat32;
-    case HostElementType::kF64: return nccl_abi::kFloat64;
-    default:
-      return absl::UnimplementedError("NCCL has no data type for " + std::string(HostElementTypeName(type)));
+  for (const NcclTypeRow& row : kNcclTypes) {
+    if (row.host == type) return row.nccl;
   }
+  return absl::UnimplementedError("NCCL has no data type for " +
+                                  std::string(HostElementTypeName(type)));
+}
+
+absl::StatusOr<nccl_abi::DataType> NcclDataType(PrimitiveType type) {
+  for (const NcclTypeRow& row : kNcclTypes) {
+    if (row.primitive == type) return row.nccl;
+  }
+  return absl::UnimplementedError("NCCL has no data type for " +
+                                  std::string(PrimitiveTypeName(type)));
 }
 
 namespace {

@@ -123,8 +123,10 @@ class CudaCollectiveTransport final : public CollectiveTransport {
   uint32_t partition_id_ = 0;
 };
 
-// NCCL's data type for `type`, or UNIMPLEMENTED naming it.
+// NCCL's data type for `type` (as the host runtime or the HLO names it),
+// or UNIMPLEMENTED naming it.
 absl::StatusOr<nccl_abi::DataType> NcclDataType(HostElementType type);
+absl::StatusOr<nccl_abi::DataType> NcclDataType(PrimitiveType type);
 
 }  // namespace hmo::gpu
 

@@ -39,52 +39,21 @@ absl::StatusOr<std::pair<nccl_abi::DataType, nccl_abi::RedOp>> NcclReduction(
                      plan.reduction == ReductionKind::kProduct;
     return std::make_pair(nccl_abi::kUint8, all ? nccl_abi::kMin : nccl_abi::kMax);
   }
-  nccl_abi::DataType type;
-  switch (plan.element_type) {
-    case PrimitiveType::S8:
-      type = nccl_abi::kInt8;
-      break;
-    case PrimitiveType::U8:
-      type = nccl_abi::kUint8;
-      break;
-    case PrimitiveType::S32:
-      type = nccl_abi::kInt32;
-      break;
-    case PrimitiveType::U32:
-      type = nccl_abi::kUint32;
-      break;
-    case PrimitiveType::S64:
-      type = nccl_abi::kInt64;
-      break;
-    case PrimitiveType::U64:
-      type = nccl_abi::kUint64;
-      break;
-    case PrimitiveType::F16:
-      type = nccl_abi::kFloat16;
-      break;
-    case PrimitiveType::BF16:
-      type = nccl_abi::kBfloat16;
-      break;
-    case PrimitiveType::F32:
-      type = nccl_abi::kFloat32;
-      break;
-    case PrimitiveType::F64:
-      type = nccl_abi::kFloat64;
-      break;
-    default:
-      return absl::UnimplementedError(fmt::format("{}: NCCL has no data type to reduce {}",
-                                                  plan.description,
-                                                  PrimitiveTypeName(plan.element_type)));
+  absl::StatusOr<nccl_abi::DataType> type = NcclDataType(plan.element_type);
+  if (!type.ok()) {
+    return absl::UnimplementedError(fmt::format("{}: NCCL has no data type to reduce {}",
+                                                plan.description,
+                                                PrimitiveTypeName(plan.element_type)));
   }
   switch (plan.reduction) {
     case ReductionKind::kSum:
-      return std::make_pair(type, nccl_abi::kSum);
+      return std::make_pair(*type, nccl_abi::kSum);
     case ReductionKind::kProduct:
-      return std::make_pair(type, nccl_abi::kProd);
+      return std::make_pair(*type, nccl_abi::kProd);
     case ReductionKind::kMin:
-      return std::make_pair(type, nccl_abi::kMin);
+      return std::make_pair(*type, nccl_abi::kMin);
     case ReductionKind::kMax:
-      return std::make_pair(type, nccl_abi::kMax);
+      return std::make_pair(*type, nccl_abi::kMax);
     default:
       return absl::UnimplementedError(fmt::format("{}: NCCL has no bitwise and / or of {}",
                                                   plan.description,
