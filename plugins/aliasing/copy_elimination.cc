@@ -116,12 +116,20 @@ bool HoldsOnlyLocalWritableArrays(const HloBuffer& buffer, const HloComputation*
   return true;
 }
 
-// Case C of the header. Returns the instructions that must run before the
-// copy's in-place updater once the copy is gone (its source's and its own
-// other readers), or nullopt when the copy must stay.
-std::optional<std::vector<HloInstruction*>> ReadersToOrderBeforeUpdate(
-    const HloAliasAnalysis& analysis, const HloBuffer& source_buffer, const HloBuffer& copy_buffer,
-    HloInstruction* copy) {
+// What removing a copy takes: the control edges that order readers first.
+struct Removal {
+  HloInstruction* copy = nullptr;
+  HloInstruction* update = nullptr;  // case C only
+  std::vector<HloInstruction*> readers_first;
+};
+
+// Case C of the header: the removal with the readers that must run before
+// the copy's in-place updater once the copy is gone (its source's and its
+// own other readers), or nullopt when the copy must stay.
+std::optional<Removal> OrderReadersBeforeUpdate(const HloAliasAnalysis& analysis,
+                                                const HloBuffer& source_buffer,
+                                                const HloBuffer& copy_buffer,
+                                                HloInstruction* copy) {
   const HloComputation* computation = copy->parent();
   HloInstruction* source = copy->mutable_operand(0);
   if (analysis.BufferLivesOut(source_buffer)) return std::nullopt;
@@ -154,15 +162,8 @@ std::optional<std::vector<HloInstruction*>> ReadersToOrderBeforeUpdate(
       readers.push_back(reader);
     }
   }
-  return readers;
+  return Removal{copy, update, std::move(readers)};
 }
-
-// What removing a copy takes: the control edges that order readers first.
-struct Removal {
-  HloInstruction* copy = nullptr;
-  HloInstruction* update = nullptr;  // case C only
-  std::vector<HloInstruction*> readers_first;
-};
 
 std::optional<Removal> RemovalOf(const HloModule& module, const HloAliasAnalysis& analysis,
                                  HloInstruction* copy, bool order_readers_first) {
@@ -182,14 +183,7 @@ std::optional<Removal> RemovalOf(const HloModule& module, const HloAliasAnalysis
   if (CanShareReadOnly(module, analysis, *source_buffer, *copy_buffer))
     return Removal{copy, nullptr, {}};
   if (!order_readers_first) return std::nullopt;
-  std::optional<std::vector<HloInstruction*>> readers =
-      ReadersToOrderBeforeUpdate(analysis, *source_buffer, *copy_buffer, copy);
-  if (!readers.has_value()) return std::nullopt;
-  HloInstruction* update = nullptr;
-  for (const HloValue* value : copy_buffer->values()) {
-    if (value->defining_instruction()->IsUserOf(copy)) update = value->defining_instruction();
-  }
-  return Removal{copy, update, *std::move(readers)};
+  return OrderReadersBeforeUpdate(analysis, *source_buffer, *copy_buffer, copy);
 }
 
 // Finds one removable copy.
