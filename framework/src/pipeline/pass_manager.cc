@@ -6,6 +6,7 @@
 #include "hmo/pass/analysis_manager.h"
 #include "hmo/pass/pass_context.h"
 #include "hmo/pass/pipeline_run_state.h"
+#include "hmo/plugin/plugin_registries.h"
 #include "spdlog/spdlog.h"
 
 namespace hmo {
@@ -15,7 +16,7 @@ absl::StatusOr<PipelineRunSummary> PassManager::Run(HloModule& module) {
   for (PassInstrumentation* instrumentation : instrumentations_) {
     HMO_RETURN_IF_ERROR(instrumentation->BeforePipeline(module));
   }
-  AnalysisManager analyses(module, &RegisteredAnalyses(registries_));
+  AnalysisManager analyses(module, &registries_.analyses);
   PipelineRunState run_state;
   bool changed = false;
   HMO_RETURN_IF_ERROR(RunSteps(pipeline_.steps, module, analyses, run_state, 0, changed, summary));

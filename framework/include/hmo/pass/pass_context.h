@@ -22,12 +22,9 @@ namespace hmo {
 
 // The registries of everything loaded: passes, analyses, scheduler strategies,
 // backends. Defined by the plugin layer (hmo/plugin/plugin_registries.h), which
-// a pass includes to look a strategy or backend up; the pass layer only hands
-// it on.
+// a pass includes to look a strategy or backend up; the pass layer only holds
+// it by reference and hands it on (it calls nothing of it: the layer is above).
 struct PluginRegistries;
-
-// The analysis registry among `registries`, for the pass layer's own use.
-const AnalysisRegistry& RegisteredAnalyses(const PluginRegistries& registries);
 
 class PassContext {
  public:
