@@ -15,7 +15,8 @@
 #
 # The same function is exported by the installed CMake package (hmoConfig.cmake)
 # for out-of-tree plugins; there it installs into the consumer's
-# HMO_INSTALL_PLUGIN_DIR when that is set.
+# HMO_INSTALL_PLUGIN_DIR when that is set, and builds a C++ plugin with the
+# framework's assertion and sanitizer settings (part of its build fingerprint).
 function(hmo_add_plugin name)
   cmake_parse_arguments(ARG "C_ABI_ONLY;NO_INSTALL" "OUTPUT_DIRECTORY" "SOURCES;LIBS" ${ARGN})
   if(ARG_OUTPUT_DIRECTORY)
@@ -49,6 +50,21 @@ function(hmo_add_plugin name)
     target_link_libraries(${name} PRIVATE hmo_framework ${ARG_LIBS})
   else()
     target_link_libraries(${name} PRIVATE hmo::hmo_framework ${ARG_LIBS})
+  endif()
+  if(NOT ARG_C_ABI_ONLY AND NOT TARGET hmo_framework)
+    # Out of tree: the settings in a C++ plugin's build fingerprint
+    # (build_fingerprint.h) follow the installed framework's build, whatever
+    # the consumer's build type, so a Debug plugin still loads into a release
+    # hmo. In hmo's tree the global flags do this.
+    if(HMO_SDK_ASSERTIONS)
+      target_compile_options(${name} PRIVATE -UNDEBUG)
+    else()
+      target_compile_definitions(${name} PRIVATE NDEBUG)
+    endif()
+    if(HMO_SDK_SANITIZE)
+      target_compile_options(${name} PRIVATE -fsanitize=${HMO_SDK_SANITIZE})
+      target_link_options(${name} PRIVATE -fsanitize=${HMO_SDK_SANITIZE})
+    endif()
   endif()
   if(HMO_INSTALL_PLUGIN_DIR AND NOT ARG_NO_INSTALL)
     install(TARGETS ${name} LIBRARY DESTINATION ${HMO_INSTALL_PLUGIN_DIR})

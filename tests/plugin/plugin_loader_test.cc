@@ -170,6 +170,24 @@ TEST(PluginLoaderTest, FingerprintMismatchNamesBothFingerprints) {
                                     FrameworkBuildFingerprint())));
 }
 
+// Same compiler, library and headers, assertions the other way: the build
+// settings are part of the fingerprint, and the refusal names the two.
+TEST(PluginLoaderTest, FingerprintNamesTheBuildSettings) {
+  const std::string host(FrameworkBuildFingerprint());
+#ifdef NDEBUG
+  const std::string host_setting = "assertions=off", plugin_setting = "assertions=on";
+#else
+  const std::string host_setting = "assertions=on", plugin_setting = "assertions=off";
+#endif
+  ASSERT_THAT(host, HasSubstr(host_setting));
+  std::string plugin = host;
+  plugin.replace(plugin.find(host_setting), host_setting.size(), plugin_setting);
+  EXPECT_THAT(LoadError(Broken("broken_build_settings")),
+              HasSubstr(fmt::format("plugin 'broken-build-settings' was built for '{}' but this "
+                                    "hmo is '{}'",
+                                    plugin, host)));
+}
+
 TEST(PluginLoaderTest, CPluginMayNotSetCxxCallbacks) {
   EXPECT_THAT(LoadError(Broken("broken_c_with_cxx_callback")),
               HasSubstr("has no build fingerprint (a C plugin) but sets register_passes"));
@@ -266,8 +284,11 @@ TEST(PluginLoaderTest, HostAndPluginsComputeTheSameFingerprint) {
   EXPECT_EQ(FrameworkBuildFingerprint(), HMO_BUILD_FINGERPRINT);
   const std::string fingerprint(FrameworkBuildFingerprint());
   EXPECT_THAT(fingerprint, StartsWith("hmo " HMO_FRAMEWORK_VERSION " headers " HMO_HEADERS_DIGEST "; "));
-  // Abseil's types cross the boundary, so its release is part of it.
+  // Abseil's types cross the boundary, so its release is part of it, and so
+  // are the assertion and sanitizer settings, last.
   EXPECT_THAT(fingerprint, HasSubstr("; abseil "));
+  EXPECT_THAT(fingerprint,
+              ::testing::ContainsRegex("; assertions=(on|off) asan=[01] tsan=[01] msan=[01]$"));
   EXPECT_EQ(std::string(HMO_HEADERS_DIGEST).size(), 16u);
 }
 
@@ -280,7 +301,7 @@ TEST(PluginLoaderTest, LoadAllPluginsReportsOneErrorPerBrokenFile) {
   std::vector<absl::Status> errors = broken_host.LoadAllPlugins(PluginSearchPath({kBrokenDir}));
   // Every broken fixture fails except the two duplicate ones, which only
   // clash with plugins that are not loaded here.
-  EXPECT_EQ(errors.size(), 9u);
+  EXPECT_EQ(errors.size(), 10u);
   for (const absl::Status& error : errors) {
     EXPECT_THAT(std::string(error.message()), StartsWith(kBrokenDir.string()));
   }

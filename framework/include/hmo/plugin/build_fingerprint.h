@@ -8,7 +8,18 @@
 //    (hmo/plugin/headers_digest.h, generated when the build is configured);
 //  - the compiler and its version;
 //  - the C++ standard library, its version and (libstdc++) its string ABI;
-//  - Abseil's LTS release and inline namespace.
+//  - Abseil's LTS release and inline namespace;
+//  - the build settings that change what the headers' inline code does or
+//    how objects are laid out and allocated: assertions (NDEBUG: Abseil's
+//    containers check and probe differently) and the sanitizers that
+//    instrument containers or need their runtime loaded first (address,
+//    thread, memory). UndefinedBehaviorSanitizer changes neither, and has no
+//    macro to test, so it is not part of it.
+// LLVM is not: no SDK header names an LLVM type (a backend plugin links its
+// own libLLVM, which the dynamic loader matches by soname).
+// hmo_add_plugin() (cmake/HmoPlugin.cmake) builds a plugin with the
+// framework's assertion and sanitizer settings, so only a plugin built by
+// other means can differ there.
 // The host and a C++ plugin each expand this macro in their own build, and
 // the host compares the two strings (plugin_abi.h, build_fingerprint).
 
@@ -50,8 +61,44 @@
   "abseil head ns=" HMO_FINGERPRINT_STRINGIFY_(ABSL_OPTION_INLINE_NAMESPACE_NAME)
 #endif
 
-#define HMO_BUILD_FINGERPRINT                                                    \
+#if defined(NDEBUG)
+#define HMO_FINGERPRINT_ASSERTIONS_ "assertions=off"
+#else
+#define HMO_FINGERPRINT_ASSERTIONS_ "assertions=on"
+#endif
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define HMO_FINGERPRINT_ASAN_ "1"
+#endif
+#if __has_feature(thread_sanitizer)
+#define HMO_FINGERPRINT_TSAN_ "1"
+#endif
+#if __has_feature(memory_sanitizer)
+#define HMO_FINGERPRINT_MSAN_ "1"
+#endif
+#endif
+#if !defined(HMO_FINGERPRINT_ASAN_) && defined(__SANITIZE_ADDRESS__)
+#define HMO_FINGERPRINT_ASAN_ "1"
+#endif
+#if !defined(HMO_FINGERPRINT_TSAN_) && defined(__SANITIZE_THREAD__)
+#define HMO_FINGERPRINT_TSAN_ "1"
+#endif
+#ifndef HMO_FINGERPRINT_ASAN_
+#define HMO_FINGERPRINT_ASAN_ "0"
+#endif
+#ifndef HMO_FINGERPRINT_TSAN_
+#define HMO_FINGERPRINT_TSAN_ "0"
+#endif
+#ifndef HMO_FINGERPRINT_MSAN_
+#define HMO_FINGERPRINT_MSAN_ "0"
+#endif
+#define HMO_FINGERPRINT_BUILD_                                                              \
+  HMO_FINGERPRINT_ASSERTIONS_ " asan=" HMO_FINGERPRINT_ASAN_ " tsan=" HMO_FINGERPRINT_TSAN_ \
+                              " msan=" HMO_FINGERPRINT_MSAN_
+
+#define HMO_BUILD_FINGERPRINT                                                                \
   "hmo " HMO_FRAMEWORK_VERSION " headers " HMO_HEADERS_DIGEST "; " HMO_FINGERPRINT_COMPILER_ \
-  "; " HMO_FINGERPRINT_STDLIB_ "; " HMO_FINGERPRINT_ABSEIL_
+  "; " HMO_FINGERPRINT_STDLIB_ "; " HMO_FINGERPRINT_ABSEIL_ "; " HMO_FINGERPRINT_BUILD_
 
 #endif  // HMO_PLUGIN_BUILD_FINGERPRINT_H_
