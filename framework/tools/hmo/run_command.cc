@@ -31,7 +31,7 @@
 #include "logging_options.h"
 #include "terminal_progress.h"
 #include "launched_process.h"
-#include "module_execution.h"
+#include "execution_summary.h"
 #include "module_inputs.h"
 #include "parallel_jobs.h"
 #include "pipeline_setup.h"
@@ -66,7 +66,7 @@ struct ModuleResult {
   std::string module_name;
   PipelineRunSummary summary;
   std::string text;  // the result, kept only when it goes to stdout
-  std::string execution_summary;  // --execute: what ExecuteModule reported
+  std::string execution_summary;  // --execute: what ExecuteAndSummarize reported
   std::string memory_limit;       // the memory-limit check, when there is a limit
 };
 
@@ -143,7 +143,7 @@ ModuleResult RunOneModule(const RunSetup& setup, const fs::path& input,
       results_dir = setup.results_per_input ? fs::path(setup.results_dir) / input.stem()
                                             : fs::path(setup.results_dir);
     }
-    ModuleExecution execution = ExecuteModule(*setup.execute, **module, input, results_dir);
+    ExecutionSummary execution = ExecuteAndSummarize(*setup.execute, **module, input, results_dir);
     result.execution_summary = std::move(execution.summary);
     result.status = std::move(execution.status);
   }

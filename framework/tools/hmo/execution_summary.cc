@@ -1,4 +1,4 @@
-#include "module_execution.h"
+#include "execution_summary.h"
 
 #include <vector>
 
@@ -26,12 +26,14 @@ std::string DescribeReport(const Backend& backend, const ModuleExecutionReport& 
   for (const auto& [space, bytes] : stats.arena_bytes) {
     arenas.push_back(fmt::format("space {} {} B", space, bytes));
   }
-  text += fmt::format("  planned arenas: {}\n",
-                      arenas.empty() ? std::string("none") : fmt::format("{}", fmt::join(arenas, ", ")));
+  text += fmt::format("  planned arenas: {}\n", arenas.empty()
+                                                    ? std::string("none")
+                                                    : fmt::format("{}", fmt::join(arenas, ", ")));
   if (!report.executed) return text;
   if (report.warm_runs > 0) {
-    text += fmt::format("  runs: cold {:.6f} s, warm median {:.6f} s over {} run{}\n", report.run_seconds,
-                        report.warm_median_seconds, report.warm_runs, report.warm_runs == 1 ? "" : "s");
+    text += fmt::format("  runs: cold {:.6f} s, warm median {:.6f} s over {} run{}\n",
+                        report.run_seconds, report.warm_median_seconds, report.warm_runs,
+                        report.warm_runs == 1 ? "" : "s");
   }
   text += fmt::format("  run: {:.6f} s, peak RSS growth {}\n", report.run_seconds,
                       report.peak_rss_growth_bytes >= 0
@@ -64,10 +66,10 @@ std::string DescribeReport(const Backend& backend, const ModuleExecutionReport& 
 
 }  // namespace
 
-ModuleExecution ExecuteModule(const ExecuteSettings& settings, const HloModule& module,
-                              const std::filesystem::path& input,
-                              const std::filesystem::path& results_dir) {
-  ModuleExecution execution;
+ExecutionSummary ExecuteAndSummarize(const ExecuteSettings& settings, const HloModule& module,
+                                     const std::filesystem::path& input,
+                                     const std::filesystem::path& results_dir) {
+  ExecutionSummary execution;
   ModuleExecutionOptions options;
   options.compile = settings.compile;
   options.input_files = settings.input_files;
@@ -106,20 +108,18 @@ ModuleExecution ExecuteModule(const ExecuteSettings& settings, const HloModule& 
   }
   if (report.comparison.has_value()) {
     if (status.ok()) {
-      execution.summary += fmt::format("  check: ok ({} output{}, max abs diff {:g})\n",
-                                       report.comparison->outputs,
-                                       report.comparison->outputs == 1 ? "" : "s",
-                                       report.comparison->max_abs_diff);
+      execution.summary +=
+          fmt::format("  check: ok ({} output{}, max abs diff {:g})\n", report.comparison->outputs,
+                      report.comparison->outputs == 1 ? "" : "s", report.comparison->max_abs_diff);
     } else {
-      execution.summary += fmt::format("  check: FAILED ({} output{}, max abs diff {:g})\n",
-                                       report.comparison->outputs,
-                                       report.comparison->outputs == 1 ? "" : "s",
-                                       report.comparison->max_abs_diff);
+      execution.summary += fmt::format(
+          "  check: FAILED ({} output{}, max abs diff {:g})\n", report.comparison->outputs,
+          report.comparison->outputs == 1 ? "" : "s", report.comparison->max_abs_diff);
     }
   }
   if (!status.ok()) {
-    execution.status = absl::Status(status.code(), fmt::format("{}: {}", input.string(),
-                                                               std::string(status.message())));
+    execution.status = absl::Status(
+        status.code(), fmt::format("{}: {}", input.string(), std::string(status.message())));
   }
   return execution;
 }
