@@ -13,8 +13,10 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
+enum class Objective { kDeviceBytes, kHeapPeak };
+
 struct SchedulerOptions {
-  std::string objective;
+  Objective objective = Objective::kDeviceBytes;
   int64_t alignment = 0;
   double slack = 0;
   bool verbose = false;
@@ -25,8 +27,9 @@ struct SchedulerOptions {
 const PassOptionBinding<SchedulerOptions>& Binding() {
   static const PassOptionBinding<SchedulerOptions> binding =
       PassOptionBinding<SchedulerOptions>()
-          .Enum("objective", &SchedulerOptions::objective, "device-bytes",
-                {"device-bytes", "heap-peak"}, "what is compared")
+          .Enum("objective", &SchedulerOptions::objective, Objective::kDeviceBytes,
+                {{"device-bytes", Objective::kDeviceBytes}, {"heap-peak", Objective::kHeapPeak}},
+                "what is compared")
           .Option("alignment", &SchedulerOptions::alignment, 64, "offset alignment")
           .Option("slack", &SchedulerOptions::slack, 0.5, "a fraction")
           .Option("verbose", &SchedulerOptions::verbose, false, "talk more")
@@ -49,7 +52,33 @@ TEST(PassOptionBindingTest, SchemaTypesEachOptionAsItsMember) {
                           std::pair{std::string("label"), PassOptionType::kString}));
   EXPECT_THAT(Binding().schema().Find("objective")->allowed_values,
               ElementsAre("device-bytes", "heap-peak"));
+  EXPECT_EQ(Binding().schema().Find("objective")->default_value,
+            PassOptionValue(std::string("device-bytes")));
   EXPECT_TRUE(Binding().schema().Find("label")->allowed_values.empty());
+}
+
+// An enum option reads its default as the value the default's name stands
+// for, and a name the schema was not told of cannot reach the member.
+TEST(PassOptionBindingTest, EnumOptionReadsTheValueItsNameStandsFor) {
+  auto defaults = Binding().schema().Bind({});
+  ASSERT_TRUE(defaults.ok()) << defaults.status();
+  absl::StatusOr<SchedulerOptions> options = Binding().Read(*defaults);
+  ASSERT_TRUE(options.ok()) << options.status();
+  EXPECT_EQ(options->objective, Objective::kDeviceBytes);
+
+  // A schema that lets another name through: the binding refuses it.
+  auto other = PassOptionSchema()
+                   .String("objective", "peak", "")
+                   .Int("alignment", 64, "")
+                   .Double("slack", 0.5, "")
+                   .Bool("verbose", false, "")
+                   .StringList("candidates", {}, "")
+                   .String("label", "", "")
+                   .Bind({});
+  ASSERT_TRUE(other.ok()) << other.status();
+  absl::StatusOr<SchedulerOptions> read = Binding().Read(*other);
+  ASSERT_FALSE(read.ok());
+  EXPECT_THAT(read.status().message(), HasSubstr("'objective'"));
 }
 
 TEST(PassOptionBindingTest, ReadsBoundValuesAndDefaultsIntoTheStruct) {
@@ -59,7 +88,7 @@ TEST(PassOptionBindingTest, ReadsBoundValuesAndDefaultsIntoTheStruct) {
   ASSERT_TRUE(bound.ok()) << bound.status();
   absl::StatusOr<SchedulerOptions> options = Binding().Read(*bound);
   ASSERT_TRUE(options.ok()) << options.status();
-  EXPECT_EQ(options->objective, "heap-peak");
+  EXPECT_EQ(options->objective, Objective::kHeapPeak);
   EXPECT_EQ(options->alignment, 128);
   EXPECT_DOUBLE_EQ(options->slack, 0.5);
   EXPECT_FALSE(options->verbose);

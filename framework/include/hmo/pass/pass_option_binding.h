@@ -7,12 +7,15 @@
 // read-back into the struct come from the same declaration, so a key's type
 // is the member's and the pass never looks a value up by name:
 //
-//   struct Options { std::string objective; int64_t alignment = 0; };
+//   enum class Objective { kDeviceBytes, kHeapPeak };
+//   struct Options { Objective objective; int64_t alignment = 0; };
 //   static const PassOptionBinding<Options>& Binding() {
 //     static const PassOptionBinding<Options> binding =
 //         PassOptionBinding<Options>()
-//             .Enum("objective", &Options::objective, "device-bytes",
-//                   {"device-bytes", "heap-peak"}, "what candidates are compared on")
+//             .Enum("objective", &Options::objective, Objective::kDeviceBytes,
+//                   {{"device-bytes", Objective::kDeviceBytes},
+//                    {"heap-peak", Objective::kHeapPeak}},
+//                   "what candidates are compared on")
 //             .Option("alignment", &Options::alignment, 64, "offset alignment");
 //     return binding;
 //   }
@@ -21,6 +24,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <string>
 #include <type_traits>
@@ -70,6 +75,42 @@ class PassOptionBinding {
                           std::vector<std::string> allowed_values, std::string help) {
     schema_.Enum(key, std::move(default_value), std::move(allowed_values), std::move(help));
     return Bind(std::move(key), member);
+  }
+  // An option that accepts only the names in `names`, read into an enum
+  // member as the value its name stands for, so that the pass switches on an
+  // enum instead of comparing strings later. The schema lists the names in
+  // this order; `default_value` must be one of the values (a programmer
+  // error otherwise: the binding is built once, at the pass's registration).
+  template <typename E>
+  requires std::is_enum_v<E> PassOptionBinding& Enum(std::string key, E Options::*member,
+                                                     E default_value,
+                                                     std::vector<std::pair<std::string, E>> names,
+                                                     std::string help) {
+    std::vector<std::string> allowed_values;
+    std::string default_name;
+    for (const auto& [name, value] : names) {
+      allowed_values.push_back(name);
+      if (value == default_value && default_name.empty()) default_name = name;
+    }
+    if (default_name.empty()) {
+      std::fprintf(stderr, "hmo: pass option '%s': the default is not one of its values\n",
+                   key.c_str());
+      std::abort();
+    }
+    schema_.Enum(key, std::move(default_name), std::move(allowed_values), std::move(help));
+    setters_.push_back({std::move(key), [member, names = std::move(names)](
+                                            const PassOptionValue& value, Options& out) {
+                          const std::string* name = std::get_if<std::string>(&value);
+                          if (name == nullptr) return false;
+                          for (const auto& [known, enum_value] : names) {
+                            if (known == *name) {
+                              out.*member = enum_value;
+                              return true;
+                            }
+                          }
+                          return false;
+                        }});
+    return *this;
   }
 
   // An option without a default that every use of the pass must give.
