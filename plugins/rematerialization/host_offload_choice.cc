@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "hmo/base/status_macros.h"
+#include "hmo/ir/instruction_source.h"
 #include "hmo/ir/layout.h"
 #include "hmo/ir/shape.h"
 #include "peak_crossing.h"
@@ -58,6 +59,14 @@ absl::StatusOr<HloInstruction*> ApplyHostOffloadChoice(HloModule& module,
   HloInstruction* to_device = computation->AddInstruction(
       HloInstruction::CreateUnary(value->shape(), HloOpcode::kCopy, to_host),
       absl::StrCat(value->name(), ".to_device"));
+  // The copies carry the metadata that names the value's source (a fusion
+  // without its own: what it fused): reports name them by the user's line
+  // that made the value, not as values without a source.
+  const std::string metadata(SourceInstruction(*value).metadata_text());
+  if (!metadata.empty()) {
+    to_host->SetRawAttribute("metadata", metadata);
+    to_device->SetRawAttribute("metadata", metadata);
+  }
   // The copy back first: inserting it does not move positions before it.
   scheduled.sequence->insert_instruction(to_device, uses.first_after);
   scheduled.sequence->insert_instruction(to_host, uses.last_before + 1);

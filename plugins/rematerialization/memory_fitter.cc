@@ -18,6 +18,7 @@
 #include "hmo/analysis/memory_limit.h"
 #include "hmo/analysis/rematerialization_rules.h"
 #include "hmo/base/status_macros.h"
+#include "hmo/ir/instruction_source.h"
 #include "host_offload_choice.h"
 #include "loop_state_offload.h"
 #include "peak_crossing.h"
@@ -76,7 +77,27 @@ struct Change {
   const RematerializationBlock* block() const { return std::get_if<RematerializationBlock>(&what); }
   const HostOffloadChoice* offload() const { return std::get_if<HostOffloadChoice>(&what); }
   const LoopStateOffload* loop_offload() const { return std::get_if<LoopStateOffload>(&what); }
-  const char* kind() const { return block() != nullptr ? "recompute" : "offload"; }
+  MemoryFitMetrics::Decision::Kind kind() const {
+    return block() != nullptr ? MemoryFitMetrics::Decision::Kind::kRecompute
+                              : MemoryFitMetrics::Decision::Kind::kOffload;
+  }
+  // The instruction it recomputes or offloads (a loop's stacks: the loop
+  // that writes them, else the one that reads them), in `module` as it is
+  // before the change; null when the names do not resolve.
+  const HloInstruction* Value(const HloModule& module) const {
+    const HloComputation* computation = module.GetComputationWithName(this->computation());
+    if (computation == nullptr) return nullptr;
+    std::string name;
+    if (block() != nullptr) {
+      name = block()->value();
+    } else if (offload() != nullptr) {
+      name = offload()->value;
+    } else if (!loop_offload()->stacks.empty()) {
+      const LoopStateOffload::Stack& stack = loop_offload()->stacks.front();
+      name = stack.writer.empty() ? stack.reader : stack.writer;
+    }
+    return computation->GetInstructionWithName(name);
+  }
   const std::string& computation() const {
     return std::visit([](const auto& change) -> const std::string& { return change.computation; },
                       what);
@@ -258,17 +279,39 @@ void ExplainWhyTheyStay(const HloModule& module, const std::vector<PeakSite>& si
 
 }  // namespace
 
+std::string_view MemoryFitMetrics::Decision::kind_name() const {
+  switch (kind) {
+    case Kind::kRecompute:
+      return "recompute";
+    case Kind::kOffload:
+      return "offload";
+  }
+  return "?";
+}
+
+std::string MemoryFitMetrics::Decision::SourceText() const {
+  std::string text;
+  if (!op_name.empty()) absl::StrAppend(&text, "; op ", op_name);
+  if (source.empty()) return absl::StrCat(text, "; no source in the module's metadata");
+  // Fused ops of the value's own line alone add nothing to its name.
+  if (std::any_of(fused_sources.begin(), fused_sources.end(),
+                  [this](const std::string& fused) { return fused != source; })) {
+    absl::StrAppend(&text, "; ", FusedSourcesText(fused_sources));
+  }
+  return absl::StrCat(text, "; made at ", source);
+}
+
 std::string MemoryFitMetrics::ToString() const {
   std::string text;
   for (size_t i = 0; i < decisions.size(); ++i) {
     const Decision& decision = decisions[i];
     absl::StrAppend(
-        &text,
-        fmt::format("step {}: {} {} in {}: device {} -> {} B, {} FLOPs, {} B transferred, "
-                    "~{:.3g} s ({} measured)\n",
-                    i + 1, decision.kind, decision.change, decision.computation,
-                    decision.device_bytes_before, decision.device_bytes_after, decision.flops,
-                    decision.transferred_bytes, decision.seconds, decision.evaluated));
+        &text, fmt::format("step {}: {} {} in {}: device {} -> {} B, {} FLOPs, {} B transferred, "
+                           "~{:.3g} s ({} measured){}\n",
+                           i + 1, decision.kind_name(), decision.change, decision.computation,
+                           decision.device_bytes_before, decision.device_bytes_after,
+                           decision.flops, decision.transferred_bytes, decision.seconds,
+                           decision.evaluated, decision.SourceText()));
   }
   const double share = module_flops > 0 ? 100.0 * static_cast<double>(recompute_flops) /
                                               static_cast<double>(module_flops)
@@ -395,6 +438,16 @@ absl::StatusOr<MemoryFitMetrics> Search(HloModule& module, int64_t limit,
       if (chosen < 0) break;  // nothing lowers the measure any more
     }
     const Change& change = changes[chosen];
+    MemoryFitMetrics::Decision decision;
+    decision.kind = change.kind();
+    decision.computation = change.computation();
+    decision.change = change.ToString();
+    // Named before the change: a recomputation moves the value's uses.
+    if (const HloInstruction* value = change.Value(module); value != nullptr) {
+      decision.source = InstructionSource(*value);
+      decision.op_name = InstructionOpName(*value);
+      decision.fused_sources = FusedSources(*value);
+    }
     HMO_RETURN_IF_ERROR(change.Apply(module));
     // Measured as the trials are, so that the next step's gains compare
     // like with like; with the full budget (the pipeline's check) when it
@@ -403,9 +456,13 @@ absl::StatusOr<MemoryFitMetrics> Search(HloModule& module, int64_t limit,
     if (MayFit(next)) {
       HMO_ASSIGN_OR_RETURN(next, CheckMemoryLimit(module, limit, full_options));
     }
-    metrics.decisions.push_back({change.kind(), change.computation(), change.ToString(),
-                                 check.device_bytes, next.device_bytes, change.flops(),
-                                 change.transferred_bytes(), change.seconds, evaluated});
+    decision.device_bytes_before = check.device_bytes;
+    decision.device_bytes_after = next.device_bytes;
+    decision.flops = change.flops();
+    decision.transferred_bytes = change.transferred_bytes();
+    decision.seconds = change.seconds;
+    decision.evaluated = evaluated;
+    metrics.decisions.push_back(std::move(decision));
     metrics.recompute_flops += change.flops();
     metrics.offloaded_bytes += change.transferred_bytes() / 2;
     metrics.cost_seconds += change.seconds;

@@ -37,6 +37,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -75,15 +76,30 @@ struct MemoryFitterOptions {
 // What one fitting did.
 struct MemoryFitMetrics {
   struct Decision {
-    std::string kind;  // "recompute" or "offload"
+    enum class Kind { kRecompute, kOffload };
+    Kind kind = Kind::kRecompute;
     std::string computation;
     std::string change;  // "fusion.3 (with 1 operand)", "copy.4 to host"
+    // Where the user's program made the value recomputed or offloaded (a
+    // loop's stacks: the loop), hmo/ir/instruction_source.h: its innermost
+    // frame "file:line (function)" and op_name, empty when the module's
+    // metadata names none; a fusion's fused sources (FusedSources).
+    std::string source;
+    std::string op_name;
+    std::vector<std::string> fused_sources;
     int64_t device_bytes_before = 0;
     int64_t device_bytes_after = 0;
     int64_t flops = 0;              // recomputed
     int64_t transferred_bytes = 0;  // to host and back
     double seconds = 0;             // estimated cost
     int64_t evaluated = 0;          // changes measured for this decision
+
+    // "recompute" / "offload".
+    std::string_view kind_name() const;
+    // "; op jit(f)/mul; made at f.py:3 (f)" (with "; fuses ops from ..."
+    // before "made at" when the fused ops name other lines), or "; no
+    // source in the module's metadata".
+    std::string SourceText() const;
   };
   int64_t limit = 0;
   int64_t device_bytes_before = 0;
@@ -110,7 +126,7 @@ struct MemoryFitMetrics {
   // fit, the peak and the values live then with why each stays.
   std::string limit_check;
 
-  // One line per decision, then the totals.
+  // One line per decision (ending with its SourceText), then the totals.
   std::string ToString() const;
   // Why the module does not fit: what was done, the floor, limit_check.
   std::string FailureMessage() const;

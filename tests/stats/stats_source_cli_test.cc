@@ -3,25 +3,21 @@
 // the table. The expected line is worked out here from the dump's own
 // StackFrames tables, not by hmo's resolver.
 
-#include <map>
 #include <regex>
-#include <sstream>
 #include <string>
-#include <tuple>
 
 #include "gmock/gmock.h"
+#include "dump_stack_frames.h"
 #include "gtest/gtest.h"
 #include "support/hmo_cli_runner.h"
 #include "support/test_data.h"
 
 namespace {
 
+using ::hmo::test_support::DumpStackFrames;
+using ::hmo::test_support::Quoted;
 using ::testing::HasSubstr;
 
-// `text` matched literally inside a regex.
-std::string Quoted(const std::string& text) {
-  return std::regex_replace(text, std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)");
-}
 using ::testing::Not;
 
 const std::string kStepRelative =
@@ -29,44 +25,6 @@ const std::string kStepRelative =
 
 std::string Data(const std::string& relative) {
   return std::string(HMO_TEST_DATA_DIR) + "/" + relative;
-}
-
-// "file:line (function)" of the innermost frame of `instruction` in the dump
-// `text`, read from its FileNames, FunctionNames, FileLocations and
-// StackFrames tables; empty when not found.
-std::string InnermostFrameFromDump(const std::string& text, const std::string& instruction) {
-  std::map<int, std::string> files, functions;
-  std::map<int, int> frame_location;
-  std::istringstream lines(text);
-  std::string line, table;
-  const std::regex name_row(R"re(^(\d+) "(.*)"$)re");
-  const std::regex location_row(R"(^(\d+) \{file_name_id=(\d+) function_name_id=(\d+) line=(\d+))");
-  const std::regex frame_row(R"(^(\d+) \{file_location_id=(\d+) )");
-  std::map<int, std::tuple<int, int, int>> location_fields;  // file, function, line
-  int frame_id = -1;
-  const std::regex uses(" %" + Quoted(instruction) + R"( = .*stack_frame_id=(\d+))");
-  while (std::getline(lines, line)) {
-    std::smatch m;
-    if (line == "FileNames" || line == "FunctionNames" || line == "FileLocations" ||
-        line == "StackFrames") {
-      table = line;
-    } else if (line.empty() || line.rfind("HloModule", 0) == 0) {
-      continue;
-    } else if (table == "FileNames" && std::regex_search(line, m, name_row)) {
-      files[std::stoi(m[1])] = m[2];
-    } else if (table == "FunctionNames" && std::regex_search(line, m, name_row)) {
-      functions[std::stoi(m[1])] = m[2];
-    } else if (table == "FileLocations" && std::regex_search(line, m, location_row)) {
-      location_fields[std::stoi(m[1])] = {std::stoi(m[2]), std::stoi(m[3]), std::stoi(m[4])};
-    } else if (table == "StackFrames" && std::regex_search(line, m, frame_row)) {
-      frame_location[std::stoi(m[1])] = std::stoi(m[2]);
-    } else if (std::regex_search(line, m, uses)) {
-      frame_id = std::stoi(m[1]);
-    }
-  }
-  if (!frame_location.count(frame_id)) return "";
-  const auto [file, function, number] = location_fields[frame_location[frame_id]];
-  return files[file] + ":" + std::to_string(number) + " (" + functions[function] + ")";
 }
 
 TEST(StatsSourceCliTest, JsonNamesTheLargestSourceLineLiveAtThePeak) {
@@ -83,7 +41,7 @@ TEST(StatsSourceCliTest, JsonNamesTheLargestSourceLineLiveAtThePeak) {
                                            R"re("label": "\(the program's arguments\)")re")))
       << run.out;
   ASSERT_TRUE(std::regex_search(
-      run.out, m, std::regex(R"re("peak_by_source": \[[^\]]*?\{"source": "([^"]+)", "label")re")))
+      run.out, m, std::regex(R"re("peak_by_source": \[[\s\S]*?\{"source": "([^"]+)", "label")re")))
       << run.out;
   const std::string largest_source = m[1];
   EXPECT_THAT(largest_source, HasSubstr("generate.py:"));
@@ -95,7 +53,7 @@ TEST(StatsSourceCliTest, JsonNamesTheLargestSourceLineLiveAtThePeak) {
                                 std::regex(R"re("instruction": "([^"]+)".*"source": ")re" + quoted +
                                            R"re(", "call_stack": \[")re" + quoted + "\"")))
       << run.out;
-  EXPECT_EQ(InnermostFrameFromDump(text, m[1]), largest_source) << m[1];
+  EXPECT_EQ(DumpStackFrames(text).InnermostFrame(m[1]), largest_source) << m[1];
 }
 
 TEST(StatsSourceCliTest, TableShowsThePeakBySourceLine) {
@@ -110,7 +68,8 @@ TEST(StatsSourceCliTest, TableShowsThePeakBySourceLine) {
 TEST(StatsSourceCliTest, AModuleWithoutMetadataSaysSo) {
   auto json = hmo::test_support::RunHmoCli("stats --format json " + Data("hlo/test_hlo.txt"));
   ASSERT_EQ(json.exit_code, 0) << json.err;
-  EXPECT_THAT(json.out, HasSubstr("\"source\": null, \"call_stack\": []}"));
+  EXPECT_THAT(json.out, HasSubstr("\"source\": null, \"call_stack\": [], \"fused_sources\": [], "
+                                  "\"fused_sources_not_shown\": 0}"));
   EXPECT_THAT(json.out, HasSubstr("{\"source\": null, \"label\": \"(no source in the metadata)\""));
   EXPECT_THAT(json.out, Not(HasSubstr("\"source\": \"")));
   auto table = hmo::test_support::RunHmoCli("stats " + Data("hlo/test_hlo.txt"));

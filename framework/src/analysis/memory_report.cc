@@ -168,6 +168,7 @@ absl::StatusOr<MemoryReport> BuildMemoryReportFromAssignment(const BufferAssignm
       buffer.end = range->second.end;
       buffer.call_stack = InstructionCallStack(*value->instruction());
       if (!buffer.call_stack.empty()) buffer.source = buffer.call_stack.front();
+      buffer.fused_sources = FusedSources(*value->instruction());
       report.buffers.push_back(std::move(buffer));
     }
   }

@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "hmo/analysis/memory_report.h"
+#include "hmo/ir/instruction_source.h"
 #include "memory_report_util.h"
 
 namespace hmo {
@@ -149,11 +150,11 @@ std::string Timeline(const MemoryReport& report, int64_t memory_space) {
     const double w = std::max(0.5, (b.end - b.start + 1) * xs);
     const double h = std::max(0.5, b.size * ys);
     const double y = kPlotHeight - (address + b.size) * ys;
-    const std::string title =
-        absl::StrCat(b.instruction, b.index == "{}" ? "" : b.index, " (", b.computation, ")\n",
-                     b.shape, "\n", b.size, " bytes (", HumanReadableBytes(b.size),
-                     ")\nallocation ", b.allocation, ", offset ", b.offset, "\nlive [", b.start,
-                     ", ", b.end, "]", b.source.empty() ? "" : "\nmade at ", b.source);
+    const std::string title = absl::StrCat(
+        b.instruction, b.index == "{}" ? "" : b.index, " (", b.computation, ")\n", b.shape, "\n",
+        b.size, " bytes (", HumanReadableBytes(b.size), ")\nallocation ", b.allocation, ", offset ",
+        b.offset, "\nlive [", b.start, ", ", b.end, "]", b.source.empty() ? "" : "\nmade at ",
+        b.source, b.fused_sources.empty() ? "" : "\n", FusedSourcesText(b.fused_sources));
     absl::StrAppendFormat(&out,
                           "<rect class=\"buffer\" x=\"%.3f\" y=\"%.3f\" width=\"%.3f\" "
                           "height=\"%.3f\" fill=\"%s\" data-value-id=\"%d\"><title>%s</title></rect>\n",

@@ -2,12 +2,16 @@
 // (docs/memory-stats-json.md, schema "hmo.memory-stats/1"). Keys are written
 // in a fixed order so reports diff cleanly.
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "hmo/analysis/memory_report.h"
+#include "hmo/ir/instruction_source.h"
+#include "memory_report_util.h"
 
 namespace hmo {
 namespace {
@@ -43,6 +47,20 @@ std::string JsonString(std::string_view text) {
   }
   out += "\"";
   return out;
+}
+
+// The first kNamedFusedSources of `sources` as a JSON array, and how many
+// are left out (a fusion of a whole layer can fuse ops of many lines).
+std::string BoundedStringArray(const std::vector<std::string>& sources) {
+  std::vector<std::string> items;
+  for (size_t i = 0; i < sources.size() && i < kNamedFusedSources; ++i) {
+    items.push_back(JsonString(sources[i]));
+  }
+  return absl::StrCat("[", absl::StrJoin(items, ", "), "]");
+}
+
+int64_t NotShown(const std::vector<std::string>& sources) {
+  return static_cast<int64_t>(sources.size() - std::min(sources.size(), kNamedFusedSources));
 }
 
 // Writes `"key": value` members with commas and indentation.
@@ -228,6 +246,8 @@ std::string FormatMemoryReportJson(const MemoryReport& report) {
       std::vector<std::string> frames;
       for (const std::string& frame : b.call_stack) frames.push_back(JsonString(frame));
       o.Raw("call_stack", absl::StrCat("[", absl::StrJoin(frames, ", "), "]"));
+      o.Raw("fused_sources", BoundedStringArray(b.fused_sources));
+      o.Int("fused_sources_not_shown", NotShown(b.fused_sources));
       buffers.push_back(o.Done());
     }
     root.Raw("buffers", Array(buffers, 2));
@@ -240,6 +260,10 @@ std::string FormatMemoryReportJson(const MemoryReport& report) {
       o.String("label", entry.Label());
       o.Int("bytes", entry.bytes);
       o.Int("values", entry.values);
+      const std::vector<std::string> fused =
+          memory_report_internal::FusedSourcesMadeAt(report, entry.source);
+      o.Raw("fused_sources", BoundedStringArray(fused));
+      o.Int("fused_sources_not_shown", NotShown(fused));
       sources.push_back(o.Done());
     }
     root.Raw("peak_by_source", Array(sources, 2));

@@ -5,10 +5,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "hmo/analysis/memory_report.h"
+#include "hmo/ir/instruction_source.h"
 #include "memory_report_util.h"
 
 namespace hmo {
 
+using memory_report_internal::FusedSourcesMadeAt;
 using memory_report_internal::HumanReadableBytes;
 using memory_report_internal::MemorySpaceName;
 
@@ -85,9 +87,12 @@ std::string FormatMemoryReportTable(const MemoryReport& report) {
     const size_t shown = std::min(kShownSources, report.peak_by_source.size());
     for (size_t i = 0; i < shown; ++i) {
       const SourceBytes& entry = report.peak_by_source[i];
-      absl::StrAppendFormat(&out, "  %14d  %-10s %6d %-6s  %s\n", entry.bytes,
+      // A fusion's line alone hides the lines of the ops it fused.
+      const std::string fused = FusedSourcesText(FusedSourcesMadeAt(report, entry.source));
+      absl::StrAppendFormat(&out, "  %14d  %-10s %6d %-6s  %s%s\n", entry.bytes,
                             HumanReadableBytes(entry.bytes), entry.values,
-                            entry.values == 1 ? "value" : "values", entry.Label());
+                            entry.values == 1 ? "value" : "values", entry.Label(),
+                            fused.empty() ? "" : absl::StrCat("; ", fused));
     }
     if (shown < report.peak_by_source.size()) {
       absl::StrAppend(&out, "  ... and ", report.peak_by_source.size() - shown, " more sources\n");

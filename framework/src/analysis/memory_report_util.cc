@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "hmo/ir/shape.h"
 
@@ -46,6 +47,23 @@ std::string MemorySpaceName(int64_t memory_space) {
   if (memory_space == Layout::kDefaultMemorySpace) return "device";
   if (memory_space == Layout::kHostMemorySpace) return "host";
   return absl::StrCat("S(", memory_space, ")");
+}
+
+std::vector<std::string> FusedSourcesMadeAt(const MemoryReport& report, std::string_view source) {
+  std::vector<std::string> sources;
+  if (source.empty()) return sources;
+  absl::flat_hash_set<std::string_view> seen;
+  bool other = false;
+  for (const MemoryReportBuffer& buffer : report.buffers) {
+    if (buffer.memory_space == Layout::kHostMemorySpace || buffer.source != source) continue;
+    for (const std::string& fused : buffer.fused_sources) {
+      if (!seen.insert(fused).second) continue;
+      sources.push_back(fused);
+      other |= fused != source;
+    }
+  }
+  if (!other) sources.clear();
+  return sources;
 }
 
 }  // namespace hmo::memory_report_internal

@@ -6,6 +6,9 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "hmo/analysis/memory_report.h"
 
 namespace hmo::memory_report_internal {
 
@@ -17,6 +20,11 @@ std::string HtmlEscape(std::string_view text);
 
 // "device" / "host" / "S(1)" style name of a memory space.
 std::string MemorySpaceName(int64_t memory_space);
+
+// What the fusions made at `source` fused: the distinct fused sources of the
+// report's device buffers with that source, in the buffers' order; empty
+// when they fused only ops of `source` itself (nothing to add to its name).
+std::vector<std::string> FusedSourcesMadeAt(const MemoryReport& report, std::string_view source);
 
 }  // namespace hmo::memory_report_internal
 

@@ -1,11 +1,17 @@
 #include "hmo/ir/instruction_source.h"
 
+#include <algorithm>
+#include <cstddef>
 #include <string_view>
+#include <utility>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "hmo/ir/hlo_computation.h"
 #include "hmo/ir/hlo_module.h"
+#include "hmo/ir/hlo_opcode.h"
 
 namespace hmo {
 namespace {
@@ -37,9 +43,9 @@ std::string_view MetadataField(std::string_view metadata, std::string_view field
   return rest.substr(0, end);
 }
 
-}  // namespace
-
-std::vector<std::string> InstructionCallStack(const HloInstruction& instruction) {
+// The call stack `instruction`'s own metadata names (InstructionCallStack
+// without the fusion's fallback).
+std::vector<std::string> OwnCallStack(const HloInstruction& instruction) {
   std::vector<std::string> stack;
   const std::string_view metadata = instruction.metadata_text();
   if (metadata.empty()) return stack;
@@ -61,9 +67,88 @@ std::vector<std::string> InstructionCallStack(const HloInstruction& instruction)
   return stack;
 }
 
+bool HasOwnSource(const HloInstruction& instruction) { return !OwnCallStack(instruction).empty(); }
+
+// Calls `visit` on each instruction `fusion` fused, nested fusions' in place,
+// in definition order, parameters left out, until it returns true (then
+// returns true). `visited` keeps a computation fused twice (or a malformed
+// module's cycle) from being walked again.
+template <typename Visit>
+bool ForEachFusedInstruction(const HloInstruction& fusion,
+                             absl::flat_hash_set<const HloComputation*>& visited, Visit& visit) {
+  const HloComputation* fused = fusion.fused_instructions_computation();
+  if (fused == nullptr || !visited.insert(fused).second) return false;
+  for (const HloInstruction* instruction : fused->instructions()) {
+    if (instruction->opcode() == HloOpcode::kParameter) continue;
+    if (visit(*instruction)) return true;
+    if (instruction->opcode() == HloOpcode::kFusion &&
+        ForEachFusedInstruction(*instruction, visited, visit)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+const HloInstruction& SourceInstruction(const HloInstruction& instruction) {
+  if (instruction.opcode() != HloOpcode::kFusion || HasOwnSource(instruction)) return instruction;
+  // The fused root, through nested fusions: the value the fusion defines.
+  absl::flat_hash_set<const HloComputation*> roots_seen;
+  for (const HloInstruction* root = instruction.fused_expression_root();
+       root != nullptr && root->opcode() != HloOpcode::kParameter &&
+       roots_seen.insert(root->parent()).second;
+       root = root->fused_expression_root()) {
+    if (HasOwnSource(*root)) return *root;
+    if (root->opcode() != HloOpcode::kFusion) break;
+  }
+  const HloInstruction* first = nullptr;
+  absl::flat_hash_set<const HloComputation*> visited;
+  auto first_sourced = [&first](const HloInstruction& fused) {
+    if (!HasOwnSource(fused)) return false;
+    first = &fused;
+    return true;
+  };
+  ForEachFusedInstruction(instruction, visited, first_sourced);
+  return first != nullptr ? *first : instruction;
+}
+
+std::vector<std::string> InstructionCallStack(const HloInstruction& instruction) {
+  return OwnCallStack(SourceInstruction(instruction));
+}
+
 std::string InstructionSource(const HloInstruction& instruction) {
   std::vector<std::string> stack = InstructionCallStack(instruction);
   return stack.empty() ? std::string() : std::move(stack.front());
+}
+
+std::string InstructionOpName(const HloInstruction& instruction) {
+  return SourceInstruction(instruction).metadata_op_name();
+}
+
+std::vector<std::string> FusedSources(const HloInstruction& fusion) {
+  std::vector<std::string> sources;
+  absl::flat_hash_set<std::string> seen;
+  absl::flat_hash_set<const HloComputation*> visited;
+  auto collect = [&](const HloInstruction& fused) {
+    std::vector<std::string> stack = OwnCallStack(fused);
+    if (!stack.empty() && seen.insert(stack.front()).second) {
+      sources.push_back(std::move(stack.front()));
+    }
+    return false;
+  };
+  ForEachFusedInstruction(fusion, visited, collect);
+  return sources;
+}
+
+std::string FusedSourcesText(const std::vector<std::string>& sources) {
+  if (sources.empty()) return "";
+  const size_t named = std::min(sources.size(), kNamedFusedSources);
+  std::string text = absl::StrCat(
+      "fuses ops from ",
+      absl::StrJoin(sources.begin(), sources.begin() + static_cast<std::ptrdiff_t>(named), ", "));
+  if (named < sources.size()) absl::StrAppend(&text, " and ", sources.size() - named, " more");
+  return text;
 }
 
 }  // namespace hmo

@@ -16,6 +16,7 @@
 #include "hmo/analysis/memory_limit.h"
 #include "hmo/base/status_macros.h"
 #include "hmo/ir/hlo_module.h"
+#include "hmo/ir/instruction_source.h"
 #include "hmo/ir/layout.h"
 #include "hmo/pass/analysis_manager.h"
 #include "hmo/pass/pass_context.h"
@@ -62,7 +63,7 @@ TEST(FitTest, OffloadKeepsTheValueOnTheHostAcrossThePeak) {
   ASSERT_TRUE(metrics.ok()) << metrics.status();
   EXPECT_TRUE(metrics->fits);
   ASSERT_EQ(metrics->decisions.size(), 1u);
-  EXPECT_EQ(metrics->decisions[0].kind, "offload");
+  EXPECT_EQ(metrics->decisions[0].kind, MemoryFitMetrics::Decision::Kind::kOffload);
   EXPECT_EQ(metrics->decisions[0].change, "big to host");
   EXPECT_EQ(metrics->decisions[0].transferred_bytes, 8192);
   EXPECT_EQ(metrics->offloaded_bytes, 4096);
@@ -78,6 +79,64 @@ TEST(FitTest, OffloadKeepsTheValueOnTheHostAcrossThePeak) {
   EXPECT_TRUE(VerifyHloModule(*module).ok()) << VerifyHloModule(*module);
 }
 
+// kEarlyAndLateUse with metadata: the fusion %big has none of its own, its
+// fused negate and the multiply beside it name the user's lines.
+std::string WithMetadata(std::string text) {
+  auto add = [&text](const std::string& line, const std::string& metadata) {
+    const size_t at = text.find(line);
+    ASSERT_NE(at, std::string::npos) << line;
+    text.insert(at + line.size(), ", metadata={" + metadata + "}");
+  };
+  add("negate(%param_0)", R"(op_name="jit(step)/neg" source_file="model.py" source_line=7)");
+  add("multiply(%p, %big)", R"(op_name="jit(step)/mul" source_file="model.py" source_line=9)");
+  return text;
+}
+
+TEST(FitTest, EachDecisionNamesTheSourceOfItsValue) {
+  auto module = test_support::ParseTestModule(WithMetadata(testing::kEarlyAndLateUse));
+  const int64_t limit = DeviceBytes(*module) - 1;
+  absl::StatusOr<MemoryFitMetrics> recompute =
+      RunFit(*module, {{"memory-limit", std::to_string(limit)}});
+  ASSERT_TRUE(recompute.ok()) << recompute.status();
+  ASSERT_EQ(recompute->decisions.size(), 1u);
+  const MemoryFitMetrics::Decision& decision = recompute->decisions[0];
+  EXPECT_EQ(decision.kind, MemoryFitMetrics::Decision::Kind::kRecompute);
+  EXPECT_EQ(decision.change, "big");
+  // The fusion without metadata is named by its fused root.
+  EXPECT_EQ(decision.source, "model.py:7");
+  EXPECT_EQ(decision.op_name, "jit(step)/neg");
+  EXPECT_THAT(decision.fused_sources, ElementsAre("model.py:7"));
+  EXPECT_THAT(recompute->ToString(),
+              HasSubstr(" measured); op jit(step)/neg; made at model.py:7\n"));
+
+  // Offloaded, the same value; its copies carry its metadata.
+  auto offloaded = test_support::ParseTestModule(WithMetadata(testing::kEarlyAndLateUse));
+  absl::StatusOr<MemoryFitMetrics> offload = RunFit(
+      *offloaded, {{"memory-limit", std::to_string(limit)}, {"recompute", std::string("false")}});
+  ASSERT_TRUE(offload.ok()) << offload.status();
+  ASSERT_EQ(offload->decisions.size(), 1u);
+  EXPECT_EQ(offload->decisions[0].kind, MemoryFitMetrics::Decision::Kind::kOffload);
+  EXPECT_EQ(offload->decisions[0].source, "model.py:7");
+  EXPECT_THAT(offload->ToString(), HasSubstr("big to host in main: "));
+  EXPECT_THAT(offload->ToString(), HasSubstr("; made at model.py:7\n"));
+  const HloInstruction* to_device =
+      offloaded->entry_computation()->GetInstructionWithName("big.to_device");
+  ASSERT_NE(to_device, nullptr);
+  EXPECT_EQ(InstructionSource(*to_device), "model.py:7");
+}
+
+TEST(FitTest, ADecisionOnAValueWithoutMetadataSaysSo) {
+  auto module = test_support::ParseTestModule(testing::kEarlyAndLateUse);
+  absl::StatusOr<MemoryFitMetrics> metrics =
+      RunFit(*module, {{"memory-limit", std::to_string(DeviceBytes(*module) - 1)}});
+  ASSERT_TRUE(metrics.ok()) << metrics.status();
+  ASSERT_EQ(metrics->decisions.size(), 1u);
+  EXPECT_EQ(metrics->decisions[0].source, "");
+  EXPECT_THAT(metrics->decisions[0].fused_sources, ::testing::IsEmpty());
+  EXPECT_THAT(metrics->ToString(), HasSubstr(" measured); no source in the module's metadata\n"));
+  EXPECT_THAT(metrics->ToString(), ::testing::Not(HasSubstr("made at")));
+}
+
 TEST(FitTest, TheBackendsRatesDecideBetweenRecomputeAndOffload) {
   // On the cpu backend, recomputing %big (1024 FLOPs, 4 KiB written) costs
   // less than 8 KiB over the host link; both free the same bytes.
@@ -86,7 +145,7 @@ TEST(FitTest, TheBackendsRatesDecideBetweenRecomputeAndOffload) {
   absl::StatusOr<MemoryFitMetrics> cpu = RunFit(*module, {{"memory-limit", std::to_string(limit)}});
   ASSERT_TRUE(cpu.ok()) << cpu.status();
   ASSERT_EQ(cpu->decisions.size(), 1u);
-  EXPECT_EQ(cpu->decisions[0].kind, "recompute");
+  EXPECT_EQ(cpu->decisions[0].kind, MemoryFitMetrics::Decision::Kind::kRecompute);
   EXPECT_EQ(cpu->recompute_flops, 1024);
 
   absl::StatusOr<MemoryFitMetrics> unknown =

@@ -81,9 +81,13 @@ struct MemoryReportBuffer {
   int64_t end = 0;
   // Where the user's program made the instruction (hmo/ir/instruction_source.h):
   // "file:line (function)", empty without metadata; and its call stack,
-  // innermost first.
+  // innermost first. A fusion without metadata of its own is named by what
+  // it fused (SourceInstruction).
   std::string source;
   std::vector<std::string> call_stack;
+  // A fusion's value: the distinct sources of the ops it fused, in the
+  // fused computation's order (FusedSources); empty otherwise.
+  std::vector<std::string> fused_sources;
 };
 
 // Device bytes live at the peak that one source line made
