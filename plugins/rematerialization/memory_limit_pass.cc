@@ -17,7 +17,8 @@ PassOptionBinding<MemoryLimitPassOptions>& BindCommonMemoryLimitOptions(
       .Option("memory-limit", &Options::memory_limit, "",
               "device bytes to fit (B/KiB/MiB/GiB/TiB suffixes); empty: the pipeline's "
               "memory-limit")
-      .Enum("selection", &Options::selection, "evaluated", {"evaluated", "estimate"},
+      .Enum("selection", &Options::selection, FitSelection::kEvaluated,
+            {{"evaluated", FitSelection::kEvaluated}, {"estimate", FitSelection::kEstimate}},
             "'evaluated': the best-ranked changes are each measured by buffer assignment; "
             "'estimate': the best-ranked change is taken (XLA's greedy choice)")
       .Option("max-block-size", &Options::max_block_size, 3,
@@ -50,7 +51,7 @@ absl::Status MemoryLimitPass::ReadCommonOptions(const MemoryLimitPassOptions& op
     }
     memory_limit_ = *limit;
   }
-  fitter_.evaluate = options.selection == "evaluated";
+  fitter_.evaluate = options.selection == FitSelection::kEvaluated;
   fitter_.max_block_size = options.max_block_size;
   fitter_.evaluated_candidates = options.evaluated_candidates;
   fitter_.max_steps = options.max_steps;

@@ -23,10 +23,13 @@
 
 namespace hmo {
 
+// How a step's change is chosen (option selection).
+enum class FitSelection { kEvaluated, kEstimate };
+
 // Every option of both passes; each binds the ones it has.
 struct MemoryLimitPassOptions {
   std::string memory_limit;
-  std::string selection;
+  FitSelection selection = FitSelection::kEvaluated;
   int64_t max_block_size = 0;
   int64_t evaluated_candidates = 0;
   int64_t max_steps = 0;

@@ -20,11 +20,31 @@
 
 namespace hmo {
 
+namespace {
+
+using Objective = SchedulingObjective;
+
+// Option objective's names: the binding reads them, the report prints them.
+std::vector<std::pair<std::string, Objective>> ObjectiveNames() {
+  return {{"device-bytes", Objective::kDeviceBytes},
+          {"module-bytes", Objective::kModuleBytes},
+          {"heap-peak", Objective::kHeapPeak}};
+}
+
+std::string ObjectiveName(Objective objective) {
+  for (const auto& [name, value] : ObjectiveNames()) {
+    if (value == objective) return name;
+  }
+  return "unknown";
+}
+
+}  // namespace
+
 std::string MemorySchedulerMetrics::ToString() const {
   std::string out;
   for (const Candidate& c : candidates) {
     if (c.valid_schedule) {
-      if (objective != "heap-peak" && c.device_bytes < 0) {
+      if (objective != SchedulingObjective::kHeapPeak && c.device_bytes < 0) {
         out += fmt::format("{}: {} bytes, device not assigned: peak above the best device bytes by more "
                            "than the slack ({:.3f} s)\n",
                            c.strategy, c.peak_memory, c.seconds);
@@ -45,14 +65,18 @@ std::string MemorySchedulerMetrics::ToString() const {
       out += fmt::format(
           "note: local-search and exact minimise the live-byte model ({}), not {}; exact's optimum "
           "is the model's, on computations of at most its max-instructions\n",
-          objective != "heap-peak" ? "the temp arena's bytes live at once, a lower bound of its "
-                                     "packed size"
-                                   : "each computation's live bytes",
-          objective != "heap-peak" ? "device bytes" : "the module-scoped heap peak");
+          objective != SchedulingObjective::kHeapPeak
+              ? "the temp arena's bytes live at once, a lower bound of its "
+                "packed size"
+              : "each computation's live bytes",
+          objective != SchedulingObjective::kHeapPeak ? "device bytes"
+                                                      : "the module-scoped heap peak");
       break;
     }
   }
-  if (selected >= 0) out += fmt::format("selected: {} (by {})\n", candidates[selected].strategy, objective);
+  if (selected >= 0)
+    out += fmt::format("selected: {} (by {})\n", candidates[selected].strategy,
+                       ObjectiveName(objective));
   return out;
 }
 
@@ -68,8 +92,7 @@ const PassOptionBinding<MemorySchedulerPass::Options>& MemorySchedulerPass::Bind
                   "is XLA's default scheduler)")
           .Option("strategy-options", &Options::strategy_options, {},
                   "options forwarded to strategies, each 'strategy.key=value'")
-          .Enum("objective", &Options::objective, "device-bytes",
-                {"device-bytes", "module-bytes", "heap-peak"},
+          .Enum("objective", &Options::objective, Objective::kDeviceBytes, ObjectiveNames(),
                 "what 'default' compares: 'device-bytes' (the device arenas the pipeline "
                 "target's executable allocates under each candidate, its preparation included), "
                 "'module-bytes' (argument + output - alias + temp of the module's own buffer "
@@ -85,7 +108,8 @@ const PassOptionBinding<MemorySchedulerPass::Options>& MemorySchedulerPass::Bind
                   "measures; 64 and XLA's heap without a target)")
           .Option("pointer-size", &Options::pointer_size, 8,
                   "bytes of a tuple element pointer in buffer sizes")
-          .Enum("memory-spaces", &Options::memory_spaces, "device", {"device", "all"},
+          .Enum("memory-spaces", &Options::memory_spaces, CountedMemory::kDevice,
+                {{"device", CountedMemory::kDevice}, {"all", CountedMemory::kAll}},
                 "whose bytes the peak counts: 'device' (every memory space but host memory S(5), "
                 "so offloaded values free device memory) or 'all'");
   return binding;
@@ -96,10 +120,6 @@ absl::StatusOr<std::unique_ptr<MemorySchedulerPass>> MemorySchedulerPass::Create
   HMO_ASSIGN_OR_RETURN(const Options options, Binding().Read(pass_options));
   std::unique_ptr<MemorySchedulerPass> pass(new MemorySchedulerPass());
   pass->options_ = options;
-  pass->objective_ = options.objective == "heap-peak"      ? Objective::kHeapPeak
-                     : options.objective == "module-bytes" ? Objective::kModuleBytes
-                                                           : Objective::kDeviceBytes;
-  pass->count_host_memory_ = options.memory_spaces == "all";
   if (!(options.device_bytes_slack >= 0)) {
     return absl::InvalidArgumentError("option 'device-bytes-slack' must be >= 0");
   }
@@ -166,7 +186,7 @@ absl::StatusOr<int64_t> MemorySchedulerPass::DeviceBytes(HloModule& module,
       module.clear_schedule();
     }
     if (plan.ok()) {
-      return plan->arenas.device_bytes() + (count_host_memory_ ? plan->arenas.host_bytes() : 0);
+      return plan->arenas.device_bytes() + (counts_host_memory() ? plan->arenas.host_bytes() : 0);
     }
     // A module the target cannot plan (memory spaces it lacks) is ranked on
     // its own buffer assignment.
@@ -177,7 +197,7 @@ absl::StatusOr<int64_t> MemorySchedulerPass::DeviceBytes(HloModule& module,
                        AssignBuffersAsReported(module, schedule, model.assignment));
   HMO_ASSIGN_OR_RETURN(CompiledMemoryStats stats, ComputeCompiledMemoryStats(*assignment));
   const int64_t device = stats.PeakEstimateBytes() - stats.generated_code_size_in_bytes;
-  if (!count_host_memory_) return device;
+  if (!counts_host_memory()) return device;
   return device + stats.HostPeakEstimateBytes() - stats.host_generated_code_size_in_bytes;
 }
 
@@ -185,10 +205,11 @@ absl::StatusOr<bool> MemorySchedulerPass::Run(HloModule& module, PassContext& co
   HMO_ASSIGN_OR_RETURN(const HloAliasAnalysis* alias_analysis,
                        context.analyses().Get<HloAliasAnalysis>());
   // Host-memory (S(5)) values cost no device memory unless told otherwise.
-  const BufferSizeFunction size_fn = count_host_memory_
+  const BufferSizeFunction size_fn = counts_host_memory()
                                          ? ByteSizeOfValue(options_.pointer_size)
                                          : DeviceByteSizeOfValue(options_.pointer_size);
-  const bool by_device_bytes = objective_ != Objective::kHeapPeak && options_.strategy == "default";
+  const bool by_device_bytes =
+      options_.objective != Objective::kHeapPeak && options_.strategy == "default";
   scheduler::SchedulingInputs inputs = scheduler::MakeSchedulingInputs(*alias_analysis, size_fn);
   // Device bytes are argument + output - alias + temp; only the temp arena
   // depends on the order, so strategies that count live bytes are told which
@@ -211,8 +232,13 @@ absl::StatusOr<bool> MemorySchedulerPass::Run(HloModule& module, PassContext& co
   // module-bytes: the module as written under the target's assignment, as
   // the target's own compiler (XLA) would allocate it, without the backend's
   // preparation.
-  if (objective_ == Objective::kModuleBytes) measure.prepare = nullptr;
-  metrics_.objective = by_device_bytes ? options_.objective : "heap-peak";
+  if (options_.objective == Objective::kModuleBytes) measure.prepare = nullptr;
+  // Where the long searches report to a person watching (none when nobody
+  // does): the strategies' (exact, local-search) and, while a candidate is
+  // measured, the tight packer's.
+  ProgressSink* const progress = context.progress();
+  measure.assignment.tight_packing.progress = progress;
+  metrics_.objective = by_device_bytes ? options_.objective : Objective::kHeapPeak;
   std::vector<std::string> names = options_.strategy == "default"
                                        ? options_.candidates
                                        : std::vector<std::string>{options_.strategy};
@@ -249,7 +275,7 @@ absl::StatusOr<bool> MemorySchedulerPass::Run(HloModule& module, PassContext& co
         continue;
       }
       absl::StatusOr<std::vector<HloInstruction*>> sequence = ScheduleViewWithStrategy(
-          *strategies.Find(name), *view, *computation, OptionsFor(name));
+          *strategies.Find(name), *view, *computation, OptionsFor(name), progress);
       if (!sequence.ok()) {
         status = sequence.status();
         break;

@@ -47,6 +47,9 @@
 
 namespace hmo {
 
+// What strategy=default compares candidates on (option objective).
+enum class SchedulingObjective { kDeviceBytes, kModuleBytes, kHeapPeak };
+
 // What one run of the pass measured.
 struct MemorySchedulerMetrics {
   struct Candidate {
@@ -71,7 +74,7 @@ struct MemorySchedulerMetrics {
   // One line per candidate ("list: 48 bytes (0.001 s)", with the device
   // bytes when measured: "list: 48 bytes, device 96 B (0.001 s)"), then
   // "selected: <strategy> (by <objective>)".
-  std::string objective = "heap-peak";
+  SchedulingObjective objective = SchedulingObjective::kHeapPeak;
   std::string ToString() const;
 };
 
@@ -83,17 +86,21 @@ class MemorySchedulerPass : public HloPass {
       "strategy=default keeps the candidate with the fewest device bytes after buffer "
       "assignment, or the lowest heap-simulated peak with objective=heap-peak)";
 
+  using Objective = SchedulingObjective;
+  // Whose bytes the peak counts (option memory-spaces).
+  enum class CountedMemory { kDevice, kAll };
+
   // The options, bound to their schema (PassOptionBinding).
   // The options as given; their defaults live in Binding() alone.
   struct Options {
     std::string strategy;
     std::vector<std::string> candidates;
     std::vector<std::string> strategy_options;
-    std::string objective;
+    Objective objective{};
     double device_bytes_slack{};
     int64_t alignment{};
     int64_t pointer_size{};
-    std::string memory_spaces;
+    CountedMemory memory_spaces{};
   };
   static const PassOptionBinding<Options>& Binding();
   static PassOptionSchema OptionSchema() { return Binding().schema(); }
@@ -121,13 +128,9 @@ class MemorySchedulerPass : public HloPass {
   MemorySchedulerPass() = default;
   std::vector<std::pair<std::string, std::string>> OptionsFor(std::string_view strategy) const;
 
-  // What 'default' compares candidates on (option objective).
-  enum class Objective { kDeviceBytes, kModuleBytes, kHeapPeak };
+  bool counts_host_memory() const { return options_.memory_spaces == CountedMemory::kAll; }
 
   Options options_;
-  Objective objective_ = Objective::kDeviceBytes;
-  // Option memory-spaces=all: host memory S(5) counts too.
-  bool count_host_memory_ = false;
   std::vector<ForwardedOption> strategy_options_;
   // The device bytes of `module` under `schedule` as `model` measures them
   // (device side, or both with memory-spaces=all): with a preparation, the

@@ -133,7 +133,7 @@ TEST(MemorySchedulerPass, DefaultComparesDeviceBytesAfterBufferAssignment) {
   absl::StatusOr<MemorySchedulerMetrics> metrics = RunPass(*module, host);
   ASSERT_TRUE(metrics.ok()) << metrics.status();
   ASSERT_EQ(metrics->candidates.size(), 5u);
-  EXPECT_EQ(metrics->objective, "device-bytes");
+  EXPECT_EQ(metrics->objective, SchedulingObjective::kDeviceBytes);
   int64_t lowest = metrics->candidates[0].device_bytes;
   for (const auto& candidate : metrics->candidates) {
     EXPECT_GT(candidate.device_bytes, 0) << candidate.strategy;
