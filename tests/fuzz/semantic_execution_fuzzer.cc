@@ -2,7 +2,9 @@
 // semantic_mutator.cc) executed on the cpu and gpu-emulated backends, as
 // written and after each backend's default pipeline, against the reference
 // evaluator on the module as written. A backend may refuse a module; what
-// it runs must compute the evaluator's values.
+// it runs must compute the evaluator's values, unless those values are
+// ill-conditioned (IllConditioned below): then no backend can be held to
+// them.
 
 #include <cstddef>
 #include <cstdint>
@@ -10,6 +12,8 @@
 #include <utility>
 
 #include "fuzz_check.h"
+#include "hmo/eval/hlo_evaluator.h"
+#include "hmo/execution/literal_comparison.h"
 #include "hmo/execution/module_execution.h"
 #include "hmo/ir/hlo_module.h"
 #include "hmo/pipeline/pass_manager.h"
@@ -48,6 +52,51 @@ const std::vector<BackendUnderTest>& BackendsUnderTest() {
   return *backends;
 }
 
+// A few units in the last place of `type`, as a fraction: what rounding in
+// another order does to one intermediate value. 0: not a float type nudged.
+double NudgeOf(PrimitiveType type) {
+  switch (type) {
+    case PrimitiveType::F64:
+      return 0x1p-50;
+    case PrimitiveType::F32:
+      return 0x1p-21;
+    case PrimitiveType::F16:
+      return 0x1p-9;
+    case PrimitiveType::BF16:
+      return 0x1p-6;
+    default:
+      return 0;
+  }
+}
+
+void Nudge(Literal& literal) {
+  for (Literal& element : *literal.mutable_tuple_elements()) Nudge(element);
+  const double nudge = NudgeOf(literal.element_type());
+  if (nudge == 0 || literal.shape().IsTuple()) return;
+  for (int64_t i = 0; i < literal.element_count(); ++i) {
+    literal.SetFromDouble(i, literal.GetAsDouble(i) * (1 + nudge));
+  }
+}
+
+// Whether rounding alone moves the result of `reference` beyond what the
+// comparison tolerates: the evaluator's values for the fuzz arguments and
+// for the same arguments moved by a few ULPs differ. A backend that sums in
+// another order (vectorized reductions, blocked dots) may then differ as
+// much; such a program (e.g. a loop feeding sin of a growing sum back into
+// a division) has no value to hold a backend to, so it is not a finding.
+bool IllConditioned(const HloModule& reference) {
+  if (ExecutionDeviceCount(reference, 1) != 1) return false;
+  absl::StatusOr<std::vector<Literal>> arguments = MakeModuleArguments(reference, {}, /*seed=*/1);
+  if (!arguments.ok()) return false;
+  HloEvaluator::Options evaluator_options;
+  evaluator_options.max_loop_iterations = kMaxLoopTrips;
+  HloEvaluator evaluator(evaluator_options);
+  absl::StatusOr<Literal> expected = evaluator.Evaluate(reference, *arguments);
+  for (Literal& argument : *arguments) Nudge(argument);
+  absl::StatusOr<Literal> nudged = evaluator.Evaluate(reference, *arguments);
+  return expected.ok() && nudged.ok() && !CompareLiterals(*expected, *nudged).ok();
+}
+
 void ExpectEvaluatorValues(const Backend& backend, const HloModule& module,
                            const HloModule& reference, std::string_view what) {
   ModuleExecutionOptions options;
@@ -56,6 +105,7 @@ void ExpectEvaluatorValues(const Backend& backend, const HloModule& module,
   options.max_loop_trips = kMaxLoopTrips;
   ModuleExecutionReport report;
   const absl::Status status = ExecuteModule(backend, module, options, &report);
+  if (!status.ok() && report.comparison.has_value() && IllConditioned(reference)) return;
   FuzzCheck(status.ok() || !report.comparison.has_value(),
             std::string(backend.name()) + " (" + std::string(what) +
                 ") computes other values than the evaluator: " + std::string(status.message()));
