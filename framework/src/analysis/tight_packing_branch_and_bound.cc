@@ -375,6 +375,7 @@ TightPackingOutcome TightPackingBranchAndBound::Search(const Partition& partitio
     node_limit_ = nodes_;
     return TightPackingOutcome::kAborted;
   }
+  if (nodes_ % kProgressNodes == 0 && progress_) progress_(nodes_);
   const std::vector<int32_t>& rank = rank_;
   int64_t min_height = std::numeric_limits<int64_t>::max();
   bool any_unplaced = false;

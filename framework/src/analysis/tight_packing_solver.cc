@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <numeric>
 #include <optional>
 #include <random>
+#include <string>
 #include <tuple>
 
 #include "hmo/analysis/skyline_placement.h"
@@ -65,6 +67,7 @@ class Solver {
     if (!Done()) RunGreedy();
     if (!Done()) RunExact();
     if (!Done()) RunRepair();
+    EndProgress();
     report_.height = best_height_;
     report_.proven_optimal = report_.proven_optimal || best_height_ <= report_.lower_bound;
     return best_offsets_;
@@ -119,12 +122,47 @@ class Solver {
     take("greedy-size-skyline", placed->offsets, placed->height);
   }
 
+  // Reports `nodes` (all of the solve's so far) of the node budget, searching
+  // at `capacity`, when they reached the next multiple of kProgressNodes:
+  // many decisions end within fewer nodes.
+  void ReportProgress(int64_t nodes, int64_t capacity) {
+    if (options_.progress == nullptr || nodes < next_report_) return;
+    next_report_ = (nodes / TightPackingBranchAndBound::kProgressNodes + 1) *
+                   TightPackingBranchAndBound::kProgressNodes;
+    reported_progress_ = true;
+    const int64_t bound = report_.lower_bound;
+    std::string detail;
+    if (deciding_) {
+      detail = "deciding capacity " + std::to_string(capacity) + " (lower bound " +
+               std::to_string(bound) + ")";
+    } else {
+      const double over =
+          bound > 0 ? 100.0 * static_cast<double>(best_height_ - bound) / bound : 0.0;
+      char percent[32];
+      std::snprintf(percent, sizeof(percent), "%.2f", over);
+      detail = "best height " + std::to_string(best_height_) + " against the lower bound " +
+               std::to_string(bound) + " (+" + percent + "%), trying " + std::to_string(capacity);
+    }
+    options_.progress->Update("tight search", nodes, options_.node_budget, detail);
+  }
+
+  // Ends the progress task, when the solve reported one.
+  void EndProgress() {
+    if (reported_progress_) options_.progress->Done();
+    reported_progress_ = false;
+  }
+
   // Round robin over the preorders with doubling node limits, within
   // `budget` nodes.
   TightPackingOutcome DecideRoundRobin(TightPackingBranchAndBound& search, int64_t capacity,
                                        int64_t budget,
                                        std::optional<Clock::time_point> deadline,
                                        std::vector<int64_t>& offsets) {
+    if (options_.progress != nullptr) {
+      // The nodes of the Decides before this one are in report_.nodes.
+      search.set_progress(
+          [this, capacity](int64_t nodes) { ReportProgress(report_.nodes + nodes, capacity); });
+    }
     int64_t used = 0;
     int64_t limit = std::max<int64_t>(64, static_cast<int64_t>(problem_.blocks.size()));
     while (used < budget) {
@@ -136,6 +174,7 @@ class Solver {
             search.Decide(capacity, preorder, allowed, deadline, offsets);
         used += search.nodes();
         report_.nodes += search.nodes();
+        ReportProgress(report_.nodes, capacity);
         if (outcome != TightPackingOutcome::kAborted) return outcome;
         if (deadline.has_value() && Clock::now() > *deadline) return TightPackingOutcome::kAborted;
       }
@@ -206,8 +245,17 @@ class Solver {
 
  public:
   TightPackingDecision Decide(int64_t capacity) {
+    deciding_ = true;
+    TightPackingDecision decision = DecideCapacity(capacity);
+    EndProgress();
+    return decision;
+  }
+
+ private:
+  TightPackingDecision DecideCapacity(int64_t capacity) {
     TightPackingDecision decision;
     decision.lower_bound = HeapPackingLowerBound(problem_);
+    report_.lower_bound = decision.lower_bound;
     if (decision.lower_bound > capacity) {
       decision.outcome = TightPackingOutcome::kInfeasible;
       decision.method = "lower-bound";
@@ -252,7 +300,6 @@ class Solver {
     return decision;
   }
 
- private:
   void RunRepair() {
     if (options_.repair_attempts <= 0) return;
     std::mt19937_64 rng(options_.seed);
@@ -270,6 +317,11 @@ class Solver {
   std::vector<int64_t> best_offsets_;
   int64_t best_height_ = 0;
   std::vector<TightPackingPreorder> preorders_ = TightPackingDefaultPreorders();
+  // Progress: a decision (Decide) rather than a solve; whether a report went
+  // out.
+  bool deciding_ = false;
+  bool reported_progress_ = false;
+  int64_t next_report_ = TightPackingBranchAndBound::kProgressNodes;
 };
 
 }  // namespace

@@ -1,6 +1,9 @@
 #include "hmo/scheduling/scheduler_strategy_adapter.h"
 
 #include <array>
+#include <cstdint>
+#include <limits>
+#include <string>
 
 #include "fmt/format.h"
 #include "hmo/base/status_macros.h"
@@ -59,20 +62,46 @@ absl::Status CheckOrder(const SchedulingView& view, const std::vector<HmoInstruc
   return absl::OkStatus();
 }
 
+// Hands a strategy's progress reports (ABI 1.2) to a ProgressSink.
+struct ProgressRelay {
+  ProgressSink* sink;
+  std::string task;
+  bool reported = false;
+};
+
+int64_t ClampToInt64(uint64_t value) {
+  return value > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())
+             ? std::numeric_limits<int64_t>::max()
+             : static_cast<int64_t>(value);
+}
+
+// The request's report_progress: called by the plugin, so nothing may
+// escape it.
+void RelayProgress(void* data, uint64_t done, uint64_t total, const char* detail) noexcept {
+  try {
+    auto* relay = static_cast<ProgressRelay*>(data);
+    relay->reported = true;
+    relay->sink->Update(relay->task, ClampToInt64(done), ClampToInt64(total),
+                        detail != nullptr ? std::string_view(detail) : std::string_view());
+  } catch (...) {
+    // What a watcher sees is not worth failing the strategy over.
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<HloInstruction*>> ScheduleComputationWithStrategy(
     const RegisteredSchedulerStrategy& strategy, const HloComputation& computation,
     const StrategyOptions& options, const MayShareOperandBufferFn& may_share,
-    const SchedulingValueSource* values) {
+    const SchedulingValueSource* values, ProgressSink* progress) {
   HMO_ASSIGN_OR_RETURN(std::unique_ptr<SchedulingView> view,
                        BuildSchedulingView(computation, may_share, values));
-  return ScheduleViewWithStrategy(strategy, *view, computation, options);
+  return ScheduleViewWithStrategy(strategy, *view, computation, options, progress);
 }
 
 absl::StatusOr<std::vector<HloInstruction*>> ScheduleViewWithStrategy(
     const RegisteredSchedulerStrategy& strategy, const SchedulingView& view_ref,
-    const HloComputation& computation, const StrategyOptions& options) {
+    const HloComputation& computation, const StrategyOptions& options, ProgressSink* progress) {
   const std::string who = fmt::format("scheduler strategy '{}' (plugin '{}')",
                                       strategy.registration.name, strategy.plugin);
   const SchedulingView* view = &view_ref;
@@ -90,9 +119,16 @@ absl::StatusOr<std::vector<HloInstruction*>> ScheduleViewWithStrategy(
   request.order_length = 0;
   request.message = message.data();
   request.message_capacity = message.size();
+  ProgressRelay relay{
+      progress, fmt::format("{} scheduling {}", strategy.registration.name, computation.name())};
+  if (progress != nullptr) {
+    request.report_progress = &RelayProgress;
+    request.progress_data = &relay;
+  }
 
   const HmoSchedulerStrategy& c_strategy = strategy.registration.strategy;
   const HmoStatusCode code = c_strategy.schedule(c_strategy.strategy_data, &request);
+  if (relay.reported) progress->Done();
   absl::Status status = StatusFromAbi(code, AbiMessage(message.data(), message.size()));
   if (!status.ok()) {
     return absl::Status(status.code(),
@@ -115,7 +151,8 @@ absl::StatusOr<HloSchedule> ScheduleModuleWithStrategy(const HloModule& module,
                                                        std::string_view strategy_name,
                                                        const StrategyOptions& options,
                                                        const MayShareOperandBufferFn& may_share,
-                                                       const SchedulingValueSource* values) {
+                                                       const SchedulingValueSource* values,
+                                                       ProgressSink* progress) {
   const RegisteredSchedulerStrategy* strategy = strategies.Find(strategy_name);
   if (strategy == nullptr) {
     const std::vector<std::string> names = strategies.Names();
@@ -126,9 +163,9 @@ absl::StatusOr<HloSchedule> ScheduleModuleWithStrategy(const HloModule& module,
   }
   HloSchedule schedule(&module);
   for (const HloComputation* computation : module.MakeNonfusionComputations()) {
-    HMO_ASSIGN_OR_RETURN(
-        std::vector<HloInstruction*> sequence,
-        ScheduleComputationWithStrategy(*strategy, *computation, options, may_share, values));
+    HMO_ASSIGN_OR_RETURN(std::vector<HloInstruction*> sequence,
+                         ScheduleComputationWithStrategy(*strategy, *computation, options,
+                                                         may_share, values, progress));
     schedule.set_sequence(computation, sequence);
   }
   return schedule;

@@ -206,10 +206,11 @@ int RunPack(const std::vector<std::string>& args) {
     fmt::print(stderr, "{}\n", std::string(instance.status().message()));
     return kExitFailure;
   }
-  if (decide) return RunDecision(files.front(), *instance, capacity, alignment, options, output);
-  // The tight search runs seconds on hard instances: a line says so on a
-  // terminal while it does.
+  // The tight search runs seconds on hard instances: on a terminal a line
+  // says so while it does, with its nodes and the best height so far.
   const std::unique_ptr<TerminalProgress> terminal = TerminalProgress::ForStderr(logging.quiet);
+  options.progress = terminal.get();
+  if (decide) return RunDecision(files.front(), *instance, capacity, alignment, options, output);
   const auto announce_search = [&](int64_t height) {
     if (terminal == nullptr) return;
     terminal->Update("pack", 0, 0,

@@ -150,6 +150,9 @@ class ExactSearch {
       aborted_ = true;
       return;
     }
+    if (states_ % kSearchProgressEvery == 0 && options_.progress) {
+      options_.progress(states_, options_.max_states, best_peak_);
+    }
     std::vector<Candidate> candidates;
     for (int x = 0; x < m_; ++x) {
       if (done_flags_[x] || pending_predecessors_[x] != 0) continue;

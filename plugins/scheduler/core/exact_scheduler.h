@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "core/memory_model.h"
+#include "core/search_progress.h"
 
 namespace hmo::scheduler {
 
@@ -74,6 +75,10 @@ struct ExactOptions {
   // Only orders whose peak is strictly below this are looked for; the
   // initial order's peak when larger. INT64_MAX: no extra bound.
   int64_t peak_bound = INT64_MAX;
+  // Told every kSearchProgressEvery states: states expanded of max_states
+  // and the best peak so far (the initial order's, or peak_bound when lower,
+  // until a better order is found).
+  SearchProgress progress;
 };
 
 struct ExactResult {

@@ -1,7 +1,9 @@
 #include "core/improver_request_options.h"
 
 #include <algorithm>
+#include <utility>
 
+#include "core/exact_scheduler.h"
 #include "fmt/format.h"
 
 namespace hmo::scheduler {
@@ -31,6 +33,37 @@ absl::StatusOr<ImproverOptions> ReadImproverOptions(const StrategyRequestOptions
   out.max_move_distance = static_cast<int>(std::min<int64_t>(max_move_distance, 1 << 30));
   out.window = static_cast<int>(window);
   return out;
+}
+
+std::vector<int> ImproveThenSolveExact(const MemoryModel& model, ImproverOptions improver,
+                                       std::optional<int64_t> exact_states,
+                                       const StrategyProgress& progress) {
+  const bool listening = progress.listening();
+  const int64_t local_budget = improver.max_evaluations;
+  const int64_t total = local_budget + std::max<int64_t>(exact_states.value_or(0), 0);
+  // One count over both searches, never going back: the local search's
+  // evaluations (at most its budget), then, once it ended, its whole budget
+  // plus the exact search's states.
+  int64_t reported = 0;
+  auto report = [&](int64_t done, std::string_view search, int64_t best_peak) {
+    reported = std::max(reported, std::min(done, total));
+    progress.Report(reported, total, fmt::format("{} search, best peak {} B", search, best_peak));
+  };
+  if (listening) {
+    improver.progress = [&](int64_t done, int64_t, int64_t best_peak) {
+      report(std::min(done, local_budget), "local", best_peak);
+    };
+  }
+  std::vector<int> order = ImprovedSchedule(model, improver);
+  if (!exact_states.has_value()) return order;
+  ExactOptions exact;
+  exact.max_states = *exact_states;
+  if (listening) {
+    exact.progress = [&](int64_t states, int64_t, int64_t best_peak) {
+      report(local_budget + states, "exact", best_peak);
+    };
+  }
+  return SolveExact(MakeComputationProblem(model), order, exact).order;
 }
 
 }  // namespace hmo::scheduler

@@ -416,7 +416,12 @@ void ScheduleImprover::Improve(const ImproverOptions& options) {
   stats_.initial_peak = peak().peak;
   const int n = static_cast<int>(order_.size());
   evaluations_ = 0;
+  int64_t next_report = kSearchProgressEvery;
   while (n > 1 && evaluations_ <= options.max_evaluations) {
+    if (options.progress && evaluations_ >= next_report) {
+      options.progress(evaluations_, options.max_evaluations, peak().peak);
+      next_report = evaluations_ + kSearchProgressEvery;
+    }
     const PeakCount current = tree_.All();
     bool improved = false;
     for (int p = tree_.FindFirstAtLeast(0, current.peak); p >= 0 && !improved;
@@ -457,9 +462,17 @@ std::vector<int> ImprovedSchedule(const MemoryModel& model, const ImproverOption
   share.max_evaluations = options.max_evaluations / static_cast<int64_t>(starts.size());
   std::vector<int> best;
   int64_t best_peak = INT64_MAX;
+  // Evaluations of the starts already improved: progress counts on from it.
+  int64_t spent = 0;
+  if (options.progress) {
+    share.progress = [&](int64_t done, int64_t, int64_t peak) {
+      options.progress(spent + done, options.max_evaluations, std::min(best_peak, peak));
+    };
+  }
   for (std::vector<int>& start : starts) {
     ScheduleImprover improver(model, std::move(start));
     improver.Improve(share);
+    spent += improver.stats().evaluations;
     const int64_t peak = improver.peak().peak;
     if (peak < best_peak) {
       best_peak = peak;

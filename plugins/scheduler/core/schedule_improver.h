@@ -23,6 +23,7 @@
 
 #include "core/memory_model.h"
 #include "core/peak_tree.h"
+#include "core/search_progress.h"
 
 namespace hmo::scheduler {
 
@@ -37,6 +38,10 @@ struct ImproverOptions {
   int64_t window_states = 20'000;
   // Moves scored (places tried) in all; the search stops when it is spent.
   int64_t max_evaluations = 20'000'000;
+  // Told, between steps, about every kSearchProgressEvery evaluations:
+  // evaluations of max_evaluations and the current peak. ImprovedSchedule
+  // counts over all its starts, with the lowest peak of any.
+  SearchProgress progress;
 };
 
 struct ImproverStats {

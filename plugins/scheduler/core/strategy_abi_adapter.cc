@@ -2,7 +2,9 @@
 
 #include "hmo/plugin/plugin_registrars.h"
 
+#include <algorithm>
 #include <charconv>
+#include <string>
 
 #include "fmt/format.h"
 
@@ -42,6 +44,13 @@ absl::StatusOr<int64_t> StrategyRequestOptions::GetInt(std::string_view key,
         fmt::format("option '{}' must be an integer, got '{}'", key, *text));
   }
   return value;
+}
+
+void StrategyProgress::Report(int64_t done, int64_t total, std::string_view detail) const {
+  if (!listening()) return;
+  const std::string text(detail);
+  hmoReportProgress(&request_, static_cast<uint64_t>(std::max<int64_t>(done, 0)),
+                    static_cast<uint64_t>(std::max<int64_t>(total, 0)), text.c_str());
 }
 
 HmoPluginInfo StrategyPluginInfo(const char* name, const char* version,

@@ -24,10 +24,29 @@
 
 namespace hmo::scheduler {
 
-// The options of one request, read-only.
+// Where a strategy reports the progress of its search to the host: the
+// request's report_progress (ABI 1.2), read only when the request has it;
+// silent when the host does not listen.
+class StrategyProgress {
+ public:
+  explicit StrategyProgress(const HmoScheduleRequest& request) : request_(request) {}
+
+  // Whether the host listens (a strategy may skip working out its detail).
+  bool listening() const { return hmoWantsProgress(&request_) != 0; }
+  // `done` of `total` steps (0: not known), with `detail`.
+  void Report(int64_t done, int64_t total, std::string_view detail) const;
+
+ private:
+  const HmoScheduleRequest& request_;
+};
+
+// The options of one request, read-only, and where its progress goes.
 class StrategyRequestOptions {
  public:
   explicit StrategyRequestOptions(const HmoScheduleRequest& request) : request_(request) {}
+
+  // Where the strategy reports the progress of a long search.
+  StrategyProgress progress() const { return StrategyProgress(request_); }
 
   // Returns InvalidArgument naming the first option whose key is not in
   // `known` (the strategy's option names).

@@ -37,10 +37,9 @@ absl::StatusOr<std::vector<int>> Schedule(const SchedulingGraph& graph,
     return ListSchedule(graph);
   }
   MemoryModel model(graph);
-  std::vector<int> order = ImprovedSchedule(model, *improver_options);
-  ExactOptions exact;
-  exact.max_states = *max_states;
-  return SolveExact(MakeComputationProblem(model), order, exact).order;
+  // Progress, when the host listens: the local search's evaluations, then
+  // the branch and bound's states, with the best peak so far.
+  return ImproveThenSolveExact(model, *improver_options, *max_states, options.progress());
 }
 
 }  // namespace

@@ -29,13 +29,13 @@ absl::StatusOr<std::vector<int>> Schedule(const SchedulingGraph& graph,
   absl::StatusOr<int64_t> exact_states = options.GetInt("exact-states", 50'000);
   if (!exact_states.ok()) return exact_states.status();
   MemoryModel model(graph);
-  std::vector<int> order = ImprovedSchedule(model, *improver_options);
-  if (graph.instruction_count() <= *exact_instructions) {
-    ExactOptions exact;
-    exact.max_states = *exact_states;
-    order = SolveExact(MakeComputationProblem(model), order, exact).order;
-  }
-  return order;
+  // Progress, when the host listens: the local search's evaluations, then
+  // (small computations) the exact search's states, with the best peak so
+  // far.
+  const bool exact = graph.instruction_count() <= *exact_instructions;
+  return ImproveThenSolveExact(model, *improver_options,
+                               exact ? std::optional<int64_t>(*exact_states) : std::nullopt,
+                               options.progress());
 }
 
 }  // namespace

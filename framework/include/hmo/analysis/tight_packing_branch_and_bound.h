@@ -28,8 +28,10 @@
 #include <array>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "hmo/analysis/heap_packing_problem.h"
@@ -101,6 +103,13 @@ class TightPackingBranchAndBound {
   // Nodes expanded by the last Decide.
   int64_t nodes() const { return nodes_; }
 
+  // Called during Decide every kProgressNodes nodes with the nodes expanded
+  // so far by that Decide, for a progress report; empty: not called.
+  static constexpr int64_t kProgressNodes = 1024;
+  void set_progress(std::function<void(int64_t nodes)> progress) {
+    progress_ = std::move(progress);
+  }
+
  private:
   struct Partition {
     std::vector<int32_t> blocks;
@@ -153,6 +162,7 @@ class TightPackingBranchAndBound {
   int64_t node_limit_ = 0;
   std::optional<Clock::time_point> deadline_;
   int64_t nodes_ = 0;
+  std::function<void(int64_t nodes)> progress_;
 
   std::vector<int64_t> offset_;      // -1 while unplaced
   std::vector<int64_t> min_offset_;

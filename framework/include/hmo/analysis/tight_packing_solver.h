@@ -28,6 +28,7 @@
 
 #include "hmo/analysis/heap_packing_problem.h"
 #include "hmo/analysis/tight_packing_branch_and_bound.h"
+#include "hmo/base/progress_sink.h"
 
 namespace hmo {
 
@@ -48,6 +49,14 @@ struct TightPackingOptions {
   int64_t exact_max_dive_work = 64'000'000;
   // Seed of the repair's random moves.
   uint64_t seed = 0x5EED;
+  // Where the exact search reports its progress, for a person watching
+  // (hmo/base/progress_sink.h): task "tight search", branch-and-bound nodes
+  // explored of node_budget (every TightPackingBranchAndBound::kProgressNodes
+  // nodes), and the best height so far against the lower bound (a decision:
+  // the capacity). When it reported anything, the task ends (Done) as the
+  // solve returns. Null: nowhere. Reporting changes nothing of the result.
+  // Not owned; must outlive the solve.
+  ProgressSink* progress = nullptr;
 };
 
 struct TightPackingReport {

@@ -60,8 +60,10 @@ extern "C" {
 
 #define HMO_PLUGIN_ABI_MAJOR 1
 /* 1.1: the value table of scheduler_strategy_abi.h (HmoSchedulingView.value_*,
- * HmoSchedulingInstruction.defined_value_ids / used_value_ids / flags). */
-#define HMO_PLUGIN_ABI_MINOR 1
+ * HmoSchedulingInstruction.defined_value_ids / used_value_ids / flags).
+ * 1.2: progress reports of a strategy's search (HmoScheduleRequest
+ * .report_progress / progress_data, hmoReportProgress()). */
+#define HMO_PLUGIN_ABI_MINOR 2
 
 /* The name of the entry point, for the host's symbol lookup. */
 #define HMO_PLUGIN_ENTRY_POINT_NAME "hmoGetPluginInfo"

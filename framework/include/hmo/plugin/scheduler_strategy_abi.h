@@ -35,6 +35,13 @@
  * being compiled), each with its own request, so it must not keep mutable
  * global state.
  *
+ * Progress
+ * --------
+ * A strategy whose search can run longer than a second or two may report how
+ * far it got with hmoReportProgress(request, done, total, detail) (ABI 1.2;
+ * see HmoScheduleRequest.report_progress). The host shows it to a person
+ * watching, or discards it; it changes nothing of the result.
+ *
  * Versioning: the structs below follow the rules in plugin_abi.h and share its
  * HMO_PLUGIN_ABI_MAJOR / MINOR: each begins with `struct_size`, and new fields
  * are only appended. A reader must check `struct_size` before touching a field
@@ -198,6 +205,23 @@ typedef struct HmoScheduleRequest {
   /* Out: the explanation of a non-OK return, NUL-terminated. */
   char* message;
   size_t message_capacity;
+
+  /* ABI 1.2: where a strategy whose search can run longer than a second or
+   * two reports its progress, for a person watching (the hmo tool draws one
+   * line on a terminal; nothing when stderr is not one, or under -q).
+   * `report_progress` is NULL when nobody listens; a strategy calls it
+   * through hmoReportProgress() (below), which checks struct_size first,
+   * from the thread running `schedule` and only during the call. Arguments:
+   * `progress_data` as given here; `done` of `total` steps of the search
+   * (e.g. nodes explored of the strategy's node budget; `total` 0 when not
+   * known), never decreasing within one call of `schedule`; `detail`, a
+   * NUL-terminated line (e.g. "best peak 123456 B"), which the host copies,
+   * or NULL. The host rate-limits what it shows, but a call formats text and
+   * takes a lock: call it every thousand steps or so, not on every one.
+   * Reporting changes nothing of the result, and a strategy that never
+   * reports is as valid. */
+  void (*report_progress)(void* progress_data, uint64_t done, uint64_t total, const char* detail);
+  void* progress_data;
 } HmoScheduleRequest;
 
 /* Computes an order for request->view. `strategy_data` is the pointer from the
@@ -240,6 +264,24 @@ static inline const char* hmoFindStrategyOption(const HmoScheduleRequest* reques
     if (k[j] == '\0' && key[j] == '\0') return request->options[i].value;
   }
   return NULL;
+}
+
+/* Whether the host listens to `request`'s progress (ABI 1.2): its request
+ * has the progress fields and a callback. A strategy may skip formatting its
+ * detail when it does not. */
+static inline int hmoWantsProgress(const HmoScheduleRequest* request) {
+  return HMO_ABI_HAS_FIELD(request, HmoScheduleRequest, progress_data) &&
+         request->report_progress != NULL;
+}
+
+/* Reports `done` of `total` steps and `detail` (may be NULL) through
+ * request->report_progress when the host listens (ABI 1.2); does nothing
+ * for a host of an earlier minor version, whose request is shorter. */
+static inline void hmoReportProgress(const HmoScheduleRequest* request, uint64_t done,
+                                     uint64_t total, const char* detail) {
+  if (hmoWantsProgress(request)) {
+    request->report_progress(request->progress_data, done, total, detail);
+  }
 }
 
 #ifdef __cplusplus

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "hmo/base/progress_sink.h"
 #include "hmo/ir/hlo_schedule.h"
 #include "hmo/plugin/scheduler_strategy_registry.h"
 #include "hmo/scheduling/scheduling_view.h"
@@ -30,28 +31,35 @@ using StrategyOptions = std::vector<std::pair<std::string, std::string>>;
 // the strategy's own failure (its code and message), or what is wrong with
 // the order (its length, an id out of range, an id given twice, the first
 // instruction placed before an operand or control predecessor).
+//
+// With `progress`, what the strategy reports of its search (the request's
+// report_progress, ABI 1.2) goes there, as task "<strategy> scheduling
+// <computation>"; when it reported anything, the task ends (Done) once the
+// strategy returns. Without, the request's report_progress is NULL.
 absl::StatusOr<std::vector<HloInstruction*>> ScheduleComputationWithStrategy(
     const RegisteredSchedulerStrategy& strategy, const HloComputation& computation,
     const StrategyOptions& options, const MayShareOperandBufferFn& may_share = nullptr,
-    const SchedulingValueSource* values = nullptr);
+    const SchedulingValueSource* values = nullptr, ProgressSink* progress = nullptr);
 
 // The same on a view built beforehand (BuildSchedulingView of
 // `computation`), so that several strategies can share one view: a strategy
 // only reads it.
 absl::StatusOr<std::vector<HloInstruction*>> ScheduleViewWithStrategy(
     const RegisteredSchedulerStrategy& strategy, const SchedulingView& view,
-    const HloComputation& computation, const StrategyOptions& options);
+    const HloComputation& computation, const StrategyOptions& options,
+    ProgressSink* progress = nullptr);
 
 // Schedules every non-fusion computation of `module` with the strategy named
 // `strategy_name`, returning the schedule (not yet set on the module). Views
 // carry a value table when `values` is given (see BuildSchedulingView).
 // Returns NotFound, with "did you mean" and the registered names, for an
-// unknown strategy, or the first computation's error.
+// unknown strategy, or the first computation's error. `progress` as for
+// ScheduleComputationWithStrategy.
 absl::StatusOr<HloSchedule> ScheduleModuleWithStrategy(
     const HloModule& module, const SchedulerStrategyRegistry& strategies,
     std::string_view strategy_name, const StrategyOptions& options,
     const MayShareOperandBufferFn& may_share = nullptr,
-    const SchedulingValueSource* values = nullptr);
+    const SchedulingValueSource* values = nullptr, ProgressSink* progress = nullptr);
 
 }  // namespace hmo
 
