@@ -18,7 +18,7 @@
 namespace hmo::cli {
 namespace {
 
-int RunFmt(const std::vector<std::string>& args) {
+int FmtCommand(const std::vector<std::string>& args) {
   std::vector<std::string> files;
   std::string output;
   LoggingOptions logging;
@@ -59,8 +59,7 @@ int RunFmt(const std::vector<std::string>& args) {
   return kExitOk;
 }
 
-const SubcommandRegistration kFmt{
-    {"fmt", "print an HLO file in canonical form", &RunFmt}};
+const SubcommandRegistration kFmt{{"fmt", "print an HLO file in canonical form", &FmtCommand}};
 
 }  // namespace
 }  // namespace hmo::cli

@@ -121,7 +121,7 @@ absl::StatusOr<PackingResult> PackTight(const PackingInstance& instance, int64_t
   return result;
 }
 
-int RunPack(const std::vector<std::string>& args) {
+int PackCommand(const std::vector<std::string>& args) {
   std::vector<std::string> files;
   std::string algorithm;
   std::string alignment_text = "1";
@@ -270,7 +270,7 @@ int RunPack(const std::vector<std::string>& args) {
 }
 
 const SubcommandRegistration kPack{
-    {"pack", "pack a MiniMalloc CSV buffer-lifetime instance with a heap algorithm", &RunPack}};
+    {"pack", "pack a MiniMalloc CSV buffer-lifetime instance with a heap algorithm", &PackCommand}};
 
 }  // namespace
 }  // namespace hmo::cli

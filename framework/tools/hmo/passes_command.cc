@@ -30,7 +30,7 @@ void PrintPass(const RegisteredPass& pass) {
   }
 }
 
-int RunPasses(const std::vector<std::string>& args) {
+int PassesCommand(const std::vector<std::string>& args) {
   std::vector<std::string> names;
   PluginOptions plugin_options;
   LoggingOptions logging;
@@ -71,7 +71,7 @@ int RunPasses(const std::vector<std::string>& args) {
 }
 
 const SubcommandRegistration kPasses{
-    {"passes", "list the available passes and their options", &RunPasses}};
+    {"passes", "list the available passes and their options", &PassesCommand}};
 
 }  // namespace
 }  // namespace hmo::cli

@@ -20,7 +20,7 @@ void PrintNames(std::string_view kind, const std::vector<std::string>& names) {
   fmt::print("  {:<12} {}\n", fmt::format("{}:", kind), fmt::join(names, ", "));
 }
 
-int RunPlugins(const std::vector<std::string>& args) {
+int PluginsCommand(const std::vector<std::string>& args) {
   PluginOptions plugin_options;
   LoggingOptions logging;
   ArgumentParser parser("hmo plugins [--plugin-dir DIR]...",
@@ -59,7 +59,7 @@ int RunPlugins(const std::vector<std::string>& args) {
 }
 
 const SubcommandRegistration kPlugins{
-    {"plugins", "list loaded plugins and what they registered", &RunPlugins}};
+    {"plugins", "list loaded plugins and what they registered", &PluginsCommand}};
 
 }  // namespace
 }  // namespace hmo::cli

@@ -227,7 +227,7 @@ int Fail(const absl::Status& status) {
   return kExitFailure;
 }
 
-int RunRun(const std::vector<std::string>& args) {
+int RunCommand(const std::vector<std::string>& args) {
   RunArguments arguments;
   PluginOptions plugin_options;
   LoggingOptions logging;
@@ -418,7 +418,7 @@ int RunRun(const std::vector<std::string>& args) {
 }
 
 const SubcommandRegistration kRun{
-    {"run", "run a pipeline of plugin passes on HLO modules", &RunRun}};
+    {"run", "run a pipeline of plugin passes on HLO modules", &RunCommand}};
 
 }  // namespace
 }  // namespace hmo::cli

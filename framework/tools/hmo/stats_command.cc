@@ -32,7 +32,7 @@
 namespace hmo::cli {
 namespace {
 
-int RunStats(const std::vector<std::string>& args) {
+int StatsCommand(const std::vector<std::string>& args) {
   std::vector<std::string> files;
   std::string format_name = "table";
   std::string output;
@@ -249,7 +249,8 @@ int RunStats(const std::vector<std::string>& args) {
 }
 
 const SubcommandRegistration kStats{
-    {"stats", "print memory statistics of HLO modules (table, JSON, HTML timeline)", &RunStats}};
+    {"stats", "print memory statistics of HLO modules (table, JSON, HTML timeline)",
+     &StatsCommand}};
 
 }  // namespace
 }  // namespace hmo::cli

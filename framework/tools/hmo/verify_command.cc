@@ -16,7 +16,7 @@
 namespace hmo::cli {
 namespace {
 
-int RunVerify(const std::vector<std::string>& args) {
+int VerifyCommand(const std::vector<std::string>& args) {
   std::vector<std::string> files;
   bool layout_sensitive = false;
   LoggingOptions logging;
@@ -55,7 +55,7 @@ int RunVerify(const std::vector<std::string>& args) {
 }
 
 const SubcommandRegistration kVerify{
-    {"verify", "check that HLO files are well formed", &RunVerify}};
+    {"verify", "check that HLO files are well formed", &VerifyCommand}};
 
 }  // namespace
 }  // namespace hmo::cli
