@@ -2,8 +2,8 @@
 // report or logs the summary against an earlier one, never changes the
 // module.
 
-#include "hmo/passes/framework_passes.h"
-#include "hmo/passes/memory_report_pass.h"
+#include "hmo/builtin_passes/framework_passes.h"
+#include "hmo/builtin_passes/memory_report_pass.h"
 
 #include <filesystem>
 

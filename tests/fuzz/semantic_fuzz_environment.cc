@@ -7,7 +7,7 @@
 #include "hmo/ir/hlo_instruction.h"
 #include "hmo/ir/shape.h"
 #include "fuzz_check.h"
-#include "hmo/passes/framework_passes.h"
+#include "hmo/builtin_passes/framework_passes.h"
 #include "hmo/pipeline/pipeline_yaml_parser.h"
 #include "hmo/plugin/plugin_search_path.h"
 #include "hmo/text/hlo_parser.h"

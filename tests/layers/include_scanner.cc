@@ -12,8 +12,9 @@ namespace hmo::layering {
 namespace fs = std::filesystem;
 
 const std::vector<std::string> kFrameworkAreas = {
-    "base",       "ir",     "text",   "verifier", "eval",       "analysis", "pass",
-    "transforms", "passes", "plugin", "pipeline", "scheduling", "execution"};
+    "base",     "ir",       "text",           "verifier", "eval",     "analysis",
+    "pass",     "rewrites", "builtin_passes", "plugin",   "pipeline", "strategy_host",
+    "execution"};
 
 const std::vector<IncludeRule> kIncludeRules = {
     {"framework/tools", {"framework"}},

@@ -84,13 +84,15 @@ absl::StatusOr<SymbolScan> FindUpwardReferences(const fs::path& objects_root,
   for (const auto& entry : fs::recursive_directory_iterator(objects_root)) {
     if (!entry.is_regular_file() || entry.path().extension() != ".o") continue;
     const fs::path relative = entry.path().lexically_relative(objects_root);
+    fs::path source = sources_root / relative;
+    source.replace_extension();  // x.cc.o -> x.cc
+    // Left behind by a build of a source since moved or removed (an area
+    // renamed, too): not part of the library any more.
+    if (!fs::exists(source)) continue;
     if (!rank.contains(relative.begin()->string())) {
       return absl::InvalidArgumentError(
           absl::StrCat(relative.string(), ": object of an area that is not in the list of areas"));
     }
-    fs::path source = sources_root / relative;
-    source.replace_extension();  // x.cc.o -> x.cc
-    if (!fs::exists(source)) continue;
     objects.push_back(entry.path());
   }
   std::sort(objects.begin(), objects.end());

@@ -7,7 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "hmo/passes/framework_passes.h"
+#include "hmo/builtin_passes/framework_passes.h"
 #include "hmo/pipeline/pipeline_yaml_parser.h"
 #include "hmo/pipeline/resolved_pipeline.h"
 #include "hmo/plugin/plugin_host.h"

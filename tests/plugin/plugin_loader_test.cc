@@ -17,7 +17,7 @@
 #include "hmo/plugin/framework_fingerprint.h"
 #include "hmo/plugin/plugin_host.h"
 #include "hmo/plugin/plugin_library.h"
-#include "hmo/scheduling/scheduler_strategy_adapter.h"
+#include "hmo/strategy_host/scheduler_strategy_adapter.h"
 #include "hmo/text/hlo_parser.h"
 
 namespace hmo {

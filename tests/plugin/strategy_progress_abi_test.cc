@@ -20,8 +20,8 @@
 #include "hmo/plugin/plugin_abi.h"
 #include "hmo/plugin/plugin_host.h"
 #include "hmo/plugin/scheduler_strategy_abi.h"
-#include "hmo/scheduling/scheduler_strategy_adapter.h"
-#include "hmo/scheduling/scheduling_view.h"
+#include "hmo/strategy_host/scheduler_strategy_adapter.h"
+#include "hmo/strategy_host/scheduling_view.h"
 #include "hmo/text/hlo_parser.h"
 
 namespace hmo {

@@ -8,7 +8,7 @@
 
 #include "absl/status/status.h"
 #include "gtest/gtest.h"
-#include "hmo/passes/framework_passes.h"
+#include "hmo/builtin_passes/framework_passes.h"
 #include "hmo/pipeline/changed_check.h"
 #include "hmo/pipeline/pass_manager.h"
 #include "hmo/pipeline/pipeline_text_parser.h"

@@ -3,7 +3,7 @@
 #include <utility>
 
 #include "hmo/codegen/fusion_emitter.h"
-#include "hmo/transforms/execution_preparation.h"
+#include "hmo/rewrites/execution_preparation.h"
 
 namespace hmo::codegen {
 

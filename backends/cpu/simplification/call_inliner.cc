@@ -1,6 +1,6 @@
 #include "cpu/simplification/call_inliner.h"
 
-#include "hmo/transforms/call_inlining.h"
+#include "hmo/rewrites/call_inlining.h"
 
 namespace hmo::cpu {
 

@@ -1,7 +1,7 @@
 #ifndef HMO_BACKENDS_CPU_SIMPLIFICATION_CALL_INLINER_H_
 #define HMO_BACKENDS_CPU_SIMPLIFICATION_CALL_INLINER_H_
 
-// call-inliner: the pass form of InlineCalls (hmo/transforms/call_inlining.h),
+// call-inliner: the pass form of InlineCalls (hmo/rewrites/call_inlining.h),
 // which the CPU and GPU backends apply anyway before they plan memory. Run
 // first in a pipeline, it lets fusion work across call boundaries and the
 // scheduler place each callee instruction on its own (a scan body's

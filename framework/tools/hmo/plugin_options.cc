@@ -7,7 +7,7 @@
 
 #include "exit_codes.h"
 #include "fmt/format.h"
-#include "hmo/passes/framework_passes.h"
+#include "hmo/builtin_passes/framework_passes.h"
 
 namespace hmo::cli {
 

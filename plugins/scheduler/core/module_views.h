@@ -13,8 +13,8 @@
 #include "core/scheduling_graph.h"
 #include "hmo/analysis/heap_simulator.h"
 #include "hmo/analysis/hlo_alias_analysis.h"
-#include "hmo/scheduling/scheduling_view.h"
-#include "hmo/scheduling/scheduling_view_values.h"
+#include "hmo/strategy_host/scheduling_view.h"
+#include "hmo/strategy_host/scheduling_view_values.h"
 
 namespace hmo::scheduler {
 

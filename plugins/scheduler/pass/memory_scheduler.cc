@@ -14,8 +14,8 @@
 #include "hmo/ir/hlo_module.h"
 #include "hmo/pass/pass_context.h"
 #include "hmo/plugin/plugin_registries.h"
-#include "hmo/scheduling/scheduler_strategy_adapter.h"
-#include "hmo/scheduling/scheduling_view.h"
+#include "hmo/strategy_host/scheduler_strategy_adapter.h"
+#include "hmo/strategy_host/scheduling_view.h"
 #include "spdlog/spdlog.h"
 
 namespace hmo {

@@ -15,7 +15,7 @@
 
 #include "fmt/format.h"
 #include "hmo/text/hlo_parser.h"
-#include "hmo/transforms/aliased_output_copies.h"
+#include "hmo/rewrites/aliased_output_copies.h"
 #include "support/hmo_cli_runner.h"
 
 namespace {

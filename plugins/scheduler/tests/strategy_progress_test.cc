@@ -18,7 +18,7 @@
 #include "fmt/format.h"
 #include "hmo/base/progress_sink.h"
 #include "hmo/plugin/plugin_host.h"
-#include "hmo/scheduling/scheduler_strategy_adapter.h"
+#include "hmo/strategy_host/scheduler_strategy_adapter.h"
 #include "module_families.h"
 #include "test_support.h"
 

@@ -5,7 +5,7 @@
 #include "absl/strings/str_join.h"
 #include "hmo/analysis/heap_simulator.h"
 #include "hmo/ir/hlo_computation.h"
-#include "hmo/scheduling/scheduling_view.h"
+#include "hmo/strategy_host/scheduling_view.h"
 #include "hmo/text/hlo_parser.h"
 
 namespace hmo::scheduler::testing {

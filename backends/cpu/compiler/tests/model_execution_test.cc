@@ -153,7 +153,7 @@ ENTRY e {
 // doubled, in place (no per-iteration copy of the stack).
 TEST(CpuModelExecutionTest, ScanUpdatesItsStackInPlace) {
   absl::StatusOr<std::unique_ptr<HloModule>> module =
-      ParseHloModule(test_support::ReadTestData("transforms/scan_in_place.hlo"));
+      ParseHloModule(test_support::ReadTestData("rewrites/scan_in_place.hlo"));
   ASSERT_TRUE(module.ok()) << module.status();
   ExpectCompiledMatchesEvaluator(&*module);
 }

@@ -28,7 +28,7 @@ absl::Status EmitFusionKernel(KernelEmitContext& context);
 // Whether EmitFusionKernel can emit `fusion` whatever buffers it gets:
 // array operands, every fused instruction elemental (a tuple only as the
 // root), the outputs of a multi-output fusion of one set of dimensions.
-// Compilers expand the other fusions (hmo/transforms/fusion_expansion.h) and
+// Compilers expand the other fusions (hmo/rewrites/fusion_expansion.h) and
 // run their instructions as kernels of their own.
 bool IsLoopFusionEmittable(const HloInstruction& fusion);
 
