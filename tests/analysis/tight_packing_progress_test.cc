@@ -14,6 +14,7 @@
 #include "hmo/analysis/tight_packing_branch_and_bound.h"
 #include "hmo/analysis/tight_packing_solver.h"
 #include "hmo/base/progress_sink.h"
+#include "support/recording_progress.h"
 
 namespace hmo {
 namespace {
@@ -31,22 +32,7 @@ PackingInstance ReadChallenging(const std::string& letter) {
   return instance.ok() ? *instance : PackingInstance{};
 }
 
-class RecordingProgress : public ProgressSink {
- public:
-  struct Update {
-    std::string task;
-    int64_t done;
-    int64_t total;
-    std::string detail;
-  };
-  void Update(std::string_view task, int64_t done, int64_t total,
-              std::string_view detail) override {
-    updates.push_back({std::string(task), done, total, std::string(detail)});
-  }
-  void Done() override { ++done_calls; }
-  std::vector<struct Update> updates;
-  int done_calls = 0;
-};
+using test_support::RecordingProgress;
 
 // Every update is the tight search's, within the budget, counting up.
 void ExpectCountsUp(const RecordingProgress& progress, int64_t budget) {

@@ -38,6 +38,23 @@ const PassOptionBinding<SchedulerOptions>& Binding() {
   return binding;
 }
 
+// The binding's keys declared by another schema, with `objective` a plain
+// string defaulting to `objective`, and alignment a string or an int.
+auto BindAnotherSchema(const std::string& objective, bool alignment_as_string) {
+  PassOptionSchema schema;
+  schema.String("objective", objective, "");
+  if (alignment_as_string) {
+    schema.String("alignment", "64", "");
+  } else {
+    schema.Int("alignment", 64, "");
+  }
+  return schema.Double("slack", 0.5, "")
+      .Bool("verbose", false, "")
+      .StringList("candidates", {}, "")
+      .String("label", "", "")
+      .Bind({});
+}
+
 TEST(PassOptionBindingTest, SchemaTypesEachOptionAsItsMember) {
   std::vector<std::pair<std::string, PassOptionType>> declared;
   for (const PassOptionSpec& spec : Binding().schema().specs()) {
@@ -67,14 +84,7 @@ TEST(PassOptionBindingTest, EnumOptionReadsTheValueItsNameStandsFor) {
   EXPECT_EQ(options->objective, Objective::kDeviceBytes);
 
   // A schema that lets another name through: the binding refuses it.
-  auto other = PassOptionSchema()
-                   .String("objective", "peak", "")
-                   .Int("alignment", 64, "")
-                   .Double("slack", 0.5, "")
-                   .Bool("verbose", false, "")
-                   .StringList("candidates", {}, "")
-                   .String("label", "", "")
-                   .Bind({});
+  auto other = BindAnotherSchema("peak", /*alignment_as_string=*/false);
   ASSERT_TRUE(other.ok()) << other.status();
   absl::StatusOr<SchedulerOptions> read = Binding().Read(*other);
   ASSERT_FALSE(read.ok());
@@ -111,14 +121,7 @@ TEST(PassOptionBindingTest, EnumRefusesAnUnlistedValueAtTheValue) {
 
 TEST(PassOptionBindingTest, ValuesOfAnotherSchemaAreAnErrorNotACrash) {
   // Same keys, but alignment declared as a string: the read-back must notice.
-  auto other = PassOptionSchema()
-                   .String("objective", "device-bytes", "")
-                   .String("alignment", "64", "")
-                   .Double("slack", 0.5, "")
-                   .Bool("verbose", false, "")
-                   .StringList("candidates", {}, "")
-                   .String("label", "", "")
-                   .Bind({});
+  auto other = BindAnotherSchema("device-bytes", /*alignment_as_string=*/true);
   ASSERT_TRUE(other.ok()) << other.status();
   absl::StatusOr<SchedulerOptions> options = Binding().Read(*other);
   ASSERT_FALSE(options.ok());

@@ -23,6 +23,7 @@
 #include "hmo/strategy_host/scheduler_strategy_adapter.h"
 #include "hmo/strategy_host/scheduling_view.h"
 #include "hmo/text/hlo_parser.h"
+#include "support/recording_progress.h"
 
 namespace hmo {
 namespace {
@@ -32,16 +33,7 @@ using ::testing::ElementsAre;
 
 const fs::path kMinorDir = fs::path(HMO_BINARY_DIR) / "tests/fixtures/minor";
 
-class RecordingProgress : public ProgressSink {
- public:
-  void Update(std::string_view task, int64_t done, int64_t total,
-              std::string_view detail) override {
-    updates.push_back(std::string(task) + " " + std::to_string(done) + "/" + std::to_string(total) +
-                      " " + std::string(detail));
-  }
-  void Done() override { updates.push_back("done"); }
-  std::vector<std::string> updates;
-};
+using test_support::RecordingProgress;
 
 constexpr std::string_view kModule = R"(
 HloModule progress
@@ -80,7 +72,7 @@ TEST(StrategyProgressAbiTest, AStrategyReportsThroughTheHostToTheSink) {
   ASSERT_TRUE(schedule.ok()) << schedule.status();
   // One task per computation, each step counted up, each task ended once
   // the strategy returned.
-  EXPECT_THAT(progress.updates,
+  EXPECT_THAT(progress.events,
               ElementsAre("fixture-progress-order scheduling callee 1/2 placed cp",
                           "fixture-progress-order scheduling callee 2/2 placed cabs", "done",
                           "fixture-progress-order scheduling main 1/4 placed p",
@@ -167,7 +159,7 @@ TEST(StrategyProgressAbiTest, AMinorZeroStrategyRunsWithASinkGiven) {
                                                nullptr, nullptr, &progress);
     EXPECT_TRUE(schedule.ok()) << strategy << ": " << schedule.status();
     // It never reported, so the host ends no task either.
-    EXPECT_TRUE(progress.updates.empty()) << strategy;
+    EXPECT_TRUE(progress.events.empty()) << strategy;
   }
 }
 

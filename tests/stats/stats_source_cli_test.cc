@@ -5,6 +5,8 @@
 
 #include <regex>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "dump_stack_frames.h"
@@ -63,6 +65,41 @@ TEST(StatsSourceCliTest, TableShowsThePeakBySourceLine) {
               HasSubstr("\nLive at the peak, by where the program made them, largest first:\n"));
   EXPECT_THAT(run.out, HasSubstr("(the program's arguments)"));
   EXPECT_THAT(run.out, HasSubstr("generate.py:"));
+}
+
+// The HTML page lists the same lines as the table format, in the same order:
+// its per-source table's rows are peak_by_source's labels.
+TEST(StatsSourceCliTest, HtmlHasAPerSourceTableOfThePeak) {
+  auto json = hmo::test_support::RunHmoCli("stats --format json " + Data(kStepRelative));
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  std::vector<std::string> labels;
+  const std::string by_source = json.out.substr(json.out.find("\"peak_by_source\""));
+  const std::regex label(R"re("label": "([^"]+)")re");
+  for (std::sregex_iterator it(by_source.begin(), by_source.end(), label), end; it != end; ++it) {
+    labels.push_back((*it)[1]);
+  }
+  ASSERT_GE(labels.size(), 2u);
+
+  auto html = hmo::test_support::RunHmoCli("stats --format html " + Data(kStepRelative));
+  ASSERT_EQ(html.exit_code, 0) << html.err;
+  const size_t table = html.out.find("<table id=\"peak-by-source\">");
+  ASSERT_NE(table, std::string::npos) << html.out;
+  const std::string rows = html.out.substr(table, html.out.find("</table>", table) - table);
+  std::vector<std::string> html_labels;
+  const std::regex row(R"re(<tr><td>([^<]+)</td>)re");
+  for (std::sregex_iterator it(rows.begin(), rows.end(), row), end; it != end; ++it) {
+    std::string text = (*it)[1];
+    for (const auto& [escaped, plain] :
+         {std::pair{"&lt;", "<"}, std::pair{"&gt;", ">"}, std::pair{"&quot;", "\""},
+          std::pair{"&#39;", "'"}, std::pair{"&amp;", "&"}}) {
+      for (size_t at = text.find(escaped); at != std::string::npos; at = text.find(escaped, at)) {
+        text.replace(at, std::string(escaped).size(), plain);
+        at += std::string(plain).size();
+      }
+    }
+    html_labels.push_back(text);
+  }
+  EXPECT_EQ(html_labels, labels);
 }
 
 TEST(StatsSourceCliTest, AModuleWithoutMetadataSaysSo) {

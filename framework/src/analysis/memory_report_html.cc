@@ -48,6 +48,29 @@ std::string ColorOfMemorySpace(int64_t memory_space) {
   }
 }
 
+// The bytes live at the peak by the line of the user's program that made
+// them, largest first (what the table format lists as its ten largest).
+std::string PeakBySourceTable(const MemoryReport& report) {
+  if (report.peak_by_source.empty()) return "";
+  std::string out =
+      "<h2>Live at the peak, by where the program made them</h2>\n"
+      "<table id=\"peak-by-source\">\n<tr><th>made at</th><th>bytes</th><th>values</th>"
+      "<th>fuses ops from</th></tr>\n";
+  for (const SourceBytes& entry : report.peak_by_source) {
+    const std::vector<std::string> fused =
+        memory_report_internal::FusedSourcesMadeAt(report, entry.source);
+    std::string fused_text;
+    for (const std::string& source : fused) {
+      absl::StrAppend(&fused_text, fused_text.empty() ? "" : ", ", HtmlEscape(source));
+    }
+    absl::StrAppend(&out, "<tr><td>", HtmlEscape(entry.Label()), "</td><td title=\"", entry.bytes,
+                    " bytes\">", HumanReadableBytes(entry.bytes), "</td><td>", entry.values,
+                    "</td><td>", fused_text, "</td></tr>\n");
+  }
+  absl::StrAppend(&out, "</table>\n");
+  return out;
+}
+
 std::string StatsTable(const MemoryReport& report) {
   const CompiledMemoryStats& s = report.stats;
   struct Row {
@@ -200,7 +223,7 @@ std::string FormatMemoryReportHtml(const MemoryReport& report) {
                   std::string(TempHeapAlgorithmName(report.options.heap_algorithm)),
                   ". <span id=\"buffer-count\">", report.buffers.size(),
                   "</span> buffers; <span id=\"rect-count\">?</span> drawn.</p>\n");
-  absl::StrAppend(&out, StatsTable(report));
+  absl::StrAppend(&out, StatsTable(report), PeakBySourceTable(report));
   std::vector<int64_t> spaces;
   for (const MemoryReportAllocation& a : report.allocations) {
     if (a.kind != "thread-local" &&

@@ -26,6 +26,7 @@
 #include "fitting_test_support.h"
 #include "jax_corpus.h"
 #include "support/parsed_module.h"
+#include "support/recording_progress.h"
 
 namespace hmo {
 namespace {
@@ -233,17 +234,7 @@ TEST(FitTest, MeasuringCandidatesAtOnceChangesNoChoice) {
 }
 
 // Records what a search reports.
-class RecordingProgress : public ProgressSink {
- public:
-  void Update(std::string_view task, int64_t done, int64_t total,
-              std::string_view detail) override {
-    updates.push_back(
-        absl::StrCat(std::string(task), " ", done, "/", total, " ", std::string(detail)));
-  }
-  void Done() override { ++done_calls; }
-  std::vector<std::string> updates;
-  int done_calls = 0;
-};
+using test_support::RecordingProgress;
 
 // Each step of the search is reported with the device bytes against the
 // limit, and the report ends once, when the pass does.
@@ -258,11 +249,11 @@ TEST(FitTest, EachStepIsReportedToTheProgressSink) {
   ASSERT_TRUE(metrics.ok()) << metrics.status();
   EXPECT_TRUE(metrics->fits);
   // Every step taken, and those of searches that did not stay.
-  ASSERT_GE(progress.updates.size(), metrics->decisions.size());
-  ASSERT_FALSE(progress.updates.empty());
-  EXPECT_THAT(progress.updates.front(),
+  ASSERT_GE(progress.Lines().size(), metrics->decisions.size());
+  ASSERT_FALSE(progress.Lines().empty());
+  EXPECT_THAT(progress.Lines().front(),
               HasSubstr(absl::StrCat("fit (bytes freed per second) 1/0 device ")));
-  EXPECT_THAT(progress.updates.back(), HasSubstr(absl::StrCat(" B against the limit ", limit)));
+  EXPECT_THAT(progress.Lines().back(), HasSubstr(absl::StrCat(" B against the limit ", limit)));
   EXPECT_EQ(progress.done_calls, 1);
 }
 

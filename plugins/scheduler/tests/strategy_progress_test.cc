@@ -21,6 +21,7 @@
 #include "hmo/strategy_host/scheduler_strategy_adapter.h"
 #include "module_families.h"
 #include "test_support.h"
+#include "support/recording_progress.h"
 
 namespace hmo {
 namespace {
@@ -28,22 +29,7 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::MatchesRegex;
 
-class RecordingProgress : public ProgressSink {
- public:
-  struct Update {
-    std::string task;
-    int64_t done;
-    int64_t total;
-    std::string detail;
-  };
-  void Update(std::string_view task, int64_t done, int64_t total,
-              std::string_view detail) override {
-    updates.push_back({std::string(task), done, total, std::string(detail)});
-  }
-  void Done() override { ++done_calls; }
-  std::vector<struct Update> updates;
-  int done_calls = 0;
-};
+using test_support::RecordingProgress;
 
 struct StrategyRun {
   std::vector<std::vector<std::string>> orders;  // per computation, names
