@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <iterator>
 #include <regex>
 #include <unistd.h>
 #include <string>
@@ -115,6 +116,9 @@ TEST(MemoryReportTest, HtmlRendersInHeadlessChromium) {
   auto report = BuildMemoryReport(*module);
   ASSERT_TRUE(report.ok()) << report.status();
   ASSERT_GT(report->buffers.size(), 10u);
+  // The target's report groups the peak by source line (a module without
+  // metadata has none): two lines, one needing escapes, to render.
+  report->peak_by_source = {{"model.py:3 (f.<locals>.g)", false, 4096, 2}, {"", true, 1024, 1}};
   const std::filesystem::path dir =
       std::filesystem::temp_directory_path() / ("hmo_report_test_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
@@ -140,6 +144,16 @@ TEST(MemoryReportTest, HtmlRendersInHeadlessChromium) {
       << rendered.substr(0, 2000);
   // The script ran and counted one rect per buffer.
   EXPECT_EQ(std::stoul(match[1].str()), report->buffers.size());
+  // The per-source table of the peak is in the page as rendered, a row per
+  // source line.
+  const size_t table = rendered.find("<table id=\"peak-by-source\">");
+  ASSERT_NE(table, std::string::npos) << rendered.substr(0, 2000);
+  const std::string rows = rendered.substr(table, rendered.find("</table>", table) - table);
+  const std::regex row("<tr><td>");
+  EXPECT_EQ(static_cast<size_t>(std::distance(std::sregex_iterator(rows.begin(), rows.end(), row),
+                                              std::sregex_iterator())),
+            report->peak_by_source.size());
+  EXPECT_NE(rows.find("model.py:3 (f.&lt;locals&gt;.g)"), std::string::npos) << rows;
   std::filesystem::remove_all(dir);
 }
 
