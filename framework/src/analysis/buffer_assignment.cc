@@ -515,25 +515,6 @@ std::string BufferAssignment::ToString() const {
   return out;
 }
 
-std::string BufferAssignment::StatsString() const {
-  std::string s = "BufferAssignment stats:\n";
-  absl::StrAppendFormat(&s, "             parameter allocation: %10d\n",
-                        stats_.parameter_allocation_bytes);
-  absl::StrAppendFormat(&s, "              constant allocation: %10d\n",
-                        stats_.constant_allocation_bytes);
-  absl::StrAppendFormat(&s, "        maybe_live_out allocation: %10d\n",
-                        stats_.maybe_live_out_allocation_bytes);
-  absl::StrAppendFormat(&s, "     preallocated temp allocation: %10d\n",
-                        stats_.preallocated_temp_allocation_bytes);
-  if (stats_.preallocated_temp_fragmentation_bytes >= 0) {
-    absl::StrAppendFormat(&s, "  preallocated temp fragmentation: %10d\n",
-                          stats_.preallocated_temp_fragmentation_bytes);
-  }
-  absl::StrAppendFormat(&s, "                 total allocation: %10d\n",
-                        stats_.total_allocation_bytes);
-  return s;
-}
-
 // --------------------------------------------------------- BufferAssigner
 
 absl::StatusOr<std::unique_ptr<BufferAssignment>> BufferAssigner::Run(

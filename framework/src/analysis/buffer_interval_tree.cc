@@ -138,12 +138,6 @@ void BufferIntervalTree::Visit(int64_t start, int64_t end, Fn&& fn) const {
   }
 }
 
-void BufferIntervalTree::ForEachNodeOverlappingInTime(
-    int64_t start, int64_t end,
-    const std::function<void(const BufferIntervalTreeNode&)>& fn) const {
-  Visit(start, end, fn);
-}
-
 void BufferIntervalTree::AppendChunksOverlappingInTime(int64_t start, int64_t end,
                                                        std::vector<HeapChunk>& out) const {
   Visit(start, end, [&out](const BufferIntervalTreeNode& node) { out.push_back(node.chunk); });

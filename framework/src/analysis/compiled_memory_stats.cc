@@ -52,16 +52,6 @@ absl::Status CompiledMemoryStats::PopulateBufferStatsFromAllocations(
   return absl::OkStatus();
 }
 
-std::string CompiledMemoryStats::DebugString() const {
-  return absl::StrCat(
-      "CompiledMemoryStats{code=", generated_code_size_in_bytes, ", arg=", argument_size_in_bytes,
-      ", out=", output_size_in_bytes, ", alias=", alias_size_in_bytes, ", temp=",
-      temp_size_in_bytes, ", host_code=", host_generated_code_size_in_bytes,
-      ", host_arg=", host_argument_size_in_bytes, ", host_out=", host_output_size_in_bytes,
-      ", host_alias=", host_alias_size_in_bytes, ", host_temp=", host_temp_size_in_bytes,
-      ", peak=", peak_memory_in_bytes, "}");
-}
-
 int64_t ComputePeakMemory(const BufferAssignment& assignment) {
   // One record per value with an allocation (XLA's logical buffers), with
   // the share-with chains of the trace replay.

@@ -122,12 +122,6 @@ const HloValue& HloDataflowAnalysis::GetValue(HloValue::Id id) const {
   return *values_[id];
 }
 
-HloValue& HloDataflowAnalysis::GetMutableValue(HloValue::Id id) {
-  HMO_CHECK(id >= 0 && id < static_cast<HloValue::Id>(values_.size()) && values_[id] != nullptr)
-      << "Value not found: " << id;
-  return *values_[id];
-}
-
 const InstructionValueSet& HloDataflowAnalysis::GetInstructionValueSet(
     const HloInstruction* instruction) const {
   auto it = value_sets_.find(instruction);

@@ -210,29 +210,6 @@ void HloLiveRange::NormalizeAliasedBuffers() {
   }
 }
 
-int64_t HloLiveRange::ComputePeakMemoryMoment() const {
-  std::vector<std::tuple<int64_t, bool, int64_t, const HloValue*>> events;
-  for (const HloValue* value : alias_analysis_.dataflow_analysis().values()) {
-    auto it = buffer_live_ranges_.find(value);
-    if (it == buffer_live_ranges_.end()) continue;
-    events.emplace_back(it->second.start, false, value->id(), value);
-    events.emplace_back(it->second.end + 1, true, value->id(), value);
-  }
-  std::sort(events.begin(), events.end());
-  int64_t memory_usage = 0;
-  int64_t peak_usage = 0;
-  int64_t peak_time = 0;
-  for (const auto& [time, is_end, id, value] : events) {
-    const int64_t size = ShapeUtil::ByteSizeOf(value->instruction()->shape(), 8);
-    memory_usage += is_end ? -size : size;
-    if (peak_usage < memory_usage) {
-      peak_usage = memory_usage;
-      peak_time = time;
-    }
-  }
-  return peak_time;
-}
-
 std::string HloLiveRange::ToString() const {
   std::string out = absl::StrCat("HloLiveRange (max ", schedule_end_time(), "):\n");
   absl::StrAppend(&out, "  InstructionSequence:\n");

@@ -225,13 +225,6 @@ void InstructionValueSet::CopySetsFrom(const InstructionValueSet& other) {
   for (size_t i = 0; i < nodes_.size(); ++i) nodes_[i].second = other.nodes_[i].second;
 }
 
-bool InstructionValueSet::IsAmbiguous() const {
-  for (const Node& node : nodes_) {
-    if (node.second.values().size() > 1) return true;
-  }
-  return false;
-}
-
 std::string InstructionValueSet::ToString() const {
   std::string out = absl::StrCat("InstructionValueSet(", shape_->ToString(false), ")\n");
   for (const Node& node : nodes_) {

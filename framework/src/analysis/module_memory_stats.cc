@@ -17,12 +17,6 @@ std::string ModuleMemoryStats::DeviceString() const {
                          stats.alias_size_in_bytes, stats.temp_size_in_bytes);
 }
 
-std::string ModuleMemoryStats::HostString() const {
-  return absl::StrFormat("host %d B (argument %d, output %d, alias %d, temp %d)", host_bytes(),
-                         stats.host_argument_size_in_bytes, stats.host_output_size_in_bytes,
-                         stats.host_alias_size_in_bytes, stats.host_temp_size_in_bytes);
-}
-
 absl::StatusOr<ModuleMemoryStats> ComputeModuleMemoryStats(const HloModule& module,
                                                            int64_t pointer_size,
                                                            int64_t alignment) {

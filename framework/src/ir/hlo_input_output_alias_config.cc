@@ -76,15 +76,6 @@ void HloInputOutputAliasConfig::ForEachAlias(
   for (const auto& [out, alias] : aliases_) fn(out, alias);
 }
 
-absl::Status HloInputOutputAliasConfig::ForEachAliasWithStatus(
-    const std::function<absl::Status(const ShapeIndex&, const Alias&)>& fn) const {
-  for (const auto& [out, alias] : aliases_) {
-    absl::Status st = fn(out, alias);
-    if (!st.ok()) return st;
-  }
-  return absl::OkStatus();
-}
-
 absl::Status HloInputOutputAliasConfig::Verify(const std::vector<Shape>& parameter_shapes,
                                                const Shape& result_shape) const {
   for (const auto& [out, alias] : aliases_) {

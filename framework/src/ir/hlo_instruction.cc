@@ -96,15 +96,6 @@ std::unique_ptr<HloInstruction> HloInstruction::CreateBinary(const Shape& shape,
   return Create(opcode, shape, {lhs, rhs});
 }
 
-std::unique_ptr<HloInstruction> HloInstruction::CreateCopyStart(const Shape& shape,
-                                                                HloInstruction* operand) {
-  return Create(HloOpcode::kCopyStart, shape, {operand});
-}
-
-std::unique_ptr<HloInstruction> HloInstruction::CreateCopyDone(HloInstruction* copy_start) {
-  return Create(HloOpcode::kCopyDone, copy_start->shape().tuple_shapes(0), {copy_start});
-}
-
 std::unique_ptr<HloInstruction> HloInstruction::CreateCustomCall(
     const Shape& shape, absl::Span<HloInstruction* const> operands,
     std::string_view custom_call_target) {
@@ -126,24 +117,6 @@ std::unique_ptr<HloInstruction> HloInstruction::CreateCall(
     const Shape& shape, absl::Span<HloInstruction* const> operands, HloComputation* computation) {
   auto instr = Create(HloOpcode::kCall, shape, operands);
   instr->called_computations_ = {computation};
-  return instr;
-}
-
-std::unique_ptr<HloInstruction> HloInstruction::CreateWhile(const Shape& shape,
-                                                            HloComputation* condition,
-                                                            HloComputation* body,
-                                                            HloInstruction* init) {
-  auto instr = Create(HloOpcode::kWhile, shape, {init});
-  instr->called_computations_ = {body, condition};
-  return instr;
-}
-
-std::unique_ptr<HloInstruction> HloInstruction::CreateBroadcast(const Shape& shape,
-                                                                HloInstruction* operand,
-                                                                std::vector<int64_t> dimensions) {
-  auto instr = Create(HloOpcode::kBroadcast, shape, {operand});
-  instr->dimensions_ = std::move(dimensions);
-  instr->has_dimensions_ = true;
   return instr;
 }
 
@@ -525,11 +498,6 @@ bool HloInstruction::HasSideEffect() const {
     }
   }
   return false;
-}
-
-bool HloInstruction::IsAsynchronous() const {
-  return IsAsyncStartOpcode(opcode_) || IsAsyncDoneOpcode(opcode_) ||
-         opcode_ == HloOpcode::kAsyncUpdate;
 }
 
 absl::Status HloInstruction::ReplaceOperandWith(int64_t operand_num, HloInstruction* new_operand) {

@@ -152,7 +152,6 @@ Layout MakeDescendingLayout(int64_t rank) {
   for (int64_t i = rank - 1; i >= 0; --i) m2m.push_back(i);
   return Layout(std::move(m2m));
 }
-Layout MakeLayout(std::vector<int64_t> minor_to_major) { return Layout(std::move(minor_to_major)); }
 }  // namespace LayoutUtil
 
 }  // namespace hmo

@@ -33,12 +33,6 @@ Shape Shape::MakeToken() {
   return s;
 }
 
-Shape Shape::MakeOpaque() {
-  Shape s;
-  s.element_type_ = PrimitiveType::OPAQUE_TYPE;
-  return s;
-}
-
 void Shape::add_dimensions(int64_t size, bool is_dynamic) {
   dimensions_.push_back(size);
   dynamic_dimensions_.push_back(is_dynamic);
@@ -267,10 +261,6 @@ bool ShapeUtil::Compatible(const Shape& a, const Shape& b) {
     return false;
   }
   return true;
-}
-
-bool ShapeUtil::SameDimensions(const Shape& a, const Shape& b) {
-  return a.dimensions() == b.dimensions();
 }
 
 void ShapeUtil::SetDefaultLayoutsIfMissing(Shape* shape) {

@@ -214,8 +214,6 @@ class BufferAssignment {
 
   // Every allocation with its values (debugging aid).
   std::string ToString() const;
-  // XLA's "BufferAssignment stats:" block.
-  std::string StatsString() const;
 
  private:
   friend class BufferAssigner;

@@ -35,13 +35,6 @@ class BufferIntervalTree {
   // node was removed.
   bool Remove(int64_t start, int64_t end, const HeapChunk& chunk);
 
-  // Calls `fn` for every node whose interval shares a time step with
-  // [start, end] (node.start <= end && node.end >= start), in ascending
-  // (start, end, offset) order.
-  void ForEachNodeOverlappingInTime(
-      int64_t start, int64_t end,
-      const std::function<void(const BufferIntervalTreeNode&)>& fn) const;
-
   // Appends to `out` the chunks of the nodes overlapping [start, end]; the
   // allocation-free form of ChunksOverlappingInTime for hot loops.
   void AppendChunksOverlappingInTime(int64_t start, int64_t end,

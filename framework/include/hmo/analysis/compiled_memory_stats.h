@@ -57,9 +57,6 @@ struct CompiledMemoryStats {
   // Fills the argument/output/alias/temp counters (device and host) from the
   // allocations. Error: an allocation whose values disagree on host vs device.
   absl::Status PopulateBufferStatsFromAllocations(const BufferAssignment& assignment);
-
-  // "CompiledMemoryStats{code=0, arg=..., out=..., alias=..., temp=..., host ...}".
-  std::string DebugString() const;
 };
 
 // All counters plus peak_memory_in_bytes; generated code sizes are 0 (hmo

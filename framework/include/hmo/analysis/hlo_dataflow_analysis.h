@@ -152,7 +152,6 @@ class HloDataflowAnalysis {
 
   HloValue* NewHloValue(HloInstruction* instruction, const ShapeIndex& index, bool is_phi);
   void MarkValueForDeletion(HloValue::Id id);
-  HloValue& GetMutableValue(HloValue::Id id);
   InstructionValueSet& GetMutableInstructionValueSet(const HloInstruction* instruction);
   HloValueSet& GetMutableValueSet(const HloInstruction* instruction, const ShapeIndex& index = {});
 

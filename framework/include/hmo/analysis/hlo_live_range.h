@@ -88,10 +88,6 @@ class HloLiveRange {
   // False when some reached computation has no sequence.
   bool total_order_scheduled() const { return total_order_scheduled_; }
 
-  // The earliest time at which the sum of the live values' sizes (each value's
-  // defining instruction's whole shape at pointer size 8, as XLA does) peaks.
-  int64_t ComputePeakMemoryMoment() const;
-
   std::string ToString() const;
 
  private:

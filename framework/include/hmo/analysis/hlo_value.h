@@ -200,8 +200,6 @@ class InstructionValueSet {
   // structure, e.g. a bitcast and its array operand).
   void CopySetsFrom(const InstructionValueSet& other);
 
-  // Whether some element holds more than one value.
-  bool IsAmbiguous() const;
   std::string ToString() const;
   // Same value sets at every index.
   bool operator==(const InstructionValueSet& other) const;

@@ -26,8 +26,6 @@ struct ModuleMemoryStats {
 
   // "device 4416 B (argument 64, output 64, alias 0, temp 4288)".
   std::string DeviceString() const;
-  // "host 2048 B (argument 0, output 0, alias 0, temp 2048)".
-  std::string HostString() const;
 };
 
 // Assigns buffers for `module` (its schedule, or post order when it has

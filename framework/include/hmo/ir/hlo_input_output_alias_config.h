@@ -54,9 +54,8 @@ class HloInputOutputAliasConfig {
   std::optional<Alias> GetAliasedParameter(const ShapeIndex& output_index) const;
 
   // Visits aliases in output-index order.
-  void ForEachAlias(const std::function<void(const ShapeIndex& output_index, const Alias&)>& fn) const;
-  absl::Status ForEachAliasWithStatus(
-      const std::function<absl::Status(const ShapeIndex& output_index, const Alias&)>& fn) const;
+  void ForEachAlias(
+      const std::function<void(const ShapeIndex& output_index, const Alias&)>& fn) const;
 
   bool empty() const { return aliases_.empty(); }
   int64_t size() const { return static_cast<int64_t>(aliases_.size()); }

@@ -91,9 +91,6 @@ class HloInstruction {
   static std::unique_ptr<HloInstruction> CreateBitcast(const Shape& shape, HloInstruction* operand) {
     return CreateUnary(shape, HloOpcode::kBitcast, operand);
   }
-  // copy-start shape is (dest, src, u32[] context): XLA's convention.
-  static std::unique_ptr<HloInstruction> CreateCopyStart(const Shape& shape, HloInstruction* operand);
-  static std::unique_ptr<HloInstruction> CreateCopyDone(HloInstruction* copy_start);
   static std::unique_ptr<HloInstruction> CreateCustomCall(const Shape& shape,
                                                           absl::Span<HloInstruction* const> operands,
                                                           std::string_view custom_call_target);
@@ -103,10 +100,6 @@ class HloInstruction {
   static std::unique_ptr<HloInstruction> CreateCall(const Shape& shape,
                                                     absl::Span<HloInstruction* const> operands,
                                                     HloComputation* computation);
-  static std::unique_ptr<HloInstruction> CreateWhile(const Shape& shape, HloComputation* condition,
-                                                     HloComputation* body, HloInstruction* init);
-  static std::unique_ptr<HloInstruction> CreateBroadcast(const Shape& shape, HloInstruction* operand,
-                                                         std::vector<int64_t> dimensions);
   static std::unique_ptr<HloInstruction> CreateDynamicSlice(const Shape& shape,
                                                             HloInstruction* operand,
                                                             absl::Span<HloInstruction* const> start_indices,
@@ -357,8 +350,6 @@ class HloInstruction {
   // only; see HasSideEffect for called computations).
   bool HasSideEffectNoRecurse() const;
   bool HasSideEffect() const;
-  // Async start/done pairs (incl. copy-start/done, send/recv).
-  bool IsAsynchronous() const;
 
   // --------------------------------------------------------------- mutation
   // Replaces operand i. Errors: i out of range, shapes not compatible

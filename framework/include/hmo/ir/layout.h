@@ -171,8 +171,6 @@ class Layout {
 namespace LayoutUtil {
 // Major-to-minor default layout {rank-1, ..., 0}.
 Layout MakeDescendingLayout(int64_t rank);
-// Layout from a minor_to_major list.
-Layout MakeLayout(std::vector<int64_t> minor_to_major);
 }  // namespace LayoutUtil
 
 }  // namespace hmo

@@ -42,7 +42,6 @@ class Shape {
 
   static Shape MakeTuple(std::vector<Shape> elements) { return Shape(std::move(elements)); }
   static Shape MakeToken();
-  static Shape MakeOpaque();
   static Shape MakeScalar(PrimitiveType type) { return Shape(type, {}); }
 
   PrimitiveType element_type() const { return element_type_; }
@@ -163,8 +162,6 @@ class ShapeUtil {
   // Like EqualIgnoringLayout but a dynamic dimension matches a static one of
   // any size up to its bound (XLA's Compatible, used for operand checks).
   static bool Compatible(const Shape& a, const Shape& b);
-  // Same dimensions; element types may differ.
-  static bool SameDimensions(const Shape& a, const Shape& b);
 
   static std::string HumanString(const Shape& s) { return s.ToString(false); }
   static std::string HumanStringWithLayout(const Shape& s) { return s.ToString(true); }
