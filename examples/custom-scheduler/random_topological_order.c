@@ -146,6 +146,7 @@ HMO_PLUGIN_EXPORT const HmoPluginInfo* hmoGetPluginInfo(void) {
       RegisterStrategies,
       NULL, /* register_backends */
       NULL, /* register_analyses */
+      NULL, /* register_c_passes */
   };
   return &info;
 }

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs the hmo build to a temporary prefix, builds examples/custom-scheduler
-# (C ABI) and examples/custom-pass (C++ SDK) against the installed SDK
-# (find_package(hmo)), and runs the installed hmo with each: a YAML pipeline
-# that selects the example's strategy, and the example's pass.
+# (C ABI) and examples/custom-pass (a C pass alone, on the C ABI; then with the
+# C++ pass, on the C++ SDK) against the installed SDK (find_package(hmo)), and
+# runs the installed hmo with each: a YAML pipeline that selects the example's
+# strategy, and the example's passes.
 #   usage: sdk_install_test.sh BUILD_DIR SOURCE_DIR CMAKE CXX_COMPILER
 set -euo pipefail
 build=$1
@@ -65,6 +66,47 @@ run "$work/seed7.yaml" "$work/seed7.hlo"
 if cmp -s "$work/seed42.hlo" "$work/seed7.hlo"; then
   echo "FAIL: seeds 42 and 7 gave the same schedule" >&2; exit 1
 fi
+echo "== build the C pass example alone, without hmo's C++ dependencies"
+"$cmake" -S "$source/examples/custom-pass" -B "$work/c-pass" -G Ninja \
+  -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release -DHMO_EXAMPLE_CXX_PASS=OFF \
+  -DCMAKE_DISABLE_FIND_PACKAGE_absl=TRUE -DCMAKE_DISABLE_FIND_PACKAGE_fmt=TRUE \
+  -DCMAKE_DISABLE_FIND_PACKAGE_spdlog=TRUE >/dev/null
+"$cmake" --build "$work/c-pass" >/dev/null
+c_pass=$work/c-pass/libhmo_custom_c_pass.so
+test -f "$c_pass"
+test ! -e "$work/c-pass/libhmo_custom_pass.so"
+# A C pass links neither hmo nor a C++ library, and exports one symbol.
+if readelf -d "$c_pass" | grep -Eq "hmo_framework|libstdc\+\+|libc\+\+"; then
+  echo "FAIL: the C pass links hmo or a C++ library:" >&2; readelf -d "$c_pass" >&2; exit 1
+fi
+exported=$(nm -D --defined-only "$c_pass" | awk '$2 == "T" {print $3}')
+if [ "$exported" != "hmoGetPluginInfo" ]; then
+  echo "FAIL: the C pass exports '$exported', expected only hmoGetPluginInfo" >&2; exit 1
+fi
+HMO_PLUGIN_PATH= "$hmo" plugins --plugin-dir "$work/c-pass" | tee "$work/c-pass-plugins.txt"
+grep -Eq "custom-c-pass 1.0.0 \(C plugin, ABI 1\.[0-9]+\)" "$work/c-pass-plugins.txt"
+grep -Eq "passes: +prefix-names" "$work/c-pass-plugins.txt"
+HMO_PLUGIN_PATH= "$hmo" passes --plugin-dir "$work/c-pass" | grep -A3 "^prefix-names" \
+  | tee "$work/c-pass-passes.txt"
+grep -q "prefix" "$work/c-pass-passes.txt"
+
+echo "== the installed hmo runs the C pass in a pipeline"
+module=$source/tests/hlo/if_conditional.hlo
+HMO_PLUGIN_PATH= "$hmo" run "$module" --plugin-dir "$work/c-pass" \
+  "--passes=prefix-names{prefix=x_}" -o "$work/prefixed.hlo"
+"$hmo" verify "$work/prefixed.hlo"
+grep -q "^ENTRY x_" "$work/prefixed.hlo"
+if grep -E "^ *(ROOT )?[a-z]" "$work/prefixed.hlo" | grep -Ev "^ *(ROOT )?x_|^HloModule|^ENTRY" | grep -q .; then
+  echo "FAIL: prefix-names left a name without its prefix" >&2; exit 1
+fi
+# The host types the option: a list is not a string.
+if HMO_PLUGIN_PATH= "$hmo" run "$module" --plugin-dir "$work/c-pass" \
+     "--passes=prefix-names{prefix=[a,b]}" -o "$work/bad-prefix.hlo" 2>"$work/bad-prefix.txt"; then
+  echo "FAIL: a list was accepted for a string option" >&2; exit 1
+fi
+test ! -e "$work/bad-prefix.hlo"
+cat "$work/bad-prefix.txt"
+
 echo "== build the C++ pass example against the installed SDK"
 "$cmake" -S "$source/examples/custom-pass" -B "$work/pass" -G Ninja \
   -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER="$cxx" >/dev/null
@@ -80,7 +122,6 @@ grep -Eq "custom-pass 1.0.0 \(C\+\+ plugin, ABI 1\.[0-9]+\)" "$work/pass-plugins
 grep -Eq "passes: +strip-attributes" "$work/pass-plugins.txt"
 
 echo "== the installed hmo runs the example's pass"
-module=$source/tests/hlo/if_conditional.hlo
 grep -q "metadata=" "$module"
 HMO_PLUGIN_PATH= "$hmo" run "$module" --plugin-dir "$work/pass" --passes=strip-attributes \
   -o "$work/stripped.hlo"

@@ -301,7 +301,7 @@ TEST(PluginLoaderTest, LoadAllPluginsReportsOneErrorPerBrokenFile) {
   std::vector<absl::Status> errors = broken_host.LoadAllPlugins(PluginSearchPath({kBrokenDir}));
   // Every broken fixture fails except the two duplicate ones, which only
   // clash with plugins that are not loaded here.
-  EXPECT_EQ(errors.size(), 10u);
+  EXPECT_EQ(errors.size(), 14u);
   for (const absl::Status& error : errors) {
     EXPECT_THAT(std::string(error.message()), StartsWith(kBrokenDir.string()));
   }

@@ -4,52 +4,16 @@
 
 #include "fmt/format.h"
 #include "hmo/base/status_macros.h"
+#include "c_pass_registration.h"
+#include "c_registrar.h"
 #include "hmo/plugin/abi_status.h"
+#include "hmo/plugin/pass_abi.h"
 #include "hmo/plugin/plugin_library.h"
 #include "hmo/plugin/plugin_registrars.h"
 #include "hmo/plugin/scheduler_strategy_abi.h"
 
 namespace hmo {
 namespace {
-
-// The host side of an HmoStrategyRegistrar, with the same interface as the
-// C++ registrars (plugin_registrars.h).
-class StrategyRegistrar {
- public:
-  StrategyRegistrar(SchedulerStrategyRegistry& registry, std::string plugin)
-      : registry_(registry),
-        plugin_(std::move(plugin)),
-        c_{sizeof(HmoStrategyRegistrar), &StrategyRegistrar::Register, this} {}
-  StrategyRegistrar(const StrategyRegistrar&) = delete;
-  StrategyRegistrar& operator=(const StrategyRegistrar&) = delete;
-
-  HmoStrategyRegistrar* handle() { return &c_; }
-  const std::vector<std::string>& registered() const { return registered_; }
-  const absl::Status& first_error() const { return first_error_; }
-
- private:
-  static HmoStatusCode Register(HmoStrategyRegistrar* c, const HmoSchedulerStrategy* strategy,
-                                char* message, size_t capacity) {
-    auto& self = *static_cast<StrategyRegistrar*>(c->host_data);
-    absl::Status status =
-        strategy == nullptr
-            ? absl::InvalidArgumentError(
-                  fmt::format("plugin '{}' registered a NULL scheduler strategy", self.plugin_))
-            : self.registry_.Register(*strategy, self.plugin_);
-    if (status.ok()) {
-      self.registered_.push_back(strategy->name);
-    } else if (self.first_error_.ok()) {
-      self.first_error_ = status;
-    }
-    return StatusToAbi(status, message, capacity);
-  }
-
-  SchedulerStrategyRegistry& registry_;
-  std::string plugin_;
-  HmoStrategyRegistrar c_;
-  std::vector<std::string> registered_;
-  absl::Status first_error_;
-};
 
 // Calls one registration callback (when the plugin has it) through
 // `registrar`, records what was registered in `registered`, and turns a
@@ -116,7 +80,11 @@ absl::Status PluginHost::RunRegistrations(const std::filesystem::path& file,
   PassRegistrar passes(registries_.passes, plugin.name);
   HMO_RETURN_IF_ERROR(RunRegistration(file, plugin.name, "register_passes", info.register_passes,
                                       passes, plugin.passes));
-  StrategyRegistrar strategies(registries_.strategies, plugin.name);
+  CRegistrar<HmoStrategyRegistrar, HmoSchedulerStrategy> strategies(
+      [&](const HmoSchedulerStrategy& strategy) {
+        return registries_.strategies.Register(strategy, plugin.name);
+      },
+      plugin.name, "scheduler strategy");
   HMO_RETURN_IF_ERROR(RunRegistration(file, plugin.name, "register_scheduler_strategies",
                                       info.register_scheduler_strategies, strategies,
                                       plugin.strategies));
@@ -126,6 +94,18 @@ absl::Status PluginHost::RunRegistrations(const std::filesystem::path& file,
   AnalysisRegistrar analyses(registries_.analyses, plugin.name);
   HMO_RETURN_IF_ERROR(RunRegistration(file, plugin.name, "register_analyses",
                                       info.register_analyses, analyses, plugin.analyses));
+  // C passes join the C++ ones in the pass registry and in `plugin.passes`.
+  CRegistrar<HmoCPassRegistrar, HmoCPass> c_passes(
+      [&](const HmoCPass& pass) -> absl::Status {
+        HMO_ASSIGN_OR_RETURN(PassRegistration registration,
+                             MakeCPassRegistration(pass, plugin.name));
+        return registries_.passes.Register(std::move(registration), plugin.name);
+      },
+      plugin.name, "C pass");
+  std::vector<std::string> c_pass_names;
+  HMO_RETURN_IF_ERROR(RunRegistration(file, plugin.name, "register_c_passes",
+                                      info.register_c_passes, c_passes, c_pass_names));
+  plugin.passes.insert(plugin.passes.end(), c_pass_names.begin(), c_pass_names.end());
   return absl::OkStatus();
 }
 

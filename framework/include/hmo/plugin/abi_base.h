@@ -66,6 +66,15 @@ static inline HmoStatusCode hmoSetMessage(HmoStatusCode code, const char* text,
   return code;
 }
 
+/* Whether the NUL-terminated strings `a` and `b` are equal (what the option
+ * lookups of the C ABIs compare keys with; no libc needed). */
+static inline int hmoStringsEqual(const char* a, const char* b) {
+  size_t i = 0;
+  for (; a[i] != '\0' && a[i] == b[i]; ++i) {
+  }
+  return a[i] == b[i];
+}
+
 #ifdef __cplusplus
 }  /* extern "C" */
 #endif

@@ -16,20 +16,28 @@
  *
  * Two tiers of plugin
  * -------------------
- * 1. C++ plugins (every in-tree plugin and backend) register passes, backends
- *    and analyses, which are C++ objects built against libhmo_framework.so.
- *    C++ types crossing a shared-object boundary tie the plugin to the exact
- *    build, so such a plugin sets `build_fingerprint` to HMO_BUILD_FINGERPRINT
- *    (hmo/plugin/build_fingerprint.h) and the host refuses it unless the
- *    fingerprint equals its own.
- * 2. C plugins register only scheduler strategies, through the pure C interface
- *    in scheduler_strategy_abi.h. They set `build_fingerprint` to NULL, may not
- *    set the C++ callbacks, and keep working across hmo rebuilds as long as the
- *    ABI major versions match.
+ * 1. The C tier, which is the stable one. A C plugin registers passes
+ *    (pass_abi.h: HLO text in and out, typed options; ABI 1.3) and scheduler
+ *    strategies (scheduler_strategy_abi.h) through pure C structs. It sets
+ *    `build_fingerprint` to NULL, may not set the C++ callbacks, links nothing
+ *    of hmo, and keeps loading across hmo rebuilds (any compiler, any
+ *    standard library) as long as the ABI major versions match; minor versions
+ *    follow the rules below.
+ * 2. The C++ tier, which moves in lock-step with the framework. Every in-tree
+ *    plugin and backend registers passes, backends and analyses as C++
+ *    objects built against libhmo_framework.so (std::function, absl::Status,
+ *    HloModule& and vtables cross the boundary), so such a plugin sets
+ *    `build_fingerprint` to HMO_BUILD_FINGERPRINT (hmo/plugin/
+ *    build_fingerprint.h: the framework version, a digest of the SDK headers,
+ *    the compiler, the C++ library, Abseil and the assertion and sanitizer
+ *    settings) and the host refuses it unless the fingerprint equals its own.
+ *    A C++ plugin may use the C tier's callbacks too.
  *
- * Versioning rules (for this struct and every struct in scheduler_strategy_abi.h)
- * ------------------------------------------------------------------------------
- * - Every struct that crosses the boundary begins with `size_t struct_size`,
+ * Versioning rules (for this struct and the structs of pass_abi.h and
+ * scheduler_strategy_abi.h)
+ * ------------------------------------------------------------------------
+ * - Every struct that crosses the boundary begins with `size_t struct_size`
+ *   (except the few marked frozen, which never grow),
  *   which the side that fills it sets to sizeof() as it was compiled.
  * - MINOR version: fields are only ever appended at the end of a struct. An
  *   older plugin's struct is shorter: the host reads the fields it has and
@@ -62,8 +70,9 @@ extern "C" {
 /* 1.1: the value table of scheduler_strategy_abi.h (HmoSchedulingView.value_*,
  * HmoSchedulingInstruction.defined_value_ids / used_value_ids / flags).
  * 1.2: progress reports of a strategy's search (HmoScheduleRequest
- * .report_progress / progress_data, hmoReportProgress()). */
-#define HMO_PLUGIN_ABI_MINOR 2
+ * .report_progress / progress_data, hmoReportProgress()).
+ * 1.3: C passes (pass_abi.h; HmoPluginInfo.register_c_passes). */
+#define HMO_PLUGIN_ABI_MINOR 3
 
 /* The name of the entry point, for the host's symbol lookup. */
 #define HMO_PLUGIN_ENTRY_POINT_NAME "hmoGetPluginInfo"
@@ -83,9 +92,10 @@ extern "C" {
 typedef struct HmoPassRegistrar HmoPassRegistrar;
 typedef struct HmoBackendRegistrar HmoBackendRegistrar;
 typedef struct HmoAnalysisRegistrar HmoAnalysisRegistrar;
-/* The scheduler-strategy registrar is a plain C struct; see
- * scheduler_strategy_abi.h. */
+/* The scheduler-strategy and C-pass registrars are plain C structs; see
+ * scheduler_strategy_abi.h and pass_abi.h. */
 struct HmoStrategyRegistrar;
+struct HmoCPassRegistrar;
 
 /* A registration callback: registers what the plugin provides through
  * `registrar`, which is valid only during the call. Returns kHmoOk, or an
@@ -98,8 +108,10 @@ typedef HmoStatusCode (*HmoRegisterBackendsFn)(HmoBackendRegistrar* registrar, c
                                                size_t message_capacity);
 typedef HmoStatusCode (*HmoRegisterAnalysesFn)(HmoAnalysisRegistrar* registrar, char* message,
                                                size_t message_capacity);
+typedef HmoStatusCode (*HmoRegisterCPassesFn)(struct HmoCPassRegistrar* registrar, char* message,
+                                              size_t message_capacity);
 
-/* What hmoGetPluginInfo() returns. ABI 1.0 layout. */
+/* What hmoGetPluginInfo() returns. Fields are ABI 1.0 unless marked. */
 typedef struct HmoPluginInfo {
   /* sizeof(HmoPluginInfo) as the plugin was compiled. */
   size_t struct_size;
@@ -111,13 +123,17 @@ typedef struct HmoPluginInfo {
   const char* name;
   const char* version;
   /* HMO_BUILD_FINGERPRINT for a C++ plugin; NULL for a C plugin, which must
-   * then leave register_passes, register_backends and register_analyses NULL. */
+   * then leave register_passes, register_backends and register_analyses NULL
+   * (the C++ tier's callbacks). */
   const char* build_fingerprint;
   /* Registration callbacks; each may be NULL. */
   HmoRegisterPassesFn register_passes;
   HmoRegisterSchedulerStrategiesFn register_scheduler_strategies;
   HmoRegisterBackendsFn register_backends;
   HmoRegisterAnalysesFn register_analyses;
+  /* ABI 1.3: registers C passes (pass_abi.h); allowed in a C plugin. Called
+   * after register_analyses. */
+  HmoRegisterCPassesFn register_c_passes;
 } HmoPluginInfo;
 
 /* The size of the ABI 1.0 struct: the least struct_size the host accepts. */

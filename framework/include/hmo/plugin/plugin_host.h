@@ -5,7 +5,7 @@
 //
 // Loading a plugin opens it (plugin_library.h), then calls its registration
 // callbacks in HmoPluginInfo order: passes, scheduler strategies, backends,
-// analyses. Loading is single-threaded; afterwards the registries are only
+// analyses, C passes. Loading is single-threaded; afterwards the registries are only
 // read and may be shared by any number of threads.
 
 #include <filesystem>
@@ -28,7 +28,7 @@ struct LoadedPlugin {
   uint32_t abi_minor = 0;
   // True for a C++ plugin (it has a build fingerprint); false for a C plugin.
   bool cxx = false;
-  // What it registered, in registration order.
+  // What it registered, in registration order (C passes after C++ ones).
   std::vector<std::string> passes;
   std::vector<std::string> strategies;
   std::vector<std::string> backends;

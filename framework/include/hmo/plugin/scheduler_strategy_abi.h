@@ -256,12 +256,9 @@ typedef struct HmoStrategyRegistrar {
 /* Returns the value of option `key` in `request`, or NULL when not given. */
 static inline const char* hmoFindStrategyOption(const HmoScheduleRequest* request,
                                                 const char* key) {
-  size_t i, j;
+  size_t i;
   for (i = 0; i < request->option_count; ++i) {
-    const char* k = request->options[i].key;
-    for (j = 0; k[j] != '\0' && k[j] == key[j]; ++j) {
-    }
-    if (k[j] == '\0' && key[j] == '\0') return request->options[i].value;
+    if (hmoStringsEqual(request->options[i].key, key)) return request->options[i].value;
   }
   return NULL;
 }
