@@ -124,10 +124,25 @@ done:
   return code;
 }
 
+/* Declared (ABI 1.3), so that the host checks what a pipeline forwards and
+ * `hmo passes` lists it; ParseSeed still checks, for a host of ABI 1.2. */
+static const HmoPassOptionDecl kSeed = {sizeof(HmoPassOptionDecl),
+                                        "seed",
+                                        kHmoPassOptionInt,
+                                        "1",
+                                        "the generator's seed: the same seed, the same order",
+                                        NULL,
+                                        0};
+static const HmoPassOptionDecl* const kOptions[] = {&kSeed};
+
 static const HmoSchedulerStrategy kRandomTopologicalOrder = {
-    sizeof(HmoSchedulerStrategy), "random-topological-order",
-    "a random topological order, reproducible by its 'seed' option", RandomTopologicalOrder,
-    NULL};
+    sizeof(HmoSchedulerStrategy),
+    "random-topological-order",
+    "a random topological order, reproducible by its 'seed' option",
+    RandomTopologicalOrder,
+    NULL,
+    kOptions,
+    1};
 
 static HmoStatusCode RegisterStrategies(HmoStrategyRegistrar* registrar, char* message,
                                         size_t capacity) {

@@ -273,7 +273,8 @@ std::string WhyItStays(const HloModule& module, const std::vector<PeakSite>& sit
 void ExplainWhyTheyStay(const HloModule& module, const std::vector<PeakSite>& sites,
                         const MemoryFitterOptions& options, MemoryLimitCheck& check) {
   for (PeakValue& value : check.live_at_peak) {
-    if (value.kind == "temp") value.reason = WhyItStays(module, sites, options, value);
+    if (value.kind == AllocationKind::kTemp)
+      value.reason = WhyItStays(module, sites, options, value);
   }
 }
 

@@ -50,14 +50,14 @@ TEST(MemoryLimitTest, ThePeakIsTheTempFloorAndNamesWhatIsLiveThen) {
   EXPECT_LE(check->peak_temp_bytes, check->stats.temp_size_in_bytes);
   int64_t temps = 0, parameters = 0, outputs = 0;
   for (const PeakValue& value : check->live_at_peak) {
-    if (value.kind == "temp") {
+    if (value.kind == AllocationKind::kTemp) {
       temps += value.size;
       EXPECT_THAT(value.reason, HasSubstr("temporary, "));
       EXPECT_THAT(value.reason, HasSubstr("recomputable"));
-    } else if (value.kind == "parameter") {
+    } else if (value.kind == AllocationKind::kParameter) {
       parameters += value.size;
       EXPECT_THAT(value.reason, HasSubstr("for the whole run"));
-    } else if (value.kind == "output") {
+    } else if (value.kind == AllocationKind::kOutput) {
       outputs += value.size;
     }
   }

@@ -198,6 +198,27 @@ TEST_F(HmoCliTest, PassesListsOptionsWithTypesDefaultsAndHelp) {
   EXPECT_THAT(typo.err, HasSubstr("(did you mean 'fixture-tag-module'?)"));
 }
 
+// Scheduler strategies are listed after the passes, with the options each
+// declares (ABI 1.3), as memory-scheduler forwards them.
+TEST_F(HmoCliTest, PassesListsTheStrategiesAndTheirDeclaredOptions) {
+  CommandResult exact = Hmo("passes exact");
+  ASSERT_EQ(exact.exit_code, 0) << exact.err;
+  EXPECT_THAT(exact.out, HasSubstr("exact  (scheduler strategy, plugin exact-strategy)"));
+  EXPECT_THAT(exact.out, HasSubstr("max-states: int (default 200000)"));
+  EXPECT_THAT(exact.out, HasSubstr("window: int (default 20)"));
+  CommandResult list = Hmo("passes list");
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_THAT(list.out, HasSubstr("(takes no options)"));
+  CommandResult all = Hmo("passes");
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  EXPECT_THAT(all.out, HasSubstr("\nscheduler strategies:\n"));
+  EXPECT_THAT(all.out,
+              HasSubstr("local-search  (scheduler strategy, plugin local-search-strategy)"));
+  CommandResult typo = Hmo("passes exactt");
+  EXPECT_EQ(typo.exit_code, 1);
+  EXPECT_THAT(typo.err, HasSubstr("unknown pass or strategy 'exactt' (did you mean 'exact'?)"));
+}
+
 TEST_F(HmoCliTest, AnEnumOptionOfAPluginPassIsRefusedAtItsValue) {
   CommandResult result = Hmo("run --passes='fixture-tag-module{label=ab,side=frnt}' " +
                              Data("small.hlo") + " -o out.hlo " + Good());

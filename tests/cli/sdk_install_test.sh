@@ -44,6 +44,10 @@ echo "== the installed hmo lists the example's strategy"
 HMO_PLUGIN_PATH= "$hmo" plugins --plugin-dir "$work/example" | tee "$work/plugins.txt"
 grep -Eq "custom-scheduler 1.0.0 \(C plugin, ABI 1\.[0-9]+\)" "$work/plugins.txt"
 grep -Eq "strategies: +random-topological-order" "$work/plugins.txt"
+# The strategy declares its option (ABI 1.3): listed, and checked by the host.
+HMO_PLUGIN_PATH= "$hmo" passes random-topological-order --plugin-dir "$work/example" \
+  | tee "$work/strategy-options.txt"
+grep -q "seed: int (default 1)" "$work/strategy-options.txt"
 
 # Everything but the example comes from the installed tree (the memory
 # scheduler pass included).
@@ -58,6 +62,14 @@ grep -q "is_scheduled=true" "$work/seed42.hlo"
 "$hmo" verify "$work/seed42.hlo"
 run "$pipeline" "$work/seed42-again.hlo"
 cmp "$work/seed42.hlo" "$work/seed42-again.hlo"
+
+echo "== a seed that is not an integer is refused before any scheduling"
+sed 's/seed=42/seed=forty-two/' "$pipeline" > "$work/bad-seed.yaml"
+if run "$work/bad-seed.yaml" "$work/bad-seed.hlo" 2>"$work/bad-seed.txt"; then
+  echo "FAIL: a non-integer seed was accepted" >&2; exit 1
+fi
+grep -q "scheduler strategy 'random-topological-order'" "$work/bad-seed.txt"
+test ! -e "$work/bad-seed.hlo"
 
 echo "== a different seed gives a different (still valid) schedule"
 sed 's/seed=42/seed=7/' "$pipeline" > "$work/seed7.yaml"

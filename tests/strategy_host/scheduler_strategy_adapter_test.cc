@@ -80,8 +80,13 @@ class SchedulerStrategyAdapterTest : public ::testing::Test {
     auto module = ParseHloModule(kModule);
     ASSERT_TRUE(module.ok()) << module.status();
     module_ = *std::move(module);
-    HmoSchedulerStrategy strategy = {sizeof(HmoSchedulerStrategy), "scripted", "for tests",
-                                     &ScriptedSchedule, &script_};
+    HmoSchedulerStrategy strategy = {sizeof(HmoSchedulerStrategy),
+                                     "scripted",
+                                     "for tests",
+                                     &ScriptedSchedule,
+                                     &script_,
+                                     nullptr,
+                                     0};
     ASSERT_TRUE(strategies_.Register(strategy, "test-plugin").ok());
   }
 
@@ -199,20 +204,61 @@ TEST_F(SchedulerStrategyAdapterTest, UnknownStrategySuggestsAndListsTheRegistere
 
 TEST(SchedulerStrategyRegistryTest, RejectsMalformedAndDuplicateStrategies) {
   SchedulerStrategyRegistry registry;
-  HmoSchedulerStrategy strategy = {sizeof(HmoSchedulerStrategy), "good-name", "", &ScriptedSchedule,
-                                   nullptr};
+  HmoSchedulerStrategy strategy = {
+      sizeof(HmoSchedulerStrategy), "good-name", "", &ScriptedSchedule, nullptr, nullptr, 0};
   ASSERT_TRUE(registry.Register(strategy, "a").ok());
   EXPECT_EQ(registry.Register(strategy, "b").message(),
             "scheduler strategy 'good-name' from plugin 'b' is already registered by plugin 'a'");
   HmoSchedulerStrategy small = strategy;
   small.struct_size = 8;
   EXPECT_THAT(registry.Register(small, "c").message(), HasSubstr("has struct_size 8"));
-  HmoSchedulerStrategy no_function = {sizeof(HmoSchedulerStrategy), "other", "", nullptr, nullptr};
+  HmoSchedulerStrategy no_function = {
+      sizeof(HmoSchedulerStrategy), "other", "", nullptr, nullptr, nullptr, 0};
   EXPECT_THAT(registry.Register(no_function, "c").message(),
               HasSubstr("has a null schedule function ('other')"));
-  HmoSchedulerStrategy bad_name = {sizeof(HmoSchedulerStrategy), "Bad Name", "", &ScriptedSchedule,
-                                   nullptr};
+  HmoSchedulerStrategy bad_name = {
+      sizeof(HmoSchedulerStrategy), "Bad Name", "", &ScriptedSchedule, nullptr, nullptr, 0};
   EXPECT_THAT(registry.Register(bad_name, "c").message(), HasSubstr("is not kebab-case"));
+}
+
+// ABI 1.3: a strategy's option declarations become its schema; a malformed
+// one refuses the strategy, naming it, its plugin and the fault.
+TEST(SchedulerStrategyRegistryTest, DeclaredOptionsBecomeASchema) {
+  SchedulerStrategyRegistry registry;
+  const HmoPassOptionDecl depth = {
+      sizeof(HmoPassOptionDecl), "depth", kHmoPassOptionInt, "4", "how deep", nullptr, 0};
+  const HmoPassOptionDecl* const good[] = {&depth};
+  HmoSchedulerStrategy strategy = {
+      sizeof(HmoSchedulerStrategy), "declared", "", &ScriptedSchedule, nullptr, good, 1};
+  ASSERT_TRUE(registry.Register(strategy, "a").ok());
+  const RegisteredSchedulerStrategy* registered = registry.Find("declared");
+  ASSERT_TRUE(registered->registration.options.has_value());
+  ASSERT_EQ(registered->registration.options->specs().size(), 1u);
+  EXPECT_EQ(registered->registration.options->specs()[0].default_value,
+            PassOptionValue(int64_t{4}));
+  absl::StatusOr<StrategyOptions> resolved = ResolveStrategyOptions(*registered, {});
+  ASSERT_TRUE(resolved.ok()) << resolved.status();
+  EXPECT_EQ(*resolved, (StrategyOptions{{"depth", "4"}}));
+  EXPECT_THAT(
+      std::string(ResolveStrategyOptions(*registered, {{"depth", "deep"}}).status().message()),
+      HasSubstr("scheduler strategy 'declared' (plugin 'a'):"));
+
+  const HmoPassOptionDecl bad = {
+      sizeof(HmoPassOptionDecl), "Bad_Key", kHmoPassOptionBool, "true", "", nullptr, 0};
+  const HmoPassOptionDecl* const bad_list[] = {&bad};
+  HmoSchedulerStrategy malformed = {
+      sizeof(HmoSchedulerStrategy), "malformed", "", &ScriptedSchedule, nullptr, bad_list, 1};
+  EXPECT_EQ(registry.Register(malformed, "b").message(),
+            "scheduler strategy 'malformed' of plugin 'b' option key 'Bad_Key' is not kebab-case");
+  EXPECT_EQ(registry.Find("malformed"), nullptr);
+  // Without declarations, what is forwarded passes as it is.
+  HmoSchedulerStrategy undeclared = {
+      sizeof(HmoSchedulerStrategy), "undeclared", "", &ScriptedSchedule, nullptr, nullptr, 0};
+  ASSERT_TRUE(registry.Register(undeclared, "a").ok());
+  EXPECT_FALSE(registry.Find("undeclared")->registration.options.has_value());
+  resolved = ResolveStrategyOptions(*registry.Find("undeclared"), {{"anything", "x"}});
+  ASSERT_TRUE(resolved.ok());
+  EXPECT_EQ(*resolved, (StrategyOptions{{"anything", "x"}}));
 }
 
 }  // namespace

@@ -18,13 +18,14 @@ namespace {
 // temporary, whether its instruction could be computed again instead.
 std::string ReasonFor(const MemoryReportAllocation& allocation,
                       const HloInstruction* instruction = nullptr) {
-  if (allocation.kind == "parameter") {
+  if (allocation.kind == AllocationKind::kParameter) {
     return allocation.parameter_aliased_with_output
                ? "parameter donated to an output: its buffer lives for the whole run"
                : "parameter: an argument, in device memory for the whole run";
   }
-  if (allocation.kind == "output") return "output: returned by the program";
-  if (allocation.kind == "constant") return "constant: in device memory for the whole run";
+  if (allocation.kind == AllocationKind::kOutput) return "output: returned by the program";
+  if (allocation.kind == AllocationKind::kConstant)
+    return "constant: in device memory for the whole run";
   if (instruction != nullptr) {
     if (std::optional<std::string> why = WhyNotRematerializable(*instruction)) {
       return absl::StrCat("temporary, not recomputable: ", *why);
@@ -62,7 +63,7 @@ MemoryLimitCheck CheckMemoryReport(const HloModule& module, const MemoryReport& 
   for (const MemoryReportBuffer& buffer : report.buffers) {
     const MemoryReportAllocation& allocation = *allocations.at(buffer.allocation);
     if (allocation.is_host) continue;
-    if (allocation.kind == "temp") {
+    if (allocation.kind == AllocationKind::kTemp) {
       temp_slices[{buffer.allocation, buffer.offset, buffer.size}].values.push_back(&buffer);
     } else {
       whole_run[buffer.allocation].push_back(&buffer);
@@ -133,9 +134,9 @@ MemoryLimitCheck CheckMemoryReport(const HloModule& module, const MemoryReport& 
     const HloComputation* computation = module.GetComputationWithName(value.computation);
     const HloInstruction* instruction =
         computation == nullptr ? nullptr : computation->GetInstructionWithName(value.instruction);
-    check.live_at_peak.push_back({value.instruction, value.index, value.shape, std::get<2>(key),
-                                  "temp", ReasonFor(*allocations.at(std::get<0>(key)), instruction),
-                                  value.source});
+    check.live_at_peak.push_back(
+        {value.instruction, value.index, value.shape, std::get<2>(key), AllocationKind::kTemp,
+         ReasonFor(*allocations.at(std::get<0>(key)), instruction), value.source});
   }
   std::stable_sort(check.live_at_peak.begin(), check.live_at_peak.end(),
                    [](const PeakValue& a, const PeakValue& b) { return a.size > b.size; });
@@ -147,7 +148,7 @@ std::vector<SourceBytes> BytesBySource(const std::vector<PeakValue>& values) {
   // module's own values without it.
   std::map<std::pair<std::string, bool>, SourceBytes> by_source;
   for (const PeakValue& value : values) {
-    const bool arguments = value.source.empty() && value.kind == "parameter";
+    const bool arguments = value.source.empty() && value.kind == AllocationKind::kParameter;
     SourceBytes& entry = by_source[{value.source, arguments}];
     entry.source = value.source;
     entry.arguments = arguments;

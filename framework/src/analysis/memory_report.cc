@@ -5,7 +5,10 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <string>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -16,32 +19,68 @@
 
 namespace hmo {
 
+namespace {
+
+// Looks `name` up in `names`, or says which names there are.
+template <typename E>
+absl::StatusOr<E> FindByName(const std::vector<std::pair<std::string, E>>& names,
+                             std::string_view name, std::string_view what) {
+  std::vector<std::string> known;
+  for (const auto& [known_name, value] : names) {
+    if (known_name == name) return value;
+    known.push_back(known_name);
+  }
+  return absl::InvalidArgumentError(absl::StrCat("unknown ", std::string(what), " '",
+                                                 std::string(name), "' (expected ",
+                                                 absl::StrJoin(known, ", "), ")"));
+}
+
+template <typename E>
+std::string_view NameOf(const std::vector<std::pair<std::string, E>>& names, E value) {
+  for (const auto& [name, known] : names) {
+    if (known == value) return name;
+  }
+  return "?";
+}
+
+}  // namespace
+
+const std::vector<std::pair<std::string, TempHeapAlgorithm>>& TempHeapAlgorithmNames() {
+  static const auto* names = new std::vector<std::pair<std::string, TempHeapAlgorithm>>{
+      {"xla", TempHeapAlgorithm::kXla},
+      {"search", TempHeapAlgorithm::kPackingSearch},
+      {"best", TempHeapAlgorithm::kBest}};
+  return *names;
+}
+
 absl::StatusOr<TempHeapAlgorithm> ParseTempHeapAlgorithm(std::string_view name) {
-  if (name == "xla") return TempHeapAlgorithm::kXla;
-  if (name == "search") return TempHeapAlgorithm::kPackingSearch;
-  if (name == "best") return TempHeapAlgorithm::kBest;
-  return absl::InvalidArgumentError(
-      absl::StrCat("unknown heap algorithm '", std::string(name), "' (expected xla, search or best)"));
+  return FindByName(TempHeapAlgorithmNames(), name, "heap algorithm");
 }
 
 std::string_view TempHeapAlgorithmName(TempHeapAlgorithm algorithm) {
-  switch (algorithm) {
-    case TempHeapAlgorithm::kXla:
-      return "xla";
-    case TempHeapAlgorithm::kPackingSearch:
-      return "search";
-    case TempHeapAlgorithm::kBest:
-      return "best";
-  }
-  return "xla";
+  return NameOf(TempHeapAlgorithmNames(), algorithm);
+}
+
+const std::vector<std::pair<std::string, MemoryReportFormat>>& MemoryReportFormatNames() {
+  static const auto* names = new std::vector<std::pair<std::string, MemoryReportFormat>>{
+      {"table", MemoryReportFormat::kTable},
+      {"json", MemoryReportFormat::kJson},
+      {"html", MemoryReportFormat::kHtml}};
+  return *names;
 }
 
 absl::StatusOr<MemoryReportFormat> ParseMemoryReportFormat(std::string_view name) {
-  if (name == "table") return MemoryReportFormat::kTable;
-  if (name == "json") return MemoryReportFormat::kJson;
-  if (name == "html") return MemoryReportFormat::kHtml;
-  return absl::InvalidArgumentError(
-      absl::StrCat("unknown format '", std::string(name), "' (expected table, json or html)"));
+  return FindByName(MemoryReportFormatNames(), name, "format");
+}
+
+std::string_view AllocationKindName(AllocationKind kind) {
+  static const auto* names = new std::vector<std::pair<std::string, AllocationKind>>{
+      {"parameter", AllocationKind::kParameter},
+      {"output", AllocationKind::kOutput},
+      {"constant", AllocationKind::kConstant},
+      {"thread-local", AllocationKind::kThreadLocal},
+      {"temp", AllocationKind::kTemp}};
+  return NameOf(*names, kind);
 }
 
 std::string FormatMemoryReport(const MemoryReport& report, MemoryReportFormat format) {
@@ -58,12 +97,12 @@ std::string FormatMemoryReport(const MemoryReport& report, MemoryReportFormat fo
 
 namespace {
 
-std::string AllocationKind(const BufferAllocation& allocation) {
-  if (allocation.is_entry_computation_parameter()) return "parameter";
-  if (allocation.maybe_live_out()) return "output";
-  if (allocation.is_constant()) return "constant";
-  if (allocation.is_thread_local()) return "thread-local";
-  return "temp";
+AllocationKind KindOf(const BufferAllocation& allocation) {
+  if (allocation.is_entry_computation_parameter()) return AllocationKind::kParameter;
+  if (allocation.maybe_live_out()) return AllocationKind::kOutput;
+  if (allocation.is_constant()) return AllocationKind::kConstant;
+  if (allocation.is_thread_local()) return AllocationKind::kThreadLocal;
+  return AllocationKind::kTemp;
 }
 
 // The module's schedule, completed with post-order sequences for non-fusion
@@ -137,7 +176,7 @@ absl::StatusOr<MemoryReport> BuildMemoryReportFromAssignment(const BufferAssignm
     entry.index = allocation.index();
     entry.size = allocation.size();
     entry.memory_space = allocation.color();
-    entry.kind = AllocationKind(allocation);
+    entry.kind = KindOf(allocation);
     HMO_ASSIGN_OR_RETURN(entry.is_host, IsHostAllocation(allocation));
     entry.maybe_live_out = allocation.maybe_live_out();
     entry.is_entry_parameter = allocation.is_entry_computation_parameter();

@@ -122,7 +122,7 @@ std::string Timeline(const MemoryReport& report, int64_t memory_space) {
   std::map<int64_t, int64_t> base_of_allocation;
   int64_t height = 0;
   for (const MemoryReportAllocation& a : report.allocations) {
-    if (a.memory_space != memory_space || a.kind == "thread-local") continue;
+    if (a.memory_space != memory_space || a.kind == AllocationKind::kThreadLocal) continue;
     base_of_allocation[a.index] = height;
     height += a.size;
   }
@@ -226,7 +226,7 @@ std::string FormatMemoryReportHtml(const MemoryReport& report) {
   absl::StrAppend(&out, StatsTable(report), PeakBySourceTable(report));
   std::vector<int64_t> spaces;
   for (const MemoryReportAllocation& a : report.allocations) {
-    if (a.kind != "thread-local" &&
+    if (a.kind != AllocationKind::kThreadLocal &&
         std::find(spaces.begin(), spaces.end(), a.memory_space) == spaces.end()) {
       spaces.push_back(a.memory_space);
     }

@@ -215,7 +215,7 @@ std::string FormatMemoryReportJson(const MemoryReport& report) {
       o.Int("index", a.index);
       o.Int("size", a.size);
       o.Int("memory_space", a.memory_space);
-      o.String("kind", a.kind);
+      o.String("kind", AllocationKindName(a.kind));
       o.Bool("host", a.is_host);
       o.Bool("maybe_live_out", a.maybe_live_out);
       o.Bool("entry_parameter", a.is_entry_parameter);

@@ -108,11 +108,12 @@ std::string FormatMemoryReportTable(const MemoryReport& report) {
       absl::StrAppend(&notes, "parameter ", a.parameter_number, " ", a.parameter_index);
       if (a.parameter_aliased_with_output) absl::StrAppend(&notes, ", aliased with output");
     }
-    if (a.maybe_live_out && a.kind != "output") {
+    if (a.maybe_live_out && a.kind != AllocationKind::kOutput) {
       absl::StrAppend(&notes, notes.empty() ? "" : ", ", "maybe live out");
     }
     absl::StrAppendFormat(&out, "  %5d %14d %-8s %-12s %7d  %s\n", a.index, a.size,
-                          MemorySpaceName(a.memory_space), a.kind, a.value_count, notes);
+                          MemorySpaceName(a.memory_space), AllocationKindName(a.kind),
+                          a.value_count, notes);
   }
   return out;
 }

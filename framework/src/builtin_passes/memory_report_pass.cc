@@ -29,6 +29,15 @@ struct ReportSummaries {
   std::map<std::string, Summary> by_label;
 };
 
+// `names` as the names of an optional value, after `none`'s name for none.
+template <typename E>
+std::vector<std::pair<std::string, std::optional<E>>> WithNone(
+    std::string none, const std::vector<std::pair<std::string, E>>& names) {
+  std::vector<std::pair<std::string, std::optional<E>>> out = {{std::move(none), std::nullopt}};
+  for (const auto& [name, value] : names) out.push_back({name, value});
+  return out;
+}
+
 std::string Delta(int64_t before, int64_t after) {
   return absl::StrFormat("%d -> %d B (%+d)", before, after, after - before);
 }
@@ -41,7 +50,8 @@ const PassOptionBinding<MemoryReportPass::Options>& MemoryReportPass::Binding() 
           .Option("label", &Options::label, "", "name of this report, for a later baseline")
           .Option("baseline", &Options::baseline, "",
                   "label of an earlier report of the same run to compare with")
-          .Enum("format", &Options::format, "summary", {"summary", "table", "json", "html"},
+          .Enum("format", &Options::format, std::optional<MemoryReportFormat>(),
+                WithNone("summary", MemoryReportFormatNames()),
                 "summary: a line of device and host bytes; table, json or html: the full report")
           .Option("output", &Options::output, "",
                   "summary: also append to this file; table/json/html: file to write "
@@ -50,7 +60,8 @@ const PassOptionBinding<MemoryReportPass::Options>& MemoryReportPass::Binding() 
                   "bytes per tuple element pointer (0: the pipeline target's)")
           .Option("alignment", &Options::alignment, 0,
                   "alignment of buffer offsets (0: the pipeline target's)")
-          .Enum("heap", &Options::heap, "target", {"target", "xla", "search", "best"},
+          .Enum("heap", &Options::heap, std::optional<TempHeapAlgorithm>(),
+                WithNone("target", TempHeapAlgorithmNames()),
                 "temp packing: the pipeline target's, xla, search or best");
   return binding;
 }
@@ -62,12 +73,8 @@ absl::StatusOr<std::unique_ptr<MemoryReportPass>> MemoryReportPass::Create(
   pass->label_ = options.label;
   pass->baseline_ = options.baseline;
   pass->output_ = options.output;
-  if (options.format != "summary") {
-    HMO_ASSIGN_OR_RETURN(pass->format_, ParseMemoryReportFormat(options.format));
-  }
-  if (options.heap != "target") {
-    HMO_ASSIGN_OR_RETURN(pass->heap_, ParseTempHeapAlgorithm(options.heap));
-  }
+  pass->format_ = options.format;
+  pass->heap_ = options.heap;
   pass->pointer_size_ = options.pointer_size;
   pass->alignment_ = options.alignment;
   if (options.pointer_size < 0 || options.alignment < 0) {

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstring>
 
+#include "c_option_schema.h"
 #include "fmt/format.h"
 
 namespace hmo {
@@ -35,6 +36,17 @@ absl::Status SchedulerStrategyRegistry::Register(const HmoSchedulerStrategy& str
   std::memcpy(&registration.strategy, &strategy,
               std::min(strategy.struct_size, sizeof(HmoSchedulerStrategy)));
   registration.strategy.struct_size = sizeof(HmoSchedulerStrategy);
+  if (HMO_ABI_HAS_FIELD(&strategy, HmoSchedulerStrategy, option_count) &&
+      strategy.options != nullptr) {
+    absl::StatusOr<PassOptionSchema> options =
+        OptionSchemaFromDeclarations(strategy.options, strategy.option_count);
+    if (!options.ok()) {
+      return absl::InvalidArgumentError(fmt::format("scheduler strategy '{}' of plugin '{}' {}",
+                                                    strategy.name, plugin,
+                                                    std::string(options.status().message())));
+    }
+    registration.options = *std::move(options);
+  }
   return strategies_.Add(std::move(registration), plugin);
 }
 

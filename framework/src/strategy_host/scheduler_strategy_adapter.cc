@@ -99,6 +99,25 @@ absl::StatusOr<std::vector<HloInstruction*>> ScheduleComputationWithStrategy(
   return ScheduleViewWithStrategy(strategy, *view, computation, options, progress);
 }
 
+absl::StatusOr<StrategyOptions> ResolveStrategyOptions(const RegisteredSchedulerStrategy& strategy,
+                                                       const StrategyOptions& options) {
+  const std::optional<PassOptionSchema>& schema = strategy.registration.options;
+  if (!schema.has_value()) return options;
+  std::vector<PassOptionAssignment> assignments;
+  for (const auto& [key, value] : options) assignments.push_back({key, value});
+  absl::StatusOr<PassOptions> typed = schema->Bind(assignments);
+  if (!typed.ok()) {
+    return absl::InvalidArgumentError(fmt::format("scheduler strategy '{}' (plugin '{}'): {}",
+                                                  strategy.registration.name, strategy.plugin,
+                                                  std::string(typed.status().message())));
+  }
+  StrategyOptions resolved;
+  for (const auto& [key, value] : typed->values()) {
+    resolved.push_back({key, FormatPassOptionValue(value)});
+  }
+  return resolved;
+}
+
 absl::StatusOr<std::vector<HloInstruction*>> ScheduleViewWithStrategy(
     const RegisteredSchedulerStrategy& strategy, const SchedulingView& view_ref,
     const HloComputation& computation, const StrategyOptions& options, ProgressSink* progress) {
@@ -106,8 +125,9 @@ absl::StatusOr<std::vector<HloInstruction*>> ScheduleViewWithStrategy(
                                       strategy.registration.name, strategy.plugin);
   const SchedulingView* view = &view_ref;
 
+  HMO_ASSIGN_OR_RETURN(const StrategyOptions resolved, ResolveStrategyOptions(strategy, options));
   std::vector<HmoStrategyOption> c_options;
-  for (const auto& [key, value] : options) c_options.push_back({key.c_str(), value.c_str()});
+  for (const auto& [key, value] : resolved) c_options.push_back({key.c_str(), value.c_str()});
   std::vector<HmoInstructionId> order(view->size(), 0);
   std::array<char, HMO_MESSAGE_CAPACITY> message{};
   HmoScheduleRequest request = {};

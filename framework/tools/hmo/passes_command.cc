@@ -16,10 +16,8 @@
 namespace hmo::cli {
 namespace {
 
-void PrintPass(const RegisteredPass& pass) {
-  const PassRegistration& registration = pass.registration;
-  fmt::print("{}  (plugin {})\n  {}\n", registration.name, pass.plugin, registration.description);
-  for (const PassOptionSpec& spec : registration.options.specs()) {
+void PrintOptions(const PassOptionSchema& options) {
+  for (const PassOptionSpec& spec : options.specs()) {
     const std::string value = spec.required ? std::string("required")
                                             : fmt::format("default {}",
                                                           FormatPassOptionValue(*spec.default_value));
@@ -30,6 +28,27 @@ void PrintPass(const RegisteredPass& pass) {
   }
 }
 
+void PrintPass(const RegisteredPass& pass) {
+  const PassRegistration& registration = pass.registration;
+  fmt::print("{}  (plugin {})\n  {}\n", registration.name, pass.plugin, registration.description);
+  PrintOptions(registration.options);
+}
+
+// A scheduler strategy, with the options it declares (forwarded by
+// memory-scheduler's strategy-options as NAME.key=value).
+void PrintStrategy(const RegisteredSchedulerStrategy& strategy) {
+  const SchedulerStrategyRegistration& registration = strategy.registration;
+  fmt::print("{}  (scheduler strategy, plugin {})\n  {}\n", registration.name, strategy.plugin,
+             registration.description);
+  if (!registration.options.has_value()) {
+    fmt::print("    (declares no options: takes what strategy-options forwards, unchecked)\n");
+  } else if (registration.options->specs().empty()) {
+    fmt::print("    (takes no options)\n");
+  } else {
+    PrintOptions(*registration.options);
+  }
+}
+
 int PassesCommand(const std::vector<std::string>& args) {
   std::vector<std::string> names;
   PluginOptions plugin_options;
@@ -37,8 +56,10 @@ int PassesCommand(const std::vector<std::string>& args) {
   ArgumentParser parser("hmo passes [NAME...] [--plugin-dir DIR]...",
                         "Lists the passes the loaded plugins provide (or only those named), "
                         "with each option's\ntype, default and help, as pipelines use them: "
-                        "NAME{key=value,list=[a,b]}.");
-  parser.SetPositionals("NAME...", &names, 0, "only show these passes");
+                        "NAME{key=value,list=[a,b]}; then the\nscheduler strategies and the "
+                        "options each declares, which memory-scheduler forwards as\n"
+                        "strategy-options=[NAME.key=value].");
+  parser.SetPositionals("NAME...", &names, 0, "only show these passes or strategies");
   plugin_options.AddTo(parser);
   logging.AddTo(parser);
   if (auto exit = ParseArgumentsOrExit(parser, "passes", args)) return *exit;
@@ -52,9 +73,12 @@ int PassesCommand(const std::vector<std::string>& args) {
     return kExitFailure;
   }
   const PassRegistry& passes = host.registries().passes;
+  const SchedulerStrategyRegistry& strategies = host.registries().strategies;
   if (names.empty()) {
     if (passes.List().empty()) fmt::print("no passes are loaded\n");
     for (const RegisteredPass* pass : passes.List()) PrintPass(*pass);
+    if (!strategies.List().empty()) fmt::print("\nscheduler strategies:\n\n");
+    for (const RegisteredSchedulerStrategy* strategy : strategies.List()) PrintStrategy(*strategy);
     return kExitOk;
   }
   int status = kExitOk;
@@ -63,8 +87,14 @@ int PassesCommand(const std::vector<std::string>& args) {
       PrintPass(*pass);
       continue;
     }
-    fmt::print(stderr, "hmo passes: error: unknown pass '{}'{}\n", name,
-               DidYouMean(name, passes.Names()));
+    if (const RegisteredSchedulerStrategy* strategy = strategies.Find(name)) {
+      PrintStrategy(*strategy);
+      continue;
+    }
+    std::vector<std::string> known = passes.Names();
+    for (const std::string& strategy : strategies.Names()) known.push_back(strategy);
+    fmt::print(stderr, "hmo passes: error: unknown pass or strategy '{}'{}\n", name,
+               DidYouMean(name, known));
     status = kExitFailure;
   }
   return status;

@@ -8,19 +8,34 @@
 
 namespace hmo::scheduler {
 
+std::vector<StrategyIntOption> WithImproverOptions(std::vector<StrategyIntOption> options) {
+  const ImproverOptions defaults;
+  for (StrategyIntOption option : std::vector<StrategyIntOption>{
+           {"move-radius", defaults.move_radius,
+            "instructions up to this many steps from a peak step are tried as moves"},
+           {"max-move-distance", defaults.max_move_distance, "the farthest one instruction moves"},
+           {"window", defaults.window,
+            "steps re-ordered exactly at once around a peak step (0: no windows; at most 64)"},
+           {"window-states", defaults.window_states, "search states per window"},
+           {"max-evaluations", defaults.max_evaluations,
+            "moves scored in all; the local search stops when it is spent"}}) {
+    options.push_back(std::move(option));
+  }
+  return options;
+}
+
 absl::StatusOr<ImproverOptions> ReadImproverOptions(const StrategyRequestOptions& options) {
   ImproverOptions out;
   struct Field {
     std::string_view key;
     int64_t* value;
   };
-  int64_t move_radius = out.move_radius, max_move_distance = out.max_move_distance,
-          window = out.window;
+  int64_t move_radius = 0, max_move_distance = 0, window = 0;
   for (Field field : {Field{"move-radius", &move_radius},
                       Field{"max-move-distance", &max_move_distance}, Field{"window", &window},
                       Field{"window-states", &out.window_states},
                       Field{"max-evaluations", &out.max_evaluations}}) {
-    absl::StatusOr<int64_t> value = options.GetInt(field.key, *field.value);
+    absl::StatusOr<int64_t> value = options.GetInt(field.key);
     if (!value.ok()) return value.status();
     if (*value < 0) {
       return absl::InvalidArgumentError(

@@ -15,8 +15,12 @@
 
 namespace hmo::scheduler {
 
-// Reads move-radius, max-move-distance, window, window-states and
-// max-evaluations (each an integer; defaults from ImproverOptions).
+// `options` after the declarations of move-radius, max-move-distance, window,
+// window-states and max-evaluations (integers; defaults from ImproverOptions),
+// for the table of a strategy built on ScheduleImprover.
+std::vector<StrategyIntOption> WithImproverOptions(std::vector<StrategyIntOption> options);
+
+// Reads the options WithImproverOptions declares.
 absl::StatusOr<ImproverOptions> ReadImproverOptions(const StrategyRequestOptions& options);
 
 // ImprovedSchedule of `model` under `improver`, then, with `exact_states`,

@@ -5,22 +5,56 @@
 #include <algorithm>
 #include <charconv>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "fmt/format.h"
 
 namespace hmo::scheduler {
 
-absl::Status StrategyRequestOptions::CheckKnown(
-    std::initializer_list<std::string_view> known) const {
+StrategyOptionTable::StrategyOptionTable(std::vector<StrategyIntOption> options)
+    : options_(std::move(options)) {
+  default_texts_.reserve(options_.size());
+  declarations_.reserve(options_.size());
+  for (const StrategyIntOption& option : options_) {
+    default_texts_.push_back(std::to_string(option.default_value));
+    HmoPassOptionDecl declaration{};
+    declaration.struct_size = sizeof(HmoPassOptionDecl);
+    declaration.key = option.key.c_str();
+    declaration.type = kHmoPassOptionInt;
+    declaration.default_value = default_texts_.back().c_str();
+    declaration.help = option.help.c_str();
+    declarations_.push_back(declaration);
+  }
+  for (const HmoPassOptionDecl& declaration : declarations_) pointers_.push_back(&declaration);
+}
+
+const HmoPassOptionDecl* const* StrategyOptionTable::declarations() const {
+  static const HmoPassOptionDecl* const kNone[1] = {nullptr};
+  return pointers_.empty() ? kNone : pointers_.data();
+}
+
+std::optional<int64_t> StrategyOptionTable::Default(std::string_view key) const {
+  for (const StrategyIntOption& option : options_) {
+    if (option.key == key) return option.default_value;
+  }
+  return std::nullopt;
+}
+
+const StrategyOptionTable& NoStrategyOptions() {
+  static const auto* table = new StrategyOptionTable({});
+  return *table;
+}
+
+absl::Status StrategyRequestOptions::CheckDeclared() const {
   for (size_t i = 0; i < request_.option_count; ++i) {
-    std::string_view key = request_.options[i].key;
-    bool found = false;
-    for (std::string_view k : known) found = found || k == key;
-    if (!found) {
-      const std::string takes =
-          known.size() == 0 ? std::string("none") : fmt::format("{}", fmt::join(known, ", "));
-      return absl::InvalidArgumentError(
-          fmt::format("unknown option '{}'; this strategy takes: {}", key, takes));
+    const std::string_view key = request_.options[i].key;
+    if (!table_.Default(key).has_value()) {
+      std::vector<std::string_view> known;
+      for (size_t d = 0; d < table_.size(); ++d) known.push_back(table_.declarations()[d]->key);
+      return absl::InvalidArgumentError(fmt::format(
+          "unknown option '{}'; this strategy takes: {}", key,
+          known.empty() ? std::string("none") : fmt::format("{}", fmt::join(known, ", "))));
     }
   }
   return absl::OkStatus();
@@ -33,10 +67,15 @@ std::optional<std::string_view> StrategyRequestOptions::Find(std::string_view ke
   return std::nullopt;
 }
 
-absl::StatusOr<int64_t> StrategyRequestOptions::GetInt(std::string_view key,
-                                                       int64_t default_value) const {
+absl::StatusOr<int64_t> StrategyRequestOptions::GetInt(std::string_view key) const {
   std::optional<std::string_view> text = Find(key);
-  if (!text.has_value()) return default_value;
+  if (!text.has_value()) {
+    std::optional<int64_t> default_value = table_.Default(key);
+    if (!default_value.has_value()) {
+      return absl::InternalError(fmt::format("option '{}' is not declared", key));
+    }
+    return *default_value;
+  }
   int64_t value = 0;
   auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), value);
   if (error != std::errc() || end != text->data() + text->size()) {
@@ -61,14 +100,17 @@ HmoPluginInfo StrategyPluginInfo(const char* name, const char* version,
 }
 
 HmoStatusCode RegisterStrategy(HmoStrategyRegistrar* registrar, const char* name,
-                               const char* description, HmoScheduleFn schedule, char* message,
+                               const char* description, HmoScheduleFn schedule,
+                               const StrategyOptionTable& options, char* message,
                                size_t message_capacity) {
   HmoSchedulerStrategy strategy{};
   strategy.struct_size = sizeof(HmoSchedulerStrategy);
   strategy.name = name;
   strategy.description = description;
   strategy.schedule = schedule;
-  strategy.strategy_data = nullptr;
+  strategy.strategy_data = &options;
+  strategy.options = options.declarations();
+  strategy.option_count = options.size();
   return registrar->register_strategy(registrar, &strategy, message, message_capacity);
 }
 

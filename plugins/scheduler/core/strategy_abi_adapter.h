@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -40,25 +41,64 @@ class StrategyProgress {
   const HmoScheduleRequest& request_;
 };
 
+// One integer option of a strategy of this folder, declared once: the host
+// checks and lists it (HmoSchedulerStrategy.options), and GetInt falls back
+// to its default.
+struct StrategyIntOption {
+  std::string key;
+  int64_t default_value = 0;
+  std::string help;
+};
+
+// A strategy's option declarations, in the C ABI's form (HmoPassOptionDecl)
+// with the storage they point into. Built once, kept for the life of the
+// plugin (it is the strategy's strategy_data).
+class StrategyOptionTable {
+ public:
+  explicit StrategyOptionTable(std::vector<StrategyIntOption> options);
+  StrategyOptionTable(const StrategyOptionTable&) = delete;
+  StrategyOptionTable& operator=(const StrategyOptionTable&) = delete;
+
+  // Never NULL, even when empty: a strategy with an empty table declares
+  // that it takes no options (NULL would declare nothing).
+  const HmoPassOptionDecl* const* declarations() const;
+  size_t size() const { return options_.size(); }
+  // The declared default of `key`, or nullopt when `key` is not declared.
+  std::optional<int64_t> Default(std::string_view key) const;
+
+ private:
+  std::vector<StrategyIntOption> options_;
+  std::vector<std::string> default_texts_;
+  std::vector<HmoPassOptionDecl> declarations_;
+  std::vector<const HmoPassOptionDecl*> pointers_;
+};
+
+// The table of a strategy that takes no options.
+const StrategyOptionTable& NoStrategyOptions();
+
 // The options of one request, read-only, and where its progress goes.
 class StrategyRequestOptions {
  public:
-  explicit StrategyRequestOptions(const HmoScheduleRequest& request) : request_(request) {}
+  StrategyRequestOptions(const HmoScheduleRequest& request, const StrategyOptionTable& table)
+      : request_(request), table_(table) {}
 
   // Where the strategy reports the progress of a long search.
   StrategyProgress progress() const { return StrategyProgress(request_); }
 
-  // Returns InvalidArgument naming the first option whose key is not in
-  // `known` (the strategy's option names).
-  absl::Status CheckKnown(std::initializer_list<std::string_view> known) const;
+  // Returns InvalidArgument naming the first option of the request that the
+  // table does not declare (the host checks this too; a direct caller may
+  // not have).
+  absl::Status CheckDeclared() const;
   // Returns the value of `key`, or nullopt.
   std::optional<std::string_view> Find(std::string_view key) const;
-  // Returns the integer value of `key`, `default_value` when absent, or
-  // InvalidArgument when it is not an integer.
-  absl::StatusOr<int64_t> GetInt(std::string_view key, int64_t default_value) const;
+  // Returns the integer value of `key`, its declared default when the
+  // request lacks it, or InvalidArgument when it is not an integer (Internal
+  // for a key the table does not declare: a programming error).
+  absl::StatusOr<int64_t> GetInt(std::string_view key) const;
 
  private:
   const HmoScheduleRequest& request_;
+  const StrategyOptionTable& table_;
 };
 
 // A strategy's C++ body: an order of `graph`'s instructions.
@@ -67,15 +107,18 @@ using ScheduleFunction = absl::StatusOr<std::vector<int>> (*)(const SchedulingGr
 
 // The HmoScheduleFn of `Fn`: builds the graph from the request's view, runs
 // `Fn`, writes the order; errors (and exceptions) become a status code and
-// message, never an exception across the boundary.
+// message, never an exception across the boundary. `strategy_data` is the
+// strategy's StrategyOptionTable.
 template <ScheduleFunction Fn>
-HmoStatusCode ScheduleThroughAbi(const void* /*strategy_data*/,
-                                 HmoScheduleRequest* request) noexcept {
+HmoStatusCode ScheduleThroughAbi(const void* strategy_data, HmoScheduleRequest* request) noexcept {
   return CallReturningAbiStatus(
       [&]() -> absl::Status {
+        const StrategyRequestOptions options(
+            *request, *static_cast<const StrategyOptionTable*>(strategy_data));
+        if (absl::Status declared = options.CheckDeclared(); !declared.ok()) return declared;
         absl::StatusOr<SchedulingGraph> graph = SchedulingGraph::FromView(*request->view);
         if (!graph.ok()) return graph.status();
-        absl::StatusOr<std::vector<int>> order = Fn(*graph, StrategyRequestOptions(*request));
+        absl::StatusOr<std::vector<int>> order = Fn(*graph, options);
         if (!order.ok()) return order.status();
         for (size_t p = 0; p < order->size(); ++p) {
           request->order[p] = static_cast<HmoInstructionId>((*order)[p]);
@@ -91,28 +134,32 @@ HmoStatusCode ScheduleThroughAbi(const void* /*strategy_data*/,
 HmoPluginInfo StrategyPluginInfo(const char* name, const char* version,
                                  HmoRegisterSchedulerStrategiesFn register_strategies);
 
-// Registers one strategy through `registrar`.
+// Registers one strategy through `registrar`, declaring the options of
+// `options` (which becomes its strategy_data).
 HmoStatusCode RegisterStrategy(HmoStrategyRegistrar* registrar, const char* name,
-                               const char* description, HmoScheduleFn schedule, char* message,
+                               const char* description, HmoScheduleFn schedule,
+                               const StrategyOptionTable& options, char* message,
                                size_t message_capacity);
 
 }  // namespace hmo::scheduler
 
 // Defines the entry point of a plugin that registers one strategy, named
-// `strategy_name`, whose body is `schedule_fn` (a ScheduleFunction).
-#define HMO_DEFINE_STRATEGY_PLUGIN(plugin_name, strategy_name, description, schedule_fn)   \
-  namespace {                                                                             \
-  HmoStatusCode RegisterStrategies(HmoStrategyRegistrar* registrar, char* message,         \
-                                   size_t capacity) {                                     \
-    return ::hmo::scheduler::RegisterStrategy(                                            \
-        registrar, strategy_name, description,                                            \
-        &::hmo::scheduler::ScheduleThroughAbi<schedule_fn>, message, capacity);           \
-  }                                                                                       \
-  }                                                                                       \
-  HMO_PLUGIN_EXPORT const HmoPluginInfo* hmoGetPluginInfo(void) {                         \
-    static const HmoPluginInfo info =                                                     \
-        ::hmo::scheduler::StrategyPluginInfo(plugin_name, "0.1.0", &RegisterStrategies);  \
-    return &info;                                                                         \
+// `strategy_name`, whose body is `schedule_fn` (a ScheduleFunction) and whose
+// options are those of `options_fn()` (a const StrategyOptionTable&).
+#define HMO_DEFINE_STRATEGY_PLUGIN(plugin_name, strategy_name, description, schedule_fn,          \
+                                   options_fn)                                                    \
+  namespace {                                                                                     \
+  HmoStatusCode RegisterStrategies(HmoStrategyRegistrar* registrar, char* message,                \
+                                   size_t capacity) {                                             \
+    return ::hmo::scheduler::RegisterStrategy(registrar, strategy_name, description,              \
+                                              &::hmo::scheduler::ScheduleThroughAbi<schedule_fn>, \
+                                              options_fn(), message, capacity);                   \
+  }                                                                                               \
+  }                                                                                               \
+  HMO_PLUGIN_EXPORT const HmoPluginInfo* hmoGetPluginInfo(void) {                                 \
+    static const HmoPluginInfo info =                                                             \
+        ::hmo::scheduler::StrategyPluginInfo(plugin_name, "0.1.0", &RegisterStrategies);          \
+    return &info;                                                                                 \
   }
 
 #endif  // HMO_PLUGINS_SCHEDULER_CORE_STRATEGY_ABI_ADAPTER_H_

@@ -1,5 +1,6 @@
 #include "pass/memory_scheduler.h"
 
+#include <algorithm>
 #include <chrono>
 #include <optional>
 
@@ -13,6 +14,7 @@
 #include "hmo/base/status_macros.h"
 #include "hmo/ir/hlo_module.h"
 #include "hmo/pass/pass_context.h"
+#include "hmo/pass/spelling_suggestion.h"
 #include "hmo/plugin/plugin_registries.h"
 #include "hmo/strategy_host/scheduler_strategy_adapter.h"
 #include "hmo/strategy_host/scheduling_view.h"
@@ -201,6 +203,30 @@ absl::StatusOr<int64_t> MemorySchedulerPass::DeviceBytes(HloModule& module,
   return device + stats.HostPeakEstimateBytes() - stats.host_generated_code_size_in_bytes;
 }
 
+absl::Status MemorySchedulerPass::CheckStrategyOptions(
+    const SchedulerStrategyRegistry& strategies) const {
+  std::vector<std::string> named;
+  for (const ForwardedOption& option : strategy_options_) {
+    if (std::find(named.begin(), named.end(), option.strategy) == named.end()) {
+      named.push_back(option.strategy);
+    }
+  }
+  for (const std::string& name : named) {
+    const RegisteredSchedulerStrategy* strategy = strategies.Find(name);
+    if (strategy == nullptr) {
+      return absl::InvalidArgumentError(
+          fmt::format("strategy-options names strategy '{}', which no plugin registered{}", name,
+                      DidYouMean(name, strategies.Names())));
+    }
+    absl::Status checked = ResolveStrategyOptions(*strategy, OptionsFor(name)).status();
+    if (!checked.ok()) {
+      return absl::InvalidArgumentError(
+          fmt::format("strategy-options: {}", std::string(checked.message())));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<bool> MemorySchedulerPass::Run(HloModule& module, PassContext& context) {
   HMO_ASSIGN_OR_RETURN(const HloAliasAnalysis* alias_analysis,
                        context.analyses().Get<HloAliasAnalysis>());
@@ -216,6 +242,7 @@ absl::StatusOr<bool> MemorySchedulerPass::Run(HloModule& module, PassContext& co
   // values live outside it.
   inputs.values.mark_outside_temp_arena = by_device_bytes;
   const SchedulerStrategyRegistry& strategies = context.registries().strategies;
+  HMO_RETURN_IF_ERROR(CheckStrategyOptions(strategies));
 
   metrics_ = MemorySchedulerMetrics();
   // The device bytes as the pipeline's target measures them; without a

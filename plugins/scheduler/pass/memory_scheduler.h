@@ -44,6 +44,7 @@
 #include "hmo/pass/pass_option_binding.h"
 #include "hmo/pass/pass_option_schema.h"
 #include "hmo/pass/pass_options.h"
+#include "hmo/plugin/scheduler_strategy_registry.h"
 
 namespace hmo {
 
@@ -127,6 +128,10 @@ class MemorySchedulerPass : public HloPass {
 
   MemorySchedulerPass() = default;
   std::vector<std::pair<std::string, std::string>> OptionsFor(std::string_view strategy) const;
+  // Every strategy strategy-options names exists, and takes the options
+  // forwarded to it (ResolveStrategyOptions); checked before any candidate
+  // runs, so a typo fails whichever strategy would have read it.
+  absl::Status CheckStrategyOptions(const SchedulerStrategyRegistry& strategies) const;
 
   bool counts_host_memory() const { return options_.memory_spaces == CountedMemory::kAll; }
 

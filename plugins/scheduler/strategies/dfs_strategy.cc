@@ -1,15 +1,16 @@
 // XLA's DFS memory scheduler (core/dfs_scheduler.h) as a strategy plugin.
-// A C-tier plugin (scheduler_strategy_abi.h), loaded like any user strategy.
-// It takes no options.
+// Registered through the C strategy ABI (scheduler_strategy_abi.h) like any
+// user strategy, from a C++ plugin (fingerprinted, core/strategy_abi_adapter.h).
+// It declares no options, so the host refuses any forwarded to it.
 
 #include "core/dfs_scheduler.h"
 #include "core/strategy_abi_adapter.h"
 
 namespace {
 
-absl::StatusOr<std::vector<int>> Schedule(const hmo::scheduler::SchedulingGraph& graph,
-                                          const hmo::scheduler::StrategyRequestOptions& options) {
-  if (absl::Status status = options.CheckKnown({}); !status.ok()) return status;
+absl::StatusOr<std::vector<int>> Schedule(
+    const hmo::scheduler::SchedulingGraph& graph,
+    const hmo::scheduler::StrategyRequestOptions& /*options*/) {
   return hmo::scheduler::DfsSchedule(graph);
 }
 
@@ -17,4 +18,4 @@ absl::StatusOr<std::vector<int>> Schedule(const hmo::scheduler::SchedulingGraph&
 
 HMO_DEFINE_STRATEGY_PLUGIN("dfs-strategy", "dfs",
                            "XLA's DFS scheduler: operands by extra users, subtree bytes, name",
-                           &Schedule)
+                           &Schedule, ::hmo::scheduler::NoStrategyOptions)

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include "pass/memory_scheduler.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -17,6 +18,7 @@
 #include "hmo/pipeline/pipeline_text_parser.h"
 #include "hmo/pipeline/resolved_pipeline.h"
 #include "hmo/plugin/plugin_host.h"
+#include "hmo/strategy_host/scheduler_strategy_adapter.h"
 #include "hmo/text/hlo_parser.h"
 #include "test_modules.h"
 #include "test_support.h"
@@ -344,6 +346,55 @@ TEST(MemorySchedulerPass, ForwardsStrategyOptions) {
   ASSERT_FALSE(unknown.ok());
   EXPECT_NE(unknown.status().message().find("unknown option 'windows'"), std::string::npos)
       << unknown.status();
+}
+
+// Strategies declare their options (ABI 1.3): what strategy-options forwards
+// is checked against the declarations before any candidate runs, including
+// options for a strategy this run does not use.
+TEST(MemorySchedulerPass, ChecksForwardedOptionsAgainstTheStrategysDeclarations) {
+  PluginHost host;
+  LoadSchedulerPlugins(host);
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"local-search.window=many",
+       "strategy-options: scheduler strategy 'local-search' (plugin 'local-search-strategy'):"},
+      {"exact.max-state=5", "unknown option 'max-state'"},
+      {"list.window=3", "scheduler strategy 'list' (plugin 'list-strategy')"},
+      {"loca-search.window=3",
+       "strategy-options names strategy 'loca-search', which no plugin registered (did you mean "
+       "'local-search'?)"}};
+  for (const auto& [entry, expected] : cases) {
+    auto module = ParseTestModule(kAllXlaStrategiesMiss);
+    absl::StatusOr<MemorySchedulerMetrics> metrics = RunPass(
+        *module, host,
+        {{"strategy", std::string("dfs")}, {"strategy-options", std::vector<std::string>{entry}}});
+    ASSERT_FALSE(metrics.ok()) << entry;
+    EXPECT_EQ(metrics.status().code(), absl::StatusCode::kInvalidArgument) << entry;
+    EXPECT_THAT(std::string(metrics.status().message()), ::testing::HasSubstr(expected))
+        << metrics.status();
+  }
+}
+
+// The request holds every declared option, in declaration order, the
+// default where the pipeline gave none; a strategy declaring none gets what
+// is forwarded.
+TEST(MemorySchedulerPass, AStrategyReceivesEveryDeclaredOptionWithItsDefault) {
+  PluginHost host;
+  LoadSchedulerPlugins(host);
+  const RegisteredSchedulerStrategy* exact = host.registries().strategies.Find("exact");
+  ASSERT_NE(exact, nullptr);
+  ASSERT_TRUE(exact->registration.options.has_value());
+  absl::StatusOr<StrategyOptions> resolved = ResolveStrategyOptions(*exact, {{"max-states", "17"}});
+  ASSERT_TRUE(resolved.ok()) << resolved.status();
+  EXPECT_EQ(*resolved, (StrategyOptions{{"max-instructions", "128"},
+                                        {"max-states", "17"},
+                                        {"move-radius", "48"},
+                                        {"max-move-distance", "1024"},
+                                        {"window", "20"},
+                                        {"window-states", "20000"},
+                                        {"max-evaluations", "20000000"}}));
+  const RegisteredSchedulerStrategy* list = host.registries().strategies.Find("list");
+  ASSERT_TRUE(list->registration.options.has_value());
+  EXPECT_TRUE(list->registration.options->specs().empty());
 }
 
 // A value offloaded to host memory (S(5)) and brought back: under the

@@ -27,8 +27,9 @@ struct PeakValue {
   std::string index;  // "{}" / "{1}"
   std::string shape;
   int64_t size = 0;
-  // "parameter", "output", "constant" or "temp" (the allocation's kind).
-  std::string kind;
+  // The kind of the value's allocation (never kThreadLocal: such values are
+  // not device memory at the peak).
+  AllocationKind kind = AllocationKind::kTemp;
   // Why the value occupies device memory at the peak, for the user.
   std::string reason;
   // Where the user's program made it ("file:line (function)",

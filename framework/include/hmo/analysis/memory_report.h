@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 #include <vector>
+#include <utility>
 
 #include "absl/status/statusor.h"
 #include "hmo/analysis/buffer_assignment.h"
@@ -44,18 +45,26 @@ inline constexpr int64_t kMaxPointerSize = 1024;
 // 1). Every buffer assignment under these options checks them first.
 absl::Status ValidateMemoryReportOptions(const MemoryReportOptions& options);
 
-// "xla" / "search" / "best" <-> TempHeapAlgorithm.
+// "xla" / "search" / "best" <-> TempHeapAlgorithm: one table, which option
+// declarations list and the parser and printer read.
+const std::vector<std::pair<std::string, TempHeapAlgorithm>>& TempHeapAlgorithmNames();
 absl::StatusOr<TempHeapAlgorithm> ParseTempHeapAlgorithm(std::string_view name);
 std::string_view TempHeapAlgorithmName(TempHeapAlgorithm algorithm);
+
+// What an allocation holds, in the order the report decides it: an entry
+// parameter (even when also an output), an output, a constant, a
+// thread-local buffer, or temporaries.
+enum class AllocationKind { kParameter, kOutput, kConstant, kThreadLocal, kTemp };
+// "parameter", "output", "constant", "thread-local", "temp": the names the
+// table, the JSON and the messages print.
+std::string_view AllocationKindName(AllocationKind kind);
 
 // One allocation.
 struct MemoryReportAllocation {
   int64_t index = 0;
   int64_t size = 0;
   int64_t memory_space = 0;
-  // "parameter", "output", "constant", "thread-local" or "temp" (a
-  // parameter that is also an output is "parameter").
-  std::string kind;
+  AllocationKind kind = AllocationKind::kTemp;
   bool is_host = false;
   bool maybe_live_out = false;
   bool is_entry_parameter = false;
@@ -170,7 +179,8 @@ absl::StatusOr<MemoryReport> BuildMemoryReportFromAssignment(const BufferAssignm
                                                              const MemoryReportOptions& options);
 
 enum class MemoryReportFormat { kTable, kJson, kHtml };
-// "table" / "json" / "html".
+// "table" / "json" / "html" <-> MemoryReportFormat (one table, as above).
+const std::vector<std::pair<std::string, MemoryReportFormat>>& MemoryReportFormatNames();
 absl::StatusOr<MemoryReportFormat> ParseMemoryReportFormat(std::string_view name);
 
 // Human-readable summary: the stats per side, temp heaps, allocations.

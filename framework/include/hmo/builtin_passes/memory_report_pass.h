@@ -63,16 +63,17 @@ class MemoryReportPass : public HloPass {
   struct Options {
     std::string label;
     std::string baseline;
-    std::string format;
+    // None: the one-line summary.
+    std::optional<MemoryReportFormat> format;
     std::string output;
     int64_t pointer_size = 0;
     int64_t alignment = 0;
-    std::string heap;
+    // None: the pipeline target's.
+    std::optional<TempHeapAlgorithm> heap;
   };
   static const PassOptionBinding<Options>& Binding();
   static PassOptionSchema OptionSchema() { return Binding().schema(); }
-  // Errors: an unknown format or heap algorithm, a non-positive pointer size
-  // or alignment.
+  // Errors: a negative pointer size or alignment.
   static absl::StatusOr<std::unique_ptr<MemoryReportPass>> Create(const PassOptions& options);
 
   std::string_view name() const override { return kName; }

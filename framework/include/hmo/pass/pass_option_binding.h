@@ -27,6 +27,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -37,6 +38,16 @@
 #include "absl/status/statusor.h"
 #include "hmo/pass/pass_option_schema.h"
 #include "hmo/pass/pass_options.h"
+
+namespace hmo {
+
+// Whether T is std::optional<E> of an enum E.
+template <typename T>
+struct IsOptionalEnum : std::false_type {};
+template <typename E>
+struct IsOptionalEnum<std::optional<E>> : std::is_enum<E> {};
+
+}  // namespace hmo
 
 namespace hmo {
 
@@ -78,14 +89,15 @@ class PassOptionBinding {
   }
   // An option that accepts only the names in `names`, read into an enum
   // member as the value its name stands for, so that the pass switches on an
-  // enum instead of comparing strings later. The schema lists the names in
-  // this order; `default_value` must be one of the values (a programmer
-  // error otherwise: the binding is built once, at the pass's registration).
+  // enum instead of comparing strings later. The member may be a
+  // std::optional of an enum, with a name for "none" (std::nullopt). The
+  // schema lists the names in this order; `default_value` must be one of
+  // the values (a programmer error otherwise: the binding is built once, at
+  // the pass's registration).
   template <typename E>
-  requires std::is_enum_v<E> PassOptionBinding& Enum(std::string key, E Options::*member,
-                                                     E default_value,
-                                                     std::vector<std::pair<std::string, E>> names,
-                                                     std::string help) {
+  requires std::is_enum_v<E> || IsOptionalEnum<E>::value PassOptionBinding& Enum(
+      std::string key, E Options::*member, E default_value,
+      std::vector<std::pair<std::string, E>> names, std::string help) {
     std::vector<std::string> allowed_values;
     std::string default_name;
     for (const auto& [name, value] : names) {

@@ -71,7 +71,9 @@ extern "C" {
  * HmoSchedulingInstruction.defined_value_ids / used_value_ids / flags).
  * 1.2: progress reports of a strategy's search (HmoScheduleRequest
  * .report_progress / progress_data, hmoReportProgress()).
- * 1.3: C passes (pass_abi.h; HmoPluginInfo.register_c_passes). */
+ * 1.3: C passes (pass_abi.h; HmoPluginInfo.register_c_passes); a
+ * strategy's option declarations (HmoSchedulerStrategy.options /
+ * option_count). */
 #define HMO_PLUGIN_ABI_MINOR 3
 
 /* The name of the entry point, for the host's symbol lookup. */

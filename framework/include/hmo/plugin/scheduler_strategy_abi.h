@@ -49,6 +49,7 @@
  * marked otherwise. */
 
 #include "hmo/plugin/abi_base.h"
+#include "hmo/plugin/pass_abi.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -238,6 +239,20 @@ typedef struct HmoSchedulerStrategy {
   HmoScheduleFn schedule;
   /* Passed back unchanged to `schedule`; may be NULL. */
   const void* strategy_data;
+
+  /* ABI 1.3: the options the strategy reads, declared as a C pass declares
+   * its own (HmoPassOptionDecl, pass_abi.h), `option_count` pointers. With
+   * `options` non-NULL (even with option_count 0: "takes no options") the
+   * host checks every option a pipeline forwards to the strategy (memory-
+   * scheduler's strategy-options) against the declarations before any
+   * scheduling: a key not declared, a value of the wrong type or not among
+   * an enum's values is an error naming the strategy. The request then holds
+   * every declared option, in declaration order, as text (the default where
+   * none was forwarded; a list as "[a,b]"), and `hmo passes` lists them.
+   * With `options` NULL the strategy declares nothing, and receives what the
+   * pipeline forwards, unchecked. */
+  const HmoPassOptionDecl* const* options;
+  size_t option_count;
 } HmoSchedulerStrategy;
 
 /* Handed to a plugin's register_scheduler_strategies callback; valid only

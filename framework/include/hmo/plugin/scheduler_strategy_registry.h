@@ -4,12 +4,14 @@
 // The scheduler strategies a process knows, by name. Strategies arrive through
 // the C ABI (scheduler_strategy_abi.h), from plugins or from the framework.
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "hmo/pass/named_registry.h"
+#include "hmo/pass/pass_option_schema.h"
 #include "hmo/plugin/scheduler_strategy_abi.h"
 
 namespace hmo {
@@ -21,6 +23,9 @@ struct SchedulerStrategyRegistration {
   std::string name;
   std::string description;
   HmoSchedulerStrategy strategy = {};
+  // The strategy's declared options (ABI 1.3), or none when it declares
+  // none (it then takes whatever a pipeline forwards, unchecked).
+  std::optional<PassOptionSchema> options;
 };
 
 using RegisteredSchedulerStrategy = Registered<SchedulerStrategyRegistration>;
@@ -28,9 +33,10 @@ using RegisteredSchedulerStrategy = Registered<SchedulerStrategyRegistration>;
 class SchedulerStrategyRegistry {
  public:
   // Copies and adds `strategy`, provided by `plugin`. Returns InvalidArgument
-  // for a struct smaller than ABI 1.0's, a null name or schedule function, or
-  // a name that is not kebab-case; AlreadyExists naming both plugins when the
-  // name is taken.
+  // for a struct smaller than ABI 1.0's, a null name or schedule function, a
+  // name that is not kebab-case, or a malformed option declaration (as a C
+  // pass's, pass_abi.h); AlreadyExists naming both plugins when the name is
+  // taken.
   absl::Status Register(const HmoSchedulerStrategy& strategy, std::string_view plugin);
 
   // Returns the strategy called `name`, or null.

@@ -25,12 +25,22 @@ class HloModule;
 // Options handed to a strategy, as key/value text, in order.
 using StrategyOptions = std::vector<std::pair<std::string, std::string>>;
 
+// The options `strategy` is called with when a pipeline forwards `options`:
+// for a strategy that declares its options (ABI 1.3), every declared option
+// in declaration order, typed and checked (a value given as text, the default
+// otherwise, written back as text); for one that declares none, `options` as
+// they are. Returns InvalidArgument naming the strategy for a key it does not
+// declare, a value of the wrong type or not among an enum's values.
+absl::StatusOr<StrategyOptions> ResolveStrategyOptions(const RegisteredSchedulerStrategy& strategy,
+                                                       const StrategyOptions& options);
+
 // Asks `strategy` for an order of `computation`'s instructions and checks it:
 // every instruction exactly once, each after its operands and control
 // predecessors. Errors name the strategy, its plugin and the computation:
 // the strategy's own failure (its code and message), or what is wrong with
 // the order (its length, an id out of range, an id given twice, the first
-// instruction placed before an operand or control predecessor).
+// instruction placed before an operand or control predecessor), or the
+// options (ResolveStrategyOptions).
 //
 // With `progress`, what the strategy reports of its search (the request's
 // report_progress, ABI 1.2) goes there, as task "<strategy> scheduling
