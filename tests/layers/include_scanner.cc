@@ -25,7 +25,8 @@ const std::vector<IncludeRule> kIncludeRules = {
     {"backends/gpu", {"framework", "backends/codegen", "backends/collectives"}},
     {"bench", {"framework", "backends/codegen", "backends/collectives", "backends/gpu"}},
     {"tests",
-     {"framework", "framework/tools", "backends/codegen", "backends/collectives", "backends/gpu"}},
+     {"framework", "framework-internal", "framework/tools", "backends/codegen",
+      "backends/collectives", "backends/gpu"}},
 };
 
 namespace {
@@ -67,23 +68,25 @@ int Rank(const std::string& area) {
 struct Located {
   std::string unit;
   bool is_public = false;  // a library's public header (framework/include, <backend>/include)
+  bool is_internal = false;  // a framework header outside the SDK (framework/internal)
 };
 
 // The unit of a file relative to the root, or nothing for files outside the
-// checked trees. The framework's areas: framework/include/hmo/<area>/... and
-// framework/src/<area>/...; a file directly under include/hmo or src has the
-// area "" (no area, reported).
+// checked trees. The framework's areas: framework/include/hmo/<area>/...,
+// framework/internal/hmo/<area>/... and framework/src/<area>/...; a file
+// directly under include/hmo, internal/hmo or src has the area "" (no area,
+// reported).
 std::optional<Located> Locate(const fs::path& relative) {
   const std::string top = First(relative);
   const fs::path rest = relative.lexically_relative(top);
   if (top == "framework") {
     const std::string folder = First(rest);
     const fs::path inner = rest.lexically_relative(folder);
-    if (folder == "include" && First(inner) == "hmo") {
+    if ((folder == "include" || folder == "internal") && First(inner) == "hmo") {
       const fs::path area_path = inner.lexically_relative("hmo");
       const std::string area =
           std::distance(area_path.begin(), area_path.end()) > 1 ? First(area_path) : std::string();
-      return Located{"framework/" + area, true};
+      return Located{"framework/" + area, folder == "include", folder == "internal"};
     }
     if (folder == "src") {
       const std::string area =
@@ -101,11 +104,15 @@ std::optional<Located> Locate(const fs::path& relative) {
   return std::nullopt;
 }
 
-// The unit a "hmo/<x>/..." header belongs to.
-Located PublicHeaderUnit(const std::string& header) {
+// The unit a "hmo/<x>/..." header belongs to: a framework area's internal
+// header when framework/internal under `root` has it.
+Located HmoHeaderUnit(const fs::path& root, const std::string& header) {
   const std::string x = Second(fs::path(header));
   for (const auto& [folder, unit] : kLibraryHeaders) {
     if (x == folder) return {unit, true};
+  }
+  if (fs::is_regular_file(root / "framework/internal" / header)) {
+    return {"framework/" + x, false, true};
   }
   return {"framework/" + x, true};
 }
@@ -155,14 +162,19 @@ std::string Check(const std::string& from, const Located& to) {
   const IncludeRule* rule = RuleOf(from);
   if (rule == nullptr) return "no rule for " + from + " (kIncludeRules)";
   for (const std::string& allowed : rule->may_include) {
+    if (allowed == "framework-internal" && to_area && to.is_internal) return {};
     if (allowed == "framework" && to_area) {
       if (to.is_public) return {};
+      if (to.is_internal) continue;  // unless "framework-internal" allows it
       return "the framework is reached through its public headers (hmo/...) only";
     }
     if (allowed == to.unit) {
       if (to.is_public || allowed == "framework/tools") return {};
       return to.unit + " is reached through its public headers (hmo/...) only";
     }
+  }
+  if (to.is_internal) {
+    return "framework/internal is the framework's own (and its tests'): not part of the SDK";
   }
   return from + " may not include " + to.unit;
 }
@@ -191,7 +203,7 @@ IncludeScan FindIncludeViolations(const fs::path& root) {
         const std::string header = (*it)[2];
         std::optional<Located> to;
         if (header.starts_with("hmo/")) {
-          to = PublicHeaderUnit(header);
+          to = HmoHeaderUnit(root, header);
         } else if ((*it)[1] == "\"") {
           if (std::optional<fs::path> resolved = Resolve(root, file, header))
             to = Locate(*resolved);

@@ -20,8 +20,10 @@ extern const std::vector<std::string> kFrameworkAreas;
 // files. A unit is "framework/<area>", "framework/tools", "plugins/<name>",
 // "backends/<name>", "bench" or "tests"; "plugins/*" is the rule of every
 // plugin. "framework" stands for the framework's public headers (hmo/<area>/,
-// framework/include), "backends/<name>" for that backend library's public
-// headers (hmo/codegen/, hmo/collectives/, hmo/gpu/).
+// framework/include: the SDK), "framework-internal" for its internal headers
+// (hmo/<area>/ too, but in framework/internal: not installed, for the
+// framework's own areas and its tests), "backends/<name>" for that backend
+// library's public headers (hmo/codegen/, hmo/collectives/, hmo/gpu/).
 struct IncludeRule {
   std::string unit;
   std::vector<std::string> may_include;
@@ -39,10 +41,11 @@ struct IncludeViolation {
   std::string Edge() const { return file + " -> " + header; }
 };
 
-// Scans framework/{include,src,tools}, plugins/, backends/, bench/ and tests/
-// under `root` (those that exist). A quoted include is resolved as the
-// compiler would for the trees' include directories: "hmo/<x>/..." is the
-// public header of <x>; anything else is looked up beside the including file,
+// Scans framework/{include,internal,src,tools}, plugins/, backends/, bench/
+// and tests/ under `root` (those that exist). A quoted include is resolved as
+// the compiler would for the trees' include directories: "hmo/<x>/..." is the
+// internal header of <x> when framework/internal has it, else its public
+// header; anything else is looked up beside the including file,
 // then at the root of its plugin (plugins/<name>/) or of backends/ (where
 // backends include "cpu/...", "gpu/..."), and what resolves nowhere is a
 // third-party header and not checked.

@@ -51,7 +51,7 @@ class PlantedTree : public ::testing::Test {
          {"framework/include/hmo/ir/shape.h", "framework/include/hmo/pipeline/x.h",
           "framework/src/ir/str_cat.h", "framework/src/pipeline/y.h", "plugins/two/q.h",
           "backends/cpu/compiler/k.h", "backends/codegen/include/hmo/codegen/e.h",
-          "tests/fixtures/f.h"}) {
+          "tests/fixtures/f.h", "framework/internal/hmo/analysis/h.h"}) {
       Plant(header, {});
     }
   }
@@ -65,10 +65,13 @@ TEST_F(PlantedTree, FindsEveryViolationWithItsFileAndEdge) {
   Plant("framework/src/text/b.cc", {"\"../pipeline/y.h\""});
   Plant("framework/src/ir/c.cc", {"\"../../../plugins/two/q.h\"", "<hmo/codegen/e.h>"});
   Plant("framework/src/widgets/w.cc", {"\"hmo/ir/shape.h\""});
-  Plant("plugins/one/p.cc", {"\"../two/q.h\"", "\"../../framework/src/ir/str_cat.h\""});
+  Plant("plugins/one/p.cc",
+        {"\"../two/q.h\"", "\"../../framework/src/ir/str_cat.h\"", "\"hmo/analysis/h.h\""});
   Plant("backends/gpu/g.cc", {"\"cpu/compiler/k.h\""});
   Plant("backends/codegen/emitters/e.cc", {"\"cpu/compiler/k.h\""});
-  Plant("bench/s.cc", {"\"../plugins/two/q.h\""});
+  Plant("bench/s.cc", {"\"../plugins/two/q.h\"", "\"hmo/analysis/h.h\""});
+  Plant("framework/tools/hmo/main.cc", {"\"hmo/analysis/h.h\""});
+  Plant("framework/src/ir/d.cc", {"\"hmo/analysis/h.h\""});
   Plant("tests/t_test.cc",
         {"\"../framework/src/ir/str_cat.h\"", "\"../backends/cpu/compiler/k.h\""});
 
@@ -86,6 +89,13 @@ TEST_F(PlantedTree, FindsEveryViolationWithItsFileAndEdge) {
           {"backends/codegen/emitters/e.cc", "cpu/compiler/k.h", "backends/codegen",
            "backends/cpu"},
           {"bench/s.cc", "../plugins/two/q.h", "bench", "plugins/two"},
+          // An internal header (framework/internal) is the framework's and
+          // its tests' only, and keeps the order of the areas.
+          {"plugins/one/p.cc", "hmo/analysis/h.h", "plugins/one", "framework/analysis"},
+          {"bench/s.cc", "hmo/analysis/h.h", "bench", "framework/analysis"},
+          {"framework/tools/hmo/main.cc", "hmo/analysis/h.h", "framework/tools",
+           "framework/analysis"},
+          {"framework/src/ir/d.cc", "hmo/analysis/h.h", "framework/ir", "framework/analysis"},
           {"tests/t_test.cc", "../framework/src/ir/str_cat.h", "tests", "framework/ir"},
           {"tests/t_test.cc", "../backends/cpu/compiler/k.h", "tests", "backends/cpu"},
       }));
@@ -95,16 +105,16 @@ TEST_F(PlantedTree, AcceptsATreeThatKeepsTheRules) {
   PlantTargets();
   Plant("framework/src/text/b.cc", {"\"../ir/str_cat.h\"", "\"hmo/ir/shape.h\"", "<vector>"});
   Plant("framework/src/pipeline/p.cc",
-        {"\"y.h\"", "\"hmo/ir/shape.h\"", "\"absl/status/status.h\""});
+        {"\"y.h\"", "\"hmo/ir/shape.h\"", "\"absl/status/status.h\"", "\"hmo/analysis/h.h\""});
   Plant("framework/tools/hmo/main.cc", {"\"hmo/pipeline/x.h\""});
   Plant("plugins/two/r.cc", {"\"q.h\"", "\"hmo/pipeline/x.h\""});
   Plant("backends/cpu/compiler/k.cc", {"\"cpu/compiler/k.h\"", "\"hmo/codegen/e.h\""});
   Plant("backends/codegen/emitters/e.cc", {"\"hmo/codegen/e.h\"", "\"hmo/ir/shape.h\""});
   Plant("bench/s.cc", {"\"hmo/pipeline/x.h\"", "\"hmo/codegen/e.h\""});
-  Plant("tests/t_test.cc", {"\"hmo/pipeline/x.h\"", "\"fixtures/f.h\""});
+  Plant("tests/t_test.cc", {"\"hmo/pipeline/x.h\"", "\"fixtures/f.h\"", "\"hmo/analysis/h.h\""});
 
   const IncludeScan scan = FindIncludeViolations(root_);
-  EXPECT_EQ(scan.files, 16);
+  EXPECT_EQ(scan.files, 17);
   for (const IncludeViolation& v : scan.violations) ADD_FAILURE() << v.Edge() << ": " << v.why;
 }
 
