@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "hmo/ir/custom_call_targets.h"
 #include "hmo/ir/hlo_computation.h"
+#include "hmo/ir/instruction_shape_inference.h"
 #include "hmo/ir/hlo_opcode_class.h"
 #include "str_util.h"
 
@@ -320,6 +321,8 @@ ShapeCheckResult CheckDataMovementShape(const HloInstruction& instr, const Shape
   const HloOpcode op = instr.opcode();
   const Shape& shape = instr.shape();
   const ShapeInferenceOptions opts = ctx.inference();
+  InstructionShapeInputs inputs;
+  inputs.options = opts;
   auto operand_shape = [&](int64_t k) -> const Shape& { return instr.operand(k)->shape(); };
   switch (instr.opcode()) {
     case HloOpcode::kCopy:
@@ -339,13 +342,9 @@ ShapeCheckResult CheckDataMovementShape(const HloInstruction& instr, const Shape
       return FromInference(ShapeInference::InferReshapeShape(operand_shape(0), shape.dimensions()),
                            instr, "reshape", ctx);
     case HloOpcode::kTranspose:
-      return FromInference(
-          ShapeInference::InferTransposeShape(operand_shape(0), instr.dimensions()), instr,
-          "transpose", ctx);
+      return FromInference(InferInstructionShape(instr, inputs), instr, "transpose", ctx);
     case HloOpcode::kReverse:
-      return FromInference(
-          ShapeInference::InferReverseShape(operand_shape(0), instr.dimensions()), instr,
-          "reverse", ctx);
+      return FromInference(InferInstructionShape(instr, inputs), instr, "reverse", ctx);
     case HloOpcode::kSlice:
       return FromInference(
           ShapeInference::InferSliceShape(operand_shape(0), instr.slice_starts(),
@@ -368,31 +367,26 @@ ShapeCheckResult CheckDataMovementShape(const HloInstruction& instr, const Shape
         return Violation("concatenate",
                          "concatenate needs exactly one dimension in dimensions={...}");
       }
-      return FromInference(
-          ShapeInference::InferConcatenateShape(AllOperandShapes(instr), instr.dimensions(0), opts),
-          instr, "concatenate", ctx);
+      return FromInference(InferInstructionShape(instr, inputs), instr, "concatenate", ctx);
     case HloOpcode::kPad:
-      return FromInference(ShapeInference::InferPadShape(operand_shape(0),
-                                                         operand_shape(1),
-                                                         instr.padding_config(), opts),
-                           instr, "pad", ctx);
+      return FromInference(InferInstructionShape(instr, inputs), instr, "pad", ctx);
     case HloOpcode::kIota:
       return FromInference(ShapeInference::InferIotaShape(shape, instr.iota_dimension()), instr,
                            "iota", ctx);
     case HloOpcode::kConstant:
       return CheckConstant(instr);
     case HloOpcode::kGetTupleElement: {
-      absl::StatusOr<Shape> element =
-          ShapeInference::InferGetTupleElementShape(operand_shape(0), instr.tuple_index());
+      absl::StatusOr<Shape> element = InferInstructionShape(instr, inputs);
       if (!element.ok()) return Violation("get-tuple-element",
                                           std::string(element.status().message()));
       return ctx.Expect(shape, *element, "get-tuple-element", true, "shape",
                         StrCat("tuple element ", instr.tuple_index(), " shape"));
     }
-    case HloOpcode::kTuple:
-      return ctx.Expect(shape, ShapeInference::InferTupleShape(AllOperandShapes(instr)), "tuple",
-                        true,
-                        "shape", "the tuple of its operand shapes");
+    case HloOpcode::kTuple: {
+      absl::StatusOr<Shape> tuple = InferInstructionShape(instr, inputs);
+      if (!tuple.ok()) return Violation("tuple", std::string(tuple.status().message()));
+      return ctx.Expect(shape, *tuple, "tuple", true, "shape", "the tuple of its operand shapes");
+    }
     default:
       return std::nullopt;
   }
@@ -403,85 +397,42 @@ ShapeCheckResult CheckDataMovementShape(const HloInstruction& instr, const Shape
 ShapeCheckResult CheckComputationShape(const HloInstruction& instr, const ShapeCheckContext& ctx) {
   const HloOpcode op = instr.opcode();
   const Shape& shape = instr.shape();
-  const ShapeInferenceOptions opts = ctx.inference();
-  auto operand_shape = [&](int64_t k) -> const Shape& { return instr.operand(k)->shape(); };
+  InstructionShapeInputs inputs;
+  inputs.options = ctx.inference();
+  // dot and convolution: the written result type is the preferred one.
+  if (shape.IsArray()) inputs.result_element_type = shape.element_type();
   switch (instr.opcode()) {
     case HloOpcode::kSelect:
     case HloOpcode::kClamp:
-      return FromInference(ShapeInference::InferTernaryOpShape(
-                               op, operand_shape(0), operand_shape(1), operand_shape(2), opts),
-                           instr, op == HloOpcode::kSelect ? "select" : "clamp", ctx);
+      return FromInference(InferInstructionShape(instr, inputs), instr,
+                           op == HloOpcode::kSelect ? "select" : "clamp", ctx);
     case HloOpcode::kDot:
       if (!shape.IsArray()) return Violation("dot", "dot must produce an array");
-      return FromInference(ShapeInference::InferDotShape(operand_shape(0),
-                                                         operand_shape(1),
-                                                         instr.dot_dimension_numbers(),
-                                                         shape.element_type(), opts),
-                           instr, "dot", ctx);
-    case HloOpcode::kConvolution: {
+      return FromInference(InferInstructionShape(instr, inputs), instr, "dot", ctx);
+    case HloOpcode::kConvolution:
       if (!shape.IsArray()) return Violation("convolution", "convolution must produce an array");
       if (!instr.has_convolution_dimension_numbers()) {
         return Violation("convolution", "convolution has no dim_labels");
       }
-      Window window = instr.has_window() ? instr.window() : Window{};
-      return FromInference(
-          ShapeInference::InferConvolutionShape(
-              operand_shape(0), operand_shape(1), window, instr.convolution_dimension_numbers(),
-              instr.feature_group_count(), instr.batch_group_count(), shape.element_type(), opts),
-          instr, "convolution", ctx);
-    }
-    case HloOpcode::kReduce: {
-      int64_t n = instr.operand_count() / 2;
-      return FromInference(
-          ShapeInference::InferReduceShape(OperandShapes(instr, 0, n),
-                                           OperandShapes(instr, n, 2 * n), instr.dimensions(),
-                                           ProgramShape::Of(*instr.to_apply()), opts),
-          instr, "reduce", ctx);
-    }
-    case HloOpcode::kReduceWindow: {
+      return FromInference(InferInstructionShape(instr, inputs), instr, "convolution", ctx);
+    case HloOpcode::kReduce:
+      return FromInference(InferInstructionShape(instr, inputs), instr, "reduce", ctx);
+    case HloOpcode::kReduceWindow:
       // No window= is XLA's empty window: only scalars fit it.
-      int64_t n = instr.operand_count() / 2;
-      return FromInference(ShapeInference::InferReduceWindowShape(
-                               OperandShapes(instr, 0, n), OperandShapes(instr, n, 2 * n),
-                               instr.has_window() ? instr.window() : Window(),
-                               ProgramShape::Of(*instr.to_apply()), opts),
-                           instr, "reduce-window", ctx);
-    }
-    case HloOpcode::kSelectAndScatter: {
-      return FromInference(ShapeInference::InferSelectAndScatterShape(
-                               operand_shape(0), ProgramShape::Of(*instr.select()),
-                               instr.has_window() ? instr.window() : Window(), operand_shape(1),
-                               operand_shape(2),
-                               ProgramShape::Of(*instr.scatter()), opts),
-                           instr, "select-and-scatter", ctx);
-    }
+      return FromInference(InferInstructionShape(instr, inputs), instr, "reduce-window", ctx);
+    case HloOpcode::kSelectAndScatter:
+      return FromInference(InferInstructionShape(instr, inputs), instr, "select-and-scatter", ctx);
     case HloOpcode::kGather:
-      return FromInference(ShapeInference::InferGatherShape(operand_shape(0),
-                                                            operand_shape(1),
-                                                            instr.gather_dimension_numbers(),
-                                                            instr.gather_slice_sizes()),
-                           instr, "gather", ctx);
-    case HloOpcode::kScatter: {
-      int64_t n = (instr.operand_count() - 1) / 2;
-      return FromInference(
-          ShapeInference::InferScatterShape(OperandShapes(instr, 0, n), operand_shape(n),
-                                            OperandShapes(instr, n + 1, 2 * n + 1),
-                                            instr.scatter_dimension_numbers(),
-                                            ProgramShape::Of(*instr.to_apply()), opts),
-          instr, "scatter", ctx);
-    }
+      return FromInference(InferInstructionShape(instr, inputs), instr, "gather", ctx);
+    case HloOpcode::kScatter:
+      return FromInference(InferInstructionShape(instr, inputs), instr, "scatter", ctx);
     case HloOpcode::kMap:
-      return FromInference(ShapeInference::InferMapShape(AllOperandShapes(instr),
-                                                         ProgramShape::Of(*instr.to_apply()), opts),
-                           instr, "map", ctx);
+      return FromInference(InferInstructionShape(instr, inputs), instr, "map", ctx);
     case HloOpcode::kSort:
       if (instr.dimensions().size() != 1) {
         return Violation("sort", "sort needs exactly one dimension in dimensions={...}");
       }
-      return FromInference(
-          ShapeInference::InferSortShape(AllOperandShapes(instr), instr.dimensions(0),
-                                         ProgramShape::Of(*instr.to_apply()), opts),
-                           instr, "sort", ctx);
+      return FromInference(InferInstructionShape(instr, inputs), instr, "sort", ctx);
     default:
       return std::nullopt;
   }
