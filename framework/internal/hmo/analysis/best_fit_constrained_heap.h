@@ -61,8 +61,7 @@ class ConstrainedGlobalDecreasingSizeBestFitHeap
       BufferIntervalCompare custom_compare = nullptr,
       ChunkPlacement placement = ChunkPlacement::kBestFit,
       BufferOrder<BufferType> buffer_order = DefaultBufferOrder<BufferType>())
-      : Base(alignment, strategy, std::move(custom_compare), placement,
-             std::move(buffer_order)),
+      : Base(alignment, strategy, std::move(custom_compare), placement, std::move(buffer_order)),
         size_limit_per_heap_(size_limit_per_heap) {}
 
   absl::StatusOr<Result> Finish() override {

@@ -22,7 +22,7 @@ namespace hmo {
 
 struct BufferIntervalTreeNode {
   int64_t start = 0;
-  int64_t end = 0;          // inclusive
+  int64_t end = 0;  // inclusive
   HeapChunk chunk;
 };
 
@@ -37,8 +37,7 @@ class BufferIntervalTree {
 
   // Appends to `out` the chunks of the nodes overlapping [start, end]; the
   // allocation-free form of ChunksOverlappingInTime for hot loops.
-  void AppendChunksOverlappingInTime(int64_t start, int64_t end,
-                                     std::vector<HeapChunk>& out) const;
+  void AppendChunksOverlappingInTime(int64_t start, int64_t end, std::vector<HeapChunk>& out) const;
 
   // The chunks of the nodes overlapping [start, end], in (start, end, offset)
   // order.
@@ -73,8 +72,8 @@ class BufferIntervalTree {
   bool KeyLess(const BufferIntervalTreeNode& a, const BufferIntervalTreeNode& b) const;
   void Update(int32_t node);
   // Splits `tree` into keys < pivot (or <= pivot when `or_equal`) and the rest.
-  void Split(int32_t tree, const BufferIntervalTreeNode& pivot, bool or_equal,
-             int32_t& left, int32_t& right);
+  void Split(int32_t tree, const BufferIntervalTreeNode& pivot, bool or_equal, int32_t& left,
+             int32_t& right);
   int32_t Merge(int32_t left, int32_t right);
   int32_t NewNode(const BufferIntervalTreeNode& value);
 

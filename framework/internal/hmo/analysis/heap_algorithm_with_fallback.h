@@ -34,8 +34,7 @@ class HeapAlgorithmWithFallback : public HeapAlgorithm<BufferType> {
     primary_->Alloc(buffer, size);
     log_.Alloc(buffer, size);
   }
-  void ShareWith(const BufferType& buffer, const BufferType& share_with,
-                 int64_t size) override {
+  void ShareWith(const BufferType& buffer, const BufferType& share_with, int64_t size) override {
     primary_->ShareWith(buffer, share_with, size);
     log_.ShareWith(buffer, share_with, size);
   }

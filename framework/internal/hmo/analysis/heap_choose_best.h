@@ -33,8 +33,7 @@ class ChooseBestHeapAlgorithm : public HeapAlgorithm<BufferType> {
   void Alloc(const BufferType& buffer, int64_t size) override {
     for (auto& algorithm : algorithms_) algorithm->Alloc(buffer, size);
   }
-  void ShareWith(const BufferType& buffer, const BufferType& share_with,
-                 int64_t size) override {
+  void ShareWith(const BufferType& buffer, const BufferType& share_with, int64_t size) override {
     for (auto& algorithm : algorithms_) algorithm->ShareWith(buffer, share_with, size);
   }
   void Free(const BufferType& buffer, int64_t size) override {

@@ -57,8 +57,8 @@ class FreeChunksManager {
   void RemoveFree(std::map<int64_t, int64_t>::iterator it);
 
   std::function<int64_t(int64_t)> align_up_;
-  std::map<int64_t, int64_t> by_offset_;                // offset -> end
-  std::set<std::pair<int64_t, int64_t>> by_size_;       // (aligned size, offset)
+  std::map<int64_t, int64_t> by_offset_;           // offset -> end
+  std::set<std::pair<int64_t, int64_t>> by_size_;  // (aligned size, offset)
 };
 
 }  // namespace hmo

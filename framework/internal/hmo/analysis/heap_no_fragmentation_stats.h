@@ -24,9 +24,7 @@ class NoFragmentationStatsHeap : public HeapAlgorithm<BufferType> {
     max_heap_size_ = std::max(max_heap_size_, current_heap_size_);
   }
 
-  void Free(const BufferType& /*buffer*/, int64_t size) override {
-    current_heap_size_ -= size;
-  }
+  void Free(const BufferType& /*buffer*/, int64_t size) override { current_heap_size_ -= size; }
 
   // One HeapResult-free result: heap_size = the peak, no heap_results.
   absl::StatusOr<Result> Finish() override {

@@ -74,7 +74,7 @@ struct PackingImproverReport {
   int64_t lower_bound = 0;
   int64_t initial_height = 0;
   int64_t height = 0;
-  int64_t work = 0;            // work units spent
+  int64_t work = 0;  // work units spent
   int64_t greedy_passes = 0;
   int64_t moves = 0;           // ruin-and-recreate moves tried
   int64_t accepted_moves = 0;  // kept (height not higher, peak no higher)
