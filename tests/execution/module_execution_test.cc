@@ -244,6 +244,50 @@ TEST_F(ModuleExecutionTest, ReplicasGetTheirOwnSeedsResultsAndChecks) {
               HasSubstr("one directory holding device<d>/input_<i>.npy"));
 }
 
+// Devices that time their own runs: the run of all of them takes the
+// longest device's time (not the wall time of the call, which copies
+// arguments in and results out), warm runs too.
+class TimedReplicasExecutable : public EvaluatingExecutable {
+ public:
+  using EvaluatingExecutable::EvaluatingExecutable;
+  absl::StatusOr<std::vector<Literal>> ExecuteReplicated(const std::vector<std::vector<Literal>>& arguments,
+                                                         std::vector<ExecutionProfile>* profiles) override {
+    if (profiles != nullptr) {
+      profiles->assign(arguments.size(), ExecutionProfile{});
+      for (size_t r = 0; r < arguments.size(); ++r) (*profiles)[r].run_seconds = 0.25 * static_cast<double>(1 + (r + 1) % 3);
+    }
+    return HloEvaluator().EvaluateReplicated(module(), arguments);
+  }
+};
+
+class TimedReplicasBackend : public EvaluatingBackend {
+ public:
+  absl::StatusOr<std::unique_ptr<Executable>> Compile(const HloModule& module,
+                                                      const CompileOptions&) const override {
+    return std::unique_ptr<Executable>(new TimedReplicasExecutable(module, false));
+  }
+};
+
+TEST_F(ModuleExecutionTest, SeveralDevicesTakeTheLongestDevicesRun) {
+  std::unique_ptr<HloModule> module = ParseFilled(5);
+  ModuleExecutionOptions options;
+  options.compile.num_replicas = 3;
+  options.repeat = 3;
+  ModuleExecutionReport report;
+  const absl::Status status = ExecuteModule(TimedReplicasBackend(), *module, options, &report);
+  ASSERT_TRUE(status.ok()) << status;
+  EXPECT_EQ(report.run_seconds, 0.75);  // devices 0.5, 0.75, 0.25
+  EXPECT_EQ(report.warm_median_seconds, 0.75);
+  EXPECT_EQ(report.warm_runs, 2);
+
+  // A backend whose devices do not time themselves: the wall time of the
+  // call, far below the figures above.
+  ModuleExecutionReport untimed;
+  ASSERT_TRUE(ExecuteModule(ReplicatedEvaluatingBackend(), *module, options, &untimed).ok());
+  EXPECT_GT(untimed.run_seconds, 0);
+  EXPECT_LT(untimed.run_seconds, 0.25);
+}
+
 TEST_F(ModuleExecutionTest, ABackendThatCannotExecuteSaysSo) {
   std::unique_ptr<HloModule> module = ParseFilled(0);
   ModuleExecutionReport report;

@@ -5,6 +5,8 @@
 #define EIGEN_USE_THREADS
 
 #include <algorithm>
+#include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -35,6 +37,40 @@ IntraOpPool& Pool() {
   }();
   return *pool;
 }
+
+// The parts of one ForEachIntraOpPart call, run by whichever thread claims
+// each first.
+class PartClaims {
+ public:
+  PartClaims(int64_t parts, const std::function<void(int64_t, int64_t)>* body)
+      : parts_(parts), body_(body) {}
+
+  void RunClaimedParts() {
+    int64_t finished = 0;
+    for (int64_t part = next_.fetch_add(1); part < parts_; part = next_.fetch_add(1)) {
+      (*body_)(part, parts_);
+      ++finished;
+    }
+    if (finished == 0) return;
+    std::lock_guard<std::mutex> lock(mutex_);
+    finished_ += finished;
+    if (finished_ == parts_) all_finished_.notify_all();
+  }
+
+  void WaitForAllParts() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    all_finished_.wait(lock, [this] { return finished_ == parts_; });
+  }
+
+ private:
+  const int64_t parts_;
+  // Valid until every part finished: the caller waits for that.
+  const std::function<void(int64_t, int64_t)>* body_;
+  std::atomic<int64_t> next_{0};
+  std::mutex mutex_;
+  std::condition_variable all_finished_;
+  int64_t finished_ = 0;
+};
 
 }  // namespace
 
@@ -74,15 +110,15 @@ void ForEachIntraOpPart(int64_t max_parts,
     body(0, 1);
     return;
   }
-  Eigen::Barrier done(static_cast<unsigned int>(parts - 1));
-  for (int64_t p = 1; p < parts; ++p) {
-    pool->Schedule([&body, p, parts, &done] {
-      body(p, parts);
-      done.Notify();
-    });
-  }
-  body(0, parts);
-  done.Wait();
+  // Parts are claimed, not assigned: the calling thread runs every part no
+  // worker has started, so a kernel never waits for a worker that is busy
+  // with another caller's parts (the devices of a replicated run share the
+  // pool). A helper that starts after the last part was claimed only drops
+  // its reference to the shared state.
+  auto claims = std::make_shared<PartClaims>(parts, &body);
+  for (int64_t p = 1; p < parts; ++p) pool->Schedule([claims] { claims->RunClaimedParts(); });
+  claims->RunClaimedParts();
+  claims->WaitForAllParts();
 }
 
 }  // namespace hmo::codegen

@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <barrier>
 #include <chrono>
 #include <map>
 #include <string>
@@ -167,12 +168,17 @@ absl::StatusOr<std::vector<Literal>> CpuExecutable::ExecuteReplicated(
                                                absl::UnknownError("not run"));
   std::vector<ExecutionProfile> device_profiles(static_cast<size_t>(devices));
   {
+    // Every device's arguments are in before any device starts: a caller of
+    // XLA times a step on resident buffers, and a device that started early
+    // would wait at its first collective for the others' copies.
+    std::barrier arguments_in(static_cast<std::ptrdiff_t>(devices));
     std::vector<std::thread> threads;
     for (int64_t d = 0; d < devices; ++d) {
       threads.emplace_back([&, d] {
         results[static_cast<size_t>(d)] =
             RunDevice(arguments_per_device[static_cast<size_t>(d)], d, collectives,
-                      &device_profiles[static_cast<size_t>(d)]);
+                      &device_profiles[static_cast<size_t>(d)],
+                      [&arguments_in] { arguments_in.arrive_and_wait(); });
         // Its peers stop waiting for it.
         if (!results[static_cast<size_t>(d)].ok())
           collectives.Abort(d, results[static_cast<size_t>(d)].status());
@@ -219,7 +225,15 @@ absl::StatusOr<std::vector<Literal>> CpuExecutable::ExecuteAcrossProcesses(
 absl::StatusOr<Literal> CpuExecutable::RunDevice(absl::Span<const Literal> arguments,
                                                  int64_t device,
                                                  collectives::DeviceCollectives& collectives,
-                                                 ExecutionProfile* profile) {
+                                                 ExecutionProfile* profile,
+                                                 const std::function<void()>& arguments_in) {
+  // Called exactly once, whichever way this returns before the run starts.
+  bool arrived = arguments_in == nullptr;
+  auto arrive = [&] {
+    if (!arrived) arguments_in();
+    arrived = true;
+  };
+  absl::Cleanup arrive_on_failure = arrive;
   HMO_RETURN_IF_ERROR(CheckArguments(arguments));
   // The meter covers the arenas, the argument copies, the run and the
   // result copies: everything the execution made resident.
@@ -231,7 +245,10 @@ absl::StatusOr<Literal> CpuExecutable::RunDevice(absl::Span<const Literal> argum
   std::unique_ptr<Arenas> taken;
   {
     std::lock_guard<std::mutex> lock(idle_arenas_mutex_);
-    taken = std::move(idle_arenas_);
+    if (!idle_arenas_.empty()) {
+      taken = std::move(idle_arenas_.back());
+      idle_arenas_.pop_back();
+    }
   }
   int64_t arena_bytes = 0;
   if (taken == nullptr) {
@@ -243,7 +260,8 @@ absl::StatusOr<Literal> CpuExecutable::RunDevice(absl::Span<const Literal> argum
   for (const auto& [color, bytes] : stats_.arena_bytes) arena_bytes += bytes;
   absl::Cleanup leave_arenas = [&] {
     std::lock_guard<std::mutex> lock(idle_arenas_mutex_);
-    if (idle_arenas_ == nullptr) idle_arenas_ = std::move(taken);
+    if (static_cast<int64_t>(idle_arenas_.size()) < grid_.device_count())
+      idle_arenas_.push_back(std::move(taken));
   };
   std::map<int64_t, Arena>& arenas = taken->by_color;
   // One slot per allocation, then the loop trip budget's and the device
@@ -284,6 +302,7 @@ absl::StatusOr<Literal> CpuExecutable::RunDevice(absl::Span<const Literal> argum
     HMO_RETURN_IF_ERROR(status);
   }
 
+  arrive();
   const auto start = std::chrono::steady_clock::now();
   entry_(buffer_table.data());
   const auto end = std::chrono::steady_clock::now();

@@ -24,6 +24,7 @@
 // processes' (MpiCollectives), and ExecuteReplicated returns every
 // device's results, gathered from the processes.
 
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -101,10 +102,13 @@ class CpuExecutable : public Executable {
   // the pool is shared by the devices' threads).
   void ApplyThreadCount() const;
   // Runs the entry function as `device` of a run whose devices meet in
-  // `collectives`.
+  // `collectives`. `arguments_in`, when given, is called once the arguments
+  // are in the arenas and before the run starts, or on the way out of a
+  // failure before that (the devices of a replicated run start together).
   absl::StatusOr<Literal> RunDevice(absl::Span<const Literal> arguments, int64_t device,
                                     collectives::DeviceCollectives& collectives,
-                                    ExecutionProfile* profile);
+                                    ExecutionProfile* profile,
+                                    const std::function<void()>& arguments_in = nullptr);
   // ExecuteReplicated in a process of an MPI launch: this process's device,
   // the others' results gathered.
   absl::StatusOr<std::vector<Literal>> ExecuteAcrossProcesses(
@@ -120,10 +124,12 @@ class CpuExecutable : public Executable {
   int64_t threads_ = 0;
   DeviceGrid grid_;
   std::vector<collectives::CollectivePlan> collective_plans_;
-  // The arenas of the last run that finished, for the next one.
+  // The arenas of the runs that finished, one set per device at most, for
+  // the next runs: the devices of a replicated run each take one, so warm
+  // runs write into resident pages on every device.
   class Arenas;
   std::mutex idle_arenas_mutex_;
-  std::unique_ptr<Arenas> idle_arenas_;
+  std::vector<std::unique_ptr<Arenas>> idle_arenas_;
 };
 
 }  // namespace hmo::cpu

@@ -38,6 +38,20 @@ absl::Status CheckStaticShapes(const HloModule& module) {
   return absl::OkStatus();
 }
 
+// The time of one run of every device: the longest device's own run (the
+// module's code, without the argument copies and result reads, as a caller
+// of XLA times a step on resident buffers). Devices wait for each other at
+// their collectives, so the longest covers the others. The wall time of the
+// whole call where a device did not measure its run.
+double RunSeconds(const std::vector<ExecutionProfile>& profiles, double wall_seconds) {
+  double longest = 0;
+  for (const ExecutionProfile& profile : profiles) {
+    if (profile.run_seconds <= 0) return wall_seconds;
+    longest = std::max(longest, profile.run_seconds);
+  }
+  return profiles.empty() ? wall_seconds : longest;
+}
+
 }  // namespace
 
 int64_t ExecutionDeviceCount(const HloModule& module, int64_t num_replicas) {
@@ -138,9 +152,7 @@ absl::Status ExecuteModule(const Backend& backend, const HloModule& module,
   }
   const ExecutionProfile& profile = profiles.front();
   report->executed = true;
-  // Several devices run as one: the wall time covers all of them.
-  report->run_seconds =
-      replicas == 1 && profile.run_seconds > 0 ? profile.run_seconds : run_wall_seconds;
+  report->run_seconds = RunSeconds(profiles, run_wall_seconds);
   // Ours covers the whole Execute call; the backend's is the fallback.
   report->peak_rss_growth_bytes =
       measured_growth >= 0 ? measured_growth : profile.peak_rss_growth_bytes;
@@ -149,8 +161,6 @@ absl::Status ExecuteModule(const Backend& backend, const HloModule& module,
   report->result = results->front();
   if (replicas > 1) report->replica_results = *std::move(results);
   if (options.repeat > 1) {
-    // A multi-device run is timed as a whole: every device, collectives
-    // included, from the first start to the last finish.
     std::vector<double> warm;
     for (int64_t k = 1; k < options.repeat; ++k) {
       std::vector<ExecutionProfile> again(1);
@@ -171,8 +181,7 @@ absl::Status ExecuteModule(const Backend& backend, const HloModule& module,
             "arguments",
             backend.name(), k, options.repeat - 1));
       }
-      warm.push_back(replicas == 1 && again.front().run_seconds > 0 ? again.front().run_seconds
-                                                                    : wall);
+      warm.push_back(RunSeconds(again, wall));
     }
     std::sort(warm.begin(), warm.end());
     const size_t n = warm.size();

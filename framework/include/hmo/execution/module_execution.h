@@ -92,8 +92,9 @@ struct ModuleExecutionReport {
   ExecutableStats stats;
   double compile_seconds = 0;  // wall time of Backend::Compile
   bool executed = false;
-  // The backend's ExecutionProfile::run_seconds, or the wall time of
-  // Execute when the backend reports none.
+  // The backend's ExecutionProfile::run_seconds (on several devices, the
+  // longest device's), or the wall time of Execute / ExecuteReplicated when
+  // the backend reports none.
   double run_seconds = 0;
   // With repeat > 1: the median of the warm runs' times (as run_seconds is
   // measured) and how many there were; -1 / 0 otherwise.

@@ -47,6 +47,10 @@ struct ExecutableStats {
 
 // What one Execute call measured.
 struct ExecutionProfile {
+  // Seconds of the device's run as the backend measures it (the CPU
+  // backend: the module's code alone, without copying the arguments in and
+  // the results out; the GPU backend: with its host transfers); 0 when the
+  // backend does not measure it.
   double run_seconds = 0;
   // Bytes the arenas occupy (sum over colors).
   int64_t arena_bytes = 0;

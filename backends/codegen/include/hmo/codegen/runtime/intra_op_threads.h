@@ -21,8 +21,11 @@ int IntraOpThreadCount();
 void SetIntraOpThreadCount(int threads);
 
 // Runs body(part, parts) for every part in [0, parts), parts =
-// min(max_parts, IntraOpThreadCount()), on the calling thread (part 0) and
-// the pool, and returns when every part has returned. Called from a pool
+// min(max_parts, IntraOpThreadCount()), on the calling thread and the pool,
+// and returns when every part has returned. Each part runs on the thread
+// that claims it first: the caller runs every part no pool thread has
+// started, so it never waits behind other callers' work queued on the pool
+// (the devices of a replicated run call it concurrently). Called from a pool
 // thread (a nested call), it runs body(0, 1) there. One pool serves the
 // kernels and the BLAS calls: OpenBLAS runs single-threaded inside each part
 // (set when the pool is first used), so the library's own threads never
