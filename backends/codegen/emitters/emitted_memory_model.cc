@@ -7,16 +7,19 @@
 
 namespace hmo::codegen {
 
-TargetMemoryModel EmittedMemoryModel(std::string target, int64_t alignment,
-                                     EmittedFusions fusions) {
+TargetMemoryModel EmittedMemoryModel(
+    std::string target, int64_t alignment, EmittedFusions fusions,
+    std::function<absl::Status(HloModule&, const std::vector<HloInstruction*>&)>
+        regroup_expanded) {
   TargetMemoryModel model;
   model.target = std::move(target);
   model.assignment.pointer_size = 8;
   model.assignment.alignment = alignment;
   model.assignment.heap_algorithm = TempHeapAlgorithm::kXla;
   model.assignment.allocate_buffers_for_constants = true;
-  model.prepare = [fusions](const HloModule& module) {
+  model.prepare = [fusions, regroup_expanded](const HloModule& module) {
     ExecutionPreparationOptions preparation;
+    preparation.regroup_expanded = regroup_expanded;
     preparation.expand_fusion = [fusions](const HloInstruction& fusion) {
       return fusions == EmittedFusions::kLoopAndReduction ? !IsFusionEmittable(fusion)
                                                           : !IsLoopFusionEmittable(fusion);

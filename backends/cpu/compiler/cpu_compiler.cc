@@ -13,6 +13,7 @@
 #include "fmt/format.h"
 #include "hmo/analysis/buffer_plan_checker.h"
 #include "hmo/base/status_macros.h"
+#include "cpu/fusion/expanded_fusion_regrouping.h"
 #include "hmo/codegen/emitted_memory_model.h"
 #include "hmo/codegen/jit/cpu_jit.h"
 #include "llvm/IR/Module.h"
@@ -59,8 +60,13 @@ absl::Status DumpIr(const llvm::Module& module, const std::string& path) {
 }  // namespace
 
 TargetMemoryModel CpuMemoryModel() {
-  TargetMemoryModel model = codegen::EmittedMemoryModel("cpu", kCpuBufferAlignment,
-                                                        codegen::EmittedFusions::kLoopAndReduction);
+  // The expanded output fusions of XLA's optimized modules are fused again
+  // into loop and reduction fusions around their dots and convolutions.
+  TargetMemoryModel model = codegen::EmittedMemoryModel(
+      "cpu", kCpuBufferAlignment, codegen::EmittedFusions::kLoopAndReduction,
+      [](HloModule& module, const std::vector<HloInstruction*>& expanded) {
+        return RegroupExpandedInstructions(module, expanded).status();
+      });
   // Constants are read from the code's read-only data and thread-local
   // values (reducers, comparators) live in registers: neither takes arena
   // bytes.

@@ -1,24 +1,14 @@
 #include "cpu_instruction_fusion.h"
 
-#include <algorithm>
-#include <memory>
-#include <string>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
-#include "absl/container/flat_hash_set.h"
-#include "absl/strings/str_cat.h"
 #include "hmo/base/status_macros.h"
 #include "hmo/ir/hlo_computation.h"
 #include "hmo/ir/hlo_module.h"
-#include "hmo/ir/hlo_schedule.h"
-#include "loop_fusion_rules.h"
+#include "loop_fuser.h"
 
 namespace hmo::cpu {
 namespace {
-
-constexpr std::string_view kFusionName = "fusion";
-constexpr std::string_view kFusedComputationName = "fused_computation";
 
 // Computations whose instructions run as ordinary program steps: the entry
 // and bodies of control flow. Scalar computations applied by reduce, sort,
@@ -40,201 +30,10 @@ bool IsControlFlowComputation(const HloComputation& computation) {
   return true;
 }
 
-// Whether `producer` (an operand of `consumer`) should be fused into it; the
-// conditions of cpu_instruction_fusion.h.
-bool ShouldFuse(const HloInstruction& consumer, const HloInstruction& producer) {
-  if (producer.parent() != consumer.parent()) return false;
-  if (!IsLoopFusibleProducerKind(producer)) return false;
-  if (producer.HasSideEffect()) return false;
-  if (!producer.control_predecessors().empty() || !producer.control_successors().empty()) {
-    return false;
-  }
-  // No two-instruction fusions of a constant and its user.
-  if (producer.opcode() == HloOpcode::kConstant && consumer.opcode() != HloOpcode::kFusion) {
-    return false;
-  }
-  const bool would_duplicate =
-      producer.user_count() > 1 || producer.IsRoot() ||
-      (producer.user_count() == 1 && producer.users().front() != &consumer);
-  return !would_duplicate || !IsExpensiveForFusion(producer);
-}
-
-// Clones the instructions of `computation` (not its parameters) into
-// `target` in post order. Parameter i of `computation` stands for
-// `parameter_values[i]` of `target`. Returns the clone of the root.
-HloInstruction* CloneBody(const HloComputation& computation,
-                          const std::vector<HloInstruction*>& parameter_values,
-                          HloComputation& target) {
-  absl::flat_hash_map<const HloInstruction*, HloInstruction*> clones;
-  for (HloInstruction* instruction : computation.MakeInstructionPostOrder()) {
-    if (instruction->opcode() == HloOpcode::kParameter) {
-      clones[instruction] = parameter_values[instruction->parameter_number()];
-      continue;
-    }
-    std::vector<HloInstruction*> operands;
-    operands.reserve(instruction->operand_count());
-    for (const HloInstruction* operand : instruction->operands()) operands.push_back(clones.at(operand));
-    clones[instruction] = target.AddInstruction(
-        instruction->CloneWithNewOperands(instruction->shape(), operands));
-  }
-  return clones.at(computation.root_instruction());
-}
-
-// Clones `producer` into `target` (inlining its body when it is a fusion),
-// reading each of its operands from `value_of`. Returns the clone computing
-// the producer's value.
-HloInstruction* CloneProducer(
-    const HloInstruction& producer,
-    const absl::flat_hash_map<const HloInstruction*, HloInstruction*>& value_of,
-    HloComputation& target) {
-  std::vector<HloInstruction*> operands;
-  for (const HloInstruction* operand : producer.operands()) operands.push_back(value_of.at(operand));
-  if (producer.opcode() == HloOpcode::kFusion) {
-    return CloneBody(*producer.fused_instructions_computation(), operands, target);
-  }
-  return target.AddInstruction(producer.CloneWithNewOperands(producer.shape(), operands));
-}
-
-// Fusing a producer that an earlier fused producer also used clones it into
-// the body twice; instruction names must stay unique within a computation,
-// so later copies get a ".N" suffix no other instruction of the body has.
-void UniquifyNamesWithinBody(HloComputation& body) {
-  absl::flat_hash_set<std::string> taken;
-  for (const HloInstruction* instruction : body.instructions()) taken.insert(instruction->name());
-  absl::flat_hash_set<std::string> seen;
-  for (HloInstruction* instruction : body.instructions()) {
-    if (seen.insert(instruction->name()).second) continue;
-    std::string candidate;
-    for (int suffix = 1;; ++suffix) {
-      candidate = absl::StrCat(instruction->name(), ".", suffix);
-      if (!taken.contains(candidate)) break;
-    }
-    taken.insert(candidate);
-    seen.insert(candidate);
-    instruction->SetAndSanitizeName(candidate);
-  }
-}
-
-class LoopFuser {
- public:
-  explicit LoopFuser(HloModule& module) : module_(module) {}
-
-  // Fuses into `consumer` until none of its operands qualifies. Returns
-  // whether anything was fused.
-  absl::StatusOr<bool> FuseIntoConsumer(HloInstruction* consumer) {
-    if (!CanHostLoopFusion(*consumer)) return false;
-    bool changed = false;
-    while (true) {
-      HloInstruction* producer = nullptr;
-      for (HloInstruction* operand : consumer->unique_operands()) {
-        if (ShouldFuse(*consumer, *operand)) {
-          producer = operand;
-          break;
-        }
-      }
-      if (producer == nullptr) return changed;
-      if (consumer->opcode() != HloOpcode::kFusion) {
-        HMO_ASSIGN_OR_RETURN(consumer, WrapInFusion(consumer));
-      }
-      HMO_RETURN_IF_ERROR(FuseProducer(consumer, producer));
-      changed = true;
-    }
-  }
-
- private:
-  // Replaces `instruction` with a fusion computing only it (kInput for a
-  // reduce, kLoop otherwise); operands are its unique operands in order.
-  absl::StatusOr<HloInstruction*> WrapInFusion(HloInstruction* instruction) {
-    HloComputation* parent = instruction->parent();
-    std::vector<HloInstruction*> operands = instruction->unique_operands();
-    auto body = std::make_unique<HloComputation>(module_.GetUniqueName(kFusedComputationName));
-    absl::flat_hash_map<const HloInstruction*, HloInstruction*> value_of;
-    for (int64_t i = 0; i < static_cast<int64_t>(operands.size()); ++i) {
-      value_of[operands[i]] = body->AddParameter(HloInstruction::CreateParameter(
-          i, operands[i]->shape(), absl::StrCat("param_", i)));
-    }
-    body->set_root_instruction(CloneProducer(*instruction, value_of, *body));
-    HloComputation* fused = module_.AddComputation(std::move(body), /*is_entry=*/false,
-                                                   /*uniquify_names=*/false);
-    const FusionKind kind = IsReductionHost(*instruction) ? FusionKind::kInput : FusionKind::kLoop;
-    std::unique_ptr<HloInstruction> fusion =
-        HloInstruction::CreateFusion(instruction->shape(), kind, operands, fused);
-    fusion->SetAndSanitizeName(kFusionName);
-    HMO_ASSIGN_OR_RETURN(HloInstruction * added,
-                         parent->ReplaceWithNewInstructionInPlace(instruction, std::move(fusion)));
-    if (module_.has_schedule() && module_.schedule().is_computation_scheduled(parent)) {
-      module_.schedule().GetOrCreateSequence(parent).replace_instruction(instruction, added);
-    }
-    return added;
-  }
-
-  // Rebuilds `fusion`'s computation with `producer` (one of its operands)
-  // computed inside, and rewires the fusion's operands accordingly. The
-  // fusion instruction itself (name, position, users) is kept.
-  absl::Status FuseProducer(HloInstruction* fusion, HloInstruction* producer) {
-    HloComputation* old_body = fusion->fused_instructions_computation();
-    std::vector<HloInstruction*> operands;
-    for (HloInstruction* operand : fusion->operands()) {
-      if (operand != producer) operands.push_back(operand);
-    }
-    for (HloInstruction* operand : producer->unique_operands()) {
-      if (std::find(operands.begin(), operands.end(), operand) == operands.end()) {
-        operands.push_back(operand);
-      }
-    }
-
-    auto body = std::make_unique<HloComputation>(old_body->name());
-    absl::flat_hash_map<const HloInstruction*, HloInstruction*> value_of;
-    for (int64_t i = 0; i < static_cast<int64_t>(operands.size()); ++i) {
-      value_of[operands[i]] = body->AddParameter(HloInstruction::CreateParameter(
-          i, operands[i]->shape(), absl::StrCat("param_", i)));
-    }
-    HloInstruction* producer_value = CloneProducer(*producer, value_of, *body);
-    std::vector<HloInstruction*> old_parameter_values;
-    for (HloInstruction* operand : fusion->operands()) {
-      old_parameter_values.push_back(operand == producer ? producer_value : value_of.at(operand));
-    }
-    body->set_root_instruction(CloneBody(*old_body, old_parameter_values, *body));
-    UniquifyNamesWithinBody(*body);
-
-    // Swap bodies: the old one must lose its caller before it can go, and
-    // the new one takes its name once it is gone.
-    fusion->set_called_computations({});
-    HMO_RETURN_IF_ERROR(module_.RemoveComputation(old_body));
-    HloComputation* new_body =
-        module_.AddComputation(std::move(body), /*is_entry=*/false, /*uniquify_names=*/false);
-    fusion->set_called_computations({new_body});
-    fusion->DetachFromOperands();
-    for (HloInstruction* operand : operands) fusion->AppendOperand(operand);
-
-    if (producer->IsDead()) return RemoveProducer(producer);
-    return absl::OkStatus();
-  }
-
-  // Removes a producer whose last user absorbed it, with its fused
-  // computation when it was a fusion.
-  absl::Status RemoveProducer(HloInstruction* producer) {
-    HloComputation* parent = producer->parent();
-    HloComputation* called = producer->opcode() == HloOpcode::kFusion
-                                 ? producer->fused_instructions_computation()
-                                 : nullptr;
-    HMO_RETURN_IF_ERROR(parent->RemoveInstruction(producer));
-    if (module_.has_schedule() && module_.schedule().is_computation_scheduled(parent)) {
-      module_.schedule().GetOrCreateSequence(parent).remove_instruction(producer);
-    }
-    if (called != nullptr && called->caller_instructions().empty()) {
-      HMO_RETURN_IF_ERROR(module_.RemoveComputation(called));
-    }
-    return absl::OkStatus();
-  }
-
-  HloModule& module_;
-};
-
 }  // namespace
 
 absl::StatusOr<bool> CpuInstructionFusion::Run(HloModule& module, PassContext& /*context*/) {
-  LoopFuser fuser(module);
+  LoopFuser fuser(module, ReductionHosts::kBelowPartSize);
   bool changed = false;
   for (HloComputation* computation : module.MakeNonfusionComputations()) {
     if (!IsControlFlowComputation(*computation)) continue;

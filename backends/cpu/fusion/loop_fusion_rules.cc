@@ -129,7 +129,7 @@ bool IsExpensiveForFusion(const HloInstruction& instruction) {
   }
 }
 
-bool IsReductionHost(const HloInstruction& consumer) {
+bool IsReductionHost(const HloInstruction& consumer, ReductionHosts hosts) {
   const HloInstruction* reduce = &consumer;
   if (consumer.opcode() == HloOpcode::kFusion) {
     const HloComputation* fused = consumer.fused_instructions_computation();
@@ -140,14 +140,15 @@ bool IsReductionHost(const HloInstruction& consumer) {
       reduce->operand_count() != 2 || reduce->to_apply() == nullptr) {
     return false;
   }
+  if (hosts == ReductionHosts::kAnySize) return true;
   // A producer large enough to run in parts keeps its own loop: inside a
   // row reduction it would run scalar, and a column reduction runs whole on
   // one thread.
   return ShapeUtil::ByteSizeOf(reduce->operand(0)->shape()) < codegen::kMaxInnerReductionBytes;
 }
 
-bool CanHostLoopFusion(const HloInstruction& consumer) {
-  if (IsReductionHost(consumer)) return true;
+bool CanHostLoopFusion(const HloInstruction& consumer, ReductionHosts hosts) {
+  if (IsReductionHost(consumer, hosts)) return true;
   if (consumer.opcode() == HloOpcode::kFusion) {
     return consumer.fusion_kind() == FusionKind::kLoop &&
            consumer.fused_instructions_computation() != nullptr;

@@ -17,19 +17,31 @@ namespace hmo::cpu {
 // convolution, sort, calls, ...); a fusion holding any expensive instruction.
 bool IsExpensiveForFusion(const HloInstruction& instruction);
 
+// Which reductions host their producers (IsReductionHost).
+enum class ReductionHosts {
+  // Reductions of inputs below codegen::kMaxInnerReductionBytes (cpu-fusion).
+  kBelowPartSize,
+  // Every reduction: what an XLA-optimized module fused into one reduction
+  // fusion stays one (the regrouping of expanded fusions).
+  kAnySize,
+};
+
 // Whether `consumer` may host a loop fusion: a non-fusion elementwise
 // instruction (array-shaped) or a kLoop fusion; or a reduction
 // (IsReductionHost), whose fused producers are computed inside its loop.
-bool CanHostLoopFusion(const HloInstruction& consumer);
+bool CanHostLoopFusion(const HloInstruction& consumer,
+                       ReductionHosts hosts = ReductionHosts::kBelowPartSize);
 
 // Whether `consumer` is a reduce of one array-shaped input, or a kInput
 // fusion rooted at one, that hosts producers: the host of a reduction fusion
 // (kInput, as XLA's reduction fusions), which the backend emits with the
 // fused producers computed element by element inside the reduction loop.
-// Only reductions of inputs below codegen::kMaxInnerReductionBytes host: a
-// larger producer keeps its own vectorized, partitioned loop (a row
-// reduction's loop is scalar, a column reduction runs whole on one thread).
-bool IsReductionHost(const HloInstruction& consumer);
+// With kBelowPartSize, only reductions of inputs below
+// codegen::kMaxInnerReductionBytes host: a larger producer keeps its own
+// vectorized, partitioned loop (a row reduction's loop is scalar, a column
+// reduction runs whole on one thread).
+bool IsReductionHost(const HloInstruction& consumer,
+                     ReductionHosts hosts = ReductionHosts::kBelowPartSize);
 
 // Whether `producer`, judged on its own (opcode, shapes, layouts), can be
 // computed element by element inside a kLoop fusion: the producer kinds

@@ -1,6 +1,7 @@
 #include "hmo/rewrites/execution_preparation.h"
 
 #include <utility>
+#include <vector>
 
 #include "hmo/base/status_macros.h"
 #include "hmo/ir/hlo_computation.h"
@@ -22,8 +23,12 @@ absl::StatusOr<std::unique_ptr<HloModule>> CloneForExecution(
   }
   std::unique_ptr<HloModule> clone = module.Clone();
   HMO_RETURN_IF_ERROR(InlineCalls(*clone).status());
-  if (options.expand_fusion)
-    HMO_RETURN_IF_ERROR(ExpandFusions(*clone, options.expand_fusion).status());
+  if (options.expand_fusion) {
+    std::vector<HloInstruction*> expanded;
+    HMO_RETURN_IF_ERROR(ExpandFusions(*clone, options.expand_fusion, &expanded).status());
+    if (options.regroup_expanded && !expanded.empty())
+      HMO_RETURN_IF_ERROR(options.regroup_expanded(*clone, expanded));
+  }
   HMO_RETURN_IF_ERROR(FlattenCallGraph(*clone).status());
   HMO_RETURN_IF_ERROR(ConformControlFlowLayouts(*clone).status());
   HMO_RETURN_IF_ERROR(CopyInsertion::AddCopies(*clone).status());

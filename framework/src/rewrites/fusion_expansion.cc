@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "hmo/base/status_macros.h"
 #include "hmo/ir/hlo_computation.h"
 #include "hmo/ir/hlo_schedule.h"
@@ -45,8 +46,12 @@ ExpandedBody CloneFusedInstructions(HloInstruction& fusion) {
 }  // namespace
 
 absl::StatusOr<int64_t> ExpandFusions(
-    HloModule& module, const std::function<bool(const HloInstruction& fusion)>& expand) {
+    HloModule& module, const std::function<bool(const HloInstruction& fusion)>& expand,
+    std::vector<HloInstruction*>* added) {
   int64_t expanded = 0;
+  // Every clone made; those a later round expanded again or that became
+  // dead are not in the module at the end.
+  absl::flat_hash_set<const HloInstruction*> cloned;
   bool changed = true;
   while (changed) {
     changed = false;
@@ -58,6 +63,7 @@ absl::StatusOr<int64_t> ExpandFusions(
       }
       for (HloInstruction* fusion : fusions) {
         const ExpandedBody body = CloneFusedInstructions(*fusion);
+        cloned.insert(body.added.begin(), body.added.end());
         if (module.has_schedule() && module.schedule().is_computation_scheduled(computation)) {
           std::vector<HloInstruction*> sequence;
           for (HloInstruction* instruction :
@@ -79,6 +85,14 @@ absl::StatusOr<int64_t> ExpandFusions(
   if (module.has_schedule()) HMO_RETURN_IF_ERROR(module.schedule().Update());
   module.RemoveUnusedComputations();
   if (module.has_schedule()) HMO_RETURN_IF_ERROR(module.schedule().Update());
+  if (added != nullptr) {
+    added->clear();
+    for (HloComputation* computation : module.MakeNonfusionComputations()) {
+      for (HloInstruction* instruction : computation->instructions()) {
+        if (cloned.contains(instruction)) added->push_back(instruction);
+      }
+    }
+  }
   return expanded;
 }
 

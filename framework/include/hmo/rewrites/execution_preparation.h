@@ -5,7 +5,8 @@
 // on a private clone (the caller's module is left as it is):
 //   0. calls inlined (call_inlining.h), and fusions the backend cannot emit
 //      expanded into their instructions (fusion_expansion.h), when it names
-//      them;
+//      them, then regrouped by the backend into fusions it emits, when it
+//      says how;
 //   1. the call graph flattened (flatten_call_graph.h), so every control-flow
 //      callee's parameters have one site's buffers, and the layouts at its
 //      boundaries made to agree (control_flow_layouts.h);
@@ -21,6 +22,7 @@
 
 #include <functional>
 #include <memory>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "hmo/ir/hlo_module.h"
@@ -32,6 +34,12 @@ namespace hmo {
 struct ExecutionPreparationOptions {
   // Fusions for which this returns true are expanded (null: none).
   std::function<bool(const HloInstruction& fusion)> expand_fusion;
+  // Called after the expansion with the instructions it added (when there
+  // are any): a backend fuses them again into fusions its emitters emit
+  // whole, so the expanded fusions' intermediates need no buffers (null:
+  // they stay one instruction each).
+  std::function<absl::Status(HloModule& module, const std::vector<HloInstruction*>& expanded)>
+      regroup_expanded;
 };
 
 absl::StatusOr<std::unique_ptr<HloModule>> CloneForExecution(

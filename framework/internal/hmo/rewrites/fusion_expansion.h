@@ -17,6 +17,7 @@
 // fusion's place in its sequence, in post order.
 
 #include <functional>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "hmo/ir/hlo_instruction.h"
@@ -25,9 +26,12 @@
 namespace hmo {
 
 // Expands every fusion of a non-fusion computation for which `expand`
-// returns true. Returns how many fusions were expanded.
+// returns true. Returns how many fusions were expanded; `added`, when given,
+// receives the instructions the expansion added that are in the module at
+// the end.
 absl::StatusOr<int64_t> ExpandFusions(
-    HloModule& module, const std::function<bool(const HloInstruction& fusion)>& expand);
+    HloModule& module, const std::function<bool(const HloInstruction& fusion)>& expand,
+    std::vector<HloInstruction*>* added = nullptr);
 
 }  // namespace hmo
 

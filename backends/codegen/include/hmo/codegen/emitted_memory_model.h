@@ -14,7 +14,9 @@
 // values.
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "hmo/analysis/target_memory_model.h"
 
@@ -27,7 +29,12 @@ enum class EmittedFusions {
   kLoopAndReduction,  // IsFusionEmittable: loop and reduction fusions
 };
 
-TargetMemoryModel EmittedMemoryModel(std::string target, int64_t alignment, EmittedFusions fusions);
+// `regroup_expanded`, when given, fuses the expanded fusions' instructions
+// again into fusions the backend emits (ExecutionPreparationOptions).
+TargetMemoryModel EmittedMemoryModel(
+    std::string target, int64_t alignment, EmittedFusions fusions,
+    std::function<absl::Status(HloModule&, const std::vector<HloInstruction*>&)>
+        regroup_expanded = nullptr);
 
 }  // namespace hmo::codegen
 
