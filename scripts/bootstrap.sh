@@ -10,7 +10,7 @@ build=${HMO_BUILD_DIR:-$root/build}
 packages=(build-essential cmake ninja-build ccache pkg-config
           libabsl-dev libyaml-cpp-dev libboost-dev libspdlog-dev libfmt-dev
           libgtest-dev libgmock-dev libbenchmark-dev llvm-14-dev zlib1g-dev libzstd-dev libtinfo-dev libxml2-dev
-          libopenblas-dev libeigen3-dev libopenmpi-dev openmpi-bin)
+          libopenblas-dev libdnnl-dev libeigen3-dev libopenmpi-dev openmpi-bin)
 # The HTML memory-report test renders the page in headless Chromium; the
 # sanitizer and fuzzing builds (scripts/sanitize.sh, scripts/fuzz.sh) use clang;
 # scripts/lint.sh uses clang-format and clang-tidy.

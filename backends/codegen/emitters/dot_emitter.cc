@@ -1,8 +1,9 @@
 // Kernel body of dot (op_emitters.h).
 //
 // Output dimensions are [batch dims (in dot-dimension-number order), lhs free
-// dims (increasing), rhs free dims (increasing)], as in XLA. When every array
-// is f32 (or every one f64) and memory already holds row-major matrices in the
+// dims (increasing), rhs free dims (increasing)], as in XLA. When a runtime
+// GEMM takes the element types (RuntimeGemmElementTypes: f32, f64, bf16
+// operands into f32) and memory already holds row-major matrices in the
 // order a GEMM wants (gemm_plan.h) and the target has the runtime, the kernel
 // is one call of the runtime GEMM; otherwise it is a parallel loop over the
 // output with an inner loop nest over the contracting dimensions.
@@ -24,9 +25,22 @@
 namespace hmo::codegen {
 namespace {
 
-absl::Status EmitGemmCall(KernelEmitContext& context, const GemmPlan& plan) {
+// The runtime GEMM of each element-type combination.
+const char* GemmFunction(GemmElementTypes types) {
+  switch (types) {
+    case GemmElementTypes::kF32:
+      return "__hmo_cpu_gemm_f32";
+    case GemmElementTypes::kF64:
+      return "__hmo_cpu_gemm_f64";
+    case GemmElementTypes::kBf16ToF32:
+      return "__hmo_cpu_gemm_bf16_f32";
+  }
+  return nullptr;
+}
+
+absl::Status EmitGemmCall(KernelEmitContext& context, GemmElementTypes types,
+                          const GemmPlan& plan) {
   llvm::IRBuilder<>& b = context.builder();
-  const bool is_f64 = context.instruction().shape().element_type() == PrimitiveType::F64;
   HMO_ASSIGN_OR_RETURN(IrArray out, context.OutputArray());
   HMO_ASSIGN_OR_RETURN(IrArray lhs, context.OperandArray(0));
   HMO_ASSIGN_OR_RETURN(IrArray rhs, context.OperandArray(1));
@@ -36,7 +50,7 @@ absl::Status EmitGemmCall(KernelEmitContext& context, const GemmPlan& plan) {
   llvm::FunctionType* type = llvm::FunctionType::get(
       b.getVoidTy(), {ptr, ptr, ptr, i64, i64, i64, i64, i32, i32}, /*isVarArg=*/false);
   llvm::FunctionCallee gemm =
-      context.GetOrDeclareFunction(is_f64 ? "__hmo_cpu_gemm_f64" : "__hmo_cpu_gemm_f32", type);
+      context.GetOrDeclareFunction(GemmFunction(types), type);
   b.CreateCall(gemm, {b.CreateBitCast(out.base(), ptr), b.CreateBitCast(lhs.base(), ptr),
                       b.CreateBitCast(rhs.base(), ptr), I64(b, plan.batch), I64(b, plan.m),
                       I64(b, plan.n), I64(b, plan.k), b.getInt32(plan.transpose_lhs ? 1 : 0),
@@ -135,12 +149,10 @@ absl::Status EmitDotLoops(KernelEmitContext& context) {
 
 absl::Status EmitDot(KernelEmitContext& context) {
   const HloInstruction& dot = context.instruction();
-  const PrimitiveType type = dot.shape().element_type();
-  const bool gemm_type = (type == PrimitiveType::F32 || type == PrimitiveType::F64) &&
-                         dot.operand(0)->shape().element_type() == type &&
-                         dot.operand(1)->shape().element_type() == type;
-  if (gemm_type && context.runtime_calls_available()) {
-    if (std::optional<GemmPlan> plan = GemmPlanFor(dot)) return EmitGemmCall(context, *plan);
+  const std::optional<GemmElementTypes> types = RuntimeGemmElementTypes(dot);
+  if (types.has_value() && context.runtime_calls_available()) {
+    if (std::optional<GemmPlan> plan = GemmPlanFor(dot))
+      return EmitGemmCall(context, *types, *plan);
   }
   return EmitDotLoops(context);
 }

@@ -77,4 +77,15 @@ std::optional<GemmPlan> GemmPlanFor(const HloInstruction& dot) {
   return plan;
 }
 
+std::optional<GemmElementTypes> RuntimeGemmElementTypes(const HloInstruction& dot) {
+  const PrimitiveType out = dot.shape().element_type();
+  const PrimitiveType lhs = dot.operand(0)->shape().element_type();
+  const PrimitiveType rhs = dot.operand(1)->shape().element_type();
+  if (lhs != rhs) return std::nullopt;
+  if (out == PrimitiveType::F32 && lhs == PrimitiveType::F32) return GemmElementTypes::kF32;
+  if (out == PrimitiveType::F64 && lhs == PrimitiveType::F64) return GemmElementTypes::kF64;
+  if (out == PrimitiveType::F32 && lhs == PrimitiveType::BF16) return GemmElementTypes::kBf16ToF32;
+  return std::nullopt;
+}
+
 }  // namespace hmo::codegen

@@ -56,8 +56,9 @@ bool IsPointwise(const HmoCpuConv2DShape& s) {
 // C[m x n] = A[m x k] * B[k x n] with the given leading dimensions.
 void Sgemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
            int64_t ldb, float* c, int64_t ldc) {
-  hmo::codegen::ParallelGemm<float>(cblas_sgemm, CblasNoTrans, CblasNoTrans, m, n, k, a, lda, b,
-                                    ldb, c, ldc);
+  hmo::codegen::ParallelGemm<float, float>(hmo::codegen::CblasProduct<float>(cblas_sgemm),
+                                           CblasNoTrans, CblasNoTrans, m, n, k, a, lda, b, ldb, c,
+                                           ldc);
 }
 
 // Upper bound on the patch matrix, in floats (4 MiB): large images are

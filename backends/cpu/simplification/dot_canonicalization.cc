@@ -22,10 +22,6 @@ bool IsHalfFloat(PrimitiveType type) {
   return type == PrimitiveType::BF16 || type == PrimitiveType::F16;
 }
 
-bool IsGemmFloat(PrimitiveType type) {
-  return type == PrimitiveType::F32 || type == PrimitiveType::F64;
-}
-
 // An array whose layout, if any, is a plain dimension order (no tiling,
 // element size or memory space): the shapes the rewrite reasons about.
 bool IsPlainArray(const Shape& shape) {
@@ -53,10 +49,21 @@ bool WorthAGemm(const HloInstruction& dot) {
   return m * n * k > 8.0 * (m * k + k * n + m * n);
 }
 
-bool NeedsUpcast(const HloInstruction& dot) {
-  return IsHalfFloat(dot.shape().element_type()) &&
-         IsHalfFloat(dot.operand(0)->shape().element_type()) &&
-         IsHalfFloat(dot.operand(1)->shape().element_type());
+// How a dot of 16-bit floats (operands and result) reaches a runtime GEMM.
+enum class HalfFloatDot {
+  kNone,           // not such a dot
+  kWidenedResult,  // bf16 operands as they are, an f32 product, narrowed after
+  kUpcast,         // f16 (or mixed): operands widened to f32, narrowed after
+};
+
+HalfFloatDot HalfFloatDotKind(const HloInstruction& dot) {
+  const PrimitiveType out = dot.shape().element_type();
+  const PrimitiveType lhs = dot.operand(0)->shape().element_type();
+  const PrimitiveType rhs = dot.operand(1)->shape().element_type();
+  if (!IsHalfFloat(out) || !IsHalfFloat(lhs) || !IsHalfFloat(rhs)) return HalfFloatDot::kNone;
+  const bool all_bf16 =
+      out == PrimitiveType::BF16 && lhs == PrimitiveType::BF16 && rhs == PrimitiveType::BF16;
+  return all_bf16 ? HalfFloatDot::kWidenedResult : HalfFloatDot::kUpcast;
 }
 
 Shape WithElementType(Shape shape, PrimitiveType type) {
@@ -75,26 +82,52 @@ std::vector<int64_t> Iota(int64_t begin, int64_t count) {
   return values;
 }
 
+// Whether `value` is held for the whole computation anyway: a parameter, or
+// an element of one (a loop's state).
+bool IsHeldThroughout(const HloInstruction& value) {
+  if (value.opcode() == HloOpcode::kParameter) return true;
+  return value.opcode() == HloOpcode::kGetTupleElement &&
+         value.operand(0)->opcode() == HloOpcode::kParameter;
+}
+
+// A bf16 operand that several users share and that is a cast of an array
+// held throughout (a weight cast to bf16 once and read by the forward and
+// the backward dots) is cast again for this dot alone: the shared cast
+// would stay live from the first dot to the last, where the f32 path
+// recomputed it inside each dot's operand fusion. The scheduler places the
+// copy next to the dot.
+HloInstruction* CastForThisDot(HloComputation& computation, HloInstruction* operand) {
+  if (operand->opcode() != HloOpcode::kConvert || operand->user_count() < 2 ||
+      !IsHeldThroughout(*operand->operand(0)) || !operand->control_predecessors().empty()) {
+    return operand;
+  }
+  return computation.AddInstruction(
+      operand->CloneWithNewOperands(operand->shape(), {operand->mutable_operand(0)}));
+}
+
 // Rewrites `dot` (in `computation`) into GEMM form. Returns whether it
 // changed anything.
 absl::StatusOr<bool> Canonicalize(HloComputation& computation, HloInstruction* dot) {
   HloInstruction* lhs = dot->mutable_operand(0);
   HloInstruction* rhs = dot->mutable_operand(1);
   DotDimensionNumbers numbers = dot->dot_dimension_numbers();
-  const bool upcast = NeedsUpcast(*dot);
-  if (upcast) {
+  const HalfFloatDot half = HalfFloatDotKind(*dot);
+  // The product is f32 and a convert narrows it to the dot's type.
+  const bool narrowed = half != HalfFloatDot::kNone;
+  if (half == HalfFloatDot::kWidenedResult) {
+    lhs = CastForThisDot(computation, lhs);
+    rhs = CastForThisDot(computation, rhs);
+  } else if (half == HalfFloatDot::kUpcast) {
     lhs = computation.AddInstruction(HloInstruction::CreateUnary(
         WithElementType(lhs->shape(), PrimitiveType::F32), HloOpcode::kConvert, lhs));
     rhs = computation.AddInstruction(HloInstruction::CreateUnary(
         WithElementType(rhs->shape(), PrimitiveType::F32), HloOpcode::kConvert, rhs));
-  } else if (!IsGemmFloat(dot->shape().element_type()) ||
-             lhs->shape().element_type() != dot->shape().element_type() ||
-             rhs->shape().element_type() != dot->shape().element_type() ||
-             codegen::GemmPlanFor(*dot).has_value()) {
+  } else if (!narrowed && (!codegen::RuntimeGemmElementTypes(*dot).has_value() ||
+                           codegen::GemmPlanFor(*dot).has_value())) {
     return false;
   }
   const Shape result_shape =
-      upcast ? WithElementType(dot->shape(), PrimitiveType::F32) : dot->shape();
+      narrowed ? WithElementType(dot->shape(), PrimitiveType::F32) : dot->shape();
 
   // Operands not laid out as matrices are transposed into GEMM order, when
   // the dot's result is row-major (a GEMM writes row-major matrices).
@@ -125,13 +158,13 @@ absl::StatusOr<bool> Canonicalize(HloComputation& computation, HloInstruction* d
       transposed = true;
     }
   }
-  if (!upcast && !transposed) return false;
+  if (!narrowed && !transposed) return false;
   probe.reset();
 
   std::unique_ptr<HloInstruction> replacement = dot->CloneWithNewOperands(result_shape, {lhs, rhs});
   replacement->set_dot_dimension_numbers(std::move(numbers));
   HloInstruction* product = computation.AddInstruction(std::move(replacement), dot->name());
-  if (upcast) {
+  if (narrowed) {
     product = computation.AddInstruction(
         HloInstruction::CreateUnary(dot->shape(), HloOpcode::kConvert, product));
   }

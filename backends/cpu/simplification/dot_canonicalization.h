@@ -4,11 +4,19 @@
 // dot-canonicalization: rewrites floating-point dots the runtime GEMM cannot
 // take into dots it can, as XLA:CPU does before fusion (its operand upcasting
 // and DotDecomposer):
-//   - a dot whose operands and result are bf16 or f16 is computed in f32:
-//     converts to f32 on the operands, the dot in f32, a convert back to the
-//     result's type (XLA's optimized CPU modules carry the same converts).
-//   - an f32 or f64 dot with a row-major result whose operands are not laid
-//     out as matrices (gemm_plan.h) gets a transpose on each such operand, to
+//   - a dot whose operands and result are bf16 keeps its bf16 operands and
+//     gets an f32 result that a convert narrows back to bf16: the runtime's
+//     bf16 GEMM multiplies the bf16 values and accumulates in f32 (oneDNN),
+//     the rounding XLA:CPU's f32 dot between converts gives, without the
+//     operands' f32 copies;
+//   - a dot whose operands and result are f16 (or mix f16 and bf16) is
+//     computed in f32: converts to f32 on the operands, the dot in f32, a
+//     convert back to the result's type (XLA's optimized CPU modules carry
+//     the same converts);
+//   - a dot of element types a runtime GEMM takes (gemm_plan.h's
+//     RuntimeGemmElementTypes: f32, f64, bf16 into f32) with a row-major
+//     result whose operands are not laid out as matrices gets a transpose on
+//     each such operand, to
 //     [batch, free, contracting] (lhs) or [batch, contracting, free] (rhs)
 //     order, row-major; the dot's dimension numbers follow.
 //   - a transpose of a matrix product used only by it, whose users are all
@@ -18,8 +26,9 @@
 // Only dots where the GEMM repays the copies are rewritten (m*n*k above
 // eight times the elements of the three matrices); smaller ones, such as
 // matrix-vector products, stay generated loops.
-// The rewritten dot computes the same values; its f32 operands and transposed
-// copies are buffers of the module, so the memory plan counts them.
+// The rewritten dot computes the same values; its f32 operands, f32 product
+// and transposed copies are buffers of the module, so the memory plan counts
+// them.
 
 #include <string_view>
 
@@ -34,7 +43,7 @@ class DotCanonicalization : public HloPass {
  public:
   static constexpr std::string_view kName = "dot-canonicalization";
   static constexpr std::string_view kDescription =
-      "Compute bf16/f16 dots in f32 and transpose dot operands into GEMM order (CPU backend)";
+      "Compute bf16/f16 dots into f32 and transpose dot operands into GEMM order (CPU backend)";
 
   // The pass has no options.
   static PassOptionSchema OptionSchema() { return PassOptionSchema(); }

@@ -1,4 +1,4 @@
-// __hmo_cpu_gemm_f32/f64 against a naive triple loop.
+// __hmo_cpu_gemm_f32/f64/bf16_f32 against a naive triple loop.
 
 #include <cstdint>
 #include <random>
@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "hmo/base/half_float_bits.h"
 #include "hmo/codegen/runtime/runtime_functions.h"
 
 namespace {
@@ -74,6 +75,41 @@ INSTANTIATE_TEST_SUITE_P(
                       GemmCase{1, 40, 301, 100, true, true}, GemmCase{1, 40, 300, 100, true, false},
                       GemmCase{1, 41, 300, 100, false, true}, GemmCase{5, 64, 64, 64, false, true},
                       GemmCase{3, 130, 33, 96, true, false}));
+
+// bf16 operands: the exact products of the bf16 values summed in f32, so
+// against the naive loop over the same (widened) values the error is f32
+// summation's, not bf16 rounding's.
+class GemmBf16Test : public ::testing::TestWithParam<GemmCase> {};
+
+TEST_P(GemmBf16Test, MatchesNaiveLoopOverTheBf16Values) {
+  const GemmCase c = GetParam();
+  std::vector<float> lhs = Random<float>(c.batch * c.m * c.k, 3);
+  std::vector<float> rhs = Random<float>(c.batch * c.k * c.n, 4);
+  std::vector<uint16_t> lhs_bits, rhs_bits;
+  for (float& v : lhs) {
+    lhs_bits.push_back(hmo::half_float_bits::F32ToBf16(v));
+    v = hmo::half_float_bits::Bf16ToF32(lhs_bits.back());
+  }
+  for (float& v : rhs) {
+    rhs_bits.push_back(hmo::half_float_bits::F32ToBf16(v));
+    v = hmo::half_float_bits::Bf16ToF32(rhs_bits.back());
+  }
+  std::vector<float> out(c.batch * c.m * c.n, 123.0f);  // Must be overwritten.
+  __hmo_cpu_gemm_bf16_f32(out.data(), lhs_bits.data(), rhs_bits.data(), c.batch, c.m, c.n, c.k,
+                          c.transpose_lhs, c.transpose_rhs);
+  const auto expected =
+      NaiveGemm(lhs, rhs, c.batch, c.m, c.n, c.k, c.transpose_lhs, c.transpose_rhs);
+  for (size_t i = 0; i < out.size(); ++i) ASSERT_NEAR(out[i], expected[i], 1e-4f) << "at " << i;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, GemmBf16Test,
+    ::testing::Values(GemmCase{1, 5, 7, 4, false, false}, GemmCase{3, 5, 7, 4, true, false},
+                      GemmCase{3, 5, 7, 4, false, true}, GemmCase{3, 5, 7, 4, true, true},
+                      GemmCase{2, 17, 13, 33, true, false}, GemmCase{2, 3, 4, 0, false, false},
+                      // Slices of C's rows and columns, and whole products per thread.
+                      GemmCase{1, 200, 70, 90, false, false}, GemmCase{1, 200, 71, 90, true, true},
+                      GemmCase{1, 40, 301, 100, false, true}, GemmCase{5, 64, 64, 64, true, false}));
 
 TEST(GemmF64Test, BatchedTransposedMatchesNaiveLoop) {
   const int64_t batch = 3, m = 4, n = 6, k = 5;

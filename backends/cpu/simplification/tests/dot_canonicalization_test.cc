@@ -39,7 +39,9 @@ const HloInstruction* OnlyDot(const HloModule& module) {
   return found;
 }
 
-TEST(DotCanonicalizationTest, Bf16DotIsAnF32GemmBetweenConverts) {
+// A bf16 dot keeps its bf16 operands (no f32 copies) and becomes the bf16
+// GEMM's f32 product, narrowed to bf16 by a convert.
+TEST(DotCanonicalizationTest, Bf16DotIsABf16GemmIntoF32NarrowedAfter) {
   constexpr std::string_view kText = R"(
 HloModule m, is_scheduled=true
 ENTRY e {
@@ -58,10 +60,67 @@ ENTRY e {
   const HloInstruction* dot = OnlyDot(*module);
   ASSERT_NE(dot, nullptr);
   EXPECT_EQ(dot->shape().element_type(), PrimitiveType::F32);
-  EXPECT_EQ(dot->operand(0)->opcode(), HloOpcode::kConvert);
-  EXPECT_EQ(dot->operand(1)->opcode(), HloOpcode::kConvert);
+  EXPECT_EQ(dot->operand(0)->opcode(), HloOpcode::kParameter);
+  EXPECT_EQ(dot->operand(1)->opcode(), HloOpcode::kParameter);
+  EXPECT_EQ(codegen::RuntimeGemmElementTypes(*dot), codegen::GemmElementTypes::kBf16ToF32);
   EXPECT_TRUE(codegen::GemmPlanFor(*dot).has_value());
   EXPECT_TRUE(module->schedule().Verify().ok());
+  EXPECT_TRUE(VerifyHloModule(*module).ok()) << module->ToString();
+  testing::ExpectPassKeepsValues<DotCanonicalization>(kText);
+}
+
+// An f16 dot (no f16 GEMM) is an f32 GEMM between converts, as XLA:CPU's
+// optimized modules have it.
+TEST(DotCanonicalizationTest, F16DotIsAnF32GemmBetweenConverts) {
+  constexpr std::string_view kText = R"(
+HloModule m, is_scheduled=true
+ENTRY e {
+  x = f16[64,16]{1,0} parameter(0)
+  w = f16[16,64]{1,0} parameter(1)
+  ROOT d = f16[64,64]{1,0} dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+)";
+  std::unique_ptr<HloModule> module = ParseTestModule(kText);
+  absl::StatusOr<bool> changed = RunCanonicalization(*module);
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  EXPECT_TRUE(*changed);
+  const HloInstruction* root = module->entry_computation()->root_instruction();
+  ASSERT_EQ(root->opcode(), HloOpcode::kConvert);
+  EXPECT_EQ(root->shape().element_type(), PrimitiveType::F16);
+  const HloInstruction* dot = OnlyDot(*module);
+  ASSERT_NE(dot, nullptr);
+  EXPECT_EQ(dot->shape().element_type(), PrimitiveType::F32);
+  EXPECT_EQ(dot->operand(0)->opcode(), HloOpcode::kConvert);
+  EXPECT_EQ(dot->operand(1)->opcode(), HloOpcode::kConvert);
+  EXPECT_EQ(codegen::RuntimeGemmElementTypes(*dot), codegen::GemmElementTypes::kF32);
+  EXPECT_TRUE(codegen::GemmPlanFor(*dot).has_value());
+  EXPECT_TRUE(VerifyHloModule(*module).ok()) << module->ToString();
+  testing::ExpectPassKeepsValues<DotCanonicalization>(kText);
+}
+
+// A bf16 dot into f32 (JAX's preferred_element_type) whose lhs batch
+// dimension is not its major one gets the transpose, in bf16, and takes the
+// bf16 GEMM.
+TEST(DotCanonicalizationTest, Bf16IntoF32DotIsTransposedInBf16) {
+  constexpr std::string_view kText = R"(
+HloModule m
+ENTRY e {
+  a = bf16[32,2,16]{2,1,0} parameter(0)
+  b = bf16[2,16,64]{2,1,0} parameter(1)
+  ROOT d = f32[2,32,64]{2,1,0} dot(a, b), lhs_batch_dims={1}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
+}
+)";
+  std::unique_ptr<HloModule> module = ParseTestModule(kText);
+  ASSERT_FALSE(codegen::GemmPlanFor(*OnlyDot(*module)).has_value());
+  absl::StatusOr<bool> changed = RunCanonicalization(*module);
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  EXPECT_TRUE(*changed);
+  const HloInstruction* dot = OnlyDot(*module);
+  ASSERT_NE(dot, nullptr);
+  EXPECT_EQ(dot->operand(0)->opcode(), HloOpcode::kTranspose);
+  EXPECT_EQ(dot->operand(0)->shape().element_type(), PrimitiveType::BF16);
+  EXPECT_EQ(codegen::RuntimeGemmElementTypes(*dot), codegen::GemmElementTypes::kBf16ToF32);
+  EXPECT_TRUE(codegen::GemmPlanFor(*dot).has_value()) << module->ToString();
   EXPECT_TRUE(VerifyHloModule(*module).ok()) << module->ToString();
   testing::ExpectPassKeepsValues<DotCanonicalization>(kText);
 }

@@ -63,6 +63,16 @@ GemmPlan GemmSizes(const HloInstruction& dot);
 // nullopt when its layouts do not allow one (see above).
 std::optional<GemmPlan> GemmPlanFor(const HloInstruction& dot);
 
+// The element types a runtime GEMM multiplies in (runtime_functions.h):
+// operands and result all f32 or all f64, or bf16 operands with an f32
+// result (accumulated in f32).
+enum class GemmElementTypes { kF32, kF64, kBf16ToF32 };
+
+// Which of those `dot`'s element types are, or nullopt when no runtime GEMM
+// takes them (a generated loop computes it, or dot-canonicalization first
+// rewrites it into one of these).
+std::optional<GemmElementTypes> RuntimeGemmElementTypes(const HloInstruction& dot);
+
 // Operand `operand` (0: lhs, 1: rhs) of `dot` on its own: the transpose flag
 // its layout gives the GEMM, or nullopt when its layout allows none (the
 // operand conditions above). GemmPlanFor holds these for both operands and

@@ -27,7 +27,7 @@
 extern "C" {
 
 // ---------------------------------------------------------------------------
-// Batched matrix multiplication (BLAS).
+// Batched matrix multiplication (BLAS; oneDNN for bf16).
 //
 // For each b in [0, batch):
 //   out[b] (m x n, row-major) = op(lhs[b]) * op(rhs[b])
@@ -40,6 +40,11 @@ void __hmo_cpu_gemm_f32(float* out, const float* lhs, const float* rhs, int64_t 
                         int64_t n, int64_t k, int32_t transpose_lhs, int32_t transpose_rhs);
 void __hmo_cpu_gemm_f64(double* out, const double* lhs, const double* rhs, int64_t batch, int64_t m,
                         int64_t n, int64_t k, int32_t transpose_lhs, int32_t transpose_rhs);
+// The same with bf16 operands (their bits) and an f32 result: the products
+// of the bf16 values accumulated in f32 (oneDNN).
+void __hmo_cpu_gemm_bf16_f32(float* out, const uint16_t* lhs, const uint16_t* rhs, int64_t batch,
+                             int64_t m, int64_t n, int64_t k, int32_t transpose_lhs,
+                             int32_t transpose_rhs);
 
 // ---------------------------------------------------------------------------
 // Partitioned kernels.
