@@ -3,7 +3,7 @@
 // Output dimensions are [batch dims (in dot-dimension-number order), lhs free
 // dims (increasing), rhs free dims (increasing)], as in XLA. When a runtime
 // GEMM takes the element types (RuntimeGemmElementTypes: f32, f64, bf16
-// operands into f32) and memory already holds row-major matrices in the
+// operands into f32, s8 into s32) and memory already holds row-major matrices in the
 // order a GEMM wants (gemm_plan.h) and the target has the runtime, the kernel
 // is one call of the runtime GEMM; otherwise it is a parallel loop over the
 // output with an inner loop nest over the contracting dimensions.
@@ -34,6 +34,8 @@ const char* GemmFunction(GemmElementTypes types) {
       return "__hmo_cpu_gemm_f64";
     case GemmElementTypes::kBf16ToF32:
       return "__hmo_cpu_gemm_bf16_f32";
+    case GemmElementTypes::kS8ToS32:
+      return "__hmo_cpu_gemm_s8_s32";
   }
   return nullptr;
 }

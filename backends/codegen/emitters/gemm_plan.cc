@@ -85,6 +85,7 @@ std::optional<GemmElementTypes> RuntimeGemmElementTypes(const HloInstruction& do
   if (out == PrimitiveType::F32 && lhs == PrimitiveType::F32) return GemmElementTypes::kF32;
   if (out == PrimitiveType::F64 && lhs == PrimitiveType::F64) return GemmElementTypes::kF64;
   if (out == PrimitiveType::F32 && lhs == PrimitiveType::BF16) return GemmElementTypes::kBf16ToF32;
+  if (out == PrimitiveType::S32 && lhs == PrimitiveType::S8) return GemmElementTypes::kS8ToS32;
   return std::nullopt;
 }
 

@@ -1,5 +1,5 @@
 // Batched GEMM for dot instructions: f32 and f64 through CBLAS (OpenBLAS),
-// bf16 x bf16 -> f32 through oneDNN (onednn_matmul.h).
+// bf16 x bf16 -> f32 and s8 x s8 -> s32 through oneDNN (onednn_matmul.h).
 
 #include <cblas.h>
 
@@ -66,8 +66,10 @@ std::vector<float> WidenBf16(const uint16_t* data, int64_t rows, int64_t columns
 void Bf16Product(CBLAS_TRANSPOSE trans_a, CBLAS_TRANSPOSE trans_b, int64_t rows, int64_t columns,
                  int64_t k, const uint16_t* a, int64_t lda, const uint16_t* b, int64_t ldb,
                  float* c, int64_t ldc) {
-  if (hmo::codegen::OneDnnMatmulBf16F32(trans_a, trans_b, rows, columns, k, a, lda, b, ldb, c, ldc))
+  if (hmo::codegen::OneDnnMatmul(hmo::codegen::OneDnnProduct::kBf16ToF32, trans_a, trans_b, rows,
+                                 columns, k, a, lda, b, ldb, c, ldc)) {
     return;
+  }
   const bool ta = trans_a != CblasNoTrans;
   const bool tb = trans_b != CblasNoTrans;
   const std::vector<float> wide_a = WidenBf16(a, ta ? k : rows, ta ? rows : k, lda);
@@ -76,6 +78,29 @@ void Bf16Product(CBLAS_TRANSPOSE trans_a, CBLAS_TRANSPOSE trans_b, int64_t rows,
               static_cast<blasint>(columns), static_cast<blasint>(k), 1.0f, wide_a.data(),
               static_cast<blasint>(ta ? rows : k), wide_b.data(),
               static_cast<blasint>(tb ? k : columns), 0.0f, c, static_cast<blasint>(ldc));
+}
+
+// s8 x s8 -> s32: oneDNN, or (where oneDNN refuses the product) a loop
+// accumulating in s32; both exact while the sums fit s32.
+void S8Product(CBLAS_TRANSPOSE trans_a, CBLAS_TRANSPOSE trans_b, int64_t rows, int64_t columns,
+               int64_t k, const int8_t* a, int64_t lda, const int8_t* b, int64_t ldb, int32_t* c,
+               int64_t ldc) {
+  if (hmo::codegen::OneDnnMatmul(hmo::codegen::OneDnnProduct::kS8ToS32, trans_a, trans_b, rows,
+                                 columns, k, a, lda, b, ldb, c, ldc)) {
+    return;
+  }
+  const bool ta = trans_a != CblasNoTrans;
+  const bool tb = trans_b != CblasNoTrans;
+  for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t j = 0; j < columns; ++j) {
+      int32_t sum = 0;
+      for (int64_t p = 0; p < k; ++p) {
+        sum += static_cast<int32_t>(ta ? a[p * lda + i] : a[i * lda + p]) *
+               static_cast<int32_t>(tb ? b[j * ldb + p] : b[p * ldb + j]);
+      }
+      c[i * ldc + j] = sum;
+    }
+  }
 }
 
 }  // namespace
@@ -98,5 +123,12 @@ extern "C" void __hmo_cpu_gemm_bf16_f32(float* out, const uint16_t* lhs, const u
                                         int64_t batch, int64_t m, int64_t n, int64_t k,
                                         int32_t transpose_lhs, int32_t transpose_rhs) {
   BatchedGemm<uint16_t, float>(Bf16Product, out, lhs, rhs, batch, m, n, k, transpose_lhs,
+                               transpose_rhs);
+}
+
+extern "C" void __hmo_cpu_gemm_s8_s32(int32_t* out, const int8_t* lhs, const int8_t* rhs,
+                                      int64_t batch, int64_t m, int64_t n, int64_t k,
+                                      int32_t transpose_lhs, int32_t transpose_rhs) {
+  BatchedGemm<int8_t, int32_t>(S8Product, out, lhs, rhs, batch, m, n, k, transpose_lhs,
                                transpose_rhs);
 }

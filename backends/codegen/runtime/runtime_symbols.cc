@@ -15,6 +15,7 @@ std::vector<std::pair<std::string, void*>> RuntimeSymbols() {
       {"__hmo_cpu_gemm_f32", reinterpret_cast<void*>(&__hmo_cpu_gemm_f32)},
       {"__hmo_cpu_gemm_f64", reinterpret_cast<void*>(&__hmo_cpu_gemm_f64)},
       {"__hmo_cpu_gemm_bf16_f32", reinterpret_cast<void*>(&__hmo_cpu_gemm_bf16_f32)},
+      {"__hmo_cpu_gemm_s8_s32", reinterpret_cast<void*>(&__hmo_cpu_gemm_s8_s32)},
       {"__hmo_cpu_parallel_for", reinterpret_cast<void*>(&__hmo_cpu_parallel_for)},
       {"__hmo_cpu_conv2d_f32", reinterpret_cast<void*>(&__hmo_cpu_conv2d_f32)},
       {"__hmo_cpu_conv2d_bf16", reinterpret_cast<void*>(&__hmo_cpu_conv2d_bf16)},

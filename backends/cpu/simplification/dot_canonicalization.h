@@ -14,7 +14,7 @@
 //     convert back to the result's type (XLA's optimized CPU modules carry
 //     the same converts);
 //   - a dot of element types a runtime GEMM takes (gemm_plan.h's
-//     RuntimeGemmElementTypes: f32, f64, bf16 into f32) with a row-major
+//     RuntimeGemmElementTypes: f32, f64, bf16 into f32, s8 into s32) with a row-major
 //     result whose operands are not laid out as matrices gets a transpose on
 //     each such operand, to
 //     [batch, free, contracting] (lhs) or [batch, contracting, free] (rhs)

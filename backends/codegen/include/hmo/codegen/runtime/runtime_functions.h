@@ -27,7 +27,7 @@
 extern "C" {
 
 // ---------------------------------------------------------------------------
-// Batched matrix multiplication (BLAS; oneDNN for bf16).
+// Batched matrix multiplication (BLAS; oneDNN for bf16 and s8).
 //
 // For each b in [0, batch):
 //   out[b] (m x n, row-major) = op(lhs[b]) * op(rhs[b])
@@ -45,6 +45,10 @@ void __hmo_cpu_gemm_f64(double* out, const double* lhs, const double* rhs, int64
 void __hmo_cpu_gemm_bf16_f32(float* out, const uint16_t* lhs, const uint16_t* rhs, int64_t batch,
                              int64_t m, int64_t n, int64_t k, int32_t transpose_lhs,
                              int32_t transpose_rhs);
+// And with s8 operands and an s32 result (accumulated in s32; oneDNN).
+void __hmo_cpu_gemm_s8_s32(int32_t* out, const int8_t* lhs, const int8_t* rhs, int64_t batch,
+                           int64_t m, int64_t n, int64_t k, int32_t transpose_lhs,
+                           int32_t transpose_rhs);
 
 // ---------------------------------------------------------------------------
 // Partitioned kernels.
