@@ -250,11 +250,13 @@ TEST_F(ModuleExecutionTest, ReplicasGetTheirOwnSeedsResultsAndChecks) {
 class TimedReplicasExecutable : public EvaluatingExecutable {
  public:
   using EvaluatingExecutable::EvaluatingExecutable;
-  absl::StatusOr<std::vector<Literal>> ExecuteReplicated(const std::vector<std::vector<Literal>>& arguments,
-                                                         std::vector<ExecutionProfile>* profiles) override {
+  absl::StatusOr<std::vector<Literal>> ExecuteReplicated(
+      const std::vector<std::vector<Literal>>& arguments,
+      std::vector<ExecutionProfile>* profiles) override {
     if (profiles != nullptr) {
       profiles->assign(arguments.size(), ExecutionProfile{});
-      for (size_t r = 0; r < arguments.size(); ++r) (*profiles)[r].run_seconds = 0.25 * static_cast<double>(1 + (r + 1) % 3);
+      for (size_t r = 0; r < arguments.size(); ++r)
+        (*profiles)[r].run_seconds = 0.25 * static_cast<double>(1 + (r + 1) % 3);
     }
     return HloEvaluator().EvaluateReplicated(module(), arguments);
   }

@@ -51,8 +51,7 @@ absl::Status EmitGemmCall(KernelEmitContext& context, GemmElementTypes types,
   llvm::Type* i32 = b.getInt32Ty();
   llvm::FunctionType* type = llvm::FunctionType::get(
       b.getVoidTy(), {ptr, ptr, ptr, i64, i64, i64, i64, i32, i32}, /*isVarArg=*/false);
-  llvm::FunctionCallee gemm =
-      context.GetOrDeclareFunction(GemmFunction(types), type);
+  llvm::FunctionCallee gemm = context.GetOrDeclareFunction(GemmFunction(types), type);
   b.CreateCall(gemm, {b.CreateBitCast(out.base(), ptr), b.CreateBitCast(lhs.base(), ptr),
                       b.CreateBitCast(rhs.base(), ptr), I64(b, plan.batch), I64(b, plan.m),
                       I64(b, plan.n), I64(b, plan.k), b.getInt32(plan.transpose_lhs ? 1 : 0),

@@ -9,8 +9,7 @@ namespace hmo::codegen {
 
 TargetMemoryModel EmittedMemoryModel(
     std::string target, int64_t alignment, EmittedFusions fusions,
-    std::function<absl::Status(HloModule&, const std::vector<HloInstruction*>&)>
-        regroup_expanded) {
+    std::function<absl::Status(HloModule&, const std::vector<HloInstruction*>&)> regroup_expanded) {
   TargetMemoryModel model;
   model.target = std::move(target);
   model.assignment.pointer_size = 8;

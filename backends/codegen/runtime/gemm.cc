@@ -108,15 +108,15 @@ void S8Product(CBLAS_TRANSPOSE trans_a, CBLAS_TRANSPOSE trans_b, int64_t rows, i
 extern "C" void __hmo_cpu_gemm_f32(float* out, const float* lhs, const float* rhs, int64_t batch,
                                    int64_t m, int64_t n, int64_t k, int32_t transpose_lhs,
                                    int32_t transpose_rhs) {
-  BatchedGemm<float, float>(hmo::codegen::CblasProduct<float>(cblas_sgemm), out, lhs, rhs, batch,
-                            m, n, k, transpose_lhs, transpose_rhs);
+  BatchedGemm<float, float>(hmo::codegen::CblasProduct<float>(cblas_sgemm), out, lhs, rhs, batch, m,
+                            n, k, transpose_lhs, transpose_rhs);
 }
 
 extern "C" void __hmo_cpu_gemm_f64(double* out, const double* lhs, const double* rhs, int64_t batch,
                                    int64_t m, int64_t n, int64_t k, int32_t transpose_lhs,
                                    int32_t transpose_rhs) {
-  BatchedGemm<double, double>(hmo::codegen::CblasProduct<double>(cblas_dgemm), out, lhs, rhs,
-                              batch, m, n, k, transpose_lhs, transpose_rhs);
+  BatchedGemm<double, double>(hmo::codegen::CblasProduct<double>(cblas_dgemm), out, lhs, rhs, batch,
+                              m, n, k, transpose_lhs, transpose_rhs);
 }
 
 extern "C" void __hmo_cpu_gemm_bf16_f32(float* out, const uint16_t* lhs, const uint16_t* rhs,

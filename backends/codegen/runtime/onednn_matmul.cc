@@ -32,12 +32,12 @@ bool OneDnnMatmul(OneDnnProduct product, CBLAS_TRANSPOSE trans_a, CBLAS_TRANSPOS
     const Type out = product == OneDnnProduct::kBf16ToF32 ? Type::f32 : Type::s32;
     // op(A) is rows x k and op(B) k x columns; a transposed operand is the
     // same bytes read with swapped strides.
-    const Desc a_desc({rows, k}, in,
-                      trans_a == CblasNoTrans ? dnnl::memory::dims{lda, 1}
-                                              : dnnl::memory::dims{1, lda});
-    const Desc b_desc({k, columns}, in,
-                      trans_b == CblasNoTrans ? dnnl::memory::dims{ldb, 1}
-                                              : dnnl::memory::dims{1, ldb});
+    const Desc a_desc(
+        {rows, k}, in,
+        trans_a == CblasNoTrans ? dnnl::memory::dims{lda, 1} : dnnl::memory::dims{1, lda});
+    const Desc b_desc(
+        {k, columns}, in,
+        trans_b == CblasNoTrans ? dnnl::memory::dims{ldb, 1} : dnnl::memory::dims{1, ldb});
     const Desc c_desc({rows, columns}, out, dnnl::memory::dims{ldc, 1});
     dnnl::engine& engine = CpuEngine();
     const dnnl::matmul::primitive_desc descriptor(dnnl::matmul::desc(a_desc, b_desc, c_desc),
@@ -47,9 +47,8 @@ bool OneDnnMatmul(OneDnnProduct product, CBLAS_TRANSPOSE trans_a, CBLAS_TRANSPOS
     dnnl::memory a_memory(a_desc, engine, const_cast<void*>(a));
     dnnl::memory b_memory(b_desc, engine, const_cast<void*>(b));
     dnnl::memory c_memory(c_desc, engine, c);
-    matmul.execute(stream, {{DNNL_ARG_SRC, a_memory},
-                            {DNNL_ARG_WEIGHTS, b_memory},
-                            {DNNL_ARG_DST, c_memory}});
+    matmul.execute(
+        stream, {{DNNL_ARG_SRC, a_memory}, {DNNL_ARG_WEIGHTS, b_memory}, {DNNL_ARG_DST, c_memory}});
     stream.wait();
     return true;
   } catch (const dnnl::error&) {

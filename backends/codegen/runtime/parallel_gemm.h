@@ -56,10 +56,9 @@ template <typename T, typename Gemm>
 auto CblasProduct(Gemm gemm) {
   return [gemm](CBLAS_TRANSPOSE trans_a, CBLAS_TRANSPOSE trans_b, int64_t rows, int64_t columns,
                 int64_t k, const T* a, int64_t lda, const T* b, int64_t ldb, T* c, int64_t ldc) {
-    gemm(CblasRowMajor, trans_a, trans_b, static_cast<blasint>(rows),
-         static_cast<blasint>(columns), static_cast<blasint>(k), T(1), a,
-         static_cast<blasint>(lda), b, static_cast<blasint>(ldb), T(0), c,
-         static_cast<blasint>(ldc));
+    gemm(CblasRowMajor, trans_a, trans_b, static_cast<blasint>(rows), static_cast<blasint>(columns),
+         static_cast<blasint>(k), T(1), a, static_cast<blasint>(lda), b, static_cast<blasint>(ldb),
+         T(0), c, static_cast<blasint>(ldc));
   };
 }
 

@@ -175,7 +175,8 @@ ENTRY e {{
       15, [&] { bf16_buffers.Run(*bf16); }, [&] { f32_buffers.Run(*f32); });
   const double flops = 2.0 * n * n * n;
   fmt::print(
-      "dot bf16 n={:>5}: hmo bf16 {:7.2f} GFLOP/s, hmo f32 {:7.2f} GFLOP/s, ratio {:.2f} (goal >= 1.00)\n",
+      "dot bf16 n={:>5}: hmo bf16 {:7.2f} GFLOP/s, hmo f32 {:7.2f} GFLOP/s, ratio {:.2f} (goal >= "
+      "1.00)\n",
       n, flops / bf16_seconds * 1e-9, flops / f32_seconds * 1e-9, f32_seconds / bf16_seconds);
 }
 

@@ -12,8 +12,7 @@ namespace hmo::cpu {
 absl::StatusOr<int64_t> RegroupExpandedInstructions(HloModule& module,
                                                     const std::vector<HloInstruction*>& expanded) {
   if (expanded.empty()) return 0;
-  const absl::flat_hash_set<const HloInstruction*> from_expansion(expanded.begin(),
-                                                                  expanded.end());
+  const absl::flat_hash_set<const HloInstruction*> from_expansion(expanded.begin(), expanded.end());
   absl::flat_hash_set<const HloComputation*> computations;
   for (const HloInstruction* instruction : expanded) computations.insert(instruction->parent());
   LoopFuser fuser(module, ReductionHosts::kAnySize, [&](const HloInstruction& producer) {

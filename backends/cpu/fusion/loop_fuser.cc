@@ -55,9 +55,10 @@ HloInstruction* CloneBody(const HloComputation& computation,
     }
     std::vector<HloInstruction*> operands;
     operands.reserve(instruction->operand_count());
-    for (const HloInstruction* operand : instruction->operands()) operands.push_back(clones.at(operand));
-    clones[instruction] = target.AddInstruction(
-        instruction->CloneWithNewOperands(instruction->shape(), operands));
+    for (const HloInstruction* operand : instruction->operands())
+      operands.push_back(clones.at(operand));
+    clones[instruction] =
+        target.AddInstruction(instruction->CloneWithNewOperands(instruction->shape(), operands));
   }
   return clones.at(computation.root_instruction());
 }
@@ -70,7 +71,8 @@ HloInstruction* CloneProducer(
     const absl::flat_hash_map<const HloInstruction*, HloInstruction*>& value_of,
     HloComputation& target) {
   std::vector<HloInstruction*> operands;
-  for (const HloInstruction* operand : producer.operands()) operands.push_back(value_of.at(operand));
+  for (const HloInstruction* operand : producer.operands())
+    operands.push_back(value_of.at(operand));
   if (producer.opcode() == HloOpcode::kFusion) {
     return CloneBody(*producer.fused_instructions_computation(), operands, target);
   }
@@ -101,8 +103,7 @@ void UniquifyNamesWithinBody(HloComputation& body) {
 
 class LoopFuser::Impl {
  public:
-  Impl(HloModule& module, ReductionHosts hosts,
-       std::function<bool(const HloInstruction&)> may_fuse)
+  Impl(HloModule& module, ReductionHosts hosts, std::function<bool(const HloInstruction&)> may_fuse)
       : module_(module), hosts_(hosts), may_fuse_(std::move(may_fuse)) {}
 
   absl::StatusOr<bool> FuseIntoConsumer(HloInstruction* consumer) {
@@ -134,13 +135,14 @@ class LoopFuser::Impl {
     auto body = std::make_unique<HloComputation>(module_.GetUniqueName(kFusedComputationName));
     absl::flat_hash_map<const HloInstruction*, HloInstruction*> value_of;
     for (int64_t i = 0; i < static_cast<int64_t>(operands.size()); ++i) {
-      value_of[operands[i]] = body->AddParameter(HloInstruction::CreateParameter(
-          i, operands[i]->shape(), absl::StrCat("param_", i)));
+      value_of[operands[i]] = body->AddParameter(
+          HloInstruction::CreateParameter(i, operands[i]->shape(), absl::StrCat("param_", i)));
     }
     body->set_root_instruction(CloneProducer(*instruction, value_of, *body));
     HloComputation* fused = module_.AddComputation(std::move(body), /*is_entry=*/false,
                                                    /*uniquify_names=*/false);
-    const FusionKind kind = IsReductionHost(*instruction, hosts_) ? FusionKind::kInput : FusionKind::kLoop;
+    const FusionKind kind =
+        IsReductionHost(*instruction, hosts_) ? FusionKind::kInput : FusionKind::kLoop;
     std::unique_ptr<HloInstruction> fusion =
         HloInstruction::CreateFusion(instruction->shape(), kind, operands, fused);
     fusion->SetAndSanitizeName(kFusionName);
@@ -170,8 +172,8 @@ class LoopFuser::Impl {
     auto body = std::make_unique<HloComputation>(old_body->name());
     absl::flat_hash_map<const HloInstruction*, HloInstruction*> value_of;
     for (int64_t i = 0; i < static_cast<int64_t>(operands.size()); ++i) {
-      value_of[operands[i]] = body->AddParameter(HloInstruction::CreateParameter(
-          i, operands[i]->shape(), absl::StrCat("param_", i)));
+      value_of[operands[i]] = body->AddParameter(
+          HloInstruction::CreateParameter(i, operands[i]->shape(), absl::StrCat("param_", i)));
     }
     HloInstruction* producer_value = CloneProducer(*producer, value_of, *body);
     std::vector<HloInstruction*> old_parameter_values;
@@ -216,7 +218,6 @@ class LoopFuser::Impl {
   const ReductionHosts hosts_;
   const std::function<bool(const HloInstruction&)> may_fuse_;
 };
-
 
 LoopFuser::LoopFuser(HloModule& module, ReductionHosts hosts,
                      std::function<bool(const HloInstruction& producer)> may_fuse)

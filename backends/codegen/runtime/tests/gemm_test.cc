@@ -109,7 +109,8 @@ INSTANTIATE_TEST_SUITE_P(
                       GemmCase{2, 17, 13, 33, true, false}, GemmCase{2, 3, 4, 0, false, false},
                       // Slices of C's rows and columns, and whole products per thread.
                       GemmCase{1, 200, 70, 90, false, false}, GemmCase{1, 200, 71, 90, true, true},
-                      GemmCase{1, 40, 301, 100, false, true}, GemmCase{5, 64, 64, 64, true, false}));
+                      GemmCase{1, 40, 301, 100, false, true},
+                      GemmCase{5, 64, 64, 64, true, false}));
 
 // s8 operands into s32: exact, so equal to the naive loop's sums.
 class GemmS8Test : public ::testing::TestWithParam<GemmCase> {};
@@ -122,12 +123,11 @@ TEST_P(GemmS8Test, EqualsNaiveLoop) {
   for (int8_t& v : lhs) v = static_cast<int8_t>(value(rng));
   for (int8_t& v : rhs) v = static_cast<int8_t>(value(rng));
   std::vector<int32_t> out(c.batch * c.m * c.n, 123);  // Must be overwritten.
-  __hmo_cpu_gemm_s8_s32(out.data(), lhs.data(), rhs.data(), c.batch, c.m, c.n, c.k,
-                        c.transpose_lhs, c.transpose_rhs);
-  const std::vector<double> expected =
-      NaiveGemm(std::vector<double>(lhs.begin(), lhs.end()),
-                std::vector<double>(rhs.begin(), rhs.end()), c.batch, c.m, c.n, c.k,
-                c.transpose_lhs, c.transpose_rhs);
+  __hmo_cpu_gemm_s8_s32(out.data(), lhs.data(), rhs.data(), c.batch, c.m, c.n, c.k, c.transpose_lhs,
+                        c.transpose_rhs);
+  const std::vector<double> expected = NaiveGemm(
+      std::vector<double>(lhs.begin(), lhs.end()), std::vector<double>(rhs.begin(), rhs.end()),
+      c.batch, c.m, c.n, c.k, c.transpose_lhs, c.transpose_rhs);
   for (size_t i = 0; i < out.size(); ++i)
     ASSERT_EQ(out[i], static_cast<int32_t>(expected[i])) << "at " << i;
 }
@@ -137,7 +137,8 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(GemmCase{1, 5, 7, 4, false, false}, GemmCase{3, 5, 7, 4, true, false},
                       GemmCase{3, 5, 7, 4, false, true}, GemmCase{3, 5, 7, 4, true, true},
                       GemmCase{2, 3, 4, 0, false, false}, GemmCase{1, 200, 71, 90, true, true},
-                      GemmCase{1, 40, 301, 100, false, true}, GemmCase{5, 64, 64, 64, true, false}));
+                      GemmCase{1, 40, 301, 100, false, true},
+                      GemmCase{5, 64, 64, 64, true, false}));
 
 TEST(GemmF64Test, BatchedTransposedMatchesNaiveLoop) {
   const int64_t batch = 3, m = 4, n = 6, k = 5;

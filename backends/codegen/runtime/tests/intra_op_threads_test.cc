@@ -66,9 +66,8 @@ TEST_F(IntraOpThreadsTest, ACallerRunsThePartsNoPoolThreadStarted) {
   while (!pool_thread_held.load()) std::this_thread::yield();
 
   std::atomic<int> parts_run{0};
-  std::thread second([&] {
-    ForEachIntraOpPart(2, [&](int64_t, int64_t) { parts_run.fetch_add(1); });
-  });
+  std::thread second(
+      [&] { ForEachIntraOpPart(2, [&](int64_t, int64_t) { parts_run.fetch_add(1); }); });
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
   while (parts_run.load() < 2 && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(1));

@@ -23,7 +23,8 @@ namespace {
 
 // After XLA:CPU's ynn_fusion.80 of a GPT-style attention backward pass,
 // at a smaller size.
-constexpr char kOutputFusion[] = R"(HloModule ynn_output_fusion, entry_computation_layout={(f32[2,4,32,16]{3,2,1,0}, f32[2,4,32,16]{3,2,1,0}, f32[2,4,32,32]{3,2,1,0}, f32[2,4,32]{2,1,0}, f32[2,4,32]{2,1,0}, f32[2,4,32,32]{3,2,1,0})->f32[2,4,32,32]{3,2,1,0}}
+constexpr char kOutputFusion[] =
+    R"(HloModule ynn_output_fusion, entry_computation_layout={(f32[2,4,32,16]{3,2,1,0}, f32[2,4,32,16]{3,2,1,0}, f32[2,4,32,32]{3,2,1,0}, f32[2,4,32]{2,1,0}, f32[2,4,32]{2,1,0}, f32[2,4,32,32]{3,2,1,0})->f32[2,4,32,32]{3,2,1,0}}
 
 %region_add (a: f32[], b: f32[]) -> f32[] {
   %a = f32[] parameter(0)

@@ -21,7 +21,8 @@
 namespace hmo::cpu {
 namespace {
 
-constexpr char kNarrowDots[] = R"(HloModule narrow_dots, entry_computation_layout={(f32[64,48]{1,0}, f32[48,32]{1,0}, s8[40,64]{1,0}, s8[64,24]{0,1})->(bf16[64,32]{1,0}, f32[48,48]{1,0}, s32[40,24]{1,0})}
+constexpr char kNarrowDots[] =
+    R"(HloModule narrow_dots, entry_computation_layout={(f32[64,48]{1,0}, f32[48,32]{1,0}, s8[40,64]{1,0}, s8[64,24]{0,1})->(bf16[64,32]{1,0}, f32[48,48]{1,0}, s32[40,24]{1,0})}
 
 ENTRY %main (w: f32[64,48], x: f32[48,32], a: s8[40,64], b: s8[64,24]) -> (bf16[64,32], f32[48,48], s32[40,24]) {
   %w = f32[64,48]{1,0} parameter(0)

@@ -33,8 +33,8 @@ enum class EmittedFusions {
 // again into fusions the backend emits (ExecutionPreparationOptions).
 TargetMemoryModel EmittedMemoryModel(
     std::string target, int64_t alignment, EmittedFusions fusions,
-    std::function<absl::Status(HloModule&, const std::vector<HloInstruction*>&)>
-        regroup_expanded = nullptr);
+    std::function<absl::Status(HloModule&, const std::vector<HloInstruction*>&)> regroup_expanded =
+        nullptr);
 
 }  // namespace hmo::codegen
 
