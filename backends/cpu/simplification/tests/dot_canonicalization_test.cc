@@ -5,9 +5,11 @@
 #include "cpu/simplification/dot_canonicalization.h"
 
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
+#include "absl/strings/str_replace.h"
 #include "gtest/gtest.h"
 #include "hmo/codegen/gemm_plan.h"
 #include "hmo/ir/hlo_computation.h"
@@ -98,63 +100,47 @@ ENTRY e {
   testing::ExpectPassKeepsValues<DotCanonicalization>(kText);
 }
 
-// A bf16 dot into f32 (JAX's preferred_element_type) whose lhs batch
-// dimension is not its major one gets the transpose, in bf16, and takes the
-// bf16 GEMM.
-TEST(DotCanonicalizationTest, Bf16IntoF32DotIsTransposedInBf16) {
-  constexpr std::string_view kText = R"(
-HloModule m
-ENTRY e {
-  a = bf16[32,2,16]{2,1,0} parameter(0)
-  b = bf16[2,16,64]{2,1,0} parameter(1)
-  ROOT d = f32[2,32,64]{2,1,0} dot(a, b), lhs_batch_dims={1}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
-}
-)";
-  std::unique_ptr<HloModule> module = ParseTestModule(kText);
-  ASSERT_FALSE(codegen::GemmPlanFor(*OnlyDot(*module)).has_value());
-  absl::StatusOr<bool> changed = RunCanonicalization(*module);
-  ASSERT_TRUE(changed.ok()) << changed.status();
-  EXPECT_TRUE(*changed);
-  const HloInstruction* dot = OnlyDot(*module);
-  ASSERT_NE(dot, nullptr);
-  EXPECT_EQ(dot->operand(0)->opcode(), HloOpcode::kTranspose);
-  EXPECT_EQ(dot->operand(0)->shape().element_type(), PrimitiveType::BF16);
-  EXPECT_EQ(codegen::RuntimeGemmElementTypes(*dot), codegen::GemmElementTypes::kBf16ToF32);
-  EXPECT_TRUE(codegen::GemmPlanFor(*dot).has_value()) << module->ToString();
-  EXPECT_TRUE(VerifyHloModule(*module).ok()) << module->ToString();
-  testing::ExpectPassKeepsValues<DotCanonicalization>(kText);
-}
-
+// For f32 operands, and for bf16 operands into f32 (JAX's
+// preferred_element_type: the bf16 GEMM, the transpose in bf16).
 TEST(DotCanonicalizationTest, BatchDimensionsNotMajorAreTransposedIntoGemmOrder) {
-  // The batch dimension of the lhs is not its major one.
-  constexpr std::string_view kText = R"(
+  for (const char* operand_type : {"f32", "bf16"}) {
+    SCOPED_TRACE(operand_type);
+    // The batch dimension of the lhs is not its major one.
+    const std::string text = absl::StrReplaceAll(R"(
 HloModule m
 ENTRY e {
-  a = f32[32,2,16]{2,1,0} parameter(0)
-  b = f32[2,16,64]{2,1,0} parameter(1)
+  a = $T[32,2,16]{2,1,0} parameter(0)
+  b = $T[2,16,64]{2,1,0} parameter(1)
   ROOT d = f32[2,32,64]{2,1,0} dot(a, b), lhs_batch_dims={1}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
 }
-)";
-  std::unique_ptr<HloModule> module = ParseTestModule(kText);
-  ASSERT_FALSE(codegen::GemmPlanFor(*OnlyDot(*module)).has_value());
-  absl::StatusOr<bool> changed = RunCanonicalization(*module);
-  ASSERT_TRUE(changed.ok()) << changed.status();
-  EXPECT_TRUE(*changed);
-  const HloInstruction* dot = OnlyDot(*module);
-  ASSERT_NE(dot, nullptr);
-  EXPECT_EQ(dot->operand(0)->opcode(), HloOpcode::kTranspose);
-  EXPECT_EQ(dot->operand(0)->dimensions(), (std::vector<int64_t>{1, 0, 2}));
-  EXPECT_EQ(dot->operand(1)->name(), "b");  // already [batch, contracting, free]
-  EXPECT_EQ(dot->dot_dimension_numbers().lhs_batch_dimensions, std::vector<int64_t>{0});
-  EXPECT_EQ(dot->dot_dimension_numbers().lhs_contracting_dimensions, std::vector<int64_t>{2});
-  EXPECT_TRUE(codegen::GemmPlanFor(*dot).has_value());
-  EXPECT_TRUE(VerifyHloModule(*module).ok()) << module->ToString();
-  // The transpose prints with its dimensions: the text parses back.
-  EXPECT_NE(ParseTestModule(module->ToString()), nullptr);
-  testing::ExpectPassKeepsValues<DotCanonicalization>(kText);
+)",
+                                                 {{"$T", operand_type}});
+    std::unique_ptr<HloModule> module = ParseTestModule(text);
+    ASSERT_FALSE(codegen::GemmPlanFor(*OnlyDot(*module)).has_value());
+    absl::StatusOr<bool> changed = RunCanonicalization(*module);
+    ASSERT_TRUE(changed.ok()) << changed.status();
+    EXPECT_TRUE(*changed);
+    const HloInstruction* dot = OnlyDot(*module);
+    ASSERT_NE(dot, nullptr);
+    EXPECT_EQ(dot->operand(0)->opcode(), HloOpcode::kTranspose);
+    EXPECT_EQ(dot->operand(0)->shape().element_type(),
+              dot->operand(1)->shape().element_type());  // no convert
+    EXPECT_EQ(dot->operand(0)->dimensions(), (std::vector<int64_t>{1, 0, 2}));
+    EXPECT_EQ(dot->operand(1)->name(), "b");  // already [batch, contracting, free]
+    EXPECT_EQ(dot->dot_dimension_numbers().lhs_batch_dimensions, std::vector<int64_t>{0});
+    EXPECT_EQ(dot->dot_dimension_numbers().lhs_contracting_dimensions, std::vector<int64_t>{2});
+    EXPECT_TRUE(codegen::GemmPlanFor(*dot).has_value());
+    EXPECT_TRUE(codegen::RuntimeGemmElementTypes(*dot).has_value());
+    EXPECT_TRUE(VerifyHloModule(*module).ok()) << module->ToString();
+    // The transpose prints with its dimensions: the text parses back.
+    EXPECT_NE(ParseTestModule(module->ToString()), nullptr);
+    testing::ExpectPassKeepsValues<DotCanonicalization>(text);
+  }
 }
 
-TEST(DotCanonicalizationTest, GemmIntegerTransposedResultAndMatrixVectorDotsStay) {
+// Dots already in GEMM form (f32, and s8 into s32), a transposed result
+// and a matrix-vector product stay as they are.
+TEST(DotCanonicalizationTest, GemmFormTransposedResultAndMatrixVectorDotsStay) {
   std::unique_ptr<HloModule> module = ParseTestModule(R"(
 HloModule m
 ENTRY e {
