@@ -13,8 +13,10 @@ then
         --backend cpu --inputs <program dir> --repeat <runs + 1> --results-dir <tmp>
 
 runs the four devices as threads of one process with in-process collectives
-(its warm median times all devices together), and every device's results are
-compared with XLA's (device<k>/output_<i>.npy).
+(every device's arguments are copied in before any device starts, and a run
+takes the longest device's time, as XLA's step is timed on resident
+arguments), and every device's results are compared with XLA's
+(device<k>/output_<i>.npy).
 
     .venv-jax/bin/python bench/jax_corpus/speed_spmd.py [--corpus DIR] [--runs 6] [--only a b]
 
@@ -94,7 +96,8 @@ def main():
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores; XLA:CPU with "
           f"--xla_force_host_platform_device_count={generate_spmd.NUM_DEVICES} (XLA's default "
           f"intra-op threads); hmo: one thread per device, in-process collectives, --threads "
-          f"{args.threads or 'default (hardware threads)'}; warm medians of {args.runs} runs")
+          f"{args.threads or 'default (hardware threads)'}, a run timed as its longest device's "
+          f"(arguments in beforehand); warm medians of {args.runs} runs")
     print("| program | XLA warm ms (4 devices) | hmo warm ms (4 devices, threads) | hmo / XLA "
           "| hmo cold ms | worst rel. error vs XLA |")
     print("|---|---|---|---|---|---|")
