@@ -122,8 +122,8 @@ absl::StatusOr<bool> Canonicalize(HloComputation& computation, HloInstruction* d
         WithElementType(lhs->shape(), PrimitiveType::F32), HloOpcode::kConvert, lhs));
     rhs = computation.AddInstruction(HloInstruction::CreateUnary(
         WithElementType(rhs->shape(), PrimitiveType::F32), HloOpcode::kConvert, rhs));
-  } else if (!narrowed && (!codegen::RuntimeGemmElementTypes(*dot).has_value() ||
-                           codegen::GemmPlanFor(*dot).has_value())) {
+  } else if (!codegen::RuntimeGemmElementTypes(*dot).has_value() ||
+             codegen::GemmPlanFor(*dot).has_value()) {
     return false;
   }
   const Shape result_shape =

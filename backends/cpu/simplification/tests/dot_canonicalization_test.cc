@@ -71,6 +71,44 @@ ENTRY e {
   testing::ExpectPassKeepsValues<DotCanonicalization>(kText);
 }
 
+// A weight cast to bf16 once and read by two dots (forward and backward) is
+// cast again for one of them: each dot reads a cast of its own, which the
+// scheduler places next to it, instead of one cast live from the first dot
+// to the last.
+TEST(DotCanonicalizationTest, ASharedWeightCastIsCastAgainForEachDot) {
+  constexpr std::string_view kText = R"(
+HloModule m
+ENTRY e {
+  w = f32[64,64]{1,0} parameter(0)
+  x = bf16[64,64]{1,0} parameter(1)
+  g = bf16[64,64]{1,0} parameter(2)
+  w16 = bf16[64,64]{1,0} convert(w)
+  y = bf16[64,64]{1,0} dot(x, w16), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  dx = bf16[64,64]{1,0} dot(g, w16), lhs_contracting_dims={1}, rhs_contracting_dims={1}
+  ROOT r = (bf16[64,64]{1,0}, bf16[64,64]{1,0}) tuple(y, dx)
+}
+)";
+  std::unique_ptr<HloModule> module = ParseTestModule(kText);
+  absl::StatusOr<bool> changed = RunCanonicalization(*module);
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  EXPECT_TRUE(*changed);
+  std::vector<const HloInstruction*> casts;
+  for (const HloInstruction* instruction : module->entry_computation()->instructions()) {
+    if (instruction->opcode() != HloOpcode::kDot) continue;
+    EXPECT_EQ(codegen::RuntimeGemmElementTypes(*instruction),
+              codegen::GemmElementTypes::kBf16ToF32);
+    const HloInstruction* cast = instruction->operand(1);
+    ASSERT_EQ(cast->opcode(), HloOpcode::kConvert) << module->ToString();
+    EXPECT_EQ(cast->operand(0)->name(), "w");
+    EXPECT_EQ(cast->user_count(), 1) << module->ToString();
+    casts.push_back(cast);
+  }
+  ASSERT_EQ(casts.size(), 2u);
+  EXPECT_NE(casts[0], casts[1]);
+  EXPECT_TRUE(VerifyHloModule(*module).ok()) << module->ToString();
+  testing::ExpectPassKeepsValues<DotCanonicalization>(kText);
+}
+
 // An f16 dot (no f16 GEMM) is an f32 GEMM between converts, as XLA:CPU's
 // optimized modules have it.
 TEST(DotCanonicalizationTest, F16DotIsAnF32GemmBetweenConverts) {
