@@ -1,4 +1,4 @@
-// 2-D f32 convolution (NHWC input, HWIO filter, NHWC output).
+// 2-D f32 and bf16 convolutions (NHWC input, HWIO filter, NHWC output).
 //
 // General and grouped convolutions lower to im2col + one SGEMM per (band of
 // output rows, group), the bands split among the intra-op threads: the patch
@@ -9,14 +9,23 @@
 // Depthwise convolutions (one input feature per group) would give GEMMs with
 // K = kernel taps and N = channel multiplier — too thin for BLAS — so they run
 // a direct loop whose innermost dimension is the contiguous output feature.
+//
+// A bf16 convolution runs the same code on bf16 patches: its GEMMs multiply
+// the bf16 values exactly and accumulate in f32 (narrow_products.h), into a
+// band-sized f32 scratch rounded to bf16 once per output; its depthwise loop
+// accumulates each output pixel in f32. The scratch is bounded by the band,
+// not by the image, as XLA:CPU's convolution scratch is.
 
 #include <cblas.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
+#include "hmo/base/half_float_bits.h"
 #include "hmo/codegen/runtime/runtime_functions.h"
+#include "narrow_products.h"
 #include "parallel_gemm.h"
 
 namespace {
@@ -53,33 +62,64 @@ bool IsPointwise(const HmoCpuConv2DShape& s) {
          s.output_cols == s.input_cols;
 }
 
-// C[m x n] = A[m x k] * B[k x n] with the given leading dimensions.
-void Sgemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
-           int64_t ldb, float* c, int64_t ldc) {
-  hmo::codegen::ParallelGemm<float, float>(hmo::codegen::CblasProduct<float>(cblas_sgemm),
-                                           CblasNoTrans, CblasNoTrans, m, n, k, a, lda, b, ldb, c,
-                                           ldc);
-}
+// One element type's convolution arithmetic: T is stored, products are
+// accumulated in f32.
+template <typename T>
+struct ConvElement;
 
-// Upper bound on the patch matrix, in floats (4 MiB): large images are
-// convolved a band of output rows at a time so the scratch stays cache- and
-// memory-friendly instead of growing with the image.
-constexpr int64_t kMaxPatchFloats = int64_t{1} << 20;
+template <>
+struct ConvElement<float> {
+  static constexpr bool kNarrow = false;
+  static float Round(float value) { return value; }
+  // C[m x n] = A[m x k] * B[k x n] with the given leading dimensions.
+  static void Gemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
+                   int64_t ldb, float* c, int64_t ldc) {
+    hmo::codegen::ParallelGemm<float, float>(hmo::codegen::CblasProduct<float>(cblas_sgemm),
+                                             CblasNoTrans, CblasNoTrans, m, n, k, a, lda, b, ldb, c,
+                                             ldc);
+  }
+  static float Widen(float value) { return value; }
+};
 
-void ConvolveIm2Col(float* output, const float* input, const float* filter,
-                    const HmoCpuConv2DShape& s) {
+template <>
+struct ConvElement<uint16_t> {  // bf16 bits
+  static constexpr bool kNarrow = true;
+  static uint16_t Round(float value) { return hmo::half_float_bits::F32ToBf16(value); }
+  static void Gemm(int64_t m, int64_t n, int64_t k, const uint16_t* a, int64_t lda,
+                   const uint16_t* b, int64_t ldb, float* c, int64_t ldc) {
+    hmo::codegen::ParallelGemm<uint16_t, float>(hmo::codegen::Bf16Product, CblasNoTrans,
+                                                CblasNoTrans, m, n, k, a, lda, b, ldb, c, ldc);
+  }
+  static float Widen(uint16_t value) { return hmo::half_float_bits::Bf16ToF32(value); }
+};
+
+// Upper bound on a band's scratch, in elements (the patch matrix, and for a
+// narrow type the f32 products too): large images are convolved a band of
+// output rows at a time so the scratch stays cache- and memory-friendly
+// instead of growing with the image.
+constexpr int64_t kMaxBandScratch = int64_t{1} << 20;
+
+// Patch rows are built here unless the convolution is pointwise (the input
+// already is the patch matrix, read in place); a narrow type's products go to
+// `products` and are rounded into the output band.
+template <typename T>
+void ConvolveIm2Col(T* output, const T* input, const T* filter, const HmoCpuConv2DShape& s,
+                    bool pointwise) {
+  using Element = ConvElement<T>;
   const int64_t groups = s.feature_group_count;
   const int64_t group_inputs = s.input_features / groups;
   const int64_t group_outputs = s.output_features / groups;
   const int64_t patch = s.kernel_rows * s.kernel_cols * group_inputs;
-  const int64_t row_floats = s.output_cols * patch;
+  const int64_t row_patches = pointwise ? 0 : s.output_cols * patch;
+  const int64_t row_products = Element::kNarrow ? s.output_cols * group_outputs : 0;
   // The output rows of every image in turn, cut into bands: a band may span
   // images, so that a small output (a weight gradient: a few taps, one
   // image per input feature) still makes GEMMs of many rows. As many bands
   // as threads (a multiple), each thread building its bands' patches.
   const int64_t total_rows = s.batch * s.output_rows;
   const int64_t threads = hmo::codegen::IntraOpThreadCount();
-  const int64_t most_band_rows = std::clamp<int64_t>(kMaxPatchFloats / row_floats, 1, total_rows);
+  const int64_t row_scratch = std::max<int64_t>(1, row_patches + row_products);
+  const int64_t most_band_rows = std::clamp<int64_t>(kMaxBandScratch / row_scratch, 1, total_rows);
   int64_t bands = (total_rows + most_band_rows - 1) / most_band_rows;
   bands = std::min(total_rows, (bands + threads - 1) / threads * threads);
   const int64_t band_rows = (total_rows + bands - 1) / bands;
@@ -87,38 +127,56 @@ void ConvolveIm2Col(float* output, const float* input, const float* filter,
   const DimensionMap rows = RowMap(s);
   const DimensionMap cols = ColMap(s);
   const auto convolve_bands = [&](int64_t first_band, int64_t last_band) {
-    std::vector<float> patches(static_cast<size_t>(band_rows * row_floats));
+    std::vector<T> patches(static_cast<size_t>(band_rows * row_patches));
+    std::vector<float> products(static_cast<size_t>(band_rows * row_products));
     for (int64_t band = first_band; band < last_band; ++band) {
       const int64_t first_row = band * band_rows;
       const int64_t last_row = std::min(first_row + band_rows, total_rows);
-      float* band_output = output + first_row * s.output_cols * s.output_features;
+      const int64_t band_pixels = (last_row - first_row) * s.output_cols;
+      T* band_output = output + first_row * s.output_cols * s.output_features;
       for (int64_t g = 0; g < groups; ++g) {
-        float* row_out = patches.data();
-        for (int64_t t = first_row; t < last_row; ++t) {
-          const int64_t r = t % s.output_rows;
-          const float* image =
-              input + (t / s.output_rows) * s.input_rows * s.input_cols * s.input_features;
-          for (int64_t c = 0; c < s.output_cols; ++c) {
-            for (int64_t kr = 0; kr < s.kernel_rows; ++kr) {
-              const int64_t ir = rows.InputIndex(r, kr);
-              for (int64_t kc = 0; kc < s.kernel_cols; ++kc) {
-                const int64_t ic = ir < 0 ? -1 : cols.InputIndex(c, kc);
-                if (ic < 0) {
-                  std::fill(row_out, row_out + group_inputs, 0.0f);
-                } else {
-                  const float* src =
-                      image + (ir * s.input_cols + ic) * s.input_features + g * group_inputs;
-                  std::copy(src, src + group_inputs, row_out);
+        const T* band_patches = patches.data();
+        if (pointwise) {
+          band_patches = input + first_row * s.output_cols * s.input_features;
+        } else {
+          T* row_out = patches.data();
+          for (int64_t t = first_row; t < last_row; ++t) {
+            const int64_t r = t % s.output_rows;
+            const T* image =
+                input + (t / s.output_rows) * s.input_rows * s.input_cols * s.input_features;
+            for (int64_t c = 0; c < s.output_cols; ++c) {
+              for (int64_t kr = 0; kr < s.kernel_rows; ++kr) {
+                const int64_t ir = rows.InputIndex(r, kr);
+                for (int64_t kc = 0; kc < s.kernel_cols; ++kc) {
+                  const int64_t ic = ir < 0 ? -1 : cols.InputIndex(c, kc);
+                  if (ic < 0) {
+                    std::fill(row_out, row_out + group_inputs, T(0));
+                  } else {
+                    const T* src =
+                        image + (ir * s.input_cols + ic) * s.input_features + g * group_inputs;
+                    std::copy(src, src + group_inputs, row_out);
+                  }
+                  row_out += group_inputs;
                 }
-                row_out += group_inputs;
               }
             }
           }
         }
         // Within a part this GEMM is one call; alone (one band) it is split.
-        Sgemm((last_row - first_row) * s.output_cols, group_outputs, patch, patches.data(), patch,
-              filter + g * group_outputs, s.output_features, band_output + g * group_outputs,
-              s.output_features);
+        if constexpr (Element::kNarrow) {
+          Element::Gemm(band_pixels, group_outputs, patch, band_patches, patch,
+                        filter + g * group_outputs, s.output_features, products.data(),
+                        group_outputs);
+          for (int64_t p = 0; p < band_pixels; ++p) {
+            T* out = band_output + p * s.output_features + g * group_outputs;
+            const float* product = products.data() + p * group_outputs;
+            for (int64_t o = 0; o < group_outputs; ++o) out[o] = Element::Round(product[o]);
+          }
+        } else {
+          Element::Gemm(band_pixels, group_outputs, patch, band_patches, patch,
+                        filter + g * group_outputs, s.output_features,
+                        band_output + g * group_outputs, s.output_features);
+        }
       }
     }
   };
@@ -127,83 +185,91 @@ void ConvolveIm2Col(float* output, const float* input, const float* filter,
   });
 }
 
-void ConvolveDepthwise(float* output, const float* input, const float* filter,
-                       const HmoCpuConv2DShape& s) {
+// Each output pixel's features are accumulated in f32 (in place for f32).
+template <typename T>
+void ConvolveDepthwise(T* output, const T* input, const T* filter, const HmoCpuConv2DShape& s) {
+  using Element = ConvElement<T>;
   // Output feature o belongs to group o / multiplier, whose one input feature
   // is that same index.
   const int64_t features = s.output_features;
   const int64_t multiplier = features / s.input_features;
   const DimensionMap rows = RowMap(s);
   const DimensionMap cols = ColMap(s);
-  std::vector<float> expanded_input(static_cast<size_t>(features));
+  std::vector<float> sums(Element::kNarrow ? static_cast<size_t>(features) : 0);
   for (int64_t b = 0; b < s.batch; ++b) {
-    const float* image = input + b * s.input_rows * s.input_cols * s.input_features;
+    const T* image = input + b * s.input_rows * s.input_cols * s.input_features;
     for (int64_t r = 0; r < s.output_rows; ++r) {
       for (int64_t c = 0; c < s.output_cols; ++c) {
-        float* out = output + ((b * s.output_rows + r) * s.output_cols + c) * features;
-        std::fill(out, out + features, 0.0f);
+        T* out = output + ((b * s.output_rows + r) * s.output_cols + c) * features;
+        float* sum;
+        if constexpr (Element::kNarrow) {
+          sum = sums.data();
+        } else {
+          sum = out;
+        }
+        std::fill(sum, sum + features, 0.0f);
         for (int64_t kr = 0; kr < s.kernel_rows; ++kr) {
           const int64_t ir = rows.InputIndex(r, kr);
           if (ir < 0) continue;
           for (int64_t kc = 0; kc < s.kernel_cols; ++kc) {
             const int64_t ic = cols.InputIndex(c, kc);
             if (ic < 0) continue;
-            const float* in = image + (ir * s.input_cols + ic) * s.input_features;
-            const float* taps = filter + (kr * s.kernel_cols + kc) * features;
+            const T* in = image + (ir * s.input_cols + ic) * s.input_features;
+            const T* taps = filter + (kr * s.kernel_cols + kc) * features;
             if (multiplier == 1) {
-              for (int64_t o = 0; o < features; ++o) out[o] += in[o] * taps[o];
+              for (int64_t o = 0; o < features; ++o)
+                sum[o] += Element::Widen(in[o]) * Element::Widen(taps[o]);
             } else {
-              for (int64_t o = 0; o < features; ++o) out[o] += in[o / multiplier] * taps[o];
+              for (int64_t o = 0; o < features; ++o)
+                sum[o] += Element::Widen(in[o / multiplier]) * Element::Widen(taps[o]);
             }
           }
+        }
+        if constexpr (Element::kNarrow) {
+          for (int64_t o = 0; o < features; ++o) out[o] = Element::Round(sum[o]);
         }
       }
     }
   }
 }
 
-}  // namespace
-
-extern "C" void __hmo_cpu_conv2d_f32(float* output, const float* input, const float* filter,
-                                     const HmoCpuConv2DShape* shape) {
-  const HmoCpuConv2DShape& s = *shape;
+template <typename T>
+void Convolve(T* output, const T* input, const T* filter, const HmoCpuConv2DShape& s) {
   const int64_t output_elements = s.batch * s.output_rows * s.output_cols * s.output_features;
   if (output_elements <= 0) return;
   const int64_t group_inputs = s.input_features / s.feature_group_count;
   if (group_inputs == 0 || s.kernel_rows == 0 || s.kernel_cols == 0) {
     // An empty contraction: every output is the empty sum.
-    std::fill(output, output + output_elements, 0.0f);
+    std::fill(output, output + output_elements, T(0));
     return;
   }
-  if (IsPointwise(s)) {
-    // A 1x1 kernel over an undilated, unpadded, unstrided image: the NHWC
-    // input already is the [pixels, features] patch matrix.
-    const int64_t pixels = s.batch * s.input_rows * s.input_cols;
-    Sgemm(pixels, s.output_features, s.input_features, input, s.input_features, filter,
-          s.output_features, output, s.output_features);
-    return;
+  if constexpr (!ConvElement<T>::kNarrow) {
+    if (IsPointwise(s)) {
+      // A 1x1 kernel over an undilated, unpadded, unstrided image: the NHWC
+      // input already is the [pixels, features] patch matrix, one GEMM.
+      const int64_t pixels = s.batch * s.input_rows * s.input_cols;
+      ConvElement<T>::Gemm(pixels, s.output_features, s.input_features, input, s.input_features,
+                           filter, s.output_features, output, s.output_features);
+      return;
+    }
   }
   if (group_inputs == 1 && s.feature_group_count > 1) {
     ConvolveDepthwise(output, input, filter, s);
     return;
   }
-  ConvolveIm2Col(output, input, filter, s);
+  // A narrow pointwise convolution reads its input in place, in bands whose
+  // products fit the band scratch.
+  ConvolveIm2Col(output, input, filter, s, IsPointwise(s));
+}
+
+}  // namespace
+
+extern "C" void __hmo_cpu_conv2d_f32(float* output, const float* input, const float* filter,
+                                     const HmoCpuConv2DShape* shape) {
+  Convolve(output, input, filter, *shape);
 }
 
 extern "C" void __hmo_cpu_conv2d_bf16(uint16_t* output, const uint16_t* input,
                                       const uint16_t* filter, const HmoCpuConv2DShape* shape) {
-  const HmoCpuConv2DShape& s = *shape;
-  const int64_t input_elements = s.batch * s.input_rows * s.input_cols * s.input_features;
-  const int64_t filter_elements = s.kernel_rows * s.kernel_cols *
-                                  (s.input_features / std::max<int64_t>(1, s.feature_group_count)) *
-                                  s.output_features;
-  const int64_t output_elements = s.batch * s.output_rows * s.output_cols * s.output_features;
-  if (output_elements <= 0) return;
-  std::vector<float> wide_input(static_cast<size_t>(std::max<int64_t>(0, input_elements)));
-  std::vector<float> wide_filter(static_cast<size_t>(std::max<int64_t>(0, filter_elements)));
-  std::vector<float> wide_output(static_cast<size_t>(output_elements));
-  for (int64_t i = 0; i < input_elements; ++i) wide_input[i] = __hmo_cpu_bf16_to_f32(input[i]);
-  for (int64_t i = 0; i < filter_elements; ++i) wide_filter[i] = __hmo_cpu_bf16_to_f32(filter[i]);
-  __hmo_cpu_conv2d_f32(wide_output.data(), wide_input.data(), wide_filter.data(), shape);
-  for (int64_t i = 0; i < output_elements; ++i) output[i] = __hmo_cpu_f32_to_bf16(wide_output[i]);
+  Convolve(output, input, filter, *shape);
 }

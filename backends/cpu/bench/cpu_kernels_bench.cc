@@ -7,6 +7,8 @@
 //   dot bf16     dot bf16[n,n] x bf16[n,n] -> f32 (oneDNN), against the f32
 //                dot of the same size, both on the intra-op threads
 //                (goal: >= 1.0)
+//   conv bf16    a 3x3 bf16 convolution (bf16 patches, oneDNN's GEMM)
+//                against the f32 one of the same size (goal: >= 1.0)
 //   compile      CompileForCpu time per 1k instructions of a chain of
 //                unfused elementwise instructions (1k, 2k, 4k)
 // Times are medians of alternating runs of the measured code and its
@@ -154,30 +156,49 @@ ENTRY e {{
              n, flops / generated * 1e-9, flops / blas * 1e-9, blas / generated);
 }
 
-// A bf16 dot into f32 (the runtime's oneDNN bf16 GEMM) against the f32 dot
-// of the same size (OpenBLAS), both on the intra-op threads: the bf16 path
-// must not be slower than widening to f32 was.
-void Bf16DotVsF32Dot(int64_t n) {
-  const auto dot = [n](const char* type) {
-    return CompileOrDie(fmt::format(R"(HloModule dot_{1}
-ENTRY e {{
-  a = {1}[{0},{0}]{{1,0}} parameter(0)
-  b = {1}[{0},{0}]{{1,0}} parameter(1)
-  ROOT d = f32[{0},{0}]{{1,0}} dot(a, b), lhs_contracting_dims={{1}}, rhs_contracting_dims={{0}}
-}}
-)",
-                                    n, type));
-  };
-  std::unique_ptr<CpuExecutable> bf16 = dot("bf16");
-  std::unique_ptr<CpuExecutable> f32 = dot("f32");
+// The module `text` (a format string whose {0} is the element type) in bf16
+// against the same module in f32, both on the intra-op threads: the bf16
+// path must not be slower than widening to f32 was.
+void Bf16VsF32(const std::string& name, const std::string& text, double flops) {
+  std::unique_ptr<CpuExecutable> bf16 = CompileOrDie(fmt::format(fmt::runtime(text), "bf16"));
+  std::unique_ptr<CpuExecutable> f32 = CompileOrDie(fmt::format(fmt::runtime(text), "f32"));
   OwnBuffers bf16_buffers(*bf16), f32_buffers(*f32);
   const auto [bf16_seconds, f32_seconds] = PairedMedianSeconds(
       15, [&] { bf16_buffers.Run(*bf16); }, [&] { f32_buffers.Run(*f32); });
-  const double flops = 2.0 * n * n * n;
-  fmt::print(
-      "dot bf16 n={:>5}: hmo bf16 {:7.2f} GFLOP/s, hmo f32 {:7.2f} GFLOP/s, ratio {:.2f} (goal >= "
-      "1.00)\n",
-      n, flops / bf16_seconds * 1e-9, flops / f32_seconds * 1e-9, f32_seconds / bf16_seconds);
+  fmt::print("{}: hmo bf16 {:7.2f} GFLOP/s, hmo f32 {:7.2f} GFLOP/s, ratio {:.2f} (goal >= 1.00)\n",
+             name, flops / bf16_seconds * 1e-9, flops / f32_seconds * 1e-9,
+             f32_seconds / bf16_seconds);
+}
+
+// A bf16 dot into f32 (the runtime's oneDNN bf16 GEMM) against the f32 dot.
+void Bf16DotVsF32Dot(int64_t n) {
+  Bf16VsF32(fmt::format("dot bf16 n={:>5}", n),
+            fmt::format(R"(HloModule dot
+ENTRY e {{{{
+  a = {{0}}[{0},{0}]{{{{1,0}}}} parameter(0)
+  b = {{0}}[{0},{0}]{{{{1,0}}}} parameter(1)
+  ROOT d = f32[{0},{0}]{{{{1,0}}}} dot(a, b), lhs_contracting_dims={{{{1}}}}, rhs_contracting_dims={{{{0}}}}
+}}}}
+)",
+                        n),
+            2.0 * n * n * n);
+}
+
+// A 3x3 same-padded convolution of a batch of n x n images with `features`
+// input and output features, bf16 in and out (bf16 patches, oneDNN's GEMM,
+// f32 sums rounded once) against f32.
+void Bf16ConvVsF32Conv(int64_t n, int64_t features) {
+  constexpr int64_t kBatch = 8;
+  Bf16VsF32(fmt::format("conv bf16 8x{0}x{0}x{1} 3x3", n, features),
+            fmt::format(R"(HloModule conv
+ENTRY e {{{{
+  x = {{0}}[{2},{0},{0},{1}]{{{{3,2,1,0}}}} parameter(0)
+  w = {{0}}[3,3,{1},{1}]{{{{3,2,1,0}}}} parameter(1)
+  ROOT c = {{0}}[{2},{0},{0},{1}]{{{{3,2,1,0}}}} convolution(x, w), window={{{{size=3x3 pad=1_1x1_1}}}}, dim_labels=b01f_01io->b01f
+}}}}
+)",
+                        n, features, kBatch),
+            2.0 * kBatch * n * n * features * features * 9);
 }
 
 void CompileTime(int64_t instructions) {
@@ -216,6 +237,7 @@ int main(int argc, char** argv) {
     hmo::cpu::DotVsBlas(n);
     hmo::cpu::Bf16DotVsF32Dot(n);
   }
+  hmo::cpu::Bf16ConvVsF32Conv(quick ? 16 : 56, 64);
   for (int64_t count : quick ? std::vector<int64_t>{1000} : std::vector<int64_t>{1000, 2000, 4000}) {
     hmo::cpu::CompileTime(count);
   }

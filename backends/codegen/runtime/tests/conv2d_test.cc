@@ -1,6 +1,7 @@
-// __hmo_cpu_conv2d_f32 against a reference that materializes the dilated,
+// __hmo_cpu_conv2d_f32 and _bf16 against a reference that materializes the dilated,
 // padded input and the dilated kernel and then slides a plain window.
 
+#include <cmath>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -125,6 +126,36 @@ TEST_P(Conv2DTest, MatchesReference) {
   const auto expected = Reference(s, input, filter);
   ASSERT_EQ(out.size(), expected.size());
   for (size_t i = 0; i < out.size(); ++i) ASSERT_NEAR(out[i], expected[i], 1e-4f) << "at " << i;
+}
+
+// The same shapes in bf16: the reference convolves the bf16 values exactly
+// (in double); one rounding of an f32 sum to bf16 (half an ulp, 2^-9
+// relative) plus the f32 sum's own error is all a correct result differs by.
+TEST_P(Conv2DTest, Bf16MatchesReferenceRoundedOnce) {
+  const HmoCpuConv2DShape s = ShapeFor(GetParam());
+  const auto narrow = [](std::vector<float> values) {
+    std::vector<uint16_t> bits;
+    for (float& v : values) bits.push_back(__hmo_cpu_f32_to_bf16(v));
+    return bits;
+  };
+  const auto widen = [](const std::vector<uint16_t>& bits) {
+    std::vector<float> values;
+    for (uint16_t b : bits) values.push_back(__hmo_cpu_bf16_to_f32(b));
+    return values;
+  };
+  const auto input = narrow(Random(s.batch * s.input_rows * s.input_cols * s.input_features, 21));
+  const auto filter =
+      narrow(Random(s.kernel_rows * s.kernel_cols * (s.input_features / s.feature_group_count) *
+                        s.output_features,
+                    22));
+  std::vector<uint16_t> out(s.batch * s.output_rows * s.output_cols * s.output_features, 0x7fc0);
+  __hmo_cpu_conv2d_bf16(out.data(), input.data(), filter.data(), &s);
+  const auto expected = Reference(s, widen(input), widen(filter));
+  ASSERT_EQ(out.size(), expected.size());
+  for (size_t i = 0; i < out.size(); ++i) {
+    const float actual = __hmo_cpu_bf16_to_f32(out[i]);
+    ASSERT_NEAR(actual, expected[i], std::abs(expected[i]) * 0x1p-8f + 1e-5f) << "at " << i;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(

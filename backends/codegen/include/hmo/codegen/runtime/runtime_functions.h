@@ -117,10 +117,11 @@ struct HmoCpuConv2DShape {
 void __hmo_cpu_conv2d_f32(float* output, const float* input, const float* filter,
                           const HmoCpuConv2DShape* shape);
 
-// The same for bf16 input, filter and output (raw bf16 bits): the operands
-// are widened to f32, convolved by __hmo_cpu_conv2d_f32 (f32 accumulation)
-// and the result rounded to bf16 (nearest even) once, as XLA:CPU computes a
-// bf16 convolution. Uses heap scratch of the f32 sizes for the call.
+// The same for bf16 input, filter and output (raw bf16 bits): the exact
+// products of the bf16 values accumulated in f32 (oneDNN's bf16 GEMM on the
+// bf16 patches) and each result rounded to bf16 (nearest even) once, as
+// XLA:CPU computes a bf16 convolution. Its scratch (patches, f32 products) is
+// bounded per band of output rows, not by the operands' sizes.
 void __hmo_cpu_conv2d_bf16(uint16_t* output, const uint16_t* input, const uint16_t* filter,
                            const HmoCpuConv2DShape* shape);
 

@@ -1,0 +1,30 @@
+#ifndef HMO_CODEGEN_RUNTIME_NARROW_PRODUCTS_H_
+#define HMO_CODEGEN_RUNTIME_NARROW_PRODUCTS_H_
+
+// Matrix products of narrow operands as ParallelGemm products
+// (parallel_gemm.h): oneDNN where it takes the product, another exact way
+// where it refuses one. The dot GEMMs (gemm.cc) and the convolutions
+// (conv2d.cc) both multiply through these.
+
+#include <cblas.h>
+
+#include <cstdint>
+
+namespace hmo::codegen {
+
+// C (rows x columns, f32) = op(A) x op(B), A and B bf16 (their bits): the
+// exact products of the bf16 values accumulated in f32 (oneDNN, or the
+// operands widened and multiplied by the BLAS).
+void Bf16Product(CBLAS_TRANSPOSE trans_a, CBLAS_TRANSPOSE trans_b, int64_t rows, int64_t columns,
+                 int64_t k, const uint16_t* a, int64_t lda, const uint16_t* b, int64_t ldb,
+                 float* c, int64_t ldc);
+
+// C (rows x columns, s32) = op(A) x op(B), A and B s8, accumulated in s32
+// (oneDNN, or a loop); exact while the sums fit s32.
+void S8Product(CBLAS_TRANSPOSE trans_a, CBLAS_TRANSPOSE trans_b, int64_t rows, int64_t columns,
+               int64_t k, const int8_t* a, int64_t lda, const int8_t* b, int64_t ldb, int32_t* c,
+               int64_t ldc);
+
+}  // namespace hmo::codegen
+
+#endif  // HMO_CODEGEN_RUNTIME_NARROW_PRODUCTS_H_
