@@ -93,12 +93,6 @@ struct ConvElement<uint16_t> {  // bf16 bits
   static float Widen(uint16_t value) { return hmo::half_float_bits::Bf16ToF32(value); }
 };
 
-// Upper bound on a band's scratch, in elements (the patch matrix, and for a
-// narrow type the f32 products too): large images are convolved a band of
-// output rows at a time so the scratch stays cache- and memory-friendly
-// instead of growing with the image.
-constexpr int64_t kMaxBandScratch = int64_t{1} << 20;
-
 // Patch rows are built here unless the convolution is pointwise (the input
 // already is the patch matrix, read in place); a narrow type's products go to
 // `products` and are rounded into the output band.
@@ -118,8 +112,10 @@ void ConvolveIm2Col(T* output, const T* input, const T* filter, const HmoCpuConv
   // as threads (a multiple), each thread building its bands' patches.
   const int64_t total_rows = s.batch * s.output_rows;
   const int64_t threads = hmo::codegen::IntraOpThreadCount();
+  // Large images are convolved a band of output rows at a time, so that the
+  // scratch (patches, a narrow type's products) stays within its bound.
   const int64_t row_scratch = std::max<int64_t>(1, row_patches + row_products);
-  const int64_t most_band_rows = std::clamp<int64_t>(kMaxBandScratch / row_scratch, 1, total_rows);
+  const int64_t most_band_rows = std::clamp<int64_t>(hmo::codegen::kMaxScratchElements / row_scratch, 1, total_rows);
   int64_t bands = (total_rows + most_band_rows - 1) / most_band_rows;
   bands = std::min(total_rows, (bands + threads - 1) / threads * threads);
   const int64_t band_rows = (total_rows + bands - 1) / bands;

@@ -23,6 +23,11 @@ inline constexpr int64_t kMinParallelGemmFlops = int64_t{1} << 20;
 // The fewest rows (or columns) of C in one slice: GEMM kernels work on
 // blocks of a few dozen.
 inline constexpr int64_t kMinGemmSlice = 32;
+// The most elements of scratch a runtime function keeps per intra-op thread
+// (a convolution's band of patches and products, an epilogue GEMM's tile):
+// scratch is bounded by this, not by the operands, as it lies outside the
+// buffer plan.
+inline constexpr int64_t kMaxScratchElements = int64_t{1} << 20;
 
 // `product(trans_a, trans_b, rows, columns, k, a, lda, b, ldb, c, ldc)`
 // computes one row-major slice, C = op(A) x op(B) (overwritten), on the
