@@ -25,21 +25,6 @@
 namespace hmo::codegen {
 namespace {
 
-// The runtime GEMM of each element-type combination.
-const char* GemmFunction(GemmElementTypes types) {
-  switch (types) {
-    case GemmElementTypes::kF32:
-      return "__hmo_cpu_gemm_f32";
-    case GemmElementTypes::kF64:
-      return "__hmo_cpu_gemm_f64";
-    case GemmElementTypes::kBf16ToF32:
-      return "__hmo_cpu_gemm_bf16_f32";
-    case GemmElementTypes::kS8ToS32:
-      return "__hmo_cpu_gemm_s8_s32";
-  }
-  return nullptr;
-}
-
 absl::Status EmitGemmCall(KernelEmitContext& context, GemmElementTypes types,
                           const GemmPlan& plan) {
   llvm::IRBuilder<>& b = context.builder();
@@ -51,7 +36,8 @@ absl::Status EmitGemmCall(KernelEmitContext& context, GemmElementTypes types,
   llvm::Type* i32 = b.getInt32Ty();
   llvm::FunctionType* type = llvm::FunctionType::get(
       b.getVoidTy(), {ptr, ptr, ptr, i64, i64, i64, i64, i32, i32}, /*isVarArg=*/false);
-  llvm::FunctionCallee gemm = context.GetOrDeclareFunction(GemmFunction(types), type);
+  llvm::FunctionCallee gemm =
+      context.GetOrDeclareFunction(RuntimeGemmFunction(types, /*with_epilogue=*/false), type);
   b.CreateCall(gemm, {b.CreateBitCast(out.base(), ptr), b.CreateBitCast(lhs.base(), ptr),
                       b.CreateBitCast(rhs.base(), ptr), I64(b, plan.batch), I64(b, plan.m),
                       I64(b, plan.n), I64(b, plan.k), b.getInt32(plan.transpose_lhs ? 1 : 0),

@@ -20,8 +20,8 @@ TargetMemoryModel EmittedMemoryModel(
     ExecutionPreparationOptions preparation;
     preparation.regroup_expanded = regroup_expanded;
     preparation.expand_fusion = [fusions](const HloInstruction& fusion) {
-      return fusions == EmittedFusions::kLoopAndReduction ? !IsFusionEmittable(fusion)
-                                                          : !IsLoopFusionEmittable(fusion);
+      return fusions == EmittedFusions::kLoopReductionAndOutput ? !IsFusionEmittable(fusion)
+                                                                : !IsLoopFusionEmittable(fusion);
     };
     return CloneForExecution(module, preparation);
   };

@@ -5,10 +5,13 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "hmo/codegen/alias_scopes.h"
 #include "hmo/codegen/elemental_ir_emitter.h"
+#include "hmo/codegen/element_types.h"
 #include "hmo/codegen/fused_generators.h"
+#include "hmo/codegen/gemm_plan.h"
 #include "hmo/codegen/op_emitters.h"
 #include "hmo/codegen/dynamic_slicing.h"
 #include "hmo/codegen/kernel_emitter.h"
@@ -149,8 +152,68 @@ bool IsReductionFusionEmittable(const HloInstruction& fusion) {
   return true;
 }
 
+bool ReachesRootElementwise(const HloInstruction& value) {
+  const HloInstruction* root = value.parent()->root_instruction();
+  std::vector<const HloInstruction*> pending = {&value};
+  absl::flat_hash_set<const HloInstruction*> seen = {&value};
+  while (!pending.empty()) {
+    const HloInstruction* current = pending.back();
+    pending.pop_back();
+    if (current == root) continue;
+    if (current->users().empty()) return false;  // root unreachable: not an epilogue
+    for (const HloInstruction* user : current->users()) {
+      if (!user->shape().IsArray() || user->shape().dimensions() != value.shape().dimensions() ||
+          !ElementalIrEmitter::IsElementalOpcode(user->opcode())) {
+        return false;
+      }
+      for (int64_t i = 0; i < user->operand_count(); ++i) {
+        if (user->operand(i) == current && !user->IsElementwiseOnOperand(i)) return false;
+      }
+      if (seen.insert(user).second) pending.push_back(user);
+    }
+  }
+  return true;
+}
+
+namespace {
+
+// The dot of an output fusion EmitFusionKernel emits whole, or null.
+const HloInstruction* OutputFusionDot(const HloInstruction& fusion) {
+  const HloComputation* fused = fusion.fused_instructions_computation();
+  if (fused == nullptr) return nullptr;
+  for (const HloInstruction* operand : fusion.operands()) {
+    if (!operand->shape().IsArray()) return nullptr;
+  }
+  const HloInstruction* root = fused->root_instruction();
+  if (!root->shape().IsArray()) return nullptr;
+  const HloInstruction* dot = nullptr;
+  for (const HloInstruction* instruction : fused->instructions()) {
+    if (instruction->opcode() == HloOpcode::kParameter) continue;
+    if (instruction->opcode() == HloOpcode::kDot) {
+      if (dot != nullptr) return nullptr;
+      dot = instruction;
+      continue;
+    }
+    if (!IsFusibleElemental(*instruction)) return nullptr;
+  }
+  if (dot == nullptr || dot->operand(0)->opcode() != HloOpcode::kParameter ||
+      dot->operand(1)->opcode() != HloOpcode::kParameter ||
+      !RuntimeGemmElementTypes(*dot).has_value() || !GemmPlanFor(*dot).has_value() ||
+      root->shape().dimensions() != dot->shape().dimensions() || !ReachesRootElementwise(*dot)) {
+    return nullptr;
+  }
+  return dot;
+}
+
+}  // namespace
+
+bool IsOutputFusionEmittable(const HloInstruction& fusion) {
+  return OutputFusionDot(fusion) != nullptr;
+}
+
 bool IsFusionEmittable(const HloInstruction& fusion) {
-  return IsLoopFusionEmittable(fusion) || IsReductionFusionEmittable(fusion);
+  return IsLoopFusionEmittable(fusion) || IsReductionFusionEmittable(fusion) ||
+         IsOutputFusionEmittable(fusion);
 }
 
 namespace {
@@ -174,6 +237,155 @@ absl::Status EmitReductionFusion(KernelEmitContext& context, std::vector<IrArray
   return EmitReduceLoops(context, reduce, inputs, inits, outputs);
 }
 
+// Splits `linear` (a row-major position over `sizes`) into one index per
+// size, appended to `index`.
+void AppendDelinearized(llvm::IRBuilderBase& b, llvm::Value* linear,
+                        const std::vector<int64_t>& sizes, IrArray::Index& index) {
+  std::vector<llvm::Value*> reversed;
+  for (auto it = sizes.rbegin(); it != sizes.rend(); ++it) {
+    if (it + 1 == sizes.rend()) {
+      reversed.push_back(linear);
+    } else {
+      reversed.push_back(b.CreateURem(linear, I64(b, *it)));
+      linear = b.CreateUDiv(linear, I64(b, *it));
+    }
+  }
+  index.insert(index.end(), reversed.rbegin(), reversed.rend());
+}
+
+// The epilogue of an output fusion (HmoCpuGemmEpilogue): the fused root over
+// one tile of the product, the dot's value read from the tile.
+absl::StatusOr<llvm::Function*> EmitEpilogue(KernelEmitContext& kernel, const HloInstruction& dot) {
+  const HloInstruction& fusion = kernel.instruction();
+  const HloInstruction& root = *fusion.fused_instructions_computation()->root_instruction();
+  llvm::LLVMContext& ctx = kernel.llvm_context();
+  llvm::Type* i8_ptr = llvm::Type::getInt8PtrTy(ctx);
+  llvm::Type* i64 = llvm::Type::getInt64Ty(ctx);
+  llvm::FunctionType* type = llvm::FunctionType::get(
+      llvm::Type::getVoidTy(ctx), {i8_ptr->getPointerTo(), i8_ptr, i64, i64, i64, i64, i64}, false);
+  llvm::Function* function =
+      llvm::Function::Create(type, llvm::GlobalValue::InternalLinkage,
+                             kernel.kernel().getName() + ".epilogue", kernel.module());
+  function->addFnAttr(llvm::Attribute::NoUnwind);
+  // The tile is the runtime's scratch: no buffer of the table.
+  function->addParamAttr(1, llvm::Attribute::NoAlias);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", function));
+  KernelEmitContext context(b, kernel.module(), *function, function->getArg(0), kernel.assignment(),
+                            fusion);
+  std::vector<IrArray> parameters;
+  for (int64_t i = 0; i < fusion.operand_count(); ++i) {
+    HMO_ASSIGN_OR_RETURN(IrArray array, context.OperandArray(i));
+    parameters.push_back(std::move(array));
+  }
+  HMO_ASSIGN_OR_RETURN(IrArray output, context.OutputArray());
+  {
+    std::vector<IrArray*> inputs;
+    std::vector<std::set<BufferAssignment::Slice>> input_slices;
+    for (int64_t i = 0; i < fusion.operand_count(); ++i) {
+      inputs.push_back(&parameters[i]);
+      input_slices.push_back(ReadSlices(context.assignment(), *fusion.operand(i)));
+    }
+    AnnotateDisjointAccesses(ctx, {&output}, {context.assignment().GetAllSlices(&fusion, {})},
+                             inputs, input_slices);
+  }
+  const PrimitiveType product_type = dot.shape().element_type();
+  HMO_ASSIGN_OR_RETURN(llvm::Type * tile_type, StorageType(product_type, ctx));
+  llvm::Value* tile = b.CreateBitCast(function->getArg(1), tile_type->getPointerTo());
+  llvm::Value* batch_index = function->getArg(2);
+  llvm::Value* row_begin = function->getArg(3);
+  llvm::Value* row_end = function->getArg(4);
+  llvm::Value* column_begin = function->getArg(5);
+  llvm::Value* column_end = function->getArg(6);
+  llvm::Value* tile_columns = b.CreateSub(column_end, column_begin);
+
+  // The dot's dimensions: batch, then the lhs's free ones (the GEMM's rows),
+  // then the rhs's (its columns).
+  const DotDimensionNumbers& dnums = dot.dot_dimension_numbers();
+  const int64_t batch_rank = static_cast<int64_t>(dnums.lhs_batch_dimensions.size());
+  const int64_t row_rank = dot.operand(0)->shape().rank() - batch_rank -
+                           static_cast<int64_t>(dnums.lhs_contracting_dimensions.size());
+  const std::vector<int64_t>& dims = dot.shape().dimensions();
+  const std::vector<int64_t> batch_sizes(dims.begin(), dims.begin() + batch_rank);
+  const std::vector<int64_t> row_sizes(dims.begin() + batch_rank,
+                                       dims.begin() + batch_rank + row_rank);
+  const std::vector<int64_t> column_sizes(dims.begin() + batch_rank + row_rank, dims.end());
+  IrArray::Index batch_part;
+  AppendDelinearized(b, batch_index, batch_sizes, batch_part);
+
+  FusedGenerators generators(b, context.module(), parameters);
+  llvm::Value* tile_position = nullptr;  // set per element below
+  generators.Set(dot, [&](const IrArray::Index&) -> absl::StatusOr<llvm::Value*> {
+    llvm::Value* stored =
+        b.CreateLoad(tile_type, b.CreateInBoundsGEP(tile_type, tile, tile_position));
+    return EmitStorageToCompute(product_type, stored, b);
+  });
+  HMO_ASSIGN_OR_RETURN(ElementGenerator value, generators.Get(root));
+  HMO_RETURN_IF_ERROR(context.EmitForLoop(
+      "epilogue.row", row_begin, row_end, 1, [&](llvm::Value* row) -> absl::Status {
+        IrArray::Index row_part = batch_part;
+        AppendDelinearized(b, row, row_sizes, row_part);
+        llvm::Value* row_start = b.CreateMul(b.CreateSub(row, row_begin), tile_columns);
+        return context.EmitForLoop("epilogue.column", column_begin, column_end, 1,
+                                   [&](llvm::Value* column) -> absl::Status {
+                                     IrArray::Index index = row_part;
+                                     AppendDelinearized(b, column, column_sizes, index);
+                                     tile_position =
+                                         b.CreateAdd(row_start, b.CreateSub(column, column_begin));
+                                     HMO_ASSIGN_OR_RETURN(llvm::Value * v, value(index));
+                                     output.EmitWriteElement(index, v, b);
+                                     return absl::OkStatus();
+                                   });
+      }));
+  b.CreateRetVoid();
+  return function;
+}
+
+// An output fusion (IsOutputFusionEmittable): one call of the runtime's
+// epilogue GEMM, which hands the product to the generated epilogue a tile at
+// a time, so the product is never in a buffer of the plan.
+absl::Status EmitOutputFusion(KernelEmitContext& context, const HloInstruction& dot) {
+  const HloInstruction& fusion = context.instruction();
+  if (!context.runtime_calls_available()) {
+    return FusionError(fusion, "an output fusion needs the runtime's GEMM");
+  }
+  const std::optional<GemmElementTypes> types = RuntimeGemmElementTypes(dot);
+  const std::optional<GemmPlan> plan = GemmPlanFor(dot);
+  if (!types.has_value() || !plan.has_value()) return FusionError(fusion, "no runtime GEMM");
+  // Tiles of the output are written while later tiles' products still read
+  // the GEMM's operands, and an epilogue reads its other operands at its own
+  // element only: an operand may share the output's bytes only in that way
+  // (the buffer plan lets an addend take the result; never a GEMM operand).
+  const std::set<BufferAssignment::Slice> written = context.assignment().GetAllSlices(&fusion, {});
+  for (int64_t i = 0; i < fusion.operand_count(); ++i) {
+    if (!AnyOverlap(written, ReadSlices(context.assignment(), *fusion.operand(i)))) continue;
+    const HloInstruction* parameter = fusion.fused_parameter(i);
+    const bool gemm_operand = parameter == dot.operand(0) || parameter == dot.operand(1);
+    if (gemm_operand || !ReachesRootElementwise(*parameter)) {
+      return absl::InternalError("CPU codegen: output fusion " + fusion.name() + ": operand " +
+                                 std::to_string(i) + " shares the output's bytes");
+    }
+  }
+  HMO_ASSIGN_OR_RETURN(llvm::Function * epilogue, EmitEpilogue(context, dot));
+  llvm::IRBuilder<>& b = context.builder();
+  HMO_ASSIGN_OR_RETURN(IrArray lhs, context.OperandArray(dot.operand(0)->parameter_number()));
+  HMO_ASSIGN_OR_RETURN(IrArray rhs, context.OperandArray(dot.operand(1)->parameter_number()));
+  llvm::Type* ptr = b.getInt8PtrTy();
+  llvm::Type* i64 = b.getInt64Ty();
+  llvm::Type* i32 = b.getInt32Ty();
+  llvm::FunctionType* type =
+      llvm::FunctionType::get(b.getVoidTy(),
+                              {ptr, ptr, i64, i64, i64, i64, i32, i32, epilogue->getType(),
+                               context.buffer_table()->getType()},
+                              /*isVarArg=*/false);
+  llvm::FunctionCallee gemm =
+      context.GetOrDeclareFunction(RuntimeGemmFunction(*types, /*with_epilogue=*/true), type);
+  b.CreateCall(gemm, {b.CreateBitCast(lhs.base(), ptr), b.CreateBitCast(rhs.base(), ptr),
+                      I64(b, plan->batch), I64(b, plan->m), I64(b, plan->n), I64(b, plan->k),
+                      b.getInt32(plan->transpose_lhs ? 1 : 0),
+                      b.getInt32(plan->transpose_rhs ? 1 : 0), epilogue, context.buffer_table()});
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status EmitFusionKernel(KernelEmitContext& context) {
@@ -192,6 +404,7 @@ absl::Status EmitFusionKernel(KernelEmitContext& context) {
   }
   if (IsReductionFusionEmittable(fusion))
     return EmitReductionFusion(context, std::move(parameters));
+  if (const HloInstruction* dot = OutputFusionDot(fusion)) return EmitOutputFusion(context, *dot);
 
   // Outputs computed element by element in one loop, and outputs that are
   // dynamic-update-slices of their own buffer.

@@ -77,16 +77,47 @@ std::optional<GemmPlan> GemmPlanFor(const HloInstruction& dot) {
   return plan;
 }
 
+namespace {
+
+// The runtime GEMMs (runtime_functions.h): element types, and the functions
+// writing the product and handing it to an epilogue.
+struct RuntimeGemm {
+  GemmElementTypes types;
+  PrimitiveType operands;
+  PrimitiveType result;
+  const char* function;
+  const char* epilogue_function;
+};
+
+constexpr RuntimeGemm kRuntimeGemms[] = {
+    {GemmElementTypes::kF32, PrimitiveType::F32, PrimitiveType::F32, "__hmo_cpu_gemm_f32",
+     "__hmo_cpu_gemm_epilogue_f32"},
+    {GemmElementTypes::kF64, PrimitiveType::F64, PrimitiveType::F64, "__hmo_cpu_gemm_f64",
+     "__hmo_cpu_gemm_epilogue_f64"},
+    {GemmElementTypes::kBf16ToF32, PrimitiveType::BF16, PrimitiveType::F32,
+     "__hmo_cpu_gemm_bf16_f32", "__hmo_cpu_gemm_epilogue_bf16_f32"},
+    {GemmElementTypes::kS8ToS32, PrimitiveType::S8, PrimitiveType::S32, "__hmo_cpu_gemm_s8_s32",
+     "__hmo_cpu_gemm_epilogue_s8_s32"},
+};
+
+}  // namespace
+
 std::optional<GemmElementTypes> RuntimeGemmElementTypes(const HloInstruction& dot) {
   const PrimitiveType out = dot.shape().element_type();
   const PrimitiveType lhs = dot.operand(0)->shape().element_type();
   const PrimitiveType rhs = dot.operand(1)->shape().element_type();
   if (lhs != rhs) return std::nullopt;
-  if (out == PrimitiveType::F32 && lhs == PrimitiveType::F32) return GemmElementTypes::kF32;
-  if (out == PrimitiveType::F64 && lhs == PrimitiveType::F64) return GemmElementTypes::kF64;
-  if (out == PrimitiveType::F32 && lhs == PrimitiveType::BF16) return GemmElementTypes::kBf16ToF32;
-  if (out == PrimitiveType::S32 && lhs == PrimitiveType::S8) return GemmElementTypes::kS8ToS32;
+  for (const RuntimeGemm& gemm : kRuntimeGemms) {
+    if (gemm.operands == lhs && gemm.result == out) return gemm.types;
+  }
   return std::nullopt;
+}
+
+const char* RuntimeGemmFunction(GemmElementTypes types, bool with_epilogue) {
+  for (const RuntimeGemm& gemm : kRuntimeGemms) {
+    if (gemm.types == types) return with_epilogue ? gemm.epilogue_function : gemm.function;
+  }
+  return nullptr;
 }
 
 }  // namespace hmo::codegen

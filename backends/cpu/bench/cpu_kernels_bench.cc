@@ -9,6 +9,9 @@
 //                (goal: >= 1.0)
 //   conv bf16    a 3x3 bf16 convolution (bf16 patches, oneDNN's GEMM)
 //                against the f32 one of the same size (goal: >= 1.0)
+//   output fusion  dot f32[n,n] with a bias-add + relu epilogue as one
+//                output fusion, against the dot into its own buffer and a
+//                loop fusion after it (goal: >= 1.0)
 //   compile      CompileForCpu time per 1k instructions of a chain of
 //                unfused elementwise instructions (1k, 2k, 4k)
 // Times are medians of alternating runs of the measured code and its
@@ -201,6 +204,62 @@ ENTRY e {{{{
             2.0 * kBatch * n * n * features * features * 9);
 }
 
+// A dot with a bias-add and relu epilogue as one output fusion (the
+// epilogue applied to each product tile of the library) against the same
+// dot into a buffer of its own and then a loop fusion over it.
+void OutputFusionVsDotThenLoop(int64_t n) {
+  const std::string epilogue = R"(
+  z = f32[] constant(0)
+  zb = f32[{0},{0}]{{1,0}} broadcast(z), dimensions={{}}
+  bb = f32[{0},{0}]{{1,0}} broadcast(bias), dimensions={{1}}
+  s = f32[{0},{0}]{{1,0}} add(d, bb)
+  ROOT r = f32[{0},{0}]{{1,0}} maximum(s, zb)
+}})";
+  const std::string output_fusion = fmt::format(fmt::runtime(R"(HloModule output_fusion
+fused {{
+  a = f32[{0},{0}]{{1,0}} parameter(0)
+  b = f32[{0},{0}]{{1,0}} parameter(1)
+  bias = f32[{0}]{{0}} parameter(2)
+  d = f32[{0},{0}]{{1,0}} dot(a, b), lhs_contracting_dims={{1}}, rhs_contracting_dims={{0}})" +
+                                                             epilogue + R"(
+ENTRY e {{
+  a = f32[{0},{0}]{{1,0}} parameter(0)
+  b = f32[{0},{0}]{{1,0}} parameter(1)
+  bias = f32[{0}]{{0}} parameter(2)
+  ROOT f = f32[{0},{0}]{{1,0}} fusion(a, b, bias), kind=kOutput, calls=fused
+}}
+)"),
+                                                n);
+  const std::string dot_then_loop = fmt::format(fmt::runtime(R"(HloModule dot_then_loop
+fused {{
+  d = f32[{0},{0}]{{1,0}} parameter(0)
+  bias = f32[{0}]{{0}} parameter(1))" + epilogue + R"(
+ENTRY e {{
+  a = f32[{0},{0}]{{1,0}} parameter(0)
+  b = f32[{0},{0}]{{1,0}} parameter(1)
+  bias = f32[{0}]{{0}} parameter(2)
+  d = f32[{0},{0}]{{1,0}} dot(a, b), lhs_contracting_dims={{1}}, rhs_contracting_dims={{0}}
+  ROOT f = f32[{0},{0}]{{1,0}} fusion(d, bias), kind=kLoop, calls=fused
+}}
+)"),
+                                                n);
+  std::unique_ptr<CpuExecutable> fused = CompileOrDie(output_fusion);
+  std::unique_ptr<CpuExecutable> separate = CompileOrDie(dot_then_loop);
+  OwnBuffers fused_buffers(*fused), separate_buffers(*separate);
+  const auto [fused_seconds, separate_seconds] = PairedMedianSeconds(
+      15, [&] { fused_buffers.Run(*fused); }, [&] { separate_buffers.Run(*separate); });
+  const auto arena = [](const CpuExecutable& executable) {
+    int64_t bytes = 0;
+    for (const auto& [color, size] : executable.stats().arena_bytes) bytes += size;
+    return bytes;
+  };
+  fmt::print(
+      "output fusion n={:>5}: dot+epilogue {:.3f} ms, dot then loop {:.3f} ms, ratio {:.2f} (goal "
+      ">= 1.00); arenas {} B vs {} B\n",
+      n, fused_seconds * 1e3, separate_seconds * 1e3, separate_seconds / fused_seconds,
+      arena(*fused), arena(*separate));
+}
+
 void CompileTime(int64_t instructions) {
   std::string text = "HloModule chain\nENTRY e {\n  v0 = f32[64]{0} parameter(0)\n";
   for (int64_t i = 1; i <= instructions; ++i) {
@@ -238,6 +297,9 @@ int main(int argc, char** argv) {
     hmo::cpu::Bf16DotVsF32Dot(n);
   }
   hmo::cpu::Bf16ConvVsF32Conv(quick ? 16 : 56, 64);
+  for (int64_t n : quick ? std::vector<int64_t>{256} : std::vector<int64_t>{256, 1024, 2048}) {
+    hmo::cpu::OutputFusionVsDotThenLoop(n);
+  }
   for (int64_t count : quick ? std::vector<int64_t>{1000} : std::vector<int64_t>{1000, 2000, 4000}) {
     hmo::cpu::CompileTime(count);
   }

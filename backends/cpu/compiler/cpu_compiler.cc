@@ -63,7 +63,7 @@ TargetMemoryModel CpuMemoryModel() {
   // The expanded output fusions of XLA's optimized modules are fused again
   // into loop and reduction fusions around their dots and convolutions.
   TargetMemoryModel model = codegen::EmittedMemoryModel(
-      "cpu", kCpuBufferAlignment, codegen::EmittedFusions::kLoopAndReduction,
+      "cpu", kCpuBufferAlignment, codegen::EmittedFusions::kLoopReductionAndOutput,
       [](HloModule& module, const std::vector<HloInstruction*>& expanded) {
         return RegroupExpandedInstructions(module, expanded).status();
       });

@@ -51,6 +51,14 @@
 //     Such a P is still fused when its other users were fused into C first
 //     (then C is its only user), so nothing is computed twice.
 //
+// Output fusions: after that, in each computation, a dot whose only user is
+// an elementwise instruction or a kLoop fusion reading it at its own output
+// index only (through elementwise instructions of the dot's dimensions) is
+// fused into that user, which becomes a kOutput fusion, when a runtime GEMM
+// computes the dot (LoopFuser::FuseDotIntoEpilogue): the backend applies the
+// epilogue to each tile of the library's product, and the product has no
+// buffer of its own.
+//
 // Result structure: the first fusion into C replaces C by a kLoop fusion (kInput for a reduce)
 // named "fusion" (uniquified: "fusion.1", ...) calling a computation named
 // "fused_computation" ("fused_computation.1", ...). The fused computation's
@@ -84,8 +92,8 @@ class CpuInstructionFusion : public HloPass {
  public:
   static constexpr std::string_view kName = "cpu-fusion";
   static constexpr std::string_view kDescription =
-      "Fuse elementwise producers into their consumers as kLoop and reduction fusions (CPU "
-      "backend)";
+      "Fuse elementwise producers into their consumers as kLoop and reduction fusions, and dots "
+      "into their elementwise epilogues as output fusions (CPU backend)";
 
   // The pass has no options.
   static PassOptionSchema OptionSchema() { return PassOptionSchema(); }

@@ -33,6 +33,12 @@ absl::StatusOr<int64_t> RegroupExpandedInstructions(HloModule& module,
       HMO_ASSIGN_OR_RETURN(bool fused, fuser.FuseIntoConsumer(consumer));
       if (fused) ++fusions;
     }
+    // Then each expanded dot into its epilogue.
+    for (HloInstruction* consumer : computation->MakeInstructionPostOrder()) {
+      if (consumer->parent() != computation) continue;
+      HMO_ASSIGN_OR_RETURN(bool fused, fuser.FuseDotIntoEpilogue(consumer));
+      if (fused) ++fusions;
+    }
   }
   return fusions;
 }

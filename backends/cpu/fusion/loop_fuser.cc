@@ -10,6 +10,9 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "hmo/base/status_macros.h"
+#include "hmo/codegen/elemental_ir_emitter.h"
+#include "hmo/codegen/fusion_emitter.h"
+#include "hmo/codegen/gemm_plan.h"
 #include "hmo/ir/hlo_computation.h"
 #include "hmo/ir/hlo_module.h"
 #include "hmo/ir/hlo_schedule.h"
@@ -126,7 +129,56 @@ class LoopFuser::Impl {
     }
   }
 
+  absl::StatusOr<bool> FuseDotIntoEpilogue(HloInstruction* consumer) {
+    const bool loop_fusion =
+        consumer->opcode() == HloOpcode::kFusion && consumer->fusion_kind() == FusionKind::kLoop &&
+        codegen::IsLoopFusionEmittable(*consumer) && consumer->shape().IsArray();
+    const bool elementwise = consumer->opcode() != HloOpcode::kFusion &&
+                             consumer->shape().IsArray() && consumer->IsElementwise() &&
+                             codegen::ElementalIrEmitter::IsElementalOpcode(consumer->opcode());
+    if (!loop_fusion && !elementwise) return false;
+    for (HloInstruction* dot : consumer->unique_operands()) {
+      if (!IsEpilogueOf(*consumer, *dot)) continue;
+      if (!loop_fusion) {
+        HMO_ASSIGN_OR_RETURN(consumer, WrapInFusion(consumer));
+      }
+      HMO_RETURN_IF_ERROR(FuseProducer(consumer, dot));
+      consumer->set_fusion_kind(FusionKind::kOutput);
+      if (!codegen::IsOutputFusionEmittable(*consumer)) {
+        return absl::InternalError("cpu-fusion: " + consumer->name() +
+                                   " is no output fusion the backend emits");
+      }
+      return true;
+    }
+    return false;
+  }
+
  private:
+  // Whether `dot` (an operand of `consumer`, a kLoop fusion or an
+  // elementwise instruction) can become the dot of an output fusion with
+  // `consumer` as its epilogue (codegen::IsOutputFusionEmittable): a dot a
+  // runtime GEMM computes, used by `consumer` alone, which reads it at its
+  // own output index only.
+  bool IsEpilogueOf(const HloInstruction& consumer, const HloInstruction& dot) const {
+    if (dot.opcode() != HloOpcode::kDot || dot.parent() != consumer.parent() ||
+        (may_fuse_ != nullptr && !may_fuse_(dot)) || dot.HasSideEffect() || dot.IsRoot() ||
+        dot.user_count() != 1 || !dot.control_predecessors().empty() ||
+        !dot.control_successors().empty() ||
+        consumer.shape().dimensions() != dot.shape().dimensions() ||
+        !codegen::RuntimeGemmElementTypes(dot).has_value() ||
+        !codegen::GemmPlanFor(dot).has_value()) {
+      return false;
+    }
+    if (consumer.opcode() == HloOpcode::kFusion) {
+      return codegen::ReachesRootElementwise(
+          *consumer.fused_parameter(consumer.operand_index(&dot)));
+    }
+    for (int64_t i = 0; i < consumer.operand_count(); ++i) {
+      if (consumer.operand(i) == &dot && !consumer.IsElementwiseOnOperand(i)) return false;
+    }
+    return true;
+  }
+
   // Replaces `instruction` with a fusion computing only it (kInput for a
   // reduce, kLoop otherwise); operands are its unique operands in order.
   absl::StatusOr<HloInstruction*> WrapInFusion(HloInstruction* instruction) {
@@ -227,6 +279,10 @@ LoopFuser::~LoopFuser() = default;
 
 absl::StatusOr<bool> LoopFuser::FuseIntoConsumer(HloInstruction* consumer) {
   return impl_->FuseIntoConsumer(consumer);
+}
+
+absl::StatusOr<bool> LoopFuser::FuseDotIntoEpilogue(HloInstruction* consumer) {
+  return impl_->FuseDotIntoEpilogue(consumer);
 }
 
 }  // namespace hmo::cpu

@@ -112,7 +112,7 @@ TEST(ExpandedFusionRegroupingTest, TheIntermediatesTakeNoBuffers) {
   ASSERT_TRUE(regrouped.ok()) << regrouped.status();
   // The same preparation with every expanded instruction a kernel of its own.
   TargetMemoryModel expanded_model = codegen::EmittedMemoryModel(
-      "cpu", kCpuBufferAlignment, codegen::EmittedFusions::kLoopAndReduction);
+      "cpu", kCpuBufferAlignment, codegen::EmittedFusions::kLoopReductionAndOutput);
   expanded_model.arenas_hold_constants = false;
   expanded_model.arenas_hold_thread_locals = false;
   absl::StatusOr<TargetMemoryPlan> expanded = PlanTargetMemory(*module, expanded_model);

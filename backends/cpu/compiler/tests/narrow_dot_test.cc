@@ -56,15 +56,18 @@ TEST(NarrowDotTest, Bf16AndS8DotsRunOnTheirOwnGemmsAndMatchTheEvaluator) {
                                 std::istreambuf_iterator<char>());
   absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(module_text);
   ASSERT_TRUE(module.ok()) << module.status();
+  // Each dot, alone or in an output fusion with its narrowing epilogue.
   int bf16_gemms = 0, s8_gemms = 0;
-  for (const HloInstruction* instruction : (*module)->entry_computation()->instructions()) {
-    if (instruction->opcode() != HloOpcode::kDot) continue;
-    EXPECT_TRUE(codegen::GemmPlanFor(*instruction).has_value()) << instruction->ToString();
-    const std::optional<codegen::GemmElementTypes> types =
-        codegen::RuntimeGemmElementTypes(*instruction);
-    ASSERT_TRUE(types.has_value()) << instruction->ToString();
-    bf16_gemms += *types == codegen::GemmElementTypes::kBf16ToF32;
-    s8_gemms += *types == codegen::GemmElementTypes::kS8ToS32;
+  for (const HloComputation* computation : (*module)->computations()) {
+    for (const HloInstruction* instruction : computation->instructions()) {
+      if (instruction->opcode() != HloOpcode::kDot) continue;
+      EXPECT_TRUE(codegen::GemmPlanFor(*instruction).has_value()) << instruction->ToString();
+      const std::optional<codegen::GemmElementTypes> types =
+          codegen::RuntimeGemmElementTypes(*instruction);
+      ASSERT_TRUE(types.has_value()) << instruction->ToString();
+      bf16_gemms += *types == codegen::GemmElementTypes::kBf16ToF32;
+      s8_gemms += *types == codegen::GemmElementTypes::kS8ToS32;
+    }
   }
   EXPECT_EQ(bf16_gemms, 2) << module_text;
   EXPECT_EQ(s8_gemms, 1) << module_text;

@@ -548,5 +548,76 @@ INSTANTIATE_TEST_SUITE_P(Modules, RealModuleFusionTest,
                            return name.substr(0, name.find('.'));
                          });
 
+TEST(CpuInstructionFusionTest, DotWithElementwiseEpilogueBecomesOneOutputFusion) {
+  auto module = ParseTestModule(R"(
+HloModule dense
+ENTRY e {
+  x = f32[8,16]{1,0} parameter(0)
+  w = f32[16,12]{1,0} parameter(1)
+  bias = f32[12]{0} parameter(2)
+  d = f32[8,12]{1,0} dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  b = f32[8,12]{1,0} broadcast(bias), dimensions={1}
+  s = f32[8,12]{1,0} add(d, b)
+  zero = f32[] constant(0)
+  z = f32[8,12]{1,0} broadcast(zero), dimensions={}
+  ROOT r = f32[8,12]{1,0} maximum(s, z)
+}
+)");
+  std::unique_ptr<HloModule> reference = module->Clone();
+  ASSERT_TRUE(RunFusion(*module));
+  const HloComputation* entry = module->entry_computation();
+  const HloInstruction* root = entry->root_instruction();
+  ASSERT_EQ(root->opcode(), HloOpcode::kFusion);
+  EXPECT_EQ(root->fusion_kind(), FusionKind::kOutput);
+  EXPECT_EQ(CountOpcode(*entry, HloOpcode::kDot), 0);
+  EXPECT_EQ(CountOpcode(*root->fused_instructions_computation(), HloOpcode::kDot), 1);
+  // The loop fusion's operand (bias), then the dot's.
+  EXPECT_EQ(OperandNames(*root), (std::vector<std::string>{"bias", "x", "w"}));
+  EXPECT_EQ(entry->instruction_count(), 4);
+  ExpectVerifiedAndRoundTrips(*module);
+  std::vector<Literal> arguments;
+  for (const HloInstruction* parameter : reference->entry_computation()->parameter_instructions()) {
+    Literal value(parameter->shape());
+    for (int64_t i = 0; i < value.element_count(); ++i) value.SetFromDouble(i, (i % 7) / 2.0 - 1.0);
+    arguments.push_back(std::move(value));
+  }
+  absl::StatusOr<Literal> expected = HloEvaluator().Evaluate(*reference, arguments);
+  absl::StatusOr<Literal> actual = HloEvaluator().Evaluate(*module, arguments);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  ASSERT_TRUE(actual.ok()) << actual.status();
+  EXPECT_EQ(*expected, *actual);
+}
+
+TEST(CpuInstructionFusionTest, DotsStayOutOfEpiloguesThatReadThemElsewhere) {
+  // d1 has a second user; d2 is also read at row 0 (other elements than
+  // the consumer's own index), through a slice fused with it; d3 is an f16 dot no runtime GEMM
+  // computes. None becomes an output fusion.
+  auto module = ParseTestModule(R"(
+HloModule kept
+ENTRY e {
+  x = f32[8,8]{1,0} parameter(0)
+  h = f16[8,8]{1,0} parameter(1)
+  d1 = f32[8,8]{1,0} dot(x, x), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  n1 = f32[8,8]{1,0} negate(d1)
+  d2 = f32[8,8]{1,0} dot(x, x), lhs_contracting_dims={1}, rhs_contracting_dims={1}
+  row = f32[1,8]{1,0} slice(d2), slice={[0:1], [0:8]}
+  flat = f32[8]{0} reshape(row)
+  rows = f32[8,8]{1,0} broadcast(flat), dimensions={1}
+  n2 = f32[8,8]{1,0} add(d2, rows)
+  d3 = f16[8,8]{1,0} dot(h, h), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  n3 = f16[8,8]{1,0} negate(d3)
+  ROOT t = (f32[8,8]{1,0}, f32[8,8]{1,0}, f32[8,8]{1,0}, f16[8,8]{1,0}) tuple(n1, d1, n2, n3)
+}
+)");
+  RunFusion(*module);
+  EXPECT_EQ(CountOpcode(*module->entry_computation(), HloOpcode::kDot), 3);
+  for (const HloInstruction* instruction : module->entry_computation()->instructions()) {
+    if (instruction->opcode() == HloOpcode::kFusion) {
+      EXPECT_NE(instruction->fusion_kind(), FusionKind::kOutput) << instruction->name();
+    }
+  }
+  ExpectVerifiedAndRoundTrips(*module);
+}
+
 }  // namespace
 }  // namespace hmo::cpu

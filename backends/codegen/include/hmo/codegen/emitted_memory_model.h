@@ -25,8 +25,8 @@ namespace hmo::codegen {
 // The fusions a backend's kernels emit whole (fusion_emitter.h); the
 // preparation expands the others into their instructions.
 enum class EmittedFusions {
-  kLoop,              // IsLoopFusionEmittable
-  kLoopAndReduction,  // IsFusionEmittable: loop and reduction fusions
+  kLoop,                    // IsLoopFusionEmittable
+  kLoopReductionAndOutput,  // IsFusionEmittable: loop, reduction and output fusions
 };
 
 // `regroup_expanded`, when given, fuses the expanded fusions' instructions

@@ -8,6 +8,7 @@
 // DAG) is computed once per element and basic block. Shared by the CPU
 // kernels and the GPU (NVPTX) kernels, which differ only in their loops.
 
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -28,6 +29,12 @@ class FusedGenerators {
 
   // The generator of `instruction` (of the fused computation).
   absl::StatusOr<ElementGenerator> Get(const HloInstruction& instruction);
+
+  // Makes `generator` the generator of `instruction` (before any Get that
+  // reaches it): an output fusion's dot reads the library's product tile.
+  void Set(const HloInstruction& instruction, ElementGenerator generator) {
+    generators_[&instruction] = std::move(generator);
+  }
 
   // Reads `array` at the index (a scalar array ignores it).
   static ElementGenerator ArrayReader(llvm::IRBuilderBase& b, IrArray array);

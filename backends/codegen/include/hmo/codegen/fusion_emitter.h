@@ -16,7 +16,9 @@
 // And the kernel of a reduction fusion (XLA's kInput fusions rooted at a
 // reduce): the reduce's loops (EmitReduceLoops) with the fused elementwise
 // expressions computed inside the reduction loop, element by element, so
-// neither the reduce's inputs nor their producers are materialised.
+// neither the reduce's inputs nor their producers are materialised. And of
+// an output fusion: a dot's epilogue applied to the library's product tiles
+// (IsOutputFusionEmittable).
 
 #include "absl/status/status.h"
 #include "hmo/codegen/kernel_emit_context.h"
@@ -37,8 +39,26 @@ bool IsLoopFusionEmittable(const HloInstruction& fusion);
 // fused instruction elemental on arrays.
 bool IsReductionFusionEmittable(const HloInstruction& fusion);
 
-// IsLoopFusionEmittable or IsReductionFusionEmittable: the fusions a backend
-// on these emitters keeps whole.
+// Whether EmitFusionKernel emits `fusion` as an output fusion (XLA's kOutput
+// fusions: a dot with its elementwise epilogue): array operands and root;
+// exactly one dot, whose operands are fused parameters and which a runtime
+// GEMM computes (gemm_plan.h: RuntimeGemmElementTypes, GemmPlanFor); the
+// root of the dot's dimensions, reached from the dot only through
+// elementwise instructions (ReachesRootElementwise); every other fused
+// instruction elemental. The kernel calls the runtime's epilogue GEMM
+// (runtime_functions.h) with a generated epilogue computing the root over
+// each tile of the product: the product never is in a buffer of the plan.
+// Needs a target with runtime calls (the CPU's).
+bool IsOutputFusionEmittable(const HloInstruction& fusion);
+
+// Whether every use of `value` (an instruction of a fused computation)
+// leads to the computation's root only through elemental instructions that
+// are elementwise on it and have its dimensions: the root at an index then
+// reads `value` at that index only.
+bool ReachesRootElementwise(const HloInstruction& value);
+
+// IsLoopFusionEmittable, IsReductionFusionEmittable or
+// IsOutputFusionEmittable: the fusions the CPU backend keeps whole.
 bool IsFusionEmittable(const HloInstruction& fusion);
 
 }  // namespace hmo::codegen

@@ -73,6 +73,10 @@ enum class GemmElementTypes { kF32, kF64, kBf16ToF32, kS8ToS32 };
 // rewrites it into one of these).
 std::optional<GemmElementTypes> RuntimeGemmElementTypes(const HloInstruction& dot);
 
+// The runtime function computing a GEMM of `types` (runtime_functions.h):
+// __hmo_cpu_gemm_*, or with `with_epilogue` __hmo_cpu_gemm_epilogue_*.
+const char* RuntimeGemmFunction(GemmElementTypes types, bool with_epilogue);
+
 // Operand `operand` (0: lhs, 1: rhs) of `dot` on its own: the transpose flag
 // its layout gives the GEMM, or nullopt when its layout allows none (the
 // operand conditions above). GemmPlanFor holds these for both operands and
