@@ -121,6 +121,22 @@ void ForEachIntraOpPart(int64_t max_parts,
   claims->WaitForAllParts();
 }
 
+int ScheduleOnIntraOpPool(int max_tasks, const std::function<void()>& task) {
+  IntraOpPool& state = Pool();
+  Eigen::ThreadPool* pool = nullptr;
+  int tasks = 0;
+  {
+    std::lock_guard<std::mutex> lock(state.mutex);
+    tasks = std::min(max_tasks, state.threads - 1);
+    if (tasks <= 0) return 0;
+    if (state.pool == nullptr) state.pool = std::make_unique<Eigen::ThreadPool>(state.threads - 1);
+    pool = state.pool.get();
+    if (pool->CurrentThreadId() != -1) return 0;
+  }
+  for (int t = 0; t < tasks; ++t) pool->Schedule(task);
+  return tasks;
+}
+
 }  // namespace hmo::codegen
 
 extern "C" void __hmo_cpu_parallel_for(HmoCpuKernelPart part, char** buffer_table,

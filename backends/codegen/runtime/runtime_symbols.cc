@@ -22,6 +22,7 @@ std::vector<std::pair<std::string, void*>> RuntimeSymbols() {
        reinterpret_cast<void*>(&__hmo_cpu_gemm_epilogue_bf16_f32)},
       {"__hmo_cpu_gemm_epilogue_s8_s32", reinterpret_cast<void*>(&__hmo_cpu_gemm_epilogue_s8_s32)},
       {"__hmo_cpu_parallel_for", reinterpret_cast<void*>(&__hmo_cpu_parallel_for)},
+      {"__hmo_cpu_run_kernel_graph", reinterpret_cast<void*>(&__hmo_cpu_run_kernel_graph)},
       {"__hmo_cpu_conv2d_f32", reinterpret_cast<void*>(&__hmo_cpu_conv2d_f32)},
       {"__hmo_cpu_conv2d_bf16", reinterpret_cast<void*>(&__hmo_cpu_conv2d_bf16)},
       {"__hmo_cpu_sort", reinterpret_cast<void*>(&__hmo_cpu_sort)},

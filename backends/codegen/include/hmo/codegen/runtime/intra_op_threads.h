@@ -33,6 +33,13 @@ void SetIntraOpThreadCount(int threads);
 void ForEachIntraOpPart(int64_t max_parts,
                         const std::function<void(int64_t part, int64_t parts)>& body);
 
+// Queues `task` on up to min(max_tasks, IntraOpThreadCount() - 1) pool
+// threads (one copy each) and returns how many were queued: none when the
+// pool has no thread or the caller is a pool thread. The tasks run later, in
+// any order, possibly after the caller went on: what they use must outlive
+// them.
+int ScheduleOnIntraOpPool(int max_tasks, const std::function<void()>& task);
+
 }  // namespace hmo::codegen
 
 #endif  // HMO_CODEGEN_RUNTIME_INTRA_OP_THREADS_H_
