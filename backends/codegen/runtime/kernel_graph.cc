@@ -2,10 +2,10 @@
 // time, as XLA:CPU's thunk executor runs independent thunks.
 //
 // The calling thread runs ready nodes until every node returned; pool
-// helpers run ready unpartitioned nodes while there are any and then leave
-// their thread (a helper never waits, so the pool stays free for the parts
-// of partitioned kernels, which only the calling thread starts: their parts
-// then run on the pool, where a helper would run them alone).
+// helpers run ready nodes that may leave the calling thread while there are
+// any and then leave their thread (a helper never waits, so the pool stays
+// free for the parts of the kernels only the calling thread starts: their
+// parts then run on the pool, where a helper would run them alone).
 
 #include <atomic>
 #include <condition_variable>
@@ -42,12 +42,12 @@ class KernelGraphRun : public std::enable_shared_from_this<KernelGraphRun> {
     std::unique_lock<std::mutex> lock(mutex_);
     while (remaining_ > 0) {
       int64_t node = -1;
-      if (!partitioned_.empty()) {
-        node = partitioned_.front();
-        partitioned_.pop_front();
-      } else if (!single_.empty()) {
-        node = single_.front();
-        single_.pop_front();
+      if (!on_caller_.empty()) {
+        node = on_caller_.front();
+        on_caller_.pop_front();
+      } else if (!anywhere_.empty()) {
+        node = anywhere_.front();
+        anywhere_.pop_front();
       } else {
         node_finished_.wait(lock);
         continue;
@@ -60,7 +60,7 @@ class KernelGraphRun : public std::enable_shared_from_this<KernelGraphRun> {
 
  private:
   std::deque<int64_t>& Queue(int64_t node) {
-    return nodes_[node].parts > 1 ? partitioned_ : single_;
+    return nodes_[node].on_calling_thread != 0 ? on_caller_ : anywhere_;
   }
 
   // Queues helpers for the unpartitioned nodes ready and not yet claimed.
@@ -68,7 +68,7 @@ class KernelGraphRun : public std::enable_shared_from_this<KernelGraphRun> {
     int wanted = 0;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      wanted = static_cast<int>(single_.size()) - helpers_;
+      wanted = static_cast<int>(anywhere_.size()) - helpers_;
       if (wanted <= 0) return;
       helpers_ += wanted;
     }
@@ -82,9 +82,9 @@ class KernelGraphRun : public std::enable_shared_from_this<KernelGraphRun> {
 
   void RunOnHelper() {
     std::unique_lock<std::mutex> lock(mutex_);
-    while (!single_.empty()) {
-      const int64_t node = single_.front();
-      single_.pop_front();
+    while (!anywhere_.empty()) {
+      const int64_t node = anywhere_.front();
+      anywhere_.pop_front();
       lock.unlock();
       Run(node);
       lock.lock();
@@ -101,20 +101,20 @@ class KernelGraphRun : public std::enable_shared_from_this<KernelGraphRun> {
     } else {
       reinterpret_cast<void (*)(char**)>(n.kernel)(table_);
     }
-    bool new_single = false;
+    bool new_anywhere = false;
     {
       std::lock_guard<std::mutex> lock(mutex_);
       for (int64_t s = n.first_successor; s < n.first_successor + n.successor_count; ++s) {
         const int64_t successor = successors_[s];
         if (pending_[successor].fetch_sub(1, std::memory_order_acq_rel) == 1) {
           Queue(successor).push_back(successor);
-          new_single |= nodes_[successor].parts <= 1;
+          new_anywhere |= nodes_[successor].on_calling_thread == 0;
         }
       }
       --remaining_;
     }
     node_finished_.notify_all();
-    if (new_single) OfferHelpers();
+    if (new_anywhere) OfferHelpers();
   }
 
   const HmoCpuKernelNode* nodes_;
@@ -123,8 +123,8 @@ class KernelGraphRun : public std::enable_shared_from_this<KernelGraphRun> {
   std::vector<std::atomic<int64_t>> pending_;
   std::mutex mutex_;
   std::condition_variable node_finished_;
-  std::deque<int64_t> partitioned_;  // ready, run by the calling thread
-  std::deque<int64_t> single_;       // ready, run by any thread
+  std::deque<int64_t> on_caller_;  // ready, run by the calling thread
+  std::deque<int64_t> anywhere_;   // ready, run by any thread
   int64_t remaining_;
   int helpers_ = 0;  // queued or running helpers
 };

@@ -11,10 +11,12 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
+#include "cpu/codegen/kernel_dependencies.h"
 #include "hmo/codegen/alias_scopes.h"
 #include "hmo/collectives/collective_plan.h"
 #include "hmo/codegen/elemental_ir_emitter.h"
 #include "hmo/codegen/kernel_emit_context.h"
+#include "hmo/codegen/fusion_emitter.h"
 #include "hmo/codegen/kernel_emitter.h"
 #include "hmo/base/status_macros.h"
 #include "llvm/IR/Function.h"
@@ -29,6 +31,9 @@ namespace {
 constexpr int64_t kSmallKernelBytes = 4096;
 // Parts per kernel at most (more than any thread count it runs with).
 constexpr int64_t kMaxParts = 64;
+// The most kernels one dependency graph holds (its analysis is quadratic);
+// a longer run of kernels is several graphs, one after the other.
+constexpr int64_t kMaxGraphKernels = 1024;
 
 // LLVM symbol names: HLO names may hold '-', which is fine in LLVM IR but
 // not in every tool; keep [A-Za-z0-9_.].
@@ -197,7 +202,17 @@ class ModuleEmitter {
     return std::min(kMaxParts, bytes / codegen::kMinPartBytes);
   }
 
-  absl::Status EmitKernelAndCall(const HloInstruction& instruction, llvm::Value* table) {
+  // A kernel's function and how many parts it runs in (1: not split).
+  struct EmittedKernel {
+    llvm::Function* function = nullptr;
+    int64_t parts = 1;
+    // Whether it must start on the thread running the computation: its
+    // parts, or the runtime function it calls (GEMM, convolution, sort),
+    // run on the intra-op pool only from there (HmoCpuKernelNode).
+    bool on_calling_thread = false;
+  };
+
+  absl::StatusOr<EmittedKernel> EmitKernel(const HloInstruction& instruction) {
     const int64_t parts = KernelParts(instruction);
     llvm::Function* kernel = NewFunction(UniqueName(SanitizeName(instruction.name())), parts > 1);
     // Nothing else touches the table while a kernel runs.
@@ -219,18 +234,175 @@ class ModuleEmitter {
     if (parts > 1) context.SetOutputPartition(kernel->getArg(1), kernel->getArg(2));
     HMO_RETURN_IF_ERROR(codegen::EmitKernelBody(context));
     kernel_builder.CreateRetVoid();
-    if (parts == 1) {
-      builder_.CreateCall(kernel, {table});
-      return absl::OkStatus();
+    const bool calls_pool_runtime = instruction.opcode() == HloOpcode::kDot ||
+                                    instruction.opcode() == HloOpcode::kConvolution ||
+                                    instruction.opcode() == HloOpcode::kSort ||
+                                    (instruction.opcode() == HloOpcode::kFusion &&
+                                     codegen::IsOutputFusionEmittable(instruction));
+    return EmittedKernel{kernel, parts, parts > 1 || calls_pool_runtime};
+  }
+
+  void EmitKernelCall(const EmittedKernel& kernel, llvm::Value* table) {
+    if (kernel.parts == 1) {
+      builder_.CreateCall(kernel.function, {table});
+      return;
     }
     // The runtime runs the parts on the intra-op threads.
     llvm::LLVMContext& llvm_context = module_.getContext();
     llvm::FunctionCallee parallel_for = module_.getOrInsertFunction(
-        "__hmo_cpu_parallel_for",
-        llvm::FunctionType::get(llvm::Type::getVoidTy(llvm_context),
-                                {kernel->getType(), table->getType(), builder_.getInt64Ty()},
-                                /*isVarArg=*/false));
-    builder_.CreateCall(parallel_for, {kernel, table, builder_.getInt64(parts)});
+        "__hmo_cpu_parallel_for", llvm::FunctionType::get(llvm::Type::getVoidTy(llvm_context),
+                                                          {kernel.function->getType(),
+                                                           table->getType(), builder_.getInt64Ty()},
+                                                          /*isVarArg=*/false));
+    builder_.CreateCall(parallel_for, {kernel.function, table, builder_.getInt64(kernel.parts)});
+  }
+
+  absl::Status EmitKernelAndCall(const HloInstruction& instruction, llvm::Value* table) {
+    HMO_ASSIGN_OR_RETURN(EmittedKernel kernel, EmitKernel(instruction));
+    EmitKernelCall(kernel, table);
+    return absl::OkStatus();
+  }
+
+  // Whether EmitInstruction runs `instruction` as a call of its own kernel
+  // (EmitKernelAndCall), rather than as data movement, control flow, a
+  // collective or nothing.
+  static bool RunsAsKernel(const HloInstruction& instruction) {
+    switch (instruction.opcode()) {
+      case HloOpcode::kParameter:
+      case HloOpcode::kAfterAll:
+      case HloOpcode::kConstant:
+      case HloOpcode::kTuple:
+      case HloOpcode::kGetTupleElement:
+      case HloOpcode::kBitcast:
+      case HloOpcode::kOptimizationBarrier:
+      case HloOpcode::kAddDependency:
+      case HloOpcode::kCopyStart:
+      case HloOpcode::kCopyDone:
+      case HloOpcode::kAllReduceDone:
+      case HloOpcode::kAllGatherDone:
+      case HloOpcode::kCollectivePermuteDone:
+      case HloOpcode::kWhile:
+      case HloOpcode::kConditional:
+      case HloOpcode::kCall:
+        return false;
+      case HloOpcode::kCustomCall:
+      case HloOpcode::kCopy:
+        if (!codegen::NeedsKernel(instruction)) return false;
+        break;
+      default:
+        if (collectives::IsPlannedCollective(instruction.opcode())) return false;
+        break;
+    }
+    return !(instruction.shape().IsArray() && ShapeUtil::ElementsIn(instruction.shape()) == 0);
+  }
+
+  // Whether EmitInstruction emits no code for `instruction`: nothing to
+  // compute, or value moves between slices that coincide.
+  absl::StatusOr<bool> EmitsNothing(const HloInstruction& instruction) {
+    const auto no_copy = [&](const HloInstruction& from, const ShapeIndex& from_index,
+                             const ShapeIndex& to_index) -> absl::StatusOr<bool> {
+      bool copies = false;
+      HMO_RETURN_IF_ERROR(
+          codegen::ForEachLeafNeedingCopy(assignment_, from, from_index, instruction, to_index,
+                                          [&](const ShapeIndex&, const ShapeIndex&, int64_t) {
+                                            copies = true;
+                                            return absl::OkStatus();
+                                          }));
+      return !copies;
+    };
+    switch (instruction.opcode()) {
+      case HloOpcode::kParameter:
+      case HloOpcode::kAfterAll:
+        return true;
+      case HloOpcode::kTuple:
+        for (int64_t i = 0; i < instruction.operand_count(); ++i) {
+          HMO_ASSIGN_OR_RETURN(bool none, no_copy(*instruction.operand(i), {}, {i}));
+          if (!none) return false;
+        }
+        return true;
+      case HloOpcode::kGetTupleElement:
+        return no_copy(*instruction.operand(0), {instruction.tuple_index()}, {});
+      case HloOpcode::kBitcast:
+      case HloOpcode::kOptimizationBarrier:
+      case HloOpcode::kAddDependency:
+        return no_copy(*instruction.operand(0), {}, {});
+      default:
+        return false;
+    }
+  }
+
+  // The kernels of a stretch of the schedule with nothing else between them:
+  // one call each, in order; or, when two neighbours are independent
+  // (KernelPredecessors) and one of them may run on a pool thread (so
+  // running them side by side uses threads that would idle), one
+  // __hmo_cpu_run_kernel_graph call running them as their dependency graph.
+  absl::Status EmitKernels(const std::vector<const HloInstruction*>& instructions,
+                           llvm::Value* table) {
+    std::vector<EmittedKernel> kernels;
+    for (const HloInstruction* instruction : instructions) {
+      HMO_ASSIGN_OR_RETURN(EmittedKernel kernel, EmitKernel(*instruction));
+      kernels.push_back(kernel);
+    }
+    const int64_t count = static_cast<int64_t>(kernels.size());
+    std::vector<std::vector<int64_t>> predecessors;
+    bool concurrent = false;
+    if (options_.concurrent_kernels && count > 1) {
+      predecessors = KernelPredecessors(assignment_, instructions);
+      for (int64_t j = 1; j < count && !concurrent; ++j) {
+        const bool waits_for_previous = std::find(predecessors[j].begin(), predecessors[j].end(),
+                                                  j - 1) != predecessors[j].end();
+        concurrent = !waits_for_previous &&
+                     (!kernels[j].on_calling_thread || !kernels[j - 1].on_calling_thread);
+      }
+    }
+    if (!concurrent) {
+      for (const EmittedKernel& kernel : kernels) EmitKernelCall(kernel, table);
+      return absl::OkStatus();
+    }
+    std::vector<std::vector<int64_t>> successors(count);
+    for (int64_t j = 0; j < count; ++j) {
+      for (int64_t i : predecessors[j]) successors[i].push_back(j);
+    }
+    llvm::LLVMContext& context = module_.getContext();
+    llvm::Type* i64 = builder_.getInt64Ty();
+    llvm::Type* i8_ptr = builder_.getInt8PtrTy();
+    // HmoCpuKernelNode (runtime_functions.h).
+    llvm::StructType* node_type = llvm::StructType::get(context, {i8_ptr, i64, i64, i64, i64, i64});
+    std::vector<llvm::Constant*> nodes;
+    std::vector<uint64_t> flat_successors;
+    for (int64_t j = 0; j < count; ++j) {
+      nodes.push_back(llvm::ConstantStruct::get(
+          node_type, {llvm::ConstantExpr::getBitCast(kernels[j].function, i8_ptr),
+                      builder_.getInt64(kernels[j].parts),
+                      builder_.getInt64(kernels[j].on_calling_thread ? 1 : 0),
+                      builder_.getInt64(static_cast<int64_t>(predecessors[j].size())),
+                      builder_.getInt64(static_cast<int64_t>(flat_successors.size())),
+                      builder_.getInt64(static_cast<int64_t>(successors[j].size()))}));
+      flat_successors.insert(flat_successors.end(), successors[j].begin(), successors[j].end());
+    }
+    const std::string name = UniqueName("kernel_graph." + SanitizeName(instructions[0]->name()));
+    auto* node_array_type = llvm::ArrayType::get(node_type, static_cast<uint64_t>(count));
+    auto* node_global = new llvm::GlobalVariable(
+        module_, node_array_type, /*isConstant=*/true, llvm::GlobalValue::InternalLinkage,
+        llvm::ConstantArray::get(node_array_type, nodes), name);
+    reserved_names_.insert(name);
+    if (flat_successors.empty()) flat_successors.push_back(0);  // no empty array
+    auto* successor_global = new llvm::GlobalVariable(
+        module_, llvm::ArrayType::get(i64, flat_successors.size()), /*isConstant=*/true,
+        llvm::GlobalValue::InternalLinkage, llvm::ConstantDataArray::get(context, flat_successors),
+        name + ".successors");
+    llvm::FunctionCallee run = module_.getOrInsertFunction(
+        "__hmo_cpu_run_kernel_graph",
+        llvm::FunctionType::get(
+            builder_.getVoidTy(),
+            {node_type->getPointerTo(), i64, i64->getPointerTo(), table->getType()},
+            /*isVarArg=*/false));
+    builder_.CreateCall(run,
+                        {builder_.CreateConstInBoundsGEP2_64(node_array_type, node_global, 0, 0),
+                         builder_.getInt64(count),
+                         builder_.CreateConstInBoundsGEP2_64(successor_global->getValueType(),
+                                                             successor_global, 0, 0),
+                         table});
     return absl::OkStatus();
   }
 
@@ -498,9 +670,25 @@ class ModuleEmitter {
     std::vector<HloInstruction*> sequence = schedule.is_computation_scheduled(&computation)
                                                 ? schedule.sequence(&computation).instructions()
                                                 : computation.MakeInstructionPostOrder();
+    // Runs of kernels (with nothing emitted between them) go out together,
+    // so that independent ones can run at the same time.
+    std::vector<const HloInstruction*> kernels;
     for (const HloInstruction* instruction : sequence) {
+      if (RunsAsKernel(*instruction)) {
+        kernels.push_back(instruction);
+        if (static_cast<int64_t>(kernels.size()) == kMaxGraphKernels) {
+          HMO_RETURN_IF_ERROR(EmitKernels(kernels, table));
+          kernels.clear();
+        }
+        continue;
+      }
+      HMO_ASSIGN_OR_RETURN(bool nothing, EmitsNothing(*instruction));
+      if (nothing) continue;
+      if (!kernels.empty()) HMO_RETURN_IF_ERROR(EmitKernels(kernels, table));
+      kernels.clear();
       HMO_RETURN_IF_ERROR(EmitInstruction(*instruction, function, table));
     }
+    if (!kernels.empty()) HMO_RETURN_IF_ERROR(EmitKernels(kernels, table));
     builder_.CreateRetVoid();
     return absl::OkStatus();
   }

@@ -20,6 +20,10 @@
 // non-fusion computation the entry reaches (through while, conditional and
 // call) becomes an internal function calling its instructions' kernels in
 // schedule order, with while loops, conditionals and calls as control flow.
+// A run of kernels with nothing else emitted between them, some of them
+// independent (no byte one writes is read or written by the other:
+// kernel_dependencies.h), is one call of __hmo_cpu_run_kernel_graph over
+// their dependency graph (CodegenOptions::concurrent_kernels).
 // Values that usually share a slice by alias analysis (tuple and
 // get-tuple-element elements, bitcast, opt-barrier, the while state, call
 // and branch parameters/results) are copied when their slices differ.
@@ -68,6 +72,10 @@ struct LoopTripBudget {
 
 struct CodegenOptions {
   std::string entry_function_name = "hmo_entry";
+  // Whether a run of kernels with independent ones among them runs as its
+  // dependency graph (__hmo_cpu_run_kernel_graph), independent kernels at
+  // the same time; else every kernel is called in schedule order.
+  bool concurrent_kernels = true;
 };
 
 struct EmittedModule {

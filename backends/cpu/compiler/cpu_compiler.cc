@@ -93,7 +93,9 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileForCpu(const HloModule& mo
                     "in [1, 4096]",
                     grid.replica_count, grid.partition_count));
   }
-  HMO_ASSIGN_OR_RETURN(EmittedModule emitted, EmitModule(scheduled, assignment, CodegenOptions{}));
+  CodegenOptions codegen_options;
+  codegen_options.concurrent_kernels = options.concurrent_kernels;
+  HMO_ASSIGN_OR_RETURN(EmittedModule emitted, EmitModule(scheduled, assignment, codegen_options));
   std::vector<collectives::CollectivePlan> collective_plans;
   for (const HloInstruction* collective : emitted.collectives) {
     absl::StatusOr<collectives::CollectivePlan> planned =

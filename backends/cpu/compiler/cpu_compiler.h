@@ -42,6 +42,8 @@ struct CpuCompileOptions {
   // Replicas of the module's partitions the executable runs: its devices
   // are num_replicas x module.num_partitions() (CpuExecutable).
   int64_t num_replicas = 1;
+  // Independent kernels run at the same time (CodegenOptions).
+  bool concurrent_kernels = true;
 };
 
 // Compiles `module` (the executable keeps its own prepared clone).

@@ -28,12 +28,16 @@ struct Log {
   std::array<std::atomic<int64_t>, kMaxNodes> started{};
   std::array<std::atomic<int64_t>, kMaxNodes> finished{};
   std::array<std::atomic<int64_t>, kMaxNodes> runs{};
+  std::array<std::atomic<bool>, kMaxNodes> on_caller{};
   std::atomic<int> running{0};
   std::atomic<int> most_running{0};
 };
 
+thread_local bool is_caller = false;
+
 void Record(char** table, int node) {
   Log& log = *reinterpret_cast<Log*>(table[0]);
+  log.on_caller[node] = is_caller;
   log.started[node] = log.clock.fetch_add(1);
   const int now = log.running.fetch_add(1) + 1;
   int most = log.most_running.load();
@@ -81,7 +85,8 @@ TEST_F(KernelGraphTest, EveryNodeRunsAfterItsPredecessors) {
   std::mt19937 random(3);
   for (int trial = 0; trial < 20; ++trial) {
     const int count = 2 + static_cast<int>(random() % (kMaxNodes - 1));
-    // Edges i -> j (i < j) with probability 1/8; every 5th node partitioned.
+    // Edges i -> j (i < j) with probability 1/8; every 5th node
+    // partitioned, every 7th kept on the calling thread.
     std::vector<std::vector<int64_t>> successors_of(count);
     std::vector<std::vector<int>> predecessors_of(count);
     for (int j = 0; j < count; ++j) {
@@ -96,16 +101,22 @@ TEST_F(KernelGraphTest, EveryNodeRunsAfterItsPredecessors) {
     std::vector<int64_t> successors;
     for (int i = 0; i < count; ++i) {
       const bool partitioned = i % 5 == 4;
-      nodes.push_back(HmoCpuKernelNode{partitioned ? parts[i] : kernels[i], partitioned ? 3 : 1,
-                                       static_cast<int64_t>(predecessors_of[i].size()),
-                                       static_cast<int64_t>(successors.size()),
-                                       static_cast<int64_t>(successors_of[i].size())});
+      nodes.push_back(HmoCpuKernelNode{
+          partitioned ? parts[i] : kernels[i], partitioned ? 3 : 1,
+          partitioned || i % 7 == 6 ? 1 : 0, static_cast<int64_t>(predecessors_of[i].size()),
+          static_cast<int64_t>(successors.size()), static_cast<int64_t>(successors_of[i].size())});
       successors.insert(successors.end(), successors_of[i].begin(), successors_of[i].end());
     }
     Log log;
     char* table[] = {reinterpret_cast<char*>(&log)};
+    is_caller = true;
     __hmo_cpu_run_kernel_graph(nodes.data(), count, successors.data(), table);
+    is_caller = false;
     for (int j = 0; j < count; ++j) {
+      // A node kept on the calling thread ran there.
+      if (j % 7 == 6 && j % 5 != 4) {
+        EXPECT_TRUE(log.on_caller[j].load()) << "node " << j;
+      }
       // A partitioned node's parts: min(3, the 4 intra-op threads).
       ASSERT_EQ(log.runs[j].load(), j % 5 == 4 ? 3 : 1) << "trial " << trial << " node " << j;
       for (int i : predecessors_of[j]) {
@@ -119,7 +130,7 @@ TEST_F(KernelGraphTest, EveryNodeRunsAfterItsPredecessors) {
 TEST_F(KernelGraphTest, IndependentNodesOverlap) {
   const auto kernels = Kernels(std::make_integer_sequence<int, kMaxNodes>());
   std::vector<HmoCpuKernelNode> nodes;
-  for (int i = 0; i < 16; ++i) nodes.push_back(HmoCpuKernelNode{kernels[i], 1, 0, 0, 0});
+  for (int i = 0; i < 16; ++i) nodes.push_back(HmoCpuKernelNode{kernels[i], 1, 0, 0, 0, 0});
   Log log;
   char* table[] = {reinterpret_cast<char*>(&log)};
   __hmo_cpu_run_kernel_graph(nodes.data(), 16, nullptr, table);
@@ -131,7 +142,7 @@ TEST_F(KernelGraphTest, OneThreadRunsTheNodesInOrder) {
   hmo::codegen::SetIntraOpThreadCount(1);
   const auto kernels = Kernels(std::make_integer_sequence<int, kMaxNodes>());
   std::vector<HmoCpuKernelNode> nodes;
-  for (int i = 0; i < 8; ++i) nodes.push_back(HmoCpuKernelNode{kernels[i], 1, 0, 0, 0});
+  for (int i = 0; i < 8; ++i) nodes.push_back(HmoCpuKernelNode{kernels[i], 1, 0, 0, 0, 0});
   Log log;
   char* table[] = {reinterpret_cast<char*>(&log)};
   __hmo_cpu_run_kernel_graph(nodes.data(), 8, nullptr, table);

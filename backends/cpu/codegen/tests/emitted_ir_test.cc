@@ -32,7 +32,7 @@ struct Compiled {
 
 // Parses a scheduled module, assigns buffers as the CPU compiler does and
 // emits it.
-Compiled Emit(std::string_view text) {
+Compiled Emit(std::string_view text, const CodegenOptions& options = CodegenOptions{}) {
   Compiled c;
   auto module = ParseHloModule(text);
   EXPECT_TRUE(module.ok()) << module.status();
@@ -42,7 +42,7 @@ Compiled Emit(std::string_view text) {
                                         [](int64_t) { return int64_t{64}; }, BufferAssigner::Options{});
   EXPECT_TRUE(assignment.ok()) << assignment.status();
   c.assignment = std::move(*assignment);
-  auto emitted = EmitModule(*c.hlo, *c.assignment, CodegenOptions{});
+  auto emitted = EmitModule(*c.hlo, *c.assignment, options);
   EXPECT_TRUE(emitted.ok()) << emitted.status();
   c.emitted = std::move(*emitted);
   return c;
@@ -299,7 +299,9 @@ ENTRY e {
   small = f32[8] negate(s)
   ROOT t = (f32[512,512], f32[8]) tuple(big, small)
 })";
-  Compiled c = Emit(kHlo);
+  CodegenOptions in_order;
+  in_order.concurrent_kernels = false;
+  Compiled c = Emit(kHlo, in_order);
   ASSERT_NE(c.emitted.module, nullptr);
   const llvm::Function* big = c.emitted.module->getFunction("big");
   ASSERT_NE(big, nullptr);
@@ -313,6 +315,31 @@ ENTRY e {
   ASSERT_NE(call, std::string::npos) << entry;
   const std::string line = entry.substr(call, entry.find('\n', call) - call);
   EXPECT_NE(line.find("@big,"), std::string::npos) << line;
+
+  // The two kernels are independent: with concurrent kernels the entry runs
+  // them as one graph, `big` (in 8 parts of 128 KiB) kept on the calling
+  // thread.
+  Compiled graph = Emit(kHlo);
+  ASSERT_NE(graph.emitted.module, nullptr);
+  const std::string graph_entry = PrintFunction(*graph.emitted.module, "computation.e");
+  EXPECT_NE(graph_entry.find("call void @__hmo_cpu_run_kernel_graph("), std::string::npos)
+      << graph_entry;
+  EXPECT_EQ(graph_entry.find("__hmo_cpu_parallel_for"), std::string::npos) << graph_entry;
+  const llvm::GlobalVariable* nodes = nullptr;
+  for (const llvm::GlobalVariable& global : graph.emitted.module->globals()) {
+    if (global.getName().startswith("kernel_graph.") && !global.getName().endswith(".successors"))
+      nodes = &global;
+  }
+  ASSERT_NE(nodes, nullptr);
+  std::string text;
+  llvm::raw_string_ostream stream(text);
+  nodes->print(stream);
+  stream.flush();
+  // {kernel, parts, on_calling_thread, predecessors, first successor, successors}
+  EXPECT_NE(text.find("@big to i8*), i64 8, i64 1, i64 0, i64 0, i64 0 }"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("@small to i8*), i64 1, i64 0, i64 0, i64 0, i64 0 }"), std::string::npos)
+      << text;
 }
 
 }  // namespace

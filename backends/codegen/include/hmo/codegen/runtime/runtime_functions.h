@@ -104,21 +104,26 @@ void __hmo_cpu_parallel_for(HmoCpuKernelPart part, char** buffer_table, int64_t 
 // One node per kernel of a stretch of a computation's kernels: `kernel` is a
 // `void kernel(char** buffer_table)` when parts == 1, else an
 // HmoCpuKernelPart run through __hmo_cpu_parallel_for(kernel, table, parts).
-// The node's successors are successors[first_successor, first_successor +
+// `on_calling_thread` != 0 keeps the node on the calling thread: a kernel
+// that runs in parts, or calls a runtime function running on the intra-op
+// pool (GEMM, convolution, sort), must start there for the pool to take
+// its work (a call from a pool thread runs on that thread alone). The
+// node's successors are successors[first_successor, first_successor +
 // successor_count): nodes that may start only after it returned;
 // `predecessors` is how many nodes list it as a successor. The graph is
 // acyclic and every node follows its predecessors in array order.
 typedef struct {
   void* kernel;
   int64_t parts;
+  int64_t on_calling_thread;
   int64_t predecessors;
   int64_t first_successor;
   int64_t successor_count;
 } HmoCpuKernelNode;
 // Runs every node once, each after its predecessors returned, on the calling
-// thread and the intra-op pool: independent kernels run at the same time; a
-// partitioned kernel runs on the calling thread with its parts on the pool.
-// Returns when every node has returned.
+// thread and the intra-op pool: independent kernels run at the same time,
+// nodes on_calling_thread only on the calling thread. Returns when every
+// node has returned.
 void __hmo_cpu_run_kernel_graph(const HmoCpuKernelNode* nodes, int64_t count,
                                 const int64_t* successors, char** buffer_table);
 
