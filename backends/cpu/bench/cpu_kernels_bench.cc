@@ -12,6 +12,9 @@
 //   output fusion  dot f32[n,n] with a bias-add + relu epilogue as one
 //                output fusion, against the dot into its own buffer and a
 //                loop fusion after it (goal: >= 1.0)
+//   --modules F  (only this, on the module files given) each module with
+//                independent kernels run at the same time against every
+//                kernel called in schedule order (goal: >= 1.0)
 //   compile      CompileForCpu time per 1k instructions of a chain of
 //                unfused elementwise instructions (1k, 2k, 4k)
 // Times are medians of alternating runs of the measured code and its
@@ -25,8 +28,11 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <map>
+#include <sstream>
 #include <utility>
 #include <string>
 #include <vector>
@@ -34,6 +40,7 @@
 #include "cpu/codegen/module_emitter.h"
 #include "cpu/compiler/cpu_compiler.h"
 #include "fmt/format.h"
+#include "hmo/execution/random_literals.h"
 #include "hmo/text/hlo_parser.h"
 
 namespace hmo::cpu {
@@ -260,6 +267,53 @@ ENTRY e {{
       arena(*fused), arena(*separate));
 }
 
+// A module (a file: an optimized module, e.g. `hmo run ... -o`) with
+// independent kernels run as dependency graphs, against the same module
+// with every kernel called in schedule order; arguments from seed 0.
+void ConcurrentVsInOrder(const std::string& path) {
+  std::ifstream file(path);
+  std::stringstream text;
+  text << file.rdbuf();
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text.str());
+  if (!module.ok()) {
+    fmt::print(stderr, "{}: {}\n", path, module.status().ToString());
+    std::exit(1);
+  }
+  CpuCompileOptions in_order_options;
+  in_order_options.concurrent_kernels = false;
+  absl::StatusOr<std::unique_ptr<CpuExecutable>> concurrent =
+      CompileForCpu(**module, CpuCompileOptions{});
+  absl::StatusOr<std::unique_ptr<CpuExecutable>> in_order =
+      CompileForCpu(**module, in_order_options);
+  if (!concurrent.ok() || !in_order.ok()) {
+    fmt::print(stderr, "{}: compile failed\n", path);
+    std::exit(1);
+  }
+  // Each run is timed by the executable (its code alone, arguments copied
+  // in before), alternating the two.
+  const std::vector<Literal> arguments = MakeRandomArguments(**module, 0);
+  const auto run_seconds = [&](CpuExecutable& executable) {
+    ExecutionProfile profile;
+    if (!executable.Execute(arguments, &profile).ok()) {
+      fmt::print(stderr, "{}: run failed\n", path);
+      std::exit(1);
+    }
+    return profile.run_seconds;
+  };
+  run_seconds(**concurrent);
+  run_seconds(**in_order);
+  std::vector<double> concurrent_times, in_order_times;
+  for (int i = 0; i < 9; ++i) {
+    concurrent_times.push_back(run_seconds(**concurrent));
+    in_order_times.push_back(run_seconds(**in_order));
+  }
+  const double concurrent_seconds = Median(concurrent_times);
+  const double in_order_seconds = Median(in_order_times);
+  fmt::print("concurrent kernels {}: {:.3f} ms, in order {:.3f} ms, ratio {:.2f} (goal >= 1.00)\n",
+             std::filesystem::path(path).filename().string(), concurrent_seconds * 1e3,
+             in_order_seconds * 1e3, in_order_seconds / concurrent_seconds);
+}
+
 void CompileTime(int64_t instructions) {
   std::string text = "HloModule chain\nENTRY e {\n  v0 = f32[64]{0} parameter(0)\n";
   for (int64_t i = 1; i <= instructions; ++i) {
@@ -288,6 +342,11 @@ void CompileTime(int64_t instructions) {
 }  // namespace hmo::cpu
 
 int main(int argc, char** argv) {
+  // --modules FILE...: only the concurrent-kernels comparison, on these.
+  if (argc > 1 && std::string(argv[1]) == "--modules") {
+    for (int i = 2; i < argc; ++i) hmo::cpu::ConcurrentVsInOrder(argv[i]);
+    return 0;
+  }
   const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
   for (int64_t n : quick ? std::vector<int64_t>{1 << 20} : std::vector<int64_t>{1 << 20, 1 << 24}) {
     hmo::cpu::ElementwiseVsMemcpy(n);
