@@ -268,32 +268,16 @@ class ModuleEmitter {
   // collective or nothing.
   static bool RunsAsKernel(const HloInstruction& instruction) {
     switch (instruction.opcode()) {
-      case HloOpcode::kParameter:
-      case HloOpcode::kAfterAll:
-      case HloOpcode::kConstant:
-      case HloOpcode::kTuple:
-      case HloOpcode::kGetTupleElement:
-      case HloOpcode::kBitcast:
-      case HloOpcode::kOptimizationBarrier:
-      case HloOpcode::kAddDependency:
-      case HloOpcode::kCopyStart:
-      case HloOpcode::kCopyDone:
       case HloOpcode::kAllReduceDone:
       case HloOpcode::kAllGatherDone:
       case HloOpcode::kCollectivePermuteDone:
-      case HloOpcode::kWhile:
-      case HloOpcode::kConditional:
-      case HloOpcode::kCall:
-        return false;
-      case HloOpcode::kCustomCall:
-      case HloOpcode::kCopy:
-        if (!codegen::NeedsKernel(instruction)) return false;
-        break;
+        return false;  // copies of their start's result
       default:
-        if (collectives::IsPlannedCollective(instruction.opcode())) return false;
         break;
     }
-    return !(instruction.shape().IsArray() && ShapeUtil::ElementsIn(instruction.shape()) == 0);
+    return codegen::NeedsKernel(instruction) &&
+           !collectives::IsPlannedCollective(instruction.opcode()) &&
+           !(instruction.shape().IsArray() && ShapeUtil::ElementsIn(instruction.shape()) == 0);
   }
 
   // Whether EmitInstruction emits no code for `instruction`: nothing to

@@ -62,6 +62,28 @@ class GemmEpilogueTest : public ::testing::TestWithParam<EpilogueCase> {
   int previous_ = 1;
 };
 
+// Runs `epilogue_gemm` (an __hmo_cpu_gemm_epilogue_* bound to its operands)
+// with the collecting epilogue and checks every element against `expected`
+// (the plain GEMM's product of the same operands).
+template <typename Out, typename EpilogueGemm>
+void ExpectTilesCoverTheProduct(const EpilogueCase& c, const std::vector<Out>& expected,
+                                EpilogueGemm epilogue_gemm) {
+  Collected<Out> collected;
+  collected.m = c.m;
+  collected.n = c.n;
+  collected.product.assign(expected.size(), Out(0));
+  collected.visits = std::vector<std::atomic<int>>(expected.size());
+  char* table[] = {reinterpret_cast<char*>(&collected)};
+  epilogue_gemm(&CollectTile<Out>, table);
+  for (size_t i = 0; i < expected.size(); ++i) {
+    ASSERT_EQ(collected.visits[i].load(), 1) << "element " << i;
+    // Tiles are other library calls than the plain GEMM's slices: the sums
+    // may be blocked differently.
+    ASSERT_NEAR(collected.product[i], expected[i], 1e-4 * (1 + c.k)) << "element " << i;
+  }
+  EXPECT_LE(collected.largest_tile.load(), int64_t{1} << 20);
+}
+
 TEST_P(GemmEpilogueTest, F32TilesCoverTheProductOnceWithThePlainGemmsValues) {
   const EpilogueCase c = GetParam();
   std::mt19937 random(7);
@@ -72,21 +94,10 @@ TEST_P(GemmEpilogueTest, F32TilesCoverTheProductOnceWithThePlainGemmsValues) {
   std::vector<float> expected(c.batch * c.m * c.n, -1.0f);
   __hmo_cpu_gemm_f32(expected.data(), lhs.data(), rhs.data(), c.batch, c.m, c.n, c.k,
                      c.transpose_lhs, c.transpose_rhs);
-  Collected<float> collected;
-  collected.m = c.m;
-  collected.n = c.n;
-  collected.product.assign(expected.size(), 0.0f);
-  collected.visits = std::vector<std::atomic<int>>(expected.size());
-  char* table[] = {reinterpret_cast<char*>(&collected)};
-  __hmo_cpu_gemm_epilogue_f32(lhs.data(), rhs.data(), c.batch, c.m, c.n, c.k, c.transpose_lhs,
-                              c.transpose_rhs, &CollectTile<float>, table);
-  for (size_t i = 0; i < expected.size(); ++i) {
-    ASSERT_EQ(collected.visits[i].load(), 1) << "element " << i;
-    // Tiles are other library calls than the plain GEMM's slices: the sums
-    // may be blocked differently.
-    ASSERT_NEAR(collected.product[i], expected[i], 1e-4f * (1 + c.k)) << "element " << i;
-  }
-  EXPECT_LE(collected.largest_tile.load(), int64_t{1} << 20);
+  ExpectTilesCoverTheProduct(c, expected, [&](HmoCpuGemmEpilogue epilogue, char** table) {
+    __hmo_cpu_gemm_epilogue_f32(lhs.data(), rhs.data(), c.batch, c.m, c.n, c.k, c.transpose_lhs,
+                                c.transpose_rhs, epilogue, table);
+  });
 }
 
 TEST_P(GemmEpilogueTest, Bf16TilesHoldTheF32Products) {
@@ -99,18 +110,10 @@ TEST_P(GemmEpilogueTest, Bf16TilesHoldTheF32Products) {
   std::vector<float> expected(c.batch * c.m * c.n, -1.0f);
   __hmo_cpu_gemm_bf16_f32(expected.data(), lhs.data(), rhs.data(), c.batch, c.m, c.n, c.k,
                           c.transpose_lhs, c.transpose_rhs);
-  Collected<float> collected;
-  collected.m = c.m;
-  collected.n = c.n;
-  collected.product.assign(expected.size(), 0.0f);
-  collected.visits = std::vector<std::atomic<int>>(expected.size());
-  char* table[] = {reinterpret_cast<char*>(&collected)};
-  __hmo_cpu_gemm_epilogue_bf16_f32(lhs.data(), rhs.data(), c.batch, c.m, c.n, c.k,
-                                   c.transpose_lhs, c.transpose_rhs, &CollectTile<float>, table);
-  for (size_t i = 0; i < expected.size(); ++i) {
-    ASSERT_EQ(collected.visits[i].load(), 1) << "element " << i;
-    ASSERT_NEAR(collected.product[i], expected[i], 1e-4f * (1 + c.k)) << "element " << i;
-  }
+  ExpectTilesCoverTheProduct(c, expected, [&](HmoCpuGemmEpilogue epilogue, char** table) {
+    __hmo_cpu_gemm_epilogue_bf16_f32(lhs.data(), rhs.data(), c.batch, c.m, c.n, c.k,
+                                     c.transpose_lhs, c.transpose_rhs, epilogue, table);
+  });
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -129,6 +132,7 @@ INSTANTIATE_TEST_SUITE_P(
              std::to_string(c.transpose_lhs) + std::to_string(c.transpose_rhs);
     });
 
+// (Exact: the tolerance is below one.)
 TEST(GemmEpilogueS8Test, S32TilesHoldTheExactProducts) {
   const int64_t m = 40, n = 50, k = 300;
   std::mt19937 random(9);
@@ -138,18 +142,10 @@ TEST(GemmEpilogueS8Test, S32TilesHoldTheExactProducts) {
   for (int8_t& v : rhs) v = static_cast<int8_t>(value(random));
   std::vector<int32_t> expected(m * n);
   __hmo_cpu_gemm_s8_s32(expected.data(), lhs.data(), rhs.data(), 1, m, n, k, 0, 0);
-  Collected<int32_t> collected;
-  collected.m = m;
-  collected.n = n;
-  collected.product.assign(expected.size(), 0);
-  collected.visits = std::vector<std::atomic<int>>(expected.size());
-  char* table[] = {reinterpret_cast<char*>(&collected)};
-  __hmo_cpu_gemm_epilogue_s8_s32(lhs.data(), rhs.data(), 1, m, n, k, 0, 0, &CollectTile<int32_t>,
-                                 table);
-  for (size_t i = 0; i < expected.size(); ++i) {
-    ASSERT_EQ(collected.visits[i].load(), 1) << "element " << i;
-    ASSERT_EQ(collected.product[i], expected[i]) << "element " << i;
-  }
+  ExpectTilesCoverTheProduct(
+      EpilogueCase{1, m, n, k, 0, 0}, expected, [&](HmoCpuGemmEpilogue epilogue, char** table) {
+        __hmo_cpu_gemm_epilogue_s8_s32(lhs.data(), rhs.data(), 1, m, n, k, 0, 0, epilogue, table);
+      });
 }
 
 }  // namespace
