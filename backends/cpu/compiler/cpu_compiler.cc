@@ -13,7 +13,7 @@
 #include "fmt/format.h"
 #include "hmo/analysis/buffer_plan_checker.h"
 #include "hmo/base/status_macros.h"
-#include "cpu/fusion/expanded_fusion_regrouping.h"
+#include "hmo/codegen/fusion/expanded_fusion_regrouping.h"
 #include "hmo/codegen/emitted_memory_model.h"
 #include "hmo/codegen/jit/cpu_jit.h"
 #include "llvm/IR/Module.h"
@@ -60,12 +60,14 @@ absl::Status DumpIr(const llvm::Module& module, const std::string& path) {
 }  // namespace
 
 TargetMemoryModel CpuMemoryModel() {
-  // The expanded output fusions of XLA's optimized modules are fused again
-  // into loop and reduction fusions around their dots and convolutions.
+  // The expanded fusions of XLA's optimized modules are fused again into
+  // loop, reduction and output fusions around their other instructions.
   TargetMemoryModel model = codegen::EmittedMemoryModel(
       "cpu", kCpuBufferAlignment, codegen::EmittedFusions::kLoopReductionAndOutput,
       [](HloModule& module, const std::vector<HloInstruction*>& expanded) {
-        return RegroupExpandedInstructions(module, expanded).status();
+        return codegen::RegroupExpandedInstructions(
+                   module, expanded, codegen::EmittedFusions::kLoopReductionAndOutput)
+            .status();
       });
   // Constants are read from the code's read-only data and thread-local
   // values (reducers, comparators) live in registers: neither takes arena

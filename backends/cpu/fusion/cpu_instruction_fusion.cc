@@ -5,7 +5,7 @@
 #include "hmo/base/status_macros.h"
 #include "hmo/ir/hlo_computation.h"
 #include "hmo/ir/hlo_module.h"
-#include "loop_fuser.h"
+#include "hmo/codegen/fusion/loop_fuser.h"
 
 namespace hmo::cpu {
 namespace {
@@ -33,7 +33,7 @@ bool IsControlFlowComputation(const HloComputation& computation) {
 }  // namespace
 
 absl::StatusOr<bool> CpuInstructionFusion::Run(HloModule& module, PassContext& /*context*/) {
-  LoopFuser fuser(module, ReductionHosts::kBelowPartSize);
+  codegen::LoopFuser fuser(module, codegen::ReductionHosts::kBelowPartSize);
   bool changed = false;
   for (HloComputation* computation : module.MakeNonfusionComputations()) {
     if (!IsControlFlowComputation(*computation)) continue;

@@ -22,7 +22,7 @@
 //     one (a reduction fusion: its producers run inside the reduction loop,
 //     as in XLA's reduction fusions; the reduce itself is never a producer),
 //     when it reads less than the backend splits into parts (IsReductionHost
-//     in loop_fusion_rules.h: a larger producer keeps its own vectorized,
+//     in hmo/codegen/fusion/loop_fusion_rules.h: a larger producer keeps its own vectorized,
 //     partitioned loop).
 //   * P is in the same computation, array-shaped, has no side effects and no
 //     control predecessors or successors (edges would have no instruction to
@@ -46,10 +46,10 @@
 //     conditional, custom-call, collectives, and other fusion kinds.
 //   * Duplication: when P has users besides C, fusing duplicates P's work
 //     (P stays for its other users). That is done only for cheap P; an
-//     expensive P (IsExpensiveForFusion in loop_fusion_rules.h: divide, exp, log, tanh,
-//     power, sqrt, ... as XLA's IsExpensive) with several users is not fused.
-//     Such a P is still fused when its other users were fused into C first
-//     (then C is its only user), so nothing is computed twice.
+//     expensive P (IsExpensiveForFusion in hmo/codegen/fusion/loop_fusion_rules.h: divide, exp,
+//     log, tanh, power, sqrt, ... as XLA's IsExpensive) with several users is not fused. Such a P
+//     is still fused when its other users were fused into C first (then C is its only user), so
+//     nothing is computed twice.
 //
 // Output fusions: after that, in each computation, a dot whose only user is
 // an elementwise instruction or a kLoop fusion reading it at its own output

@@ -1,16 +1,26 @@
 #include "gpu/compiler/gpu_module_preparation.h"
 
 #include <utility>
+#include <vector>
 
 #include "hmo/analysis/buffer_plan_checker.h"
 #include "hmo/base/status_macros.h"
 #include "hmo/codegen/emitted_memory_model.h"
+#include "hmo/codegen/fusion/expanded_fusion_regrouping.h"
 
 namespace hmo::gpu {
 
 TargetMemoryModel GpuMemoryModel(std::string target) {
-  TargetMemoryModel model = codegen::EmittedMemoryModel(std::move(target), kGpuBufferAlignment,
-                                                        codegen::EmittedFusions::kLoop);
+  // The fusions its kernels cannot emit (all but loop fusions) are
+  // expanded, and their elementwise instructions fused again into loop
+  // fusions around the others.
+  TargetMemoryModel model = codegen::EmittedMemoryModel(
+      std::move(target), kGpuBufferAlignment, codegen::EmittedFusions::kLoop,
+      [](HloModule& module, const std::vector<HloInstruction*>& expanded) {
+        return codegen::RegroupExpandedInstructions(module, expanded,
+                                                    codegen::EmittedFusions::kLoop)
+            .status();
+      });
   // Constants are uploaded into the device arena once; thread-local values
   // get their slices there too.
   model.arenas_hold_constants = true;

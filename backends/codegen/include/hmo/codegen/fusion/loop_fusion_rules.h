@@ -1,13 +1,13 @@
-#ifndef HMO_BACKENDS_CPU_FUSION_LOOP_FUSION_RULES_H_
-#define HMO_BACKENDS_CPU_FUSION_LOOP_FUSION_RULES_H_
+#ifndef HMO_CODEGEN_FUSION_LOOP_FUSION_RULES_H_
+#define HMO_CODEGEN_FUSION_LOOP_FUSION_RULES_H_
 
-// The per-instruction rules of cpu-fusion (see cpu_instruction_fusion.h for
-// how they combine): which consumers can host a loop fusion, which producers
-// can be computed inside one, and which are too costly to duplicate.
+// The per-instruction rules of the loop fuser (loop_fuser.h; the CPU
+// backend's cpu-fusion pass describes how they combine): which consumers can host a loop fusion,
+// which producers can be computed inside one, and which are too costly to duplicate.
 
 #include "hmo/ir/hlo_instruction.h"
 
-namespace hmo::cpu {
+namespace hmo::codegen {
 
 // Whether computing `instruction` once per use would be costly enough that
 // it should not be duplicated into several fusions. XLA's IsExpensive list:
@@ -19,11 +19,13 @@ bool IsExpensiveForFusion(const HloInstruction& instruction);
 
 // Which reductions host their producers (IsReductionHost).
 enum class ReductionHosts {
-  // Reductions of inputs below codegen::kMaxInnerReductionBytes (cpu-fusion).
+  // Reductions of inputs below kMaxInnerReductionBytes (cpu-fusion).
   kBelowPartSize,
   // Every reduction: what an XLA-optimized module fused into one reduction
-  // fusion stays one (the regrouping of expanded fusions).
+  // fusion stays one (the CPU's regrouping of expanded fusions).
   kAnySize,
+  // None: a target whose kernels emit loop fusions only (the GPU's).
+  kNone,
 };
 
 // Whether `consumer` may host a loop fusion: a non-fusion elementwise
@@ -37,7 +39,7 @@ bool CanHostLoopFusion(const HloInstruction& consumer,
 // (kInput, as XLA's reduction fusions), which the backend emits with the
 // fused producers computed element by element inside the reduction loop.
 // With kBelowPartSize, only reductions of inputs below
-// codegen::kMaxInnerReductionBytes host: a larger producer keeps its own
+// kMaxInnerReductionBytes host: a larger producer keeps its own
 // vectorized, partitioned loop (a row reduction's loop is scalar, a column
 // reduction runs whole on one thread).
 bool IsReductionHost(const HloInstruction& consumer,
@@ -50,6 +52,6 @@ bool IsReductionHost(const HloInstruction& consumer,
 // caller's. Side effects, control edges and users are the caller's too.
 bool IsLoopFusibleProducerKind(const HloInstruction& producer);
 
-}  // namespace hmo::cpu
+}  // namespace hmo::codegen
 
-#endif  // HMO_BACKENDS_CPU_FUSION_LOOP_FUSION_RULES_H_
+#endif  // HMO_CODEGEN_FUSION_LOOP_FUSION_RULES_H_

@@ -1,4 +1,4 @@
-#include "loop_fuser.h"
+#include "hmo/codegen/fusion/loop_fuser.h"
 
 #include <algorithm>
 #include <memory>
@@ -17,7 +17,7 @@
 #include "hmo/ir/hlo_module.h"
 #include "hmo/ir/hlo_schedule.h"
 
-namespace hmo::cpu {
+namespace hmo::codegen {
 namespace {
 
 constexpr std::string_view kFusionName = "fusion";
@@ -130,12 +130,12 @@ class LoopFuser::Impl {
   }
 
   absl::StatusOr<bool> FuseDotIntoEpilogue(HloInstruction* consumer) {
-    const bool loop_fusion =
-        consumer->opcode() == HloOpcode::kFusion && consumer->fusion_kind() == FusionKind::kLoop &&
-        codegen::IsLoopFusionEmittable(*consumer) && consumer->shape().IsArray();
+    const bool loop_fusion = consumer->opcode() == HloOpcode::kFusion &&
+                             consumer->fusion_kind() == FusionKind::kLoop &&
+                             IsLoopFusionEmittable(*consumer) && consumer->shape().IsArray();
     const bool elementwise = consumer->opcode() != HloOpcode::kFusion &&
                              consumer->shape().IsArray() && consumer->IsElementwise() &&
-                             codegen::ElementalIrEmitter::IsElementalOpcode(consumer->opcode());
+                             ElementalIrEmitter::IsElementalOpcode(consumer->opcode());
     if (!loop_fusion && !elementwise) return false;
     for (HloInstruction* dot : consumer->unique_operands()) {
       if (!IsEpilogueOf(*consumer, *dot)) continue;
@@ -144,7 +144,7 @@ class LoopFuser::Impl {
       }
       HMO_RETURN_IF_ERROR(FuseProducer(consumer, dot));
       consumer->set_fusion_kind(FusionKind::kOutput);
-      if (!codegen::IsOutputFusionEmittable(*consumer)) {
+      if (!IsOutputFusionEmittable(*consumer)) {
         return absl::InternalError("cpu-fusion: " + consumer->name() +
                                    " is no output fusion the backend emits");
       }
@@ -156,7 +156,7 @@ class LoopFuser::Impl {
  private:
   // Whether `dot` (an operand of `consumer`, a kLoop fusion or an
   // elementwise instruction) can become the dot of an output fusion with
-  // `consumer` as its epilogue (codegen::IsOutputFusionEmittable): a dot a
+  // `consumer` as its epilogue (IsOutputFusionEmittable): a dot a
   // runtime GEMM computes, used by `consumer` alone, which reads it at its
   // own output index only.
   bool IsEpilogueOf(const HloInstruction& consumer, const HloInstruction& dot) const {
@@ -165,13 +165,11 @@ class LoopFuser::Impl {
         dot.user_count() != 1 || !dot.control_predecessors().empty() ||
         !dot.control_successors().empty() ||
         consumer.shape().dimensions() != dot.shape().dimensions() ||
-        !codegen::RuntimeGemmElementTypes(dot).has_value() ||
-        !codegen::GemmPlanFor(dot).has_value()) {
+        !RuntimeGemmElementTypes(dot).has_value() || !GemmPlanFor(dot).has_value()) {
       return false;
     }
     if (consumer.opcode() == HloOpcode::kFusion) {
-      return codegen::ReachesRootElementwise(
-          *consumer.fused_parameter(consumer.operand_index(&dot)));
+      return ReachesRootElementwise(*consumer.fused_parameter(consumer.operand_index(&dot)));
     }
     for (int64_t i = 0; i < consumer.operand_count(); ++i) {
       if (consumer.operand(i) == &dot && !consumer.IsElementwiseOnOperand(i)) return false;
@@ -285,4 +283,4 @@ absl::StatusOr<bool> LoopFuser::FuseDotIntoEpilogue(HloInstruction* consumer) {
   return impl_->FuseDotIntoEpilogue(consumer);
 }
 
-}  // namespace hmo::cpu
+}  // namespace hmo::codegen

@@ -1,11 +1,11 @@
-#ifndef HMO_BACKENDS_CPU_FUSION_LOOP_FUSER_H_
-#define HMO_BACKENDS_CPU_FUSION_LOOP_FUSER_H_
+#ifndef HMO_CODEGEN_FUSION_LOOP_FUSER_H_
+#define HMO_CODEGEN_FUSION_LOOP_FUSER_H_
 
-// The fusion step that cpu-fusion (cpu_instruction_fusion.h, where the rules
+// The fusion step that the CPU backend's cpu-fusion pass (where the rules
 // and the resulting structure are described) and the regrouping of expanded
-// fusions (expanded_fusion_regrouping.h) share: a consumer absorbs its
-// fusible producers one at a time until none qualifies; then an elementwise
-// consumer of a dot may absorb the dot as an output fusion.
+// fusions (expanded_fusion_regrouping.h, both backends) share: a consumer
+// absorbs its fusible producers one at a time until none qualifies; then an
+// elementwise consumer of a dot may absorb the dot as an output fusion.
 
 #include <functional>
 #include <memory>
@@ -13,9 +13,9 @@
 #include "absl/status/statusor.h"
 #include "hmo/ir/hlo_instruction.h"
 #include "hmo/ir/hlo_module.h"
-#include "loop_fusion_rules.h"
+#include "hmo/codegen/fusion/loop_fusion_rules.h"
 
-namespace hmo::cpu {
+namespace hmo::codegen {
 
 class LoopFuser {
  public:
@@ -31,7 +31,7 @@ class LoopFuser {
 
   // Makes `consumer` (a kLoop fusion or an elementwise instruction) an
   // output fusion (kOutput) with the dot it reads, when the result is one
-  // the backend emits whole (codegen::IsOutputFusionEmittable): the dot's
+  // the backend emits whole (IsOutputFusionEmittable): the dot's
   // only user is `consumer`, which reads it at its own output index only, and
   // a runtime GEMM computes it. The product then goes from the library's
   // tiles through the epilogue into the output, never into a buffer of its
@@ -43,6 +43,6 @@ class LoopFuser {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace hmo::cpu
+}  // namespace hmo::codegen
 
-#endif  // HMO_BACKENDS_CPU_FUSION_LOOP_FUSER_H_
+#endif  // HMO_CODEGEN_FUSION_LOOP_FUSER_H_

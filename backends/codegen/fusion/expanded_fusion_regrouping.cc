@@ -1,23 +1,25 @@
-#include "expanded_fusion_regrouping.h"
+#include "hmo/codegen/fusion/expanded_fusion_regrouping.h"
 
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
 #include "hmo/base/status_macros.h"
 #include "hmo/ir/hlo_computation.h"
-#include "loop_fuser.h"
+#include "hmo/codegen/fusion/loop_fuser.h"
 
-namespace hmo::cpu {
+namespace hmo::codegen {
 
 absl::StatusOr<int64_t> RegroupExpandedInstructions(HloModule& module,
-                                                    const std::vector<HloInstruction*>& expanded) {
+                                                    const std::vector<HloInstruction*>& expanded,
+                                                    EmittedFusions fusions_emitted) {
   if (expanded.empty()) return 0;
   const absl::flat_hash_set<const HloInstruction*> from_expansion(expanded.begin(), expanded.end());
   absl::flat_hash_set<const HloComputation*> computations;
   for (const HloInstruction* instruction : expanded) computations.insert(instruction->parent());
-  LoopFuser fuser(module, ReductionHosts::kAnySize, [&](const HloInstruction& producer) {
-    return from_expansion.contains(&producer);
-  });
+  const bool reductions_and_outputs = fusions_emitted == EmittedFusions::kLoopReductionAndOutput;
+  LoopFuser fuser(
+      module, reductions_and_outputs ? ReductionHosts::kAnySize : ReductionHosts::kNone,
+      [&](const HloInstruction& producer) { return from_expansion.contains(&producer); });
   int64_t fusions = 0;
   for (HloComputation* computation : module.MakeNonfusionComputations()) {
     if (!computations.contains(computation)) continue;
@@ -34,6 +36,7 @@ absl::StatusOr<int64_t> RegroupExpandedInstructions(HloModule& module,
       if (fused) ++fusions;
     }
     // Then each expanded dot into its epilogue.
+    if (!reductions_and_outputs) continue;
     for (HloInstruction* consumer : computation->MakeInstructionPostOrder()) {
       if (consumer->parent() != computation) continue;
       HMO_ASSIGN_OR_RETURN(bool fused, fuser.FuseDotIntoEpilogue(consumer));
@@ -43,4 +46,4 @@ absl::StatusOr<int64_t> RegroupExpandedInstructions(HloModule& module,
   return fusions;
 }
 
-}  // namespace hmo::cpu
+}  // namespace hmo::codegen

@@ -1,4 +1,4 @@
-#include "loop_fusion_rules.h"
+#include "hmo/codegen/fusion/loop_fusion_rules.h"
 
 #include <cstdint>
 #include <vector>
@@ -10,7 +10,7 @@
 #include "hmo/ir/primitive_type.h"
 #include "hmo/ir/shape.h"
 
-namespace hmo::cpu {
+namespace hmo::codegen {
 namespace {
 
 bool HasDescendingLayout(const Shape& shape) {
@@ -130,6 +130,7 @@ bool IsExpensiveForFusion(const HloInstruction& instruction) {
 }
 
 bool IsReductionHost(const HloInstruction& consumer, ReductionHosts hosts) {
+  if (hosts == ReductionHosts::kNone) return false;
   const HloInstruction* reduce = &consumer;
   if (consumer.opcode() == HloOpcode::kFusion) {
     const HloComputation* fused = consumer.fused_instructions_computation();
@@ -144,7 +145,7 @@ bool IsReductionHost(const HloInstruction& consumer, ReductionHosts hosts) {
   // A producer large enough to run in parts keeps its own loop: inside a
   // row reduction it would run scalar, and a column reduction runs whole on
   // one thread.
-  return ShapeUtil::ByteSizeOf(reduce->operand(0)->shape()) < codegen::kMaxInnerReductionBytes;
+  return ShapeUtil::ByteSizeOf(reduce->operand(0)->shape()) < kMaxInnerReductionBytes;
 }
 
 bool CanHostLoopFusion(const HloInstruction& consumer, ReductionHosts hosts) {
@@ -168,4 +169,4 @@ bool IsLoopFusibleProducerKind(const HloInstruction& producer) {
   return true;
 }
 
-}  // namespace hmo::cpu
+}  // namespace hmo::codegen
