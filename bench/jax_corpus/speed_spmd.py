@@ -52,7 +52,7 @@ def xla_times(name, runs):
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def hmo_times(directory, runs, threads, timeout):
+def hmo_times(directory, runs, threads, timeout, kernels_in_order=False):
     dump = next(p for p in directory.iterdir() if p.name.endswith(".cpu_after_optimizations.txt"))
     with tempfile.TemporaryDirectory(prefix="hmo_spmd_speed_") as out:
         command = [str(HMO), "run", str(REPO / "pipelines" / "memory-scheduler.yaml"), str(dump),
@@ -60,6 +60,8 @@ def hmo_times(directory, runs, threads, timeout):
                    "--repeat", str(runs + 1), "--results-dir", out]
         if threads:
             command += ["--threads", str(threads)]
+        if kernels_in_order:
+            command.append("--kernels-in-order")
         times = run_hmo(command, timeout)
         times["command"] = " ".join(command).replace(out, "<tmp>")
         if "stderr" not in times:
@@ -78,6 +80,9 @@ def main():
     parser.add_argument("--threads", type=int, help="hmo --threads (default: hmo's own, the "
                         "machine's hardware threads)")
     parser.add_argument("--timeout", type=float, default=600, help="seconds one hmo run may take")
+    parser.add_argument("--compare-kernels-in-order", action="store_true",
+                        help="also time hmo with --kernels-in-order (every kernel in schedule "
+                             "order) right after its default run, and print in order / default")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     names = args.only or list(generate_spmd.PROGRAMS)
@@ -98,9 +103,10 @@ def main():
           f"intra-op threads); hmo: one thread per device, in-process collectives, --threads "
           f"{args.threads or 'default (hardware threads)'}, a run timed as its longest device's "
           f"(arguments in beforehand); warm medians of {args.runs} runs")
+    in_order_header = " hmo in order ms | in order / default |" if args.compare_kernels_in_order else ""
     print("| program | XLA warm ms (4 devices) | hmo warm ms (4 devices, threads) | hmo / XLA "
-          "| hmo cold ms | worst rel. error vs XLA |")
-    print("|---|---|---|---|---|---|")
+          "| hmo cold ms | worst rel. error vs XLA |" + in_order_header)
+    print("|---|---|---|---|---|---|" + ("---|---|" if args.compare_kernels_in_order else ""))
     rows = []
     for name in names:
         xla = xla_times(name, args.runs)
@@ -111,12 +117,27 @@ def main():
                   flush=True)
             continue
         ratio = hmo["warm"] / xla["warm_median_s"]
+        in_order_cells = ""
+        if args.compare_kernels_in_order:
+            in_order = hmo_times(corpus / name, args.runs, args.threads, args.timeout,
+                                 kernels_in_order=True)
+            rows[-1]["hmo_in_order"] = in_order
+            if "stderr" in in_order:
+                in_order_cells = " failed | |"
+            else:
+                in_order_cells = (f" {in_order['warm'] * 1e3:.1f} | "
+                                  f"{in_order['warm'] / hmo['warm']:.2f}x |")
         print(f"| {name} | {xla['warm_median_s'] * 1e3:.1f} | {hmo['warm'] * 1e3:.1f} | {ratio:.2f}x "
-              f"| {hmo['cold'] * 1e3:.1f} | {hmo['rel_error']:.1e} |", flush=True)
+              f"| {hmo['cold'] * 1e3:.1f} | {hmo['rel_error']:.1e} |" + in_order_cells, flush=True)
     ratios = [r["hmo"]["warm"] / r["xla"]["warm_median_s"] for r in rows if "stderr" not in r["hmo"]]
     if ratios:
         print(f"warm hmo/XLA geomean {statistics.geometric_mean(ratios):.2f}x, worst "
               f"{max(ratios):.2f}x ({len(ratios)} of {len(names)} programs ran)")
+    in_order_ratios = [r["hmo_in_order"]["warm"] / r["hmo"]["warm"] for r in rows
+                       if "hmo_in_order" in r and "stderr" not in r["hmo_in_order"]]
+    if in_order_ratios:
+        print(f"hmo in order / hmo default geomean "
+              f"{statistics.geometric_mean(in_order_ratios):.2f}x")
     for r in rows:
         if "stderr" in r["hmo"]:
             print(f"\n{r['program']} failed: {r['hmo']['command']}\n{r['hmo']['stderr']}")

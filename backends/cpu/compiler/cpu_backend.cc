@@ -12,6 +12,7 @@ absl::StatusOr<std::unique_ptr<Executable>> CpuBackend::Compile(
   cpu_options.opt_level = options.opt_level;
   cpu_options.dump_ir_to = options.dump_ir_to;
   cpu_options.threads = options.threads;
+  cpu_options.concurrent_kernels = options.concurrent_kernels;
   cpu_options.num_replicas = options.num_replicas;
   absl::StatusOr<std::unique_ptr<CpuExecutable>> executable = CompileForCpu(module, cpu_options);
   if (!executable.ok()) return executable.status();

@@ -85,6 +85,9 @@ void ExecuteArguments::AddTo(ArgumentParser& parser) {
   parser.AddOption("--threads", "N", &threads,
                    "threads one kernel's independent iterations may run on, the calling one "
                    "included (default: the machine's hardware threads)");
+  parser.AddFlag("--kernels-in-order", &kernels_in_order,
+                 "run every kernel in schedule order, one at a time (default: kernels the "
+                 "buffer plan shows independent may run at the same time)");
   parser.AddOption(
       "--max-loop-trips", "N|none", &max_loop_trips,
       fmt::format("stop with an error naming the loop when one execution of a while loop "
@@ -115,6 +118,7 @@ std::string ExecuteArguments::IgnoredOption() const {
   for (const auto& [name, value] : options) {
     if (!value->empty()) return name;
   }
+  if (kernels_in_order) return "--kernels-in-order";
   if (backend != "cpu") return "--backend";
   return "";
 }
@@ -201,6 +205,7 @@ absl::StatusOr<ExecuteSettings> ResolveExecuteArguments(const ExecuteArguments& 
     }
     settings.compile.threads = static_cast<int64_t>(*threads);
   }
+  settings.compile.concurrent_kernels = !arguments.kernels_in_order;
   if (arguments.max_loop_trips == "none") {
     settings.max_loop_trips = -1;
   } else if (!arguments.max_loop_trips.empty()) {

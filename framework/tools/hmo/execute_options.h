@@ -3,7 +3,7 @@
 
 // `hmo run`'s execution options (--execute, --check, --backend, --inputs,
 // --seed, --results-dir, --opt-level, --rtol, --atol, --replicas, --repeat, --threads,
-// --max-loop-trips): declared on
+// --kernels-in-order, --max-loop-trips): declared on
 // the argument parser, then checked against the loaded backends.
 
 #include <cstdint>
@@ -35,6 +35,7 @@ struct ExecuteArguments {
   std::string replicas;
   std::string repeat;
   std::string threads;
+  bool kernels_in_order = false;
   std::string max_loop_trips;
 
   void AddTo(ArgumentParser& parser);

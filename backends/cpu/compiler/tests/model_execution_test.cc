@@ -271,5 +271,26 @@ TEST(CpuCliTest, ThreadsMustBeInRangeAndGiveTheSameResult) {
   EXPECT_EQ(a.str(), b.str());
 }
 
+TEST(CpuCliTest, KernelsInOrderGiveTheSameResult) {
+  test_support::HmoCliRun concurrent =
+      test_support::RunHmoCli("run " + Pipeline("cpu-default") + " " +
+                              Data("hlo/attention_block.hlo") + " --execute --seed 1");
+  test_support::HmoCliRun in_order = test_support::RunHmoCli(
+      "run " + Pipeline("cpu-default") + " " + Data("hlo/attention_block.hlo") +
+      " --execute --seed 1 --kernels-in-order");
+  ASSERT_EQ(concurrent.exit_code, 0) << concurrent.err;
+  ASSERT_EQ(in_order.exit_code, 0) << in_order.err;
+  const std::regex output("output .*\n");
+  std::smatch a, b;
+  ASSERT_TRUE(std::regex_search(concurrent.out, a, output)) << concurrent.out;
+  ASSERT_TRUE(std::regex_search(in_order.out, b, output)) << in_order.out;
+  EXPECT_EQ(a.str(), b.str());
+  // Without --execute the flag would be ignored: refused.
+  test_support::HmoCliRun ignored = test_support::RunHmoCli(
+      "run --passes=memory-report " + Data("hlo/graphsage_tf.hlo") + " --kernels-in-order");
+  EXPECT_EQ(ignored.exit_code, 2) << ignored.out << ignored.err;
+  EXPECT_THAT(ignored.err, ::testing::HasSubstr("--kernels-in-order"));
+}
+
 }  // namespace
 }  // namespace hmo::cpu

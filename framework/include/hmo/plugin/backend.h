@@ -35,6 +35,9 @@ struct CompileOptions {
   // the CPU backend compiles the module's parts on; 0: the machine's
   // hardware threads.
   int64_t threads = 0;
+  // Whether kernels that touch no common byte may run at the same time (the
+  // CPU backend); false: every kernel in schedule order, one at a time.
+  bool concurrent_kernels = true;
 };
 
 // Nominal sustained rates of a target, for passes that weigh recomputing a
