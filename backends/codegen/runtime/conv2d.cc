@@ -115,7 +115,8 @@ void ConvolveIm2Col(T* output, const T* input, const T* filter, const HmoCpuConv
   // Large images are convolved a band of output rows at a time, so that the
   // scratch (patches, a narrow type's products) stays within its bound.
   const int64_t row_scratch = std::max<int64_t>(1, row_patches + row_products);
-  const int64_t most_band_rows = std::clamp<int64_t>(hmo::codegen::kMaxScratchElements / row_scratch, 1, total_rows);
+  const int64_t most_band_rows =
+      std::clamp<int64_t>(hmo::codegen::kMaxScratchElements / row_scratch, 1, total_rows);
   int64_t bands = (total_rows + most_band_rows - 1) / most_band_rows;
   bands = std::min(total_rows, (bands + threads - 1) / threads * threads);
   const int64_t band_rows = (total_rows + bands - 1) / bands;

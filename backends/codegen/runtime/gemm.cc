@@ -79,7 +79,8 @@ EpilogueTiling TileEpilogueGemm(int64_t batch, int64_t m, int64_t n, int64_t k) 
   if (m * n * k * batch >= hmo::codegen::kMinParallelGemmFlops && tiles < threads) {
     const int64_t factor = (threads + tiles - 1) / tiles;
     if (m >= n) {
-      const int64_t row_tiles = std::min(std::max<int64_t>(1, m / kMinGemmSlice), t.row_tiles * factor);
+      const int64_t row_tiles =
+          std::min(std::max<int64_t>(1, m / kMinGemmSlice), t.row_tiles * factor);
       t.tile_rows = (m + row_tiles - 1) / row_tiles;
       t.row_tiles = (m + t.tile_rows - 1) / t.tile_rows;
     } else {
@@ -109,8 +110,8 @@ void EpilogueGemm(Product product, const In* lhs, const In* rhs, int64_t batch, 
   hmo::codegen::ForEachIntraOpPart(parallel ? tiles : 1, [&](int64_t part, int64_t parts) {
     // Kept between calls: the scratch is mapped once per thread.
     thread_local std::vector<Out> scratch;
-    scratch.resize(static_cast<size_t>(std::max<int64_t>(
-        static_cast<int64_t>(scratch.size()), t.tile_rows * t.tile_columns)));
+    scratch.resize(static_cast<size_t>(
+        std::max<int64_t>(static_cast<int64_t>(scratch.size()), t.tile_rows * t.tile_columns)));
     for (int64_t tile = tiles * part / parts; tile < tiles * (part + 1) / parts; ++tile) {
       const int64_t b = tile / (t.row_tiles * t.column_tiles);
       const int64_t row_begin = (tile / t.column_tiles) % t.row_tiles * t.tile_rows;
@@ -151,14 +152,13 @@ extern "C" void __hmo_cpu_gemm_epilogue_f64(const double* lhs, const double* rhs
 extern "C" void __hmo_cpu_gemm_epilogue_bf16_f32(const uint16_t* lhs, const uint16_t* rhs,
                                                  int64_t batch, int64_t m, int64_t n, int64_t k,
                                                  int32_t transpose_lhs, int32_t transpose_rhs,
-                                                 HmoCpuGemmEpilogue epilogue,
-                                                 char** buffer_table) {
+                                                 HmoCpuGemmEpilogue epilogue, char** buffer_table) {
   EpilogueGemm<uint16_t, float>(hmo::codegen::Bf16Product, lhs, rhs, batch, m, n, k, transpose_lhs,
                                 transpose_rhs, epilogue, buffer_table);
 }
 
-extern "C" void __hmo_cpu_gemm_epilogue_s8_s32(const int8_t* lhs, const int8_t* rhs,
-                                               int64_t batch, int64_t m, int64_t n, int64_t k,
+extern "C" void __hmo_cpu_gemm_epilogue_s8_s32(const int8_t* lhs, const int8_t* rhs, int64_t batch,
+                                               int64_t m, int64_t n, int64_t k,
                                                int32_t transpose_lhs, int32_t transpose_rhs,
                                                HmoCpuGemmEpilogue epilogue, char** buffer_table) {
   EpilogueGemm<int8_t, int32_t>(hmo::codegen::S8Product, lhs, rhs, batch, m, n, k, transpose_lhs,

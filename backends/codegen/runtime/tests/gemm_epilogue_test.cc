@@ -116,21 +116,21 @@ TEST_P(GemmEpilogueTest, Bf16TilesHoldTheF32Products) {
   });
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Shapes, GemmEpilogueTest,
-    ::testing::Values(
-        // batch, m, n, k, transposes
-        EpilogueCase{1, 3, 5, 4, 0, 0},          // one small tile, one call
-        EpilogueCase{2, 70, 90, 33, 1, 0},       // batched, split for the threads
-        EpilogueCase{1, 8, 600, 64, 0, 1},       // few rows: columns split
-        EpilogueCase{1, 5, 7, 0, 0, 0},          // k = 0: zeros
-        EpilogueCase{1, 700, 3000, 16, 1, 1}),   // 2.1M elements: several bounded tiles
-    [](const ::testing::TestParamInfo<EpilogueCase>& info) {
-      const EpilogueCase& c = info.param;
-      return "b" + std::to_string(c.batch) + "m" + std::to_string(c.m) + "n" +
-             std::to_string(c.n) + "k" + std::to_string(c.k) + "t" +
-             std::to_string(c.transpose_lhs) + std::to_string(c.transpose_rhs);
-    });
+INSTANTIATE_TEST_SUITE_P(Shapes, GemmEpilogueTest,
+                         ::testing::Values(
+                             // batch, m, n, k, transposes
+                             EpilogueCase{1, 3, 5, 4, 0, 0},     // one small tile, one call
+                             EpilogueCase{2, 70, 90, 33, 1, 0},  // batched, split for the threads
+                             EpilogueCase{1, 8, 600, 64, 0, 1},  // few rows: columns split
+                             EpilogueCase{1, 5, 7, 0, 0, 0},     // k = 0: zeros
+                             EpilogueCase{1, 700, 3000, 16, 1,
+                                          1}),  // 2.1M elements: several bounded tiles
+                         [](const ::testing::TestParamInfo<EpilogueCase>& info) {
+                           const EpilogueCase& c = info.param;
+                           return "b" + std::to_string(c.batch) + "m" + std::to_string(c.m) + "n" +
+                                  std::to_string(c.n) + "k" + std::to_string(c.k) + "t" +
+                                  std::to_string(c.transpose_lhs) + std::to_string(c.transpose_rhs);
+                         });
 
 // (Exact: the tolerance is below one.)
 TEST(GemmEpilogueS8Test, S32TilesHoldTheExactProducts) {

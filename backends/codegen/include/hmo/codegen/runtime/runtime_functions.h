@@ -70,19 +70,17 @@ typedef void (*HmoCpuGemmEpilogue)(char** buffer_table, const void* tile, int64_
                                    int64_t row_begin, int64_t row_end, int64_t column_begin,
                                    int64_t column_end);
 void __hmo_cpu_gemm_epilogue_f32(const float* lhs, const float* rhs, int64_t batch, int64_t m,
-                                 int64_t n, int64_t k, int32_t transpose_lhs,
-                                 int32_t transpose_rhs, HmoCpuGemmEpilogue epilogue,
-                                 char** buffer_table);
+                                 int64_t n, int64_t k, int32_t transpose_lhs, int32_t transpose_rhs,
+                                 HmoCpuGemmEpilogue epilogue, char** buffer_table);
 void __hmo_cpu_gemm_epilogue_f64(const double* lhs, const double* rhs, int64_t batch, int64_t m,
-                                 int64_t n, int64_t k, int32_t transpose_lhs,
-                                 int32_t transpose_rhs, HmoCpuGemmEpilogue epilogue,
-                                 char** buffer_table);
+                                 int64_t n, int64_t k, int32_t transpose_lhs, int32_t transpose_rhs,
+                                 HmoCpuGemmEpilogue epilogue, char** buffer_table);
 void __hmo_cpu_gemm_epilogue_bf16_f32(const uint16_t* lhs, const uint16_t* rhs, int64_t batch,
                                       int64_t m, int64_t n, int64_t k, int32_t transpose_lhs,
                                       int32_t transpose_rhs, HmoCpuGemmEpilogue epilogue,
                                       char** buffer_table);
-void __hmo_cpu_gemm_epilogue_s8_s32(const int8_t* lhs, const int8_t* rhs, int64_t batch,
-                                    int64_t m, int64_t n, int64_t k, int32_t transpose_lhs,
+void __hmo_cpu_gemm_epilogue_s8_s32(const int8_t* lhs, const int8_t* rhs, int64_t batch, int64_t m,
+                                    int64_t n, int64_t k, int32_t transpose_lhs,
                                     int32_t transpose_rhs, HmoCpuGemmEpilogue epilogue,
                                     char** buffer_table);
 
