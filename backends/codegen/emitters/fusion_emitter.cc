@@ -254,21 +254,25 @@ void AppendDelinearized(llvm::IRBuilderBase& b, llvm::Value* linear,
 }
 
 // The epilogue of an output fusion (HmoCpuGemmEpilogue): the fused root over
-// one tile of the product, the dot's value read from the tile.
-absl::StatusOr<llvm::Function*> EmitEpilogue(KernelEmitContext& kernel, const HloInstruction& dot) {
+// one tile of the product, the dot's value read from the tile. `in_place`:
+// the tiles are regions of the output itself, overwritten element by
+// element after their product is read.
+absl::StatusOr<llvm::Function*> EmitEpilogue(KernelEmitContext& kernel, const HloInstruction& dot,
+                                             bool in_place) {
   const HloInstruction& fusion = kernel.instruction();
   const HloInstruction& root = *fusion.fused_instructions_computation()->root_instruction();
   llvm::LLVMContext& ctx = kernel.llvm_context();
   llvm::Type* i8_ptr = llvm::Type::getInt8PtrTy(ctx);
   llvm::Type* i64 = llvm::Type::getInt64Ty(ctx);
   llvm::FunctionType* type = llvm::FunctionType::get(
-      llvm::Type::getVoidTy(ctx), {i8_ptr->getPointerTo(), i8_ptr, i64, i64, i64, i64, i64}, false);
+      llvm::Type::getVoidTy(ctx), {i8_ptr->getPointerTo(), i8_ptr, i64, i64, i64, i64, i64, i64},
+      false);
   llvm::Function* function =
       llvm::Function::Create(type, llvm::GlobalValue::InternalLinkage,
                              kernel.kernel().getName() + ".epilogue", kernel.module());
   function->addFnAttr(llvm::Attribute::NoUnwind);
-  // The tile is the runtime's scratch: no buffer of the table.
-  function->addParamAttr(1, llvm::Attribute::NoAlias);
+  // A scratch tile is the runtime's, no buffer of the table.
+  if (!in_place) function->addParamAttr(1, llvm::Attribute::NoAlias);
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", function));
   KernelEmitContext context(b, kernel.module(), *function, function->getArg(0), kernel.assignment(),
                             fusion);
@@ -291,12 +295,12 @@ absl::StatusOr<llvm::Function*> EmitEpilogue(KernelEmitContext& kernel, const Hl
   const PrimitiveType product_type = dot.shape().element_type();
   HMO_ASSIGN_OR_RETURN(llvm::Type * tile_type, StorageType(product_type, ctx));
   llvm::Value* tile = b.CreateBitCast(function->getArg(1), tile_type->getPointerTo());
-  llvm::Value* batch_index = function->getArg(2);
-  llvm::Value* row_begin = function->getArg(3);
-  llvm::Value* row_end = function->getArg(4);
-  llvm::Value* column_begin = function->getArg(5);
-  llvm::Value* column_end = function->getArg(6);
-  llvm::Value* tile_columns = b.CreateSub(column_end, column_begin);
+  llvm::Value* tile_ld = function->getArg(2);
+  llvm::Value* batch_index = function->getArg(3);
+  llvm::Value* row_begin = function->getArg(4);
+  llvm::Value* row_end = function->getArg(5);
+  llvm::Value* column_begin = function->getArg(6);
+  llvm::Value* column_end = function->getArg(7);
 
   // The dot's dimensions: batch, then the lhs's free ones (the GEMM's rows),
   // then the rhs's (its columns).
@@ -314,17 +318,23 @@ absl::StatusOr<llvm::Function*> EmitEpilogue(KernelEmitContext& kernel, const Hl
 
   FusedGenerators generators(b, context.module(), parameters);
   llvm::Value* tile_position = nullptr;  // set per element below
-  generators.Set(dot, [&](const IrArray::Index&) -> absl::StatusOr<llvm::Value*> {
-    llvm::Value* stored =
-        b.CreateLoad(tile_type, b.CreateInBoundsGEP(tile_type, tile, tile_position));
-    return EmitStorageToCompute(product_type, stored, b);
-  });
+  if (in_place) {
+    // The tile is the output's region: read the product where the element
+    // is then written, so that the loop's accesses are one array's.
+    generators.Set(dot, FusedGenerators::ArrayReader(b, output));
+  } else {
+    generators.Set(dot, [&](const IrArray::Index&) -> absl::StatusOr<llvm::Value*> {
+      llvm::Value* stored =
+          b.CreateLoad(tile_type, b.CreateInBoundsGEP(tile_type, tile, tile_position));
+      return EmitStorageToCompute(product_type, stored, b);
+    });
+  }
   HMO_ASSIGN_OR_RETURN(ElementGenerator value, generators.Get(root));
   HMO_RETURN_IF_ERROR(context.EmitForLoop(
       "epilogue.row", row_begin, row_end, 1, [&](llvm::Value* row) -> absl::Status {
         IrArray::Index row_part = batch_part;
         AppendDelinearized(b, row, row_sizes, row_part);
-        llvm::Value* row_start = b.CreateMul(b.CreateSub(row, row_begin), tile_columns);
+        llvm::Value* row_start = b.CreateMul(b.CreateSub(row, row_begin), tile_ld);
         return context.EmitForLoop("epilogue.column", column_begin, column_end, 1,
                                    [&](llvm::Value* column) -> absl::Status {
                                      IrArray::Index index = row_part;
@@ -365,8 +375,24 @@ absl::Status EmitOutputFusion(KernelEmitContext& context, const HloInstruction& 
                                  std::to_string(i) + " shares the output's bytes");
     }
   }
-  HMO_ASSIGN_OR_RETURN(llvm::Function * epilogue, EmitEpilogue(context, dot));
+  // The product goes straight into the output, each tile overwritten there
+  // by its epilogue, when the output holds the product's type in the
+  // product's row-major order and no operand shares its bytes (an epilogue
+  // operand is read after its tile's product is written); else into the
+  // runtime's scratch.
+  HMO_ASSIGN_OR_RETURN(IrArray output, context.OutputArray());
+  std::vector<int64_t> row_major(static_cast<size_t>(output.shape().rank()));
+  for (int64_t d = 0; d < output.shape().rank(); ++d) row_major[d] = output.shape().rank() - 1 - d;
+  // (GemmPlanFor holds the dot's product row-major.)
+  bool in_place =
+      output.element_type() == dot.shape().element_type() && output.minor_to_major() == row_major;
+  for (int64_t i = 0; i < fusion.operand_count() && in_place; ++i) {
+    in_place = !AnyOverlap(written, ReadSlices(context.assignment(), *fusion.operand(i)));
+  }
+  HMO_ASSIGN_OR_RETURN(llvm::Function * epilogue, EmitEpilogue(context, dot, in_place));
   llvm::IRBuilder<>& b = context.builder();
+  llvm::Value* product_out = llvm::ConstantPointerNull::get(b.getInt8PtrTy());
+  if (in_place) product_out = b.CreateBitCast(output.base(), b.getInt8PtrTy());
   HMO_ASSIGN_OR_RETURN(IrArray lhs, context.OperandArray(dot.operand(0)->parameter_number()));
   HMO_ASSIGN_OR_RETURN(IrArray rhs, context.OperandArray(dot.operand(1)->parameter_number()));
   llvm::Type* ptr = b.getInt8PtrTy();
@@ -374,15 +400,16 @@ absl::Status EmitOutputFusion(KernelEmitContext& context, const HloInstruction& 
   llvm::Type* i32 = b.getInt32Ty();
   llvm::FunctionType* type =
       llvm::FunctionType::get(b.getVoidTy(),
-                              {ptr, ptr, i64, i64, i64, i64, i32, i32, epilogue->getType(),
+                              {ptr, ptr, i64, i64, i64, i64, i32, i32, ptr, epilogue->getType(),
                                context.buffer_table()->getType()},
                               /*isVarArg=*/false);
   llvm::FunctionCallee gemm =
       context.GetOrDeclareFunction(RuntimeGemmFunction(*types, /*with_epilogue=*/true), type);
-  b.CreateCall(gemm, {b.CreateBitCast(lhs.base(), ptr), b.CreateBitCast(rhs.base(), ptr),
-                      I64(b, plan->batch), I64(b, plan->m), I64(b, plan->n), I64(b, plan->k),
-                      b.getInt32(plan->transpose_lhs ? 1 : 0),
-                      b.getInt32(plan->transpose_rhs ? 1 : 0), epilogue, context.buffer_table()});
+  b.CreateCall(
+      gemm,
+      {b.CreateBitCast(lhs.base(), ptr), b.CreateBitCast(rhs.base(), ptr), I64(b, plan->batch),
+       I64(b, plan->m), I64(b, plan->n), I64(b, plan->k), b.getInt32(plan->transpose_lhs ? 1 : 0),
+       b.getInt32(plan->transpose_rhs ? 1 : 0), product_out, epilogue, context.buffer_table()});
   return absl::OkStatus();
 }
 

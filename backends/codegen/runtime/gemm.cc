@@ -63,13 +63,15 @@ struct EpilogueTiling {
 // multiply-adds it serves.
 constexpr int64_t kMinEpilogueTileRows = 256;
 
-EpilogueTiling TileEpilogueGemm(int64_t batch, int64_t m, int64_t n, int64_t k) {
-  using hmo::codegen::kMaxScratchElements;
+// Tiles of at most `max_tile_elements` (where kMinEpilogueTileRows rows
+// allow).
+EpilogueTiling TileEpilogueGemm(int64_t batch, int64_t m, int64_t n, int64_t k,
+                                int64_t max_tile_elements) {
   using hmo::codegen::kMinGemmSlice;
   EpilogueTiling t;
-  t.tile_rows = std::clamp<int64_t>(kMaxScratchElements / n, std::min(m, kMinEpilogueTileRows), m);
+  t.tile_rows = std::clamp<int64_t>(max_tile_elements / n, std::min(m, kMinEpilogueTileRows), m);
   t.tile_columns =
-      std::clamp<int64_t>(kMaxScratchElements / t.tile_rows, std::min(n, kMinGemmSlice), n);
+      std::clamp<int64_t>(max_tile_elements / t.tile_rows, std::min(n, kMinGemmSlice), n);
   t.row_tiles = (m + t.tile_rows - 1) / t.tile_rows;
   t.column_tiles = (n + t.tile_columns - 1) / t.tile_columns;
   // Enough tiles for every intra-op thread when the product is worth
@@ -93,39 +95,50 @@ EpilogueTiling TileEpilogueGemm(int64_t batch, int64_t m, int64_t n, int64_t k) 
   return t;
 }
 
-// The product of BatchedGemm, a tile at a time into per-thread scratch, each
-// tile handed to `epilogue` (runtime_functions.h).
+// The product of BatchedGemm a tile at a time, each tile handed to
+// `epilogue` (runtime_functions.h): into per-thread scratch, or, when
+// `product_out` is given, into it (the batch x m x n product, row-major),
+// in tiles as large as the threads allow.
 template <typename In, typename Out, typename Product>
 void EpilogueGemm(Product product, const In* lhs, const In* rhs, int64_t batch, int64_t m,
                   int64_t n, int64_t k, int32_t transpose_lhs, int32_t transpose_rhs,
-                  HmoCpuGemmEpilogue epilogue, char** buffer_table) {
+                  Out* product_out, HmoCpuGemmEpilogue epilogue, char** buffer_table) {
   if (batch <= 0 || m <= 0 || n <= 0) return;
   const CBLAS_TRANSPOSE trans_a = transpose_lhs ? CblasTrans : CblasNoTrans;
   const CBLAS_TRANSPOSE trans_b = transpose_rhs ? CblasTrans : CblasNoTrans;
   const int64_t lda = transpose_lhs ? m : k;
   const int64_t ldb = transpose_rhs ? k : n;
-  const EpilogueTiling t = TileEpilogueGemm(batch, m, n, k);
+  const EpilogueTiling t = TileEpilogueGemm(
+      batch, m, n, k, product_out != nullptr ? m * n : hmo::codegen::kMaxScratchElements);
   const int64_t tiles = batch * t.row_tiles * t.column_tiles;
   const bool parallel = m * n * k * batch >= hmo::codegen::kMinParallelGemmFlops;
   hmo::codegen::ForEachIntraOpPart(parallel ? tiles : 1, [&](int64_t part, int64_t parts) {
     // Kept between calls: the scratch is mapped once per thread.
     thread_local std::vector<Out> scratch;
-    scratch.resize(static_cast<size_t>(
-        std::max<int64_t>(static_cast<int64_t>(scratch.size()), t.tile_rows * t.tile_columns)));
+    if (product_out == nullptr) {
+      scratch.resize(static_cast<size_t>(
+          std::max<int64_t>(static_cast<int64_t>(scratch.size()), t.tile_rows * t.tile_columns)));
+    }
     for (int64_t tile = tiles * part / parts; tile < tiles * (part + 1) / parts; ++tile) {
       const int64_t b = tile / (t.row_tiles * t.column_tiles);
       const int64_t row_begin = (tile / t.column_tiles) % t.row_tiles * t.tile_rows;
       const int64_t column_begin = tile % t.column_tiles * t.tile_columns;
       const int64_t rows = std::min(t.tile_rows, m - row_begin);
       const int64_t columns = std::min(t.tile_columns, n - column_begin);
+      Out* c = scratch.data();
+      int64_t ldc = columns;
+      if (product_out != nullptr) {
+        c = product_out + (b * m + row_begin) * n + column_begin;
+        ldc = n;
+      }
       if (k <= 0) {
-        std::fill(scratch.begin(), scratch.begin() + rows * columns, Out(0));
+        for (int64_t r = 0; r < rows; ++r) std::fill(c + r * ldc, c + r * ldc + columns, Out(0));
       } else {
         const In* a = lhs + b * m * k + (transpose_lhs ? row_begin : row_begin * lda);
         const In* bb = rhs + b * k * n + (transpose_rhs ? column_begin * ldb : column_begin);
-        product(trans_a, trans_b, rows, columns, k, a, lda, bb, ldb, scratch.data(), columns);
+        product(trans_a, trans_b, rows, columns, k, a, lda, bb, ldb, c, ldc);
       }
-      epilogue(buffer_table, scratch.data(), b, row_begin, row_begin + rows, column_begin,
+      epilogue(buffer_table, c, ldc, b, row_begin, row_begin + rows, column_begin,
                column_begin + columns);
     }
   });
@@ -135,34 +148,37 @@ void EpilogueGemm(Product product, const In* lhs, const In* rhs, int64_t batch, 
 
 extern "C" void __hmo_cpu_gemm_epilogue_f32(const float* lhs, const float* rhs, int64_t batch,
                                             int64_t m, int64_t n, int64_t k, int32_t transpose_lhs,
-                                            int32_t transpose_rhs, HmoCpuGemmEpilogue epilogue,
-                                            char** buffer_table) {
+                                            int32_t transpose_rhs, float* product_out,
+                                            HmoCpuGemmEpilogue epilogue, char** buffer_table) {
   EpilogueGemm<float, float>(hmo::codegen::CblasProduct<float>(cblas_sgemm), lhs, rhs, batch, m, n,
-                             k, transpose_lhs, transpose_rhs, epilogue, buffer_table);
+                             k, transpose_lhs, transpose_rhs, product_out, epilogue, buffer_table);
 }
 
 extern "C" void __hmo_cpu_gemm_epilogue_f64(const double* lhs, const double* rhs, int64_t batch,
                                             int64_t m, int64_t n, int64_t k, int32_t transpose_lhs,
-                                            int32_t transpose_rhs, HmoCpuGemmEpilogue epilogue,
-                                            char** buffer_table) {
+                                            int32_t transpose_rhs, double* product_out,
+                                            HmoCpuGemmEpilogue epilogue, char** buffer_table) {
   EpilogueGemm<double, double>(hmo::codegen::CblasProduct<double>(cblas_dgemm), lhs, rhs, batch, m,
-                               n, k, transpose_lhs, transpose_rhs, epilogue, buffer_table);
+                               n, k, transpose_lhs, transpose_rhs, product_out, epilogue,
+                               buffer_table);
 }
 
 extern "C" void __hmo_cpu_gemm_epilogue_bf16_f32(const uint16_t* lhs, const uint16_t* rhs,
                                                  int64_t batch, int64_t m, int64_t n, int64_t k,
                                                  int32_t transpose_lhs, int32_t transpose_rhs,
-                                                 HmoCpuGemmEpilogue epilogue, char** buffer_table) {
+                                                 float* product_out, HmoCpuGemmEpilogue epilogue,
+                                                 char** buffer_table) {
   EpilogueGemm<uint16_t, float>(hmo::codegen::Bf16Product, lhs, rhs, batch, m, n, k, transpose_lhs,
-                                transpose_rhs, epilogue, buffer_table);
+                                transpose_rhs, product_out, epilogue, buffer_table);
 }
 
 extern "C" void __hmo_cpu_gemm_epilogue_s8_s32(const int8_t* lhs, const int8_t* rhs, int64_t batch,
                                                int64_t m, int64_t n, int64_t k,
                                                int32_t transpose_lhs, int32_t transpose_rhs,
-                                               HmoCpuGemmEpilogue epilogue, char** buffer_table) {
+                                               int32_t* product_out, HmoCpuGemmEpilogue epilogue,
+                                               char** buffer_table) {
   EpilogueGemm<int8_t, int32_t>(hmo::codegen::S8Product, lhs, rhs, batch, m, n, k, transpose_lhs,
-                                transpose_rhs, epilogue, buffer_table);
+                                transpose_rhs, product_out, epilogue, buffer_table);
 }
 
 extern "C" void __hmo_cpu_gemm_f32(float* out, const float* lhs, const float* rhs, int64_t batch,

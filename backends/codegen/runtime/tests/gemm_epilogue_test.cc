@@ -27,13 +27,12 @@ struct Collected {
 };
 
 template <typename Out>
-void CollectTile(char** buffer_table, const void* tile, int64_t batch_index, int64_t row_begin,
-                 int64_t row_end, int64_t column_begin, int64_t column_end) {
+void CollectTile(char** buffer_table, const void* tile, int64_t ld, int64_t batch_index,
+                 int64_t row_begin, int64_t row_end, int64_t column_begin, int64_t column_end) {
   auto& collected = *reinterpret_cast<Collected<Out>*>(buffer_table[0]);
   const auto* values = static_cast<const Out*>(tile);
-  const int64_t ld = column_end - column_begin;
   int64_t largest = collected.largest_tile.load();
-  const int64_t size = (row_end - row_begin) * ld;
+  const int64_t size = (row_end - row_begin) * (column_end - column_begin);
   while (size > largest && !collected.largest_tile.compare_exchange_weak(largest, size)) {
   }
   for (int64_t r = row_begin; r < row_end; ++r) {
@@ -62,26 +61,39 @@ class GemmEpilogueTest : public ::testing::TestWithParam<EpilogueCase> {
   int previous_ = 1;
 };
 
-// Runs `epilogue_gemm` (an __hmo_cpu_gemm_epilogue_* bound to its operands)
-// with the collecting epilogue and checks every element against `expected`
-// (the plain GEMM's product of the same operands).
+// Runs `epilogue_gemm` (an __hmo_cpu_gemm_epilogue_* bound to its operands,
+// called with a product_out) with the collecting epilogue, into scratch
+// (product_out null) and into a product array, and checks every element
+// against `expected` (the plain GEMM's product of the same operands).
 template <typename Out, typename EpilogueGemm>
 void ExpectTilesCoverTheProduct(const EpilogueCase& c, const std::vector<Out>& expected,
                                 EpilogueGemm epilogue_gemm) {
-  Collected<Out> collected;
-  collected.m = c.m;
-  collected.n = c.n;
-  collected.product.assign(expected.size(), Out(0));
-  collected.visits = std::vector<std::atomic<int>>(expected.size());
-  char* table[] = {reinterpret_cast<char*>(&collected)};
-  epilogue_gemm(&CollectTile<Out>, table);
-  for (size_t i = 0; i < expected.size(); ++i) {
-    ASSERT_EQ(collected.visits[i].load(), 1) << "element " << i;
-    // Tiles are other library calls than the plain GEMM's slices: the sums
-    // may be blocked differently.
-    ASSERT_NEAR(collected.product[i], expected[i], 1e-4 * (1 + c.k)) << "element " << i;
+  for (const bool into_product : {false, true}) {
+    SCOPED_TRACE(into_product ? "into the product array" : "into scratch");
+    Collected<Out> collected;
+    collected.m = c.m;
+    collected.n = c.n;
+    collected.product.assign(expected.size(), Out(0));
+    collected.visits = std::vector<std::atomic<int>>(expected.size());
+    std::vector<Out> product_out(expected.size(), Out(-7));
+    char* table[] = {reinterpret_cast<char*>(&collected)};
+    epilogue_gemm(into_product ? product_out.data() : nullptr, &CollectTile<Out>, table);
+    for (size_t i = 0; i < expected.size(); ++i) {
+      ASSERT_EQ(collected.visits[i].load(), 1) << "element " << i;
+      // Tiles are other library calls than the plain GEMM's slices: the
+      // sums may be blocked differently.
+      ASSERT_NEAR(collected.product[i], expected[i], 1e-4 * (1 + c.k)) << "element " << i;
+      if (into_product) {
+        ASSERT_EQ(product_out[i], collected.product[i]) << "element " << i;
+      }
+    }
+    if (!into_product) {
+      // Scratch tiles stay within their bound; the product array is unused.
+      EXPECT_LE(collected.largest_tile.load(), int64_t{1} << 20);
+      EXPECT_TRUE(
+          std::all_of(product_out.begin(), product_out.end(), [](Out v) { return v == Out(-7); }));
+    }
   }
-  EXPECT_LE(collected.largest_tile.load(), int64_t{1} << 20);
 }
 
 TEST_P(GemmEpilogueTest, F32TilesCoverTheProductOnceWithThePlainGemmsValues) {
@@ -94,10 +106,11 @@ TEST_P(GemmEpilogueTest, F32TilesCoverTheProductOnceWithThePlainGemmsValues) {
   std::vector<float> expected(c.batch * c.m * c.n, -1.0f);
   __hmo_cpu_gemm_f32(expected.data(), lhs.data(), rhs.data(), c.batch, c.m, c.n, c.k,
                      c.transpose_lhs, c.transpose_rhs);
-  ExpectTilesCoverTheProduct(c, expected, [&](HmoCpuGemmEpilogue epilogue, char** table) {
-    __hmo_cpu_gemm_epilogue_f32(lhs.data(), rhs.data(), c.batch, c.m, c.n, c.k, c.transpose_lhs,
-                                c.transpose_rhs, epilogue, table);
-  });
+  ExpectTilesCoverTheProduct(
+      c, expected, [&](float* product_out, HmoCpuGemmEpilogue epilogue, char** table) {
+        __hmo_cpu_gemm_epilogue_f32(lhs.data(), rhs.data(), c.batch, c.m, c.n, c.k, c.transpose_lhs,
+                                    c.transpose_rhs, product_out, epilogue, table);
+      });
 }
 
 TEST_P(GemmEpilogueTest, Bf16TilesHoldTheF32Products) {
@@ -110,10 +123,12 @@ TEST_P(GemmEpilogueTest, Bf16TilesHoldTheF32Products) {
   std::vector<float> expected(c.batch * c.m * c.n, -1.0f);
   __hmo_cpu_gemm_bf16_f32(expected.data(), lhs.data(), rhs.data(), c.batch, c.m, c.n, c.k,
                           c.transpose_lhs, c.transpose_rhs);
-  ExpectTilesCoverTheProduct(c, expected, [&](HmoCpuGemmEpilogue epilogue, char** table) {
-    __hmo_cpu_gemm_epilogue_bf16_f32(lhs.data(), rhs.data(), c.batch, c.m, c.n, c.k,
-                                     c.transpose_lhs, c.transpose_rhs, epilogue, table);
-  });
+  ExpectTilesCoverTheProduct(
+      c, expected, [&](float* product_out, HmoCpuGemmEpilogue epilogue, char** table) {
+        __hmo_cpu_gemm_epilogue_bf16_f32(lhs.data(), rhs.data(), c.batch, c.m, c.n, c.k,
+                                         c.transpose_lhs, c.transpose_rhs, product_out, epilogue,
+                                         table);
+      });
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, GemmEpilogueTest,
@@ -142,10 +157,11 @@ TEST(GemmEpilogueS8Test, S32TilesHoldTheExactProducts) {
   for (int8_t& v : rhs) v = static_cast<int8_t>(value(random));
   std::vector<int32_t> expected(m * n);
   __hmo_cpu_gemm_s8_s32(expected.data(), lhs.data(), rhs.data(), 1, m, n, k, 0, 0);
-  ExpectTilesCoverTheProduct(
-      EpilogueCase{1, m, n, k, 0, 0}, expected, [&](HmoCpuGemmEpilogue epilogue, char** table) {
-        __hmo_cpu_gemm_epilogue_s8_s32(lhs.data(), rhs.data(), 1, m, n, k, 0, 0, epilogue, table);
-      });
+  ExpectTilesCoverTheProduct(EpilogueCase{1, m, n, k, 0, 0}, expected,
+                             [&](int32_t* product_out, HmoCpuGemmEpilogue epilogue, char** table) {
+                               __hmo_cpu_gemm_epilogue_s8_s32(lhs.data(), rhs.data(), 1, m, n, k, 0,
+                                                              0, product_out, epilogue, table);
+                             });
 }
 
 }  // namespace

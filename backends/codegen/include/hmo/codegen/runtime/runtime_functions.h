@@ -53,36 +53,40 @@ void __hmo_cpu_gemm_s8_s32(int32_t* out, const int8_t* lhs, const int8_t* rhs, i
 // ---------------------------------------------------------------------------
 // Matrix multiplication with an epilogue (an output fusion's dot).
 //
-// The product of the GEMMs above (same operands, sizes and flags) is not
-// written to memory: it is computed a tile at a time into scratch the
-// runtime owns (at most 2^20 elements per intra-op thread, f32 / f64 / s32
-// as the GEMM's result), and each tile is handed to
-//   epilogue(buffer_table, tile, batch_index, row_begin, row_end,
+// The product of the GEMMs above (same operands, sizes and flags) is
+// computed a tile at a time, and each tile is handed to
+//   epilogue(buffer_table, tile, tile_ld, batch_index, row_begin, row_end,
 //            column_begin, column_end)
 // right after it is computed: the tile holds rows [row_begin, row_end) and
-// columns [column_begin, column_end) of product `batch_index`, row-major with
-// leading dimension column_end - column_begin. The epilogue (generated code)
-// computes and stores the fusion's output over that region. Every element of
-// every product is in exactly one tile; tiles may be handed over
-// concurrently from the intra-op threads, so an epilogue writes only its
-// region's outputs.
-typedef void (*HmoCpuGemmEpilogue)(char** buffer_table, const void* tile, int64_t batch_index,
-                                   int64_t row_begin, int64_t row_end, int64_t column_begin,
-                                   int64_t column_end);
+// columns [column_begin, column_end) of product `batch_index`, row-major
+// with leading dimension tile_ld (f32 / f64 / s32 as the GEMM's result).
+// The epilogue (generated code) computes and stores the fusion's output over
+// that region. With `product_out` null the tiles are scratch the runtime
+// owns (at most 2^20 elements per intra-op thread); otherwise the product is
+// written to product_out (batch x m x n, row-major, as the GEMMs above write
+// `out`) and each tile is its region there, which the epilogue may then
+// overwrite in place. Every element of every product is in exactly one tile;
+// tiles may be handed over concurrently from the intra-op threads, so an
+// epilogue writes only its region's outputs.
+typedef void (*HmoCpuGemmEpilogue)(char** buffer_table, const void* tile, int64_t tile_ld,
+                                   int64_t batch_index, int64_t row_begin, int64_t row_end,
+                                   int64_t column_begin, int64_t column_end);
 void __hmo_cpu_gemm_epilogue_f32(const float* lhs, const float* rhs, int64_t batch, int64_t m,
                                  int64_t n, int64_t k, int32_t transpose_lhs, int32_t transpose_rhs,
-                                 HmoCpuGemmEpilogue epilogue, char** buffer_table);
+                                 float* product_out, HmoCpuGemmEpilogue epilogue,
+                                 char** buffer_table);
 void __hmo_cpu_gemm_epilogue_f64(const double* lhs, const double* rhs, int64_t batch, int64_t m,
                                  int64_t n, int64_t k, int32_t transpose_lhs, int32_t transpose_rhs,
-                                 HmoCpuGemmEpilogue epilogue, char** buffer_table);
+                                 double* product_out, HmoCpuGemmEpilogue epilogue,
+                                 char** buffer_table);
 void __hmo_cpu_gemm_epilogue_bf16_f32(const uint16_t* lhs, const uint16_t* rhs, int64_t batch,
                                       int64_t m, int64_t n, int64_t k, int32_t transpose_lhs,
-                                      int32_t transpose_rhs, HmoCpuGemmEpilogue epilogue,
-                                      char** buffer_table);
+                                      int32_t transpose_rhs, float* product_out,
+                                      HmoCpuGemmEpilogue epilogue, char** buffer_table);
 void __hmo_cpu_gemm_epilogue_s8_s32(const int8_t* lhs, const int8_t* rhs, int64_t batch, int64_t m,
                                     int64_t n, int64_t k, int32_t transpose_lhs,
-                                    int32_t transpose_rhs, HmoCpuGemmEpilogue epilogue,
-                                    char** buffer_table);
+                                    int32_t transpose_rhs, int32_t* product_out,
+                                    HmoCpuGemmEpilogue epilogue, char** buffer_table);
 
 // ---------------------------------------------------------------------------
 // Partitioned kernels.
