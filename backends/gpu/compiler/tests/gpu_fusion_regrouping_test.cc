@@ -18,17 +18,13 @@
 #include "hmo/execution/literal_comparison.h"
 #include "hmo/execution/random_literals.h"
 #include "hmo/ir/hlo_computation.h"
-#include "hmo/text/hlo_parser.h"
-#include "support/test_data.h"
+#include "support/parsed_module.h"
 
 namespace hmo::gpu {
 namespace {
 
 std::unique_ptr<HloModule> Parse() {
-  absl::StatusOr<std::unique_ptr<HloModule>> module =
-      ParseHloModule(test_support::ReadTestData("rewrites/ynn_output_fusion.hlo"));
-  EXPECT_TRUE(module.ok()) << module.status();
-  return module.ok() ? *std::move(module) : nullptr;
+  return test_support::LoadTestModule("rewrites/ynn_output_fusion.hlo");
 }
 
 TEST(GpuFusionRegroupingTest, ElementwiseInstructionsAreLoopFusionsAgain) {
