@@ -93,12 +93,31 @@ struct ConvElement<uint16_t> {  // bf16 bits
   static float Widen(uint16_t value) { return hmo::half_float_bits::Bf16ToF32(value); }
 };
 
+// Where a convolution's product goes: into `output` (the NHWC output, which
+// an epilogue may then overwrite in place), or, with `output` null, into
+// per-thread scratch tiles; each tile (rows: output pixels in NHW order;
+// columns: output features) is handed to `epilogue` when there is one.
+template <typename T>
+struct ProductSink {
+  T* output = nullptr;
+  HmoCpuGemmEpilogue epilogue = nullptr;
+  char** buffer_table = nullptr;
+
+  void Finish(const T* tile, int64_t tile_ld, int64_t first_pixel, int64_t last_pixel,
+              int64_t first_feature, int64_t last_feature) const {
+    if (epilogue != nullptr) {
+      epilogue(buffer_table, tile, tile_ld, 0, first_pixel, last_pixel, first_feature,
+               last_feature);
+    }
+  }
+};
+
 // Patch rows are built here unless the convolution is pointwise (the input
 // already is the patch matrix, read in place); a narrow type's products go to
-// `products` and are rounded into the output band.
+// `products` and are rounded into the band's tile.
 template <typename T>
-void ConvolveIm2Col(T* output, const T* input, const T* filter, const HmoCpuConv2DShape& s,
-                    bool pointwise) {
+void ConvolveIm2Col(const ProductSink<T>& sink, const T* input, const T* filter,
+                    const HmoCpuConv2DShape& s, bool pointwise) {
   using Element = ConvElement<T>;
   const int64_t groups = s.feature_group_count;
   const int64_t group_inputs = s.input_features / groups;
@@ -106,6 +125,9 @@ void ConvolveIm2Col(T* output, const T* input, const T* filter, const HmoCpuConv
   const int64_t patch = s.kernel_rows * s.kernel_cols * group_inputs;
   const int64_t row_patches = pointwise ? 0 : s.output_cols * patch;
   const int64_t row_products = Element::kNarrow ? s.output_cols * group_outputs : 0;
+  // An epilogue's tile is as bounded as the rest of the band's scratch, so
+  // that it is applied to products still in cache.
+  const int64_t row_tile = sink.epilogue != nullptr ? s.output_cols * group_outputs : 0;
   // The output rows of every image in turn, cut into bands: a band may span
   // images, so that a small output (a weight gradient: a few taps, one
   // image per input feature) still makes GEMMs of many rows. As many bands
@@ -113,8 +135,9 @@ void ConvolveIm2Col(T* output, const T* input, const T* filter, const HmoCpuConv
   const int64_t total_rows = s.batch * s.output_rows;
   const int64_t threads = hmo::codegen::IntraOpThreadCount();
   // Large images are convolved a band of output rows at a time, so that the
-  // scratch (patches, a narrow type's products) stays within its bound.
-  const int64_t row_scratch = std::max<int64_t>(1, row_patches + row_products);
+  // scratch (patches, a narrow type's products, a tile) stays within its
+  // bound.
+  const int64_t row_scratch = std::max<int64_t>(1, row_patches + row_products + row_tile);
   const int64_t most_band_rows =
       std::clamp<int64_t>(hmo::codegen::kMaxScratchElements / row_scratch, 1, total_rows);
   int64_t bands = (total_rows + most_band_rows - 1) / most_band_rows;
@@ -126,15 +149,16 @@ void ConvolveIm2Col(T* output, const T* input, const T* filter, const HmoCpuConv
   const auto convolve_bands = [&](int64_t first_band, int64_t last_band) {
     std::vector<T> patches(static_cast<size_t>(band_rows * row_patches));
     std::vector<float> products(static_cast<size_t>(band_rows * row_products));
+    std::vector<T> tiles(sink.output == nullptr ? static_cast<size_t>(band_rows * row_tile) : 0);
     for (int64_t band = first_band; band < last_band; ++band) {
       const int64_t first_row = band * band_rows;
       const int64_t last_row = std::min(first_row + band_rows, total_rows);
+      const int64_t first_pixel = first_row * s.output_cols;
       const int64_t band_pixels = (last_row - first_row) * s.output_cols;
-      T* band_output = output + first_row * s.output_cols * s.output_features;
       for (int64_t g = 0; g < groups; ++g) {
         const T* band_patches = patches.data();
         if (pointwise) {
-          band_patches = input + first_row * s.output_cols * s.input_features;
+          band_patches = input + first_pixel * s.input_features;
         } else {
           T* row_out = patches.data();
           for (int64_t t = first_row; t < last_row; ++t) {
@@ -159,21 +183,29 @@ void ConvolveIm2Col(T* output, const T* input, const T* filter, const HmoCpuConv
             }
           }
         }
+        // The band's tile of group g: in the output, or scratch.
+        T* tile = tiles.data();
+        int64_t tile_ld = group_outputs;
+        if (sink.output != nullptr) {
+          tile = sink.output + first_pixel * s.output_features + g * group_outputs;
+          tile_ld = s.output_features;
+        }
         // Within a part this GEMM is one call; alone (one band) it is split.
         if constexpr (Element::kNarrow) {
           Element::Gemm(band_pixels, group_outputs, patch, band_patches, patch,
                         filter + g * group_outputs, s.output_features, products.data(),
                         group_outputs);
           for (int64_t p = 0; p < band_pixels; ++p) {
-            T* out = band_output + p * s.output_features + g * group_outputs;
+            T* out = tile + p * tile_ld;
             const float* product = products.data() + p * group_outputs;
             for (int64_t o = 0; o < group_outputs; ++o) out[o] = Element::Round(product[o]);
           }
         } else {
           Element::Gemm(band_pixels, group_outputs, patch, band_patches, patch,
-                        filter + g * group_outputs, s.output_features,
-                        band_output + g * group_outputs, s.output_features);
+                        filter + g * group_outputs, s.output_features, tile, tile_ld);
         }
+        sink.Finish(tile, tile_ld, first_pixel, first_pixel + band_pixels, g * group_outputs,
+                    (g + 1) * group_outputs);
       }
     }
   };
@@ -182,9 +214,11 @@ void ConvolveIm2Col(T* output, const T* input, const T* filter, const HmoCpuConv
   });
 }
 
-// Each output pixel's features are accumulated in f32 (in place for f32).
+// Each output pixel's features are accumulated in f32 (in its tile for f32),
+// the output rows split among the intra-op threads, one tile per row.
 template <typename T>
-void ConvolveDepthwise(T* output, const T* input, const T* filter, const HmoCpuConv2DShape& s) {
+void ConvolveDepthwise(const ProductSink<T>& sink, const T* input, const T* filter,
+                       const HmoCpuConv2DShape& s) {
   using Element = ConvElement<T>;
   // Output feature o belongs to group o / multiplier, whose one input feature
   // is that same index.
@@ -192,12 +226,17 @@ void ConvolveDepthwise(T* output, const T* input, const T* filter, const HmoCpuC
   const int64_t multiplier = features / s.input_features;
   const DimensionMap rows = RowMap(s);
   const DimensionMap cols = ColMap(s);
-  std::vector<float> sums(Element::kNarrow ? static_cast<size_t>(features) : 0);
-  for (int64_t b = 0; b < s.batch; ++b) {
-    const T* image = input + b * s.input_rows * s.input_cols * s.input_features;
-    for (int64_t r = 0; r < s.output_rows; ++r) {
+  const int64_t total_rows = s.batch * s.output_rows;
+  const int64_t row_taps = s.output_cols * features * s.kernel_rows * s.kernel_cols;
+  const auto convolve_rows = [&](int64_t first_row, int64_t last_row) {
+    std::vector<float> sums(Element::kNarrow ? static_cast<size_t>(features) : 0);
+    std::vector<T> tile(sink.output == nullptr ? static_cast<size_t>(s.output_cols * features) : 0);
+    for (int64_t t = first_row; t < last_row; ++t) {
+      const int64_t r = t % s.output_rows;
+      const T* image = input + (t / s.output_rows) * s.input_rows * s.input_cols * s.input_features;
+      T* row_tile = sink.output != nullptr ? sink.output + t * s.output_cols * features : tile.data();
       for (int64_t c = 0; c < s.output_cols; ++c) {
-        T* out = output + ((b * s.output_rows + r) * s.output_cols + c) * features;
+        T* out = row_tile + c * features;
         float* sum;
         if constexpr (Element::kNarrow) {
           sum = sums.data();
@@ -226,47 +265,82 @@ void ConvolveDepthwise(T* output, const T* input, const T* filter, const HmoCpuC
           for (int64_t o = 0; o < features; ++o) out[o] = Element::Round(sum[o]);
         }
       }
+      sink.Finish(row_tile, features, t * s.output_cols, (t + 1) * s.output_cols, 0, features);
     }
-  }
+  };
+  const int64_t max_parts =
+      total_rows * row_taps < hmo::codegen::kMinParallelGemmFlops ? 1 : total_rows;
+  hmo::codegen::ForEachIntraOpPart(max_parts, [&](int64_t part, int64_t parts) {
+    convolve_rows(total_rows * part / parts, total_rows * (part + 1) / parts);
+  });
 }
 
 template <typename T>
-void Convolve(T* output, const T* input, const T* filter, const HmoCpuConv2DShape& s) {
+void Convolve(const ProductSink<T>& sink, const T* input, const T* filter,
+              const HmoCpuConv2DShape& s) {
   const int64_t output_elements = s.batch * s.output_rows * s.output_cols * s.output_features;
   if (output_elements <= 0) return;
   const int64_t group_inputs = s.input_features / s.feature_group_count;
   if (group_inputs == 0 || s.kernel_rows == 0 || s.kernel_cols == 0) {
-    // An empty contraction: every output is the empty sum.
-    std::fill(output, output + output_elements, T(0));
+    // An empty contraction: every output is the empty sum, in tiles of
+    // whole pixels within the scratch bound.
+    const int64_t pixels = output_elements / s.output_features;
+    const int64_t tile_pixels = std::clamp<int64_t>(
+        hmo::codegen::kMaxScratchElements / s.output_features, 1, pixels);
+    std::vector<T> zeros(sink.output == nullptr ? static_cast<size_t>(tile_pixels * s.output_features)
+                                                : 0,
+                         T(0));
+    for (int64_t first = 0; first < pixels; first += tile_pixels) {
+      const int64_t last = std::min(first + tile_pixels, pixels);
+      T* tile = zeros.data();
+      if (sink.output != nullptr) {
+        tile = sink.output + first * s.output_features;
+        std::fill(tile, tile + (last - first) * s.output_features, T(0));
+      }
+      sink.Finish(tile, s.output_features, first, last, 0, s.output_features);
+    }
     return;
   }
   if constexpr (!ConvElement<T>::kNarrow) {
-    if (IsPointwise(s)) {
+    if (IsPointwise(s) && sink.epilogue == nullptr) {
       // A 1x1 kernel over an undilated, unpadded, unstrided image: the NHWC
       // input already is the [pixels, features] patch matrix, one GEMM.
       const int64_t pixels = s.batch * s.input_rows * s.input_cols;
       ConvElement<T>::Gemm(pixels, s.output_features, s.input_features, input, s.input_features,
-                           filter, s.output_features, output, s.output_features);
+                           filter, s.output_features, sink.output, s.output_features);
       return;
     }
   }
   if (group_inputs == 1 && s.feature_group_count > 1) {
-    ConvolveDepthwise(output, input, filter, s);
+    ConvolveDepthwise(sink, input, filter, s);
     return;
   }
-  // A narrow pointwise convolution reads its input in place, in bands whose
-  // products fit the band scratch.
-  ConvolveIm2Col(output, input, filter, s, IsPointwise(s));
+  // A narrow pointwise convolution (or one with an epilogue) reads its
+  // input in place, in bands whose products fit the band scratch.
+  ConvolveIm2Col(sink, input, filter, s, IsPointwise(s));
 }
 
 }  // namespace
 
 extern "C" void __hmo_cpu_conv2d_f32(float* output, const float* input, const float* filter,
                                      const HmoCpuConv2DShape* shape) {
-  Convolve(output, input, filter, *shape);
+  Convolve(ProductSink<float>{output}, input, filter, *shape);
 }
 
 extern "C" void __hmo_cpu_conv2d_bf16(uint16_t* output, const uint16_t* input,
                                       const uint16_t* filter, const HmoCpuConv2DShape* shape) {
-  Convolve(output, input, filter, *shape);
+  Convolve(ProductSink<uint16_t>{output}, input, filter, *shape);
+}
+
+extern "C" void __hmo_cpu_conv2d_epilogue_f32(const float* input, const float* filter,
+                                              const HmoCpuConv2DShape* shape, float* product_out,
+                                              HmoCpuGemmEpilogue epilogue, char** buffer_table) {
+  Convolve(ProductSink<float>{product_out, epilogue, buffer_table}, input, filter, *shape);
+}
+
+extern "C" void __hmo_cpu_conv2d_epilogue_bf16(const uint16_t* input, const uint16_t* filter,
+                                               const HmoCpuConv2DShape* shape,
+                                               uint16_t* product_out, HmoCpuGemmEpilogue epilogue,
+                                               char** buffer_table) {
+  Convolve(ProductSink<uint16_t>{product_out, epilogue, buffer_table}, input, filter, *shape);
 }

@@ -25,6 +25,8 @@ std::vector<std::pair<std::string, void*>> RuntimeSymbols() {
       {"__hmo_cpu_run_kernel_graph", reinterpret_cast<void*>(&__hmo_cpu_run_kernel_graph)},
       {"__hmo_cpu_conv2d_f32", reinterpret_cast<void*>(&__hmo_cpu_conv2d_f32)},
       {"__hmo_cpu_conv2d_bf16", reinterpret_cast<void*>(&__hmo_cpu_conv2d_bf16)},
+      {"__hmo_cpu_conv2d_epilogue_f32", reinterpret_cast<void*>(&__hmo_cpu_conv2d_epilogue_f32)},
+      {"__hmo_cpu_conv2d_epilogue_bf16", reinterpret_cast<void*>(&__hmo_cpu_conv2d_epilogue_bf16)},
       {"__hmo_cpu_sort", reinterpret_cast<void*>(&__hmo_cpu_sort)},
       {"__hmo_cpu_f16_to_f32", reinterpret_cast<void*>(&__hmo_cpu_f16_to_f32)},
       {"__hmo_cpu_f32_to_f16", reinterpret_cast<void*>(&__hmo_cpu_f32_to_f16)},

@@ -1,6 +1,8 @@
 // __hmo_cpu_conv2d_f32 and _bf16 against a reference that materializes the dilated,
-// padded input and the dilated kernel and then slides a plain window.
+// padded input and the dilated kernel and then slides a plain window; their
+// epilogue forms (__hmo_cpu_conv2d_epilogue_*) against the plain ones.
 
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -8,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include "hmo/codegen/runtime/intra_op_threads.h"
 #include "hmo/codegen/runtime/runtime_functions.h"
 
 namespace {
@@ -158,6 +161,123 @@ TEST_P(Conv2DTest, Bf16MatchesReferenceRoundedOnce) {
   }
 }
 
+// What the test's epilogue saw: each tile's values copied out by output
+// index, how often each element was handed over, and whether every tile of
+// an in-place run was the output's own region.
+template <typename T>
+struct CollectedTiles {
+  int64_t features = 0;
+  const T* product_out = nullptr;
+  std::vector<T> values;
+  std::vector<std::atomic<int>> visits;
+  std::atomic<bool> tiles_in_output{true};
+  std::atomic<int64_t> largest_tile{0};
+};
+
+template <typename T>
+void CollectConvTile(char** buffer_table, const void* tile, int64_t ld, int64_t batch_index,
+                     int64_t row_begin, int64_t row_end, int64_t column_begin,
+                     int64_t column_end) {
+  auto& collected = *reinterpret_cast<CollectedTiles<T>*>(buffer_table[0]);
+  const auto* values = static_cast<const T*>(tile);
+  if (batch_index != 0) collected.tiles_in_output = false;
+  if (collected.product_out != nullptr &&
+      (ld != collected.features ||
+       values != collected.product_out + row_begin * collected.features + column_begin)) {
+    collected.tiles_in_output = false;
+  }
+  const int64_t size = (row_end - row_begin) * (column_end - column_begin);
+  int64_t largest = collected.largest_tile.load();
+  while (size > largest && !collected.largest_tile.compare_exchange_weak(largest, size)) {
+  }
+  for (int64_t r = row_begin; r < row_end; ++r) {
+    for (int64_t c = column_begin; c < column_end; ++c) {
+      const int64_t at = r * collected.features + c;
+      collected.values[at] = values[(r - row_begin) * ld + (c - column_begin)];
+      collected.visits[at].fetch_add(1);
+    }
+  }
+}
+
+float Widen(float value) { return value; }
+float Widen(uint16_t bf16) { return __hmo_cpu_bf16_to_f32(bf16); }
+
+// Runs `epilogue_conv` with the collecting epilogue, into scratch
+// (in_place false) or into the output, on three intra-op threads, and
+// checks every output element reached the epilogue once with `expected`'s
+// value, within the scratch bound.
+template <typename T, typename EpilogueConv>
+void ExpectEpilogueSeesEveryOutputOnce(EpilogueConv epilogue_conv, const HmoCpuConv2DShape& s,
+                                       const std::vector<T>& expected, bool in_place) {
+  const int64_t previous_threads = hmo::codegen::IntraOpThreadCount();
+  hmo::codegen::SetIntraOpThreadCount(3);
+  CollectedTiles<T> collected;
+  collected.features = s.output_features;
+  collected.values.assign(expected.size(), T(0));
+  collected.visits = std::vector<std::atomic<int>>(expected.size());
+  std::vector<T> product(in_place ? expected.size() : 0, T(0));
+  collected.product_out = in_place ? product.data() : nullptr;
+  char* table[] = {reinterpret_cast<char*>(&collected)};
+  epilogue_conv(in_place ? product.data() : nullptr, &CollectConvTile<T>, table);
+  hmo::codegen::SetIntraOpThreadCount(previous_threads);
+  EXPECT_TRUE(collected.tiles_in_output);
+  if (!in_place) {
+    EXPECT_LE(collected.largest_tile.load(), int64_t{1} << 20);
+  }
+  for (size_t i = 0; i < expected.size(); ++i) {
+    ASSERT_EQ(collected.visits[i].load(), 1) << "output " << i;
+    // The bands (and so the library's blocking) may differ from the plain
+    // call's: an f32 sum's last bits, or one bf16 rounding, may differ.
+    const float actual = Widen(collected.values[i]);
+    const float wanted = Widen(expected[i]);
+    ASSERT_NEAR(actual, wanted, std::abs(wanted) * 0x1p-7f + 1e-5f) << "output " << i;
+  }
+}
+
+TEST_P(Conv2DTest, EpilogueSeesThePlainConvolution) {
+  const HmoCpuConv2DShape s = ShapeFor(GetParam());
+  const auto input = Random(s.batch * s.input_rows * s.input_cols * s.input_features, 31);
+  const auto filter = Random(s.kernel_rows * s.kernel_cols *
+                                 (s.input_features / s.feature_group_count) * s.output_features,
+                             32);
+  std::vector<float> expected(s.batch * s.output_rows * s.output_cols * s.output_features);
+  __hmo_cpu_conv2d_f32(expected.data(), input.data(), filter.data(), &s);
+  for (bool in_place : {false, true}) {
+    SCOPED_TRACE(in_place ? "in place" : "scratch");
+    ExpectEpilogueSeesEveryOutputOnce<float>(
+        [&](float* product_out, HmoCpuGemmEpilogue epilogue, char** table) {
+          __hmo_cpu_conv2d_epilogue_f32(input.data(), filter.data(), &s, product_out, epilogue,
+                                        table);
+        },
+        s, expected, in_place);
+  }
+}
+
+TEST_P(Conv2DTest, Bf16EpilogueSeesThePlainConvolution) {
+  const HmoCpuConv2DShape s = ShapeFor(GetParam());
+  const auto narrow = [](std::vector<float> values) {
+    std::vector<uint16_t> bits;
+    for (float& v : values) bits.push_back(__hmo_cpu_f32_to_bf16(v));
+    return bits;
+  };
+  const auto input = narrow(Random(s.batch * s.input_rows * s.input_cols * s.input_features, 41));
+  const auto filter =
+      narrow(Random(s.kernel_rows * s.kernel_cols * (s.input_features / s.feature_group_count) *
+                        s.output_features,
+                    42));
+  std::vector<uint16_t> expected(s.batch * s.output_rows * s.output_cols * s.output_features);
+  __hmo_cpu_conv2d_bf16(expected.data(), input.data(), filter.data(), &s);
+  for (bool in_place : {false, true}) {
+    SCOPED_TRACE(in_place ? "in place" : "scratch");
+    ExpectEpilogueSeesEveryOutputOnce<uint16_t>(
+        [&](uint16_t* product_out, HmoCpuGemmEpilogue epilogue, char** table) {
+          __hmo_cpu_conv2d_epilogue_bf16(input.data(), filter.data(), &s, product_out, epilogue,
+                                         table);
+        },
+        s, expected, in_place);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Shapes, Conv2DTest,
     ::testing::Values(
@@ -173,7 +293,11 @@ INSTANTIATE_TEST_SUITE_P(
         ConvCase{"DepthwiseMultiplier", 1, 6, 6, 3, 3, 2, 6, 1, 1, 1, 1, 0, 2, 1, 2, 2, 1, 3},
         // 128x128 outputs x 72-wide patches exceed the 1M-float patch budget,
         // so the image is convolved in bands of output rows.
-        ConvCase{"LargeImageInRowBands", 2, 128, 128, 8, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}),
+        ConvCase{"LargeImageInRowBands", 2, 128, 128, 8, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+        // Enough multiply-adds that the depthwise rows are split among threads.
+        ConvCase{"LargeDepthwise", 2, 48, 40, 32, 3, 3, 32, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 32},
+        // No input features: every output is the empty sum.
+        ConvCase{"EmptyContraction", 1, 3, 4, 0, 2, 2, 3, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 1}),
     [](const ::testing::TestParamInfo<ConvCase>& info) { return info.param.name; });
 
 TEST(Conv2DKnownValuesTest, SingleChannelBoxFilter) {
