@@ -1,8 +1,8 @@
 // Kernel body of convolution (op_emitters.h).
 //
 // The 2-D convolution the runtime computes (convolution_plan.h) calls
-// __hmo_cpu_conv2d_f32 / _bf16 (runtime_functions.h) when the target has the
-// runtime. Everything else (other dim_labels, ranks, layouts, element types,
+// __hmo_cpu_conv2d_f32 / _bf16 (runtime_functions.h,
+// RuntimeConvolutionFunction) when the target has the runtime. Everything else (other dim_labels, ranks, layouts, element types,
 // batch groups; any convolution without the runtime) is a parallel loop over
 // the output with inner loops, following XLA's evaluator:
 //   out[b, o, s...] = sum over input features z of the group, kernel
@@ -31,10 +31,8 @@
 #include "hmo/codegen/runtime/runtime_functions.h"
 
 namespace hmo::codegen {
-namespace {
 
-absl::Status EmitRuntimeConv2D(KernelEmitContext& context) {
-  const HloInstruction& conv = context.instruction();
+llvm::Value* EmitRuntimeConv2DShape(KernelEmitContext& context, const HloInstruction& conv) {
   const Shape& lhs = conv.operand(0)->shape();
   const Shape& rhs = conv.operand(1)->shape();
   const Shape& out = conv.shape();
@@ -53,6 +51,15 @@ absl::Status EmitRuntimeConv2D(KernelEmitContext& context) {
   for (size_t i = 0; i < fields.size(); ++i) {
     b.CreateStore(I64(b, fields[i]), b.CreateConstInBoundsGEP2_64(shape_type, shape, 0, i));
   }
+  return b.CreateBitCast(shape, b.getInt8PtrTy());
+}
+
+namespace {
+
+absl::Status EmitRuntimeConv2D(KernelEmitContext& context) {
+  const HloInstruction& conv = context.instruction();
+  llvm::IRBuilder<>& b = context.builder();
+  llvm::Value* shape = EmitRuntimeConv2DShape(context, conv);
   HMO_ASSIGN_OR_RETURN(IrArray output, context.OutputArray());
   HMO_ASSIGN_OR_RETURN(IrArray input, context.OperandArray(0));
   HMO_ASSIGN_OR_RETURN(IrArray filter, context.OperandArray(1));
@@ -60,10 +67,9 @@ absl::Status EmitRuntimeConv2D(KernelEmitContext& context) {
   llvm::FunctionType* type =
       llvm::FunctionType::get(b.getVoidTy(), {ptr, ptr, ptr, ptr}, /*isVarArg=*/false);
   llvm::FunctionCallee function = context.GetOrDeclareFunction(
-      out.element_type() == PrimitiveType::BF16 ? "__hmo_cpu_conv2d_bf16" : "__hmo_cpu_conv2d_f32",
-      type);
+      RuntimeConvolutionFunction(conv.shape().element_type(), /*with_epilogue=*/false), type);
   b.CreateCall(function, {b.CreateBitCast(output.base(), ptr), b.CreateBitCast(input.base(), ptr),
-                          b.CreateBitCast(filter.base(), ptr), b.CreateBitCast(shape, ptr)});
+                          b.CreateBitCast(filter.base(), ptr), shape});
   return absl::OkStatus();
 }
 

@@ -18,6 +18,17 @@ bool IsRowMajor(const Shape& shape) {
   return true;
 }
 
+// The runtime's convolutions, one row per element type.
+struct RuntimeConvolution {
+  PrimitiveType type;
+  const char* function;
+  const char* epilogue_function;
+};
+constexpr RuntimeConvolution kRuntimeConvolutions[] = {
+    {PrimitiveType::F32, "__hmo_cpu_conv2d_f32", "__hmo_cpu_conv2d_epilogue_f32"},
+    {PrimitiveType::BF16, "__hmo_cpu_conv2d_bf16", "__hmo_cpu_conv2d_epilogue_bf16"},
+};
+
 }  // namespace
 
 ConvolutionDimensionNumbers RuntimeConvolutionDimensionNumbers() {
@@ -39,8 +50,8 @@ bool IsRuntimeConvolution2D(const HloInstruction& conv) {
   const Shape& rhs = conv.operand(1)->shape();
   const Shape& out = conv.shape();
   const PrimitiveType type = out.element_type();
-  if ((type != PrimitiveType::F32 && type != PrimitiveType::BF16) || lhs.element_type() != type ||
-      rhs.element_type() != type) {
+  if (RuntimeConvolutionFunction(type, /*with_epilogue=*/false) == nullptr ||
+      lhs.element_type() != type || rhs.element_type() != type) {
     return false;
   }
   if (lhs.dimensions().size() != 4 || conv.batch_group_count() != 1) return false;
@@ -49,6 +60,15 @@ bool IsRuntimeConvolution2D(const HloInstruction& conv) {
     if (w.window_reversal) return false;
   }
   return conv.convolution_dimension_numbers() == RuntimeConvolutionDimensionNumbers();
+}
+
+const char* RuntimeConvolutionFunction(PrimitiveType type, bool with_epilogue) {
+  for (const RuntimeConvolution& convolution : kRuntimeConvolutions) {
+    if (convolution.type == type) {
+      return with_epilogue ? convolution.epilogue_function : convolution.function;
+    }
+  }
+  return nullptr;
 }
 
 }  // namespace hmo::codegen

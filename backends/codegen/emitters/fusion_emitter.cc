@@ -8,6 +8,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "hmo/codegen/alias_scopes.h"
+#include "hmo/codegen/convolution_plan.h"
 #include "hmo/codegen/elemental_ir_emitter.h"
 #include "hmo/codegen/element_types.h"
 #include "hmo/codegen/fused_generators.h"
@@ -177,8 +178,23 @@ bool ReachesRootElementwise(const HloInstruction& value) {
 
 namespace {
 
-// The dot of an output fusion EmitFusionKernel emits whole, or null.
-const HloInstruction* OutputFusionDot(const HloInstruction& fusion) {
+// Whether `product` (a fused dot or convolution) is one the runtime
+// computes with an epilogue: a GEMM, or the 2-D convolution.
+bool IsRuntimeProduct(const HloInstruction& product) {
+  switch (product.opcode()) {
+    case HloOpcode::kDot:
+      return RuntimeGemmElementTypes(product).has_value() && GemmPlanFor(product).has_value();
+    case HloOpcode::kConvolution:
+      return product.has_convolution_dimension_numbers() && product.has_window() &&
+             IsRuntimeConvolution2D(product);
+    default:
+      return false;
+  }
+}
+
+// The dot or convolution of an output fusion EmitFusionKernel emits whole,
+// or null.
+const HloInstruction* OutputFusionProduct(const HloInstruction& fusion) {
   const HloComputation* fused = fusion.fused_instructions_computation();
   if (fused == nullptr) return nullptr;
   for (const HloInstruction* operand : fusion.operands()) {
@@ -186,29 +202,35 @@ const HloInstruction* OutputFusionDot(const HloInstruction& fusion) {
   }
   const HloInstruction* root = fused->root_instruction();
   if (!root->shape().IsArray()) return nullptr;
-  const HloInstruction* dot = nullptr;
+  const HloInstruction* product = nullptr;
   for (const HloInstruction* instruction : fused->instructions()) {
     if (instruction->opcode() == HloOpcode::kParameter) continue;
-    if (instruction->opcode() == HloOpcode::kDot) {
-      if (dot != nullptr) return nullptr;
-      dot = instruction;
+    if (instruction->opcode() == HloOpcode::kDot ||
+        instruction->opcode() == HloOpcode::kConvolution) {
+      if (product != nullptr) return nullptr;
+      product = instruction;
       continue;
     }
     if (!IsFusibleElemental(*instruction)) return nullptr;
   }
-  if (dot == nullptr || dot->operand(0)->opcode() != HloOpcode::kParameter ||
-      dot->operand(1)->opcode() != HloOpcode::kParameter ||
-      !RuntimeGemmElementTypes(*dot).has_value() || !GemmPlanFor(*dot).has_value() ||
-      root->shape().dimensions() != dot->shape().dimensions() || !ReachesRootElementwise(*dot)) {
+  if (product == nullptr || product->operand(0)->opcode() != HloOpcode::kParameter ||
+      product->operand(1)->opcode() != HloOpcode::kParameter || !IsRuntimeProduct(*product) ||
+      root->shape().dimensions() != product->shape().dimensions() ||
+      !ReachesRootElementwise(*product)) {
     return nullptr;
   }
-  return dot;
+  return product;
 }
 
 }  // namespace
 
 bool IsOutputFusionEmittable(const HloInstruction& fusion) {
-  return OutputFusionDot(fusion) != nullptr;
+  return OutputFusionProduct(fusion) != nullptr;
+}
+
+bool IsOutputFusionProduct(const HloInstruction& product) {
+  return (product.opcode() == HloOpcode::kDot || product.opcode() == HloOpcode::kConvolution) &&
+         IsRuntimeProduct(product);
 }
 
 bool IsFusionEmittable(const HloInstruction& fusion) {
@@ -253,12 +275,38 @@ void AppendDelinearized(llvm::IRBuilderBase& b, llvm::Value* linear,
   index.insert(index.end(), reversed.rbegin(), reversed.rend());
 }
 
+// How the runtime hands an output fusion's product to its epilogue: as
+// GEMM tiles whose batch, row and column indices each stand for these
+// dimensions of the product (row-major within each group).
+struct ProductTiling {
+  std::vector<int64_t> batch_sizes;
+  std::vector<int64_t> row_sizes;
+  std::vector<int64_t> column_sizes;
+};
+
+ProductTiling TilingOf(const HloInstruction& product) {
+  const std::vector<int64_t>& dims = product.shape().dimensions();
+  if (product.opcode() == HloOpcode::kConvolution) {
+    // Rows are the output pixels (batch, row, column), columns the features.
+    return {{}, {dims.begin(), dims.end() - 1}, {dims.back()}};
+  }
+  // A dot's dimensions: batch, then the lhs's free ones (the GEMM's rows),
+  // then the rhs's (its columns).
+  const DotDimensionNumbers& dnums = product.dot_dimension_numbers();
+  const int64_t batch_rank = static_cast<int64_t>(dnums.lhs_batch_dimensions.size());
+  const int64_t row_rank = product.operand(0)->shape().rank() - batch_rank -
+                           static_cast<int64_t>(dnums.lhs_contracting_dimensions.size());
+  return {{dims.begin(), dims.begin() + batch_rank},
+          {dims.begin() + batch_rank, dims.begin() + batch_rank + row_rank},
+          {dims.begin() + batch_rank + row_rank, dims.end()}};
+}
+
 // The epilogue of an output fusion (HmoCpuGemmEpilogue): the fused root over
-// one tile of the product, the dot's value read from the tile. `in_place`:
-// the tiles are regions of the output itself, overwritten element by
-// element after their product is read.
-absl::StatusOr<llvm::Function*> EmitEpilogue(KernelEmitContext& kernel, const HloInstruction& dot,
-                                             bool in_place) {
+// one tile of the product, the product's value read from the tile.
+// `in_place`: the tiles are regions of the output itself, overwritten
+// element by element after their product is read.
+absl::StatusOr<llvm::Function*> EmitEpilogue(KernelEmitContext& kernel,
+                                             const HloInstruction& product, bool in_place) {
   const HloInstruction& fusion = kernel.instruction();
   const HloInstruction& root = *fusion.fused_instructions_computation()->root_instruction();
   llvm::LLVMContext& ctx = kernel.llvm_context();
@@ -292,7 +340,7 @@ absl::StatusOr<llvm::Function*> EmitEpilogue(KernelEmitContext& kernel, const Hl
     AnnotateDisjointAccesses(ctx, {&output}, {context.assignment().GetAllSlices(&fusion, {})},
                              inputs, input_slices);
   }
-  const PrimitiveType product_type = dot.shape().element_type();
+  const PrimitiveType product_type = product.shape().element_type();
   HMO_ASSIGN_OR_RETURN(llvm::Type * tile_type, StorageType(product_type, ctx));
   llvm::Value* tile = b.CreateBitCast(function->getArg(1), tile_type->getPointerTo());
   llvm::Value* tile_ld = function->getArg(2);
@@ -302,17 +350,10 @@ absl::StatusOr<llvm::Function*> EmitEpilogue(KernelEmitContext& kernel, const Hl
   llvm::Value* column_begin = function->getArg(6);
   llvm::Value* column_end = function->getArg(7);
 
-  // The dot's dimensions: batch, then the lhs's free ones (the GEMM's rows),
-  // then the rhs's (its columns).
-  const DotDimensionNumbers& dnums = dot.dot_dimension_numbers();
-  const int64_t batch_rank = static_cast<int64_t>(dnums.lhs_batch_dimensions.size());
-  const int64_t row_rank = dot.operand(0)->shape().rank() - batch_rank -
-                           static_cast<int64_t>(dnums.lhs_contracting_dimensions.size());
-  const std::vector<int64_t>& dims = dot.shape().dimensions();
-  const std::vector<int64_t> batch_sizes(dims.begin(), dims.begin() + batch_rank);
-  const std::vector<int64_t> row_sizes(dims.begin() + batch_rank,
-                                       dims.begin() + batch_rank + row_rank);
-  const std::vector<int64_t> column_sizes(dims.begin() + batch_rank + row_rank, dims.end());
+  const ProductTiling tiling = TilingOf(product);
+  const std::vector<int64_t>& batch_sizes = tiling.batch_sizes;
+  const std::vector<int64_t>& row_sizes = tiling.row_sizes;
+  const std::vector<int64_t>& column_sizes = tiling.column_sizes;
   IrArray::Index batch_part;
   AppendDelinearized(b, batch_index, batch_sizes, batch_part);
 
@@ -321,9 +362,9 @@ absl::StatusOr<llvm::Function*> EmitEpilogue(KernelEmitContext& kernel, const Hl
   if (in_place) {
     // The tile is the output's region: read the product where the element
     // is then written, so that the loop's accesses are one array's.
-    generators.Set(dot, FusedGenerators::ArrayReader(b, output));
+    generators.Set(product, FusedGenerators::ArrayReader(b, output));
   } else {
-    generators.Set(dot, [&](const IrArray::Index&) -> absl::StatusOr<llvm::Value*> {
+    generators.Set(product, [&](const IrArray::Index&) -> absl::StatusOr<llvm::Value*> {
       llvm::Value* stored =
           b.CreateLoad(tile_type, b.CreateInBoundsGEP(tile_type, tile, tile_position));
       return EmitStorageToCompute(product_type, stored, b);
@@ -350,49 +391,16 @@ absl::StatusOr<llvm::Function*> EmitEpilogue(KernelEmitContext& kernel, const Hl
   return function;
 }
 
-// An output fusion (IsOutputFusionEmittable): one call of the runtime's
-// epilogue GEMM, which hands the product to the generated epilogue a tile at
-// a time, so the product is never in a buffer of the plan.
-absl::Status EmitOutputFusion(KernelEmitContext& context, const HloInstruction& dot) {
-  const HloInstruction& fusion = context.instruction();
-  if (!context.runtime_calls_available()) {
-    return FusionError(fusion, "an output fusion needs the runtime's GEMM");
-  }
+// The runtime call of an output fusion whose product is `dot`: the epilogue
+// GEMM.
+absl::Status EmitEpilogueGemmCall(KernelEmitContext& context, const HloInstruction& dot,
+                                  llvm::Value* product_out, llvm::Function* epilogue) {
   const std::optional<GemmElementTypes> types = RuntimeGemmElementTypes(dot);
   const std::optional<GemmPlan> plan = GemmPlanFor(dot);
-  if (!types.has_value() || !plan.has_value()) return FusionError(fusion, "no runtime GEMM");
-  // Tiles of the output are written while later tiles' products still read
-  // the GEMM's operands, and an epilogue reads its other operands at its own
-  // element only: an operand may share the output's bytes only in that way
-  // (the buffer plan lets an addend take the result; never a GEMM operand).
-  const std::set<BufferAssignment::Slice> written = context.assignment().GetAllSlices(&fusion, {});
-  for (int64_t i = 0; i < fusion.operand_count(); ++i) {
-    if (!AnyOverlap(written, ReadSlices(context.assignment(), *fusion.operand(i)))) continue;
-    const HloInstruction* parameter = fusion.fused_parameter(i);
-    const bool gemm_operand = parameter == dot.operand(0) || parameter == dot.operand(1);
-    if (gemm_operand || !ReachesRootElementwise(*parameter)) {
-      return absl::InternalError("CPU codegen: output fusion " + fusion.name() + ": operand " +
-                                 std::to_string(i) + " shares the output's bytes");
-    }
+  if (!types.has_value() || !plan.has_value()) {
+    return FusionError(context.instruction(), "no runtime GEMM");
   }
-  // The product goes straight into the output, each tile overwritten there
-  // by its epilogue, when the output holds the product's type in the
-  // product's row-major order and no operand shares its bytes (an epilogue
-  // operand is read after its tile's product is written); else into the
-  // runtime's scratch.
-  HMO_ASSIGN_OR_RETURN(IrArray output, context.OutputArray());
-  std::vector<int64_t> row_major(static_cast<size_t>(output.shape().rank()));
-  for (int64_t d = 0; d < output.shape().rank(); ++d) row_major[d] = output.shape().rank() - 1 - d;
-  // (GemmPlanFor holds the dot's product row-major.)
-  bool in_place =
-      output.element_type() == dot.shape().element_type() && output.minor_to_major() == row_major;
-  for (int64_t i = 0; i < fusion.operand_count() && in_place; ++i) {
-    in_place = !AnyOverlap(written, ReadSlices(context.assignment(), *fusion.operand(i)));
-  }
-  HMO_ASSIGN_OR_RETURN(llvm::Function * epilogue, EmitEpilogue(context, dot, in_place));
   llvm::IRBuilder<>& b = context.builder();
-  llvm::Value* product_out = llvm::ConstantPointerNull::get(b.getInt8PtrTy());
-  if (in_place) product_out = b.CreateBitCast(output.base(), b.getInt8PtrTy());
   HMO_ASSIGN_OR_RETURN(IrArray lhs, context.OperandArray(dot.operand(0)->parameter_number()));
   HMO_ASSIGN_OR_RETURN(IrArray rhs, context.OperandArray(dot.operand(1)->parameter_number()));
   llvm::Type* ptr = b.getInt8PtrTy();
@@ -413,6 +421,74 @@ absl::Status EmitOutputFusion(KernelEmitContext& context, const HloInstruction& 
   return absl::OkStatus();
 }
 
+// The runtime call of an output fusion whose product is `conv`: the 2-D
+// convolution with an epilogue.
+absl::Status EmitEpilogueConvolutionCall(KernelEmitContext& context, const HloInstruction& conv,
+                                         llvm::Value* product_out, llvm::Function* epilogue) {
+  llvm::IRBuilder<>& b = context.builder();
+  HMO_ASSIGN_OR_RETURN(IrArray input, context.OperandArray(conv.operand(0)->parameter_number()));
+  HMO_ASSIGN_OR_RETURN(IrArray filter, context.OperandArray(conv.operand(1)->parameter_number()));
+  llvm::Value* shape = EmitRuntimeConv2DShape(context, conv);
+  llvm::Type* ptr = b.getInt8PtrTy();
+  llvm::FunctionType* type = llvm::FunctionType::get(
+      b.getVoidTy(), {ptr, ptr, ptr, ptr, epilogue->getType(), context.buffer_table()->getType()},
+      /*isVarArg=*/false);
+  llvm::FunctionCallee convolution = context.GetOrDeclareFunction(
+      RuntimeConvolutionFunction(conv.shape().element_type(), /*with_epilogue=*/true), type);
+  b.CreateCall(convolution,
+               {b.CreateBitCast(input.base(), ptr), b.CreateBitCast(filter.base(), ptr), shape,
+                product_out, epilogue, context.buffer_table()});
+  return absl::OkStatus();
+}
+
+// An output fusion (IsOutputFusionEmittable): one call of the runtime's
+// epilogue GEMM or convolution, which hands the product to the generated
+// epilogue a tile at a time, so the product is never in a buffer of the plan.
+absl::Status EmitOutputFusion(KernelEmitContext& context, const HloInstruction& product) {
+  const HloInstruction& fusion = context.instruction();
+  if (!context.runtime_calls_available()) {
+    return FusionError(fusion, "an output fusion needs the runtime's GEMM or convolution");
+  }
+  // Tiles of the output are written while later tiles' products still read
+  // the product's operands, and an epilogue reads its other operands at its
+  // own element only: an operand may share the output's bytes only in that
+  // way (the buffer plan lets an addend take the result; never an operand of
+  // the product).
+  const std::set<BufferAssignment::Slice> written = context.assignment().GetAllSlices(&fusion, {});
+  for (int64_t i = 0; i < fusion.operand_count(); ++i) {
+    if (!AnyOverlap(written, ReadSlices(context.assignment(), *fusion.operand(i)))) continue;
+    const HloInstruction* parameter = fusion.fused_parameter(i);
+    const bool product_operand = parameter == product.operand(0) || parameter == product.operand(1);
+    if (product_operand || !ReachesRootElementwise(*parameter)) {
+      return absl::InternalError("CPU codegen: output fusion " + fusion.name() + ": operand " +
+                                 std::to_string(i) + " shares the output's bytes");
+    }
+  }
+  // The product goes straight into the output, each tile overwritten there
+  // by its epilogue, when the output holds the product's type in the
+  // product's row-major order and no operand shares its bytes (an epilogue
+  // operand is read after its tile's product is written); else into the
+  // runtime's scratch.
+  HMO_ASSIGN_OR_RETURN(IrArray output, context.OutputArray());
+  std::vector<int64_t> row_major(static_cast<size_t>(output.shape().rank()));
+  for (int64_t d = 0; d < output.shape().rank(); ++d) row_major[d] = output.shape().rank() - 1 - d;
+  // (GemmPlanFor holds a dot's product row-major; the runtime convolution's
+  // output is row-major NHWC.)
+  bool in_place = output.element_type() == product.shape().element_type() &&
+                  output.minor_to_major() == row_major;
+  for (int64_t i = 0; i < fusion.operand_count() && in_place; ++i) {
+    in_place = !AnyOverlap(written, ReadSlices(context.assignment(), *fusion.operand(i)));
+  }
+  HMO_ASSIGN_OR_RETURN(llvm::Function * epilogue, EmitEpilogue(context, product, in_place));
+  llvm::IRBuilder<>& b = context.builder();
+  llvm::Value* product_out = llvm::ConstantPointerNull::get(b.getInt8PtrTy());
+  if (in_place) product_out = b.CreateBitCast(output.base(), b.getInt8PtrTy());
+  if (product.opcode() == HloOpcode::kConvolution) {
+    return EmitEpilogueConvolutionCall(context, product, product_out, epilogue);
+  }
+  return EmitEpilogueGemmCall(context, product, product_out, epilogue);
+}
+
 }  // namespace
 
 absl::Status EmitFusionKernel(KernelEmitContext& context) {
@@ -431,7 +507,9 @@ absl::Status EmitFusionKernel(KernelEmitContext& context) {
   }
   if (IsReductionFusionEmittable(fusion))
     return EmitReductionFusion(context, std::move(parameters));
-  if (const HloInstruction* dot = OutputFusionDot(fusion)) return EmitOutputFusion(context, *dot);
+  if (const HloInstruction* product = OutputFusionProduct(fusion)) {
+    return EmitOutputFusion(context, *product);
+  }
 
   // Outputs computed element by element in one loop, and outputs that are
   // dynamic-update-slices of their own buffer.

@@ -35,11 +35,11 @@ absl::StatusOr<int64_t> RegroupExpandedInstructions(HloModule& module,
       HMO_ASSIGN_OR_RETURN(bool fused, fuser.FuseIntoConsumer(consumer));
       if (fused) ++fusions;
     }
-    // Then each expanded dot into its epilogue.
+    // Then each expanded dot or convolution into its epilogue.
     if (!reductions_and_outputs) continue;
     for (HloInstruction* consumer : computation->MakeInstructionPostOrder()) {
       if (consumer->parent() != computation) continue;
-      HMO_ASSIGN_OR_RETURN(bool fused, fuser.FuseDotIntoEpilogue(consumer));
+      HMO_ASSIGN_OR_RETURN(bool fused, fuser.FuseProductIntoEpilogue(consumer));
       if (fused) ++fusions;
     }
   }

@@ -12,7 +12,6 @@
 #include "hmo/base/status_macros.h"
 #include "hmo/codegen/elemental_ir_emitter.h"
 #include "hmo/codegen/fusion_emitter.h"
-#include "hmo/codegen/gemm_plan.h"
 #include "hmo/ir/hlo_computation.h"
 #include "hmo/ir/hlo_module.h"
 #include "hmo/ir/hlo_schedule.h"
@@ -129,7 +128,7 @@ class LoopFuser::Impl {
     }
   }
 
-  absl::StatusOr<bool> FuseDotIntoEpilogue(HloInstruction* consumer) {
+  absl::StatusOr<bool> FuseProductIntoEpilogue(HloInstruction* consumer) {
     const bool loop_fusion = consumer->opcode() == HloOpcode::kFusion &&
                              consumer->fusion_kind() == FusionKind::kLoop &&
                              IsLoopFusionEmittable(*consumer) && consumer->shape().IsArray();
@@ -137,12 +136,12 @@ class LoopFuser::Impl {
                              consumer->shape().IsArray() && consumer->IsElementwise() &&
                              ElementalIrEmitter::IsElementalOpcode(consumer->opcode());
     if (!loop_fusion && !elementwise) return false;
-    for (HloInstruction* dot : consumer->unique_operands()) {
-      if (!IsEpilogueOf(*consumer, *dot)) continue;
+    for (HloInstruction* product : consumer->unique_operands()) {
+      if (!IsEpilogueOf(*consumer, *product)) continue;
       if (!loop_fusion) {
         HMO_ASSIGN_OR_RETURN(consumer, WrapInFusion(consumer));
       }
-      HMO_RETURN_IF_ERROR(FuseProducer(consumer, dot));
+      HMO_RETURN_IF_ERROR(FuseProducer(consumer, product));
       consumer->set_fusion_kind(FusionKind::kOutput);
       if (!IsOutputFusionEmittable(*consumer)) {
         return absl::InternalError("cpu-fusion: " + consumer->name() +
@@ -154,25 +153,24 @@ class LoopFuser::Impl {
   }
 
  private:
-  // Whether `dot` (an operand of `consumer`, a kLoop fusion or an
-  // elementwise instruction) can become the dot of an output fusion with
-  // `consumer` as its epilogue (IsOutputFusionEmittable): a dot a
-  // runtime GEMM computes, used by `consumer` alone, which reads it at its
+  // Whether `product` (an operand of `consumer`, a kLoop fusion or an
+  // elementwise instruction) can become the dot or convolution of an output
+  // fusion with `consumer` as its epilogue (IsOutputFusionEmittable): one
+  // the runtime computes, used by `consumer` alone, which reads it at its
   // own output index only.
-  bool IsEpilogueOf(const HloInstruction& consumer, const HloInstruction& dot) const {
-    if (dot.opcode() != HloOpcode::kDot || dot.parent() != consumer.parent() ||
-        (may_fuse_ != nullptr && !may_fuse_(dot)) || dot.HasSideEffect() || dot.IsRoot() ||
-        dot.user_count() != 1 || !dot.control_predecessors().empty() ||
-        !dot.control_successors().empty() ||
-        consumer.shape().dimensions() != dot.shape().dimensions() ||
-        !RuntimeGemmElementTypes(dot).has_value() || !GemmPlanFor(dot).has_value()) {
+  bool IsEpilogueOf(const HloInstruction& consumer, const HloInstruction& product) const {
+    if (!IsOutputFusionProduct(product) || product.parent() != consumer.parent() ||
+        (may_fuse_ != nullptr && !may_fuse_(product)) || product.HasSideEffect() ||
+        product.IsRoot() || product.user_count() != 1 || !product.control_predecessors().empty() ||
+        !product.control_successors().empty() ||
+        consumer.shape().dimensions() != product.shape().dimensions()) {
       return false;
     }
     if (consumer.opcode() == HloOpcode::kFusion) {
-      return ReachesRootElementwise(*consumer.fused_parameter(consumer.operand_index(&dot)));
+      return ReachesRootElementwise(*consumer.fused_parameter(consumer.operand_index(&product)));
     }
     for (int64_t i = 0; i < consumer.operand_count(); ++i) {
-      if (consumer.operand(i) == &dot && !consumer.IsElementwiseOnOperand(i)) return false;
+      if (consumer.operand(i) == &product && !consumer.IsElementwiseOnOperand(i)) return false;
     }
     return true;
   }
@@ -279,8 +277,8 @@ absl::StatusOr<bool> LoopFuser::FuseIntoConsumer(HloInstruction* consumer) {
   return impl_->FuseIntoConsumer(consumer);
 }
 
-absl::StatusOr<bool> LoopFuser::FuseDotIntoEpilogue(HloInstruction* consumer) {
-  return impl_->FuseDotIntoEpilogue(consumer);
+absl::StatusOr<bool> LoopFuser::FuseProductIntoEpilogue(HloInstruction* consumer) {
+  return impl_->FuseProductIntoEpilogue(consumer);
 }
 
 }  // namespace hmo::codegen

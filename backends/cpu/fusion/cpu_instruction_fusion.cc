@@ -45,10 +45,11 @@ absl::StatusOr<bool> CpuInstructionFusion::Run(HloModule& module, PassContext& /
       HMO_ASSIGN_OR_RETURN(bool fused, fuser.FuseIntoConsumer(consumer));
       changed |= fused;
     }
-    // Then the dots into their epilogues (the loop fusions just made).
+    // Then the dots and convolutions into their epilogues (the loop fusions
+    // just made).
     for (HloInstruction* consumer : computation->MakeInstructionPostOrder()) {
       if (consumer->parent() != computation) continue;
-      HMO_ASSIGN_OR_RETURN(bool fused, fuser.FuseDotIntoEpilogue(consumer));
+      HMO_ASSIGN_OR_RETURN(bool fused, fuser.FuseProductIntoEpilogue(consumer));
       changed |= fused;
     }
   }

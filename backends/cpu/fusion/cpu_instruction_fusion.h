@@ -51,11 +51,12 @@
 //     is still fused when its other users were fused into C first (then C is its only user), so
 //     nothing is computed twice.
 //
-// Output fusions: after that, in each computation, a dot whose only user is
-// an elementwise instruction or a kLoop fusion reading it at its own output
-// index only (through elementwise instructions of the dot's dimensions) is
-// fused into that user, which becomes a kOutput fusion, when a runtime GEMM
-// computes the dot (LoopFuser::FuseDotIntoEpilogue): the backend applies the
+// Output fusions: after that, in each computation, a dot or convolution
+// whose only user is an elementwise instruction or a kLoop fusion reading it
+// at its own output index only (through elementwise instructions of the
+// product's dimensions) is fused into that user, which becomes a kOutput
+// fusion, when the runtime computes the product (a GEMM, or the 2-D
+// convolution; LoopFuser::FuseProductIntoEpilogue): the backend applies the
 // epilogue to each tile of the library's product, and the product has no
 // buffer of its own.
 //

@@ -1,9 +1,10 @@
-// Output fusions (codegen::IsOutputFusionEmittable): a dot with its
-// elementwise epilogue runs as one kernel, the epilogue applied to each tile
-// of the runtime GEMM's product. Results equal the evaluator's for every
-// runtime GEMM's element types, batches, transposes, outputs in another
-// layout, several tiles per product and an addend sharing the output's
-// buffer; the product takes no buffer of the plan.
+// Output fusions (codegen::IsOutputFusionEmittable): a dot or convolution
+// with its elementwise epilogue runs as one kernel, the epilogue applied to
+// each tile of the runtime GEMM's or convolution's product. Results equal
+// the evaluator's for every runtime GEMM's element types, batches,
+// transposes, outputs in another layout, several tiles per product, an
+// addend sharing the output's buffer, and f32, bf16, grouped and depthwise
+// convolutions; the product takes no buffer of the plan.
 
 #include <memory>
 #include <string>
@@ -37,8 +38,10 @@ void ExpectMatchesTheEvaluator(const std::string& text) {
   ASSERT_TRUE(prepared.ok()) << prepared.status();
   int output_fusions = 0;
   for (const HloInstruction* instruction : (*prepared)->entry_computation()->instructions()) {
-    if (instruction->opcode() == HloOpcode::kDot)
+    if (instruction->opcode() == HloOpcode::kDot ||
+        instruction->opcode() == HloOpcode::kConvolution) {
       ADD_FAILURE() << "expanded: " << instruction->name();
+    }
     if (instruction->opcode() == HloOpcode::kFusion &&
         codegen::IsOutputFusionEmittable(*instruction)) {
       ++output_fusions;
@@ -166,8 +169,81 @@ ENTRY e {
   acc = f32[256,256]{1,0} negate(y)
   ROOT f = f32[256,256]{1,0} fusion(x, w, acc), kind=kOutput, calls=fused
 }
+)"},
+        // A 3x3 f32 convolution with bias and relu6, in place in the output
+        // (several bands of output rows).
+        OutputFusionCase{"ConvBiasRelu6", R"(HloModule conv_bias_relu6
+fused {
+  x = f32[2,40,36,8]{3,2,1,0} parameter(0)
+  w = f32[3,3,8,16]{3,2,1,0} parameter(1)
+  bias = f32[16]{0} parameter(2)
+  c = f32[2,40,36,16]{3,2,1,0} convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+  b = f32[2,40,36,16]{3,2,1,0} broadcast(bias), dimensions={3}
+  s = f32[2,40,36,16]{3,2,1,0} add(c, b)
+  zero = f32[] constant(0)
+  six = f32[] constant(6)
+  ROOT r = f32[2,40,36,16]{3,2,1,0} clamp(zero, s, six)
+}
+ENTRY e {
+  x = f32[2,40,36,8]{3,2,1,0} parameter(0)
+  w = f32[3,3,8,16]{3,2,1,0} parameter(1)
+  bias = f32[16]{0} parameter(2)
+  ROOT f = f32[2,40,36,16]{3,2,1,0} fusion(x, w, bias), kind=kOutput, calls=fused
+}
+)"},
+        // A strided bf16 convolution of two feature groups, widened to f32
+        // and scaled per feature: the rounded bf16 tiles are scratch.
+        OutputFusionCase{"Bf16GroupedConvWidened", R"(HloModule bf16_conv_widened
+fused {
+  x = bf16[1,17,15,6]{3,2,1,0} parameter(0)
+  w = bf16[3,2,3,10]{3,2,1,0} parameter(1)
+  scale = f32[10]{0} parameter(2)
+  c = bf16[1,8,7,10]{3,2,1,0} convolution(x, w), window={size=3x2 stride=2x2}, dim_labels=b01f_01io->b01f, feature_group_count=2
+  cf = f32[1,8,7,10]{3,2,1,0} convert(c)
+  sb = f32[1,8,7,10]{3,2,1,0} broadcast(scale), dimensions={3}
+  ROOT r = f32[1,8,7,10]{3,2,1,0} multiply(cf, sb)
+}
+ENTRY e {
+  x = bf16[1,17,15,6]{3,2,1,0} parameter(0)
+  w = bf16[3,2,3,10]{3,2,1,0} parameter(1)
+  scale = f32[10]{0} parameter(2)
+  ROOT f = f32[1,8,7,10]{3,2,1,0} fusion(x, w, scale), kind=kOutput, calls=fused
+}
+)"},
+        // A depthwise convolution plus a residual that shares the output's
+        // buffer: each element is read before it is written.
+        OutputFusionCase{"DepthwiseConvResidualSharesTheOutput", R"(HloModule depthwise_residual
+fused {
+  x = f32[2,24,24,32]{3,2,1,0} parameter(0)
+  w = f32[3,3,1,32]{3,2,1,0} parameter(1)
+  residual = f32[2,24,24,32]{3,2,1,0} parameter(2)
+  c = f32[2,24,24,32]{3,2,1,0} convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, feature_group_count=32
+  ROOT s = f32[2,24,24,32]{3,2,1,0} add(c, residual)
+}
+ENTRY e {
+  x = f32[2,24,24,32]{3,2,1,0} parameter(0)
+  w = f32[3,3,1,32]{3,2,1,0} parameter(1)
+  y = f32[2,24,24,32]{3,2,1,0} parameter(2)
+  residual = f32[2,24,24,32]{3,2,1,0} negate(y)
+  ROOT f = f32[2,24,24,32]{3,2,1,0} fusion(x, w, residual), kind=kOutput, calls=fused
+}
 )"}),
     [](const ::testing::TestParamInfo<OutputFusionCase>& info) { return info.param.name; });
+
+// Plans `fused` and `separate` (the same computation with the product in
+// its own buffer) and expects the fused plan `product_bytes` smaller.
+void ExpectPlanSmallerBy(const char* fused_text, const char* separate_text,
+                         int64_t product_bytes) {
+  absl::StatusOr<std::unique_ptr<HloModule>> fused = ParseHloModule(fused_text);
+  absl::StatusOr<std::unique_ptr<HloModule>> separate = ParseHloModule(separate_text);
+  ASSERT_TRUE(fused.ok() && separate.ok());
+  absl::StatusOr<TargetMemoryPlan> fused_plan = PlanTargetMemory(**fused, CpuMemoryModel());
+  absl::StatusOr<TargetMemoryPlan> separate_plan = PlanTargetMemory(**separate, CpuMemoryModel());
+  ASSERT_TRUE(fused_plan.ok()) << fused_plan.status();
+  ASSERT_TRUE(separate_plan.ok()) << separate_plan.status();
+  EXPECT_EQ(fused_plan->arenas.device_bytes() + product_bytes,
+            separate_plan->arenas.device_bytes());
+}
 
 // The bf16 projection's f32 product is never in memory: fused, the plan
 // holds the operands and the bf16 output; as a dot and a loop fusion it
@@ -198,16 +274,38 @@ ENTRY e {
   ROOT f = bf16[64,512]{1,0} fusion(d), kind=kLoop, calls=fused
 }
 )";
-  absl::StatusOr<std::unique_ptr<HloModule>> fused = ParseHloModule(kFused);
-  absl::StatusOr<std::unique_ptr<HloModule>> separate = ParseHloModule(kSeparate);
-  ASSERT_TRUE(fused.ok() && separate.ok());
-  absl::StatusOr<TargetMemoryPlan> fused_plan = PlanTargetMemory(**fused, CpuMemoryModel());
-  absl::StatusOr<TargetMemoryPlan> separate_plan = PlanTargetMemory(**separate, CpuMemoryModel());
-  ASSERT_TRUE(fused_plan.ok()) << fused_plan.status();
-  ASSERT_TRUE(separate_plan.ok()) << separate_plan.status();
-  const int64_t product_bytes = 64 * 512 * 4;
-  EXPECT_EQ(fused_plan->arenas.device_bytes() + product_bytes,
-            separate_plan->arenas.device_bytes());
+  ExpectPlanSmallerBy(kFused, kSeparate, 64 * 512 * 4);
+}
+
+// Likewise a bf16 convolution widened to f32 by its epilogue: its bf16
+// output is never in memory.
+TEST(OutputFusionPlanTest, TheConvolutionProductTakesNoBuffer) {
+  constexpr char kFused[] = R"(HloModule fused
+fused {
+  x = bf16[4,32,32,16]{3,2,1,0} parameter(0)
+  w = bf16[3,3,16,32]{3,2,1,0} parameter(1)
+  c = bf16[4,32,32,32]{3,2,1,0} convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+  ROOT n = f32[4,32,32,32]{3,2,1,0} convert(c)
+}
+ENTRY e {
+  x = bf16[4,32,32,16]{3,2,1,0} parameter(0)
+  w = bf16[3,3,16,32]{3,2,1,0} parameter(1)
+  ROOT f = f32[4,32,32,32]{3,2,1,0} fusion(x, w), kind=kOutput, calls=fused
+}
+)";
+  constexpr char kSeparate[] = R"(HloModule separate
+fused {
+  c = bf16[4,32,32,32]{3,2,1,0} parameter(0)
+  ROOT n = f32[4,32,32,32]{3,2,1,0} convert(c)
+}
+ENTRY e {
+  x = bf16[4,32,32,16]{3,2,1,0} parameter(0)
+  w = bf16[3,3,16,32]{3,2,1,0} parameter(1)
+  c = bf16[4,32,32,32]{3,2,1,0} convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+  ROOT f = f32[4,32,32,32]{3,2,1,0} fusion(c), kind=kLoop, calls=fused
+}
+)";
+  ExpectPlanSmallerBy(kFused, kSeparate, 4 * 32 * 32 * 32 * 2);
 }
 
 }  // namespace

@@ -548,6 +548,22 @@ INSTANTIATE_TEST_SUITE_P(Modules, RealModuleFusionTest,
                            return name.substr(0, name.find('.'));
                          });
 
+// The evaluator gives `fused` the values it gives `reference` (the module
+// before fusion) on fixed arguments.
+void ExpectSameValues(const HloModule& reference, const HloModule& fused) {
+  std::vector<Literal> arguments;
+  for (const HloInstruction* parameter : reference.entry_computation()->parameter_instructions()) {
+    Literal value(parameter->shape());
+    for (int64_t i = 0; i < value.element_count(); ++i) value.SetFromDouble(i, (i % 7) / 2.0 - 1.0);
+    arguments.push_back(std::move(value));
+  }
+  absl::StatusOr<Literal> expected = HloEvaluator().Evaluate(reference, arguments);
+  absl::StatusOr<Literal> actual = HloEvaluator().Evaluate(fused, arguments);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  ASSERT_TRUE(actual.ok()) << actual.status();
+  EXPECT_EQ(*expected, *actual);
+}
+
 TEST(CpuInstructionFusionTest, DotWithElementwiseEpilogueBecomesOneOutputFusion) {
   auto module = ParseTestModule(R"(
 HloModule dense
@@ -575,17 +591,7 @@ ENTRY e {
   EXPECT_EQ(OperandNames(*root), (std::vector<std::string>{"bias", "x", "w"}));
   EXPECT_EQ(entry->instruction_count(), 4);
   ExpectVerifiedAndRoundTrips(*module);
-  std::vector<Literal> arguments;
-  for (const HloInstruction* parameter : reference->entry_computation()->parameter_instructions()) {
-    Literal value(parameter->shape());
-    for (int64_t i = 0; i < value.element_count(); ++i) value.SetFromDouble(i, (i % 7) / 2.0 - 1.0);
-    arguments.push_back(std::move(value));
-  }
-  absl::StatusOr<Literal> expected = HloEvaluator().Evaluate(*reference, arguments);
-  absl::StatusOr<Literal> actual = HloEvaluator().Evaluate(*module, arguments);
-  ASSERT_TRUE(expected.ok()) << expected.status();
-  ASSERT_TRUE(actual.ok()) << actual.status();
-  EXPECT_EQ(*expected, *actual);
+  ExpectSameValues(*reference, *module);
 }
 
 TEST(CpuInstructionFusionTest, DotsStayOutOfEpiloguesThatReadThemElsewhere) {
@@ -617,6 +623,44 @@ ENTRY e {
     }
   }
   ExpectVerifiedAndRoundTrips(*module);
+}
+
+TEST(CpuInstructionFusionTest, RuntimeConvolutionWithEpilogueBecomesOneOutputFusion) {
+  // c1 is in the runtime convolution's form (b01f_01io->b01f, row-major)
+  // and read by its bias-add + relu only: one output fusion. c2 (bf01
+  // order) is computed by generated loops and stays a kernel of its own.
+  auto module = ParseTestModule(R"(
+HloModule convs
+ENTRY e {
+  x = f32[1,6,6,3]{3,2,1,0} parameter(0)
+  w = f32[3,3,3,4]{3,2,1,0} parameter(1)
+  bias = f32[4]{0} parameter(2)
+  c1 = f32[1,6,6,4]{3,2,1,0} convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+  b = f32[1,6,6,4]{3,2,1,0} broadcast(bias), dimensions={3}
+  s = f32[1,6,6,4]{3,2,1,0} add(c1, b)
+  zero = f32[] constant(0)
+  z = f32[1,6,6,4]{3,2,1,0} broadcast(zero), dimensions={}
+  r = f32[1,6,6,4]{3,2,1,0} maximum(s, z)
+  y = f32[1,3,6,6]{3,2,1,0} parameter(3)
+  v = f32[3,3,3,4]{3,2,1,0} parameter(4)
+  c2 = f32[1,6,6,4]{3,2,1,0} convolution(y, v), window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_01io->b01f
+  n = f32[1,6,6,4]{3,2,1,0} negate(c2)
+  ROOT t = (f32[1,6,6,4]{3,2,1,0}, f32[1,6,6,4]{3,2,1,0}) tuple(r, n)
+}
+)");
+  std::unique_ptr<HloModule> reference = module->Clone();
+  ASSERT_TRUE(RunFusion(*module));
+  const HloComputation* entry = module->entry_computation();
+  EXPECT_EQ(CountOpcode(*entry, HloOpcode::kConvolution), 1);
+  const HloInstruction* fused_relu = entry->root_instruction()->operand(0);
+  ASSERT_EQ(fused_relu->opcode(), HloOpcode::kFusion);
+  EXPECT_EQ(fused_relu->fusion_kind(), FusionKind::kOutput);
+  EXPECT_EQ(CountOpcode(*fused_relu->fused_instructions_computation(), HloOpcode::kConvolution),
+            1);
+  EXPECT_EQ(entry->root_instruction()->operand(1)->operand(0)->opcode(),
+            HloOpcode::kConvolution);
+  ExpectVerifiedAndRoundTrips(*module);
+  ExpectSameValues(*reference, *module);
 }
 
 }  // namespace

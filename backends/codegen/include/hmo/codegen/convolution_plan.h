@@ -7,7 +7,8 @@
 // batch_group_count 1, no window reversal; any strides, padding, dilations
 // and feature groups. The CPU backend emits such a convolution as one call
 // (convolution_emitter.cc); its dot/convolution canonicalization rewrites
-// others into this form.
+// others into this form. An output fusion of such a convolution hands each
+// tile of its output to the fusion's epilogue (fusion_emitter.h).
 
 #include "hmo/ir/dimension_numbers.h"
 #include "hmo/ir/hlo_instruction.h"
@@ -20,6 +21,11 @@ ConvolutionDimensionNumbers RuntimeConvolutionDimensionNumbers();
 // Whether `conv` (a kConvolution with dim_labels and a window) is computed by
 // the runtime 2-D convolution as it stands.
 bool IsRuntimeConvolution2D(const HloInstruction& conv);
+
+// The runtime function computing an IsRuntimeConvolution2D convolution of
+// element type `type` (runtime_functions.h): __hmo_cpu_conv2d_*, or with
+// `with_epilogue` __hmo_cpu_conv2d_epilogue_*; null for another type.
+const char* RuntimeConvolutionFunction(PrimitiveType type, bool with_epilogue);
 
 }  // namespace hmo::codegen
 

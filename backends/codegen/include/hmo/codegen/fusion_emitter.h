@@ -17,8 +17,8 @@
 // reduce): the reduce's loops (EmitReduceLoops) with the fused elementwise
 // expressions computed inside the reduction loop, element by element, so
 // neither the reduce's inputs nor their producers are materialised. And of
-// an output fusion: a dot's epilogue applied to the library's product tiles
-// (IsOutputFusionEmittable).
+// an output fusion: a dot's or convolution's epilogue applied to the
+// library's product tiles (IsOutputFusionEmittable).
 
 #include "absl/status/status.h"
 #include "hmo/codegen/kernel_emit_context.h"
@@ -40,16 +40,22 @@ bool IsLoopFusionEmittable(const HloInstruction& fusion);
 bool IsReductionFusionEmittable(const HloInstruction& fusion);
 
 // Whether EmitFusionKernel emits `fusion` as an output fusion (XLA's kOutput
-// fusions: a dot with its elementwise epilogue): array operands and root;
-// exactly one dot, whose operands are fused parameters and which a runtime
-// GEMM computes (gemm_plan.h: RuntimeGemmElementTypes, GemmPlanFor); the
-// root of the dot's dimensions, reached from the dot only through
+// fusions: a dot or convolution with its elementwise epilogue): array
+// operands and root; exactly one dot or convolution, whose operands are
+// fused parameters and which the runtime computes (IsOutputFusionProduct);
+// the root of the product's dimensions, reached from it only through
 // elementwise instructions (ReachesRootElementwise); every other fused
-// instruction elemental. The kernel calls the runtime's epilogue GEMM
-// (runtime_functions.h) with a generated epilogue computing the root over
-// each tile of the product: the product never is in a buffer of the plan.
-// Needs a target with runtime calls (the CPU's).
+// instruction elemental. The kernel calls the runtime's epilogue GEMM or
+// convolution (runtime_functions.h) with a generated epilogue computing the
+// root over each tile of the product: the product never is in a buffer of
+// the plan. Needs a target with runtime calls (the CPU's).
 bool IsOutputFusionEmittable(const HloInstruction& fusion);
+
+// Whether `product` can be the product of an output fusion: a dot a runtime
+// GEMM computes (gemm_plan.h: RuntimeGemmElementTypes, GemmPlanFor) or a
+// convolution the runtime's 2-D convolution computes
+// (convolution_plan.h: IsRuntimeConvolution2D).
+bool IsOutputFusionProduct(const HloInstruction& product);
 
 // Whether every use of `value` (an instruction of a fused computation)
 // leads to the computation's root only through elemental instructions that

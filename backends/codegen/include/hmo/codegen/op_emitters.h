@@ -31,6 +31,11 @@ namespace hmo::codegen {
 
 absl::Status EmitDot(KernelEmitContext& context);               // dot_emitter.cc
 absl::Status EmitConvolution(KernelEmitContext& context);       // convolution_emitter.cc
+// The HmoCpuConv2DShape (runtime_functions.h) of `conv`, an
+// IsRuntimeConvolution2D convolution of any computation, stored in the
+// context's entry frame: the runtime convolutions' shape argument (i8*).
+llvm::Value* EmitRuntimeConv2DShape(KernelEmitContext& context,
+                                    const HloInstruction& conv);  // convolution_emitter.cc
 absl::Status EmitReduce(KernelEmitContext& context);            // reduce_emitter.cc
 // The loops of reduce `reduce` (of any computation) writing `outputs`, with
 // inputs[i] / inits[i] producing its operands i / N+i in the compute type:

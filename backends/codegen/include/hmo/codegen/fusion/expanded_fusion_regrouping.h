@@ -12,8 +12,8 @@
 // loop fusions reading them; where the backend emits them
 // (kLoopReductionAndOutput, the CPU), each reduction becomes a reduction
 // fusion with its elementwise producers computed inside its loop (whatever
-// its size: XLA fused it) and a dot read only by its elementwise epilogue an
-// output fusion with it. Only expanded instructions are fused with each
+// its size: XLA fused it) and a dot or convolution read only by its
+// elementwise epilogue an output fusion with it. Only expanded instructions are fused with each
 // other; the module's other instructions are left as they are.
 //
 // Keeps the schedule valid (the fusions take their consumers' places).

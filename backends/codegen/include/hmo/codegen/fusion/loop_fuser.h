@@ -5,7 +5,8 @@
 // and the resulting structure are described) and the regrouping of expanded
 // fusions (expanded_fusion_regrouping.h, both backends) share: a consumer
 // absorbs its fusible producers one at a time until none qualifies; then an
-// elementwise consumer of a dot may absorb the dot as an output fusion.
+// elementwise consumer of a dot or convolution may absorb it as an output
+// fusion.
 
 #include <functional>
 #include <memory>
@@ -30,13 +31,14 @@ class LoopFuser {
   absl::StatusOr<bool> FuseIntoConsumer(HloInstruction* consumer);
 
   // Makes `consumer` (a kLoop fusion or an elementwise instruction) an
-  // output fusion (kOutput) with the dot it reads, when the result is one
-  // the backend emits whole (IsOutputFusionEmittable): the dot's
-  // only user is `consumer`, which reads it at its own output index only, and
-  // a runtime GEMM computes it. The product then goes from the library's
-  // tiles through the epilogue into the output, never into a buffer of its
-  // own. Returns whether it fused.
-  absl::StatusOr<bool> FuseDotIntoEpilogue(HloInstruction* consumer);
+  // output fusion (kOutput) with the dot or convolution it reads, when the
+  // result is one the backend emits whole (IsOutputFusionEmittable): the
+  // product's only user is `consumer`, which reads it at its own output
+  // index only, and the runtime computes it (IsOutputFusionProduct: a GEMM
+  // or the 2-D convolution). The product then goes from the library's tiles
+  // through the epilogue into the output, never into a buffer of its own.
+  // Returns whether it fused.
+  absl::StatusOr<bool> FuseProductIntoEpilogue(HloInstruction* consumer);
 
  private:
   class Impl;
