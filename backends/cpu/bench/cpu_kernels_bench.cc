@@ -211,6 +211,26 @@ ENTRY e {{{{
             2.0 * kBatch * n * n * features * features * 9);
 }
 
+// Times `fused_text` against `separate_text` (the same computation with the
+// product in a buffer of its own), alternately, and prints both with their
+// arenas.
+void FusedVsSeparate(const std::string& fused_label, const std::string& fused_text,
+                     const std::string& separate_label, const std::string& separate_text) {
+  std::unique_ptr<CpuExecutable> fused = CompileOrDie(fused_text);
+  std::unique_ptr<CpuExecutable> separate = CompileOrDie(separate_text);
+  OwnBuffers fused_buffers(*fused), separate_buffers(*separate);
+  const auto [fused_seconds, separate_seconds] = PairedMedianSeconds(
+      15, [&] { fused_buffers.Run(*fused); }, [&] { separate_buffers.Run(*separate); });
+  const auto arena = [](const CpuExecutable& executable) {
+    int64_t bytes = 0;
+    for (const auto& [color, size] : executable.stats().arena_bytes) bytes += size;
+    return bytes;
+  };
+  fmt::print("{} {:.3f} ms, {} {:.3f} ms, ratio {:.2f} (goal >= 1.00); arenas {} B vs {} B\n",
+             fused_label, fused_seconds * 1e3, separate_label, separate_seconds * 1e3,
+             separate_seconds / fused_seconds, arena(*fused), arena(*separate));
+}
+
 // A dot with a bias-add and relu epilogue as one output fusion (the
 // epilogue applied to each product tile of the library) against the same
 // dot into a buffer of its own and then a loop fusion over it.
@@ -250,21 +270,41 @@ ENTRY e {{
 }}
 )"),
                                                 n);
-  std::unique_ptr<CpuExecutable> fused = CompileOrDie(output_fusion);
-  std::unique_ptr<CpuExecutable> separate = CompileOrDie(dot_then_loop);
-  OwnBuffers fused_buffers(*fused), separate_buffers(*separate);
-  const auto [fused_seconds, separate_seconds] = PairedMedianSeconds(
-      15, [&] { fused_buffers.Run(*fused); }, [&] { separate_buffers.Run(*separate); });
-  const auto arena = [](const CpuExecutable& executable) {
-    int64_t bytes = 0;
-    for (const auto& [color, size] : executable.stats().arena_bytes) bytes += size;
-    return bytes;
-  };
-  fmt::print(
-      "output fusion n={:>5}: dot+epilogue {:.3f} ms, dot then loop {:.3f} ms, ratio {:.2f} (goal "
-      ">= 1.00); arenas {} B vs {} B\n",
-      n, fused_seconds * 1e3, separate_seconds * 1e3, separate_seconds / fused_seconds,
-      arena(*fused), arena(*separate));
+  FusedVsSeparate(fmt::format("output fusion n={:>5}: dot+epilogue", n), output_fusion,
+                  "dot then loop", dot_then_loop);
+}
+
+// A 3x3 same-padded convolution of 8 n x n images, 64 features in and out,
+// with a bias-add and relu epilogue as one output fusion against the
+// convolution into a buffer of its own and a loop fusion after it.
+void ConvOutputFusionVsConvThenLoop(const std::string& type, int64_t n) {
+  const std::string shape = fmt::format("{}[8,{},{},64]{{3,2,1,0}}", type, n, n);
+  const std::string epilogue = fmt::format(R"(
+  z = {0}[] constant(0)
+  zb = {1} broadcast(z), dimensions={{}}
+  bb = {1} broadcast(bias), dimensions={{3}}
+  s = {1} add(c, bb)
+  ROOT r = {1} maximum(s, zb)
+}})",
+                                           type, shape);
+  const std::string operands = fmt::format(R"(
+  x = {1} parameter(0)
+  w = {0}[3,3,64,64]{{3,2,1,0}} parameter(1)
+  bias = {0}[64]{{0}} parameter(2))",
+                                           type, shape);
+  const std::string convolution = fmt::format(
+      "\n  c = {} convolution(x, w), window={{size=3x3 pad=1_1x1_1}}, "
+      "dim_labels=b01f_01io->b01f",
+      shape);
+  const std::string fused = "HloModule conv_output_fusion\nfused {" + operands + convolution +
+                            epilogue + "\nENTRY e {" + operands + "\n  ROOT f = " + shape +
+                            " fusion(x, w, bias), kind=kOutput, calls=fused\n}\n";
+  const std::string separate =
+      "HloModule conv_then_loop\nfused {\n  c = " + shape + " parameter(0)\n  bias = " + type +
+      "[64]{0} parameter(1)" + epilogue + "\nENTRY e {" + operands + convolution +
+      "\n  ROOT f = " + shape + " fusion(c, bias), kind=kLoop, calls=fused\n}\n";
+  FusedVsSeparate(fmt::format("conv output fusion {} 8x{}x{}x64 3x3: conv+epilogue", type, n, n),
+                  fused, "conv then loop", separate);
 }
 
 // A module (a file: an optimized module, e.g. `hmo run ... -o`) with
@@ -358,6 +398,9 @@ int main(int argc, char** argv) {
   hmo::cpu::Bf16ConvVsF32Conv(quick ? 16 : 56, 64);
   for (int64_t n : quick ? std::vector<int64_t>{256} : std::vector<int64_t>{256, 1024, 2048}) {
     hmo::cpu::OutputFusionVsDotThenLoop(n);
+  }
+  for (const char* type : {"f32", "bf16"}) {
+    hmo::cpu::ConvOutputFusionVsConvThenLoop(type, quick ? 16 : 56);
   }
   for (int64_t count : quick ? std::vector<int64_t>{1000} : std::vector<int64_t>{1000, 2000, 4000}) {
     hmo::cpu::CompileTime(count);
