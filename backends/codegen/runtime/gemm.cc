@@ -1,5 +1,6 @@
 // Batched GEMM for dot instructions: f32 and f64 through CBLAS (OpenBLAS),
-// bf16 x bf16 -> f32 and s8 x s8 -> s32 through oneDNN (narrow_products.h);
+// bf16 x bf16 -> f32 and s8 x s8 -> s32 through oneDNN, f16 x f16 -> f32
+// through the BLAS on widened blocks (narrow_products.h);
 // with an epilogue (an output fusion), tile by tile into bounded scratch.
 
 #include <cblas.h>
@@ -172,6 +173,15 @@ extern "C" void __hmo_cpu_gemm_epilogue_bf16_f32(const uint16_t* lhs, const uint
                                 transpose_rhs, product_out, epilogue, buffer_table);
 }
 
+extern "C" void __hmo_cpu_gemm_epilogue_f16_f32(const uint16_t* lhs, const uint16_t* rhs,
+                                                int64_t batch, int64_t m, int64_t n, int64_t k,
+                                                int32_t transpose_lhs, int32_t transpose_rhs,
+                                                float* product_out, HmoCpuGemmEpilogue epilogue,
+                                                char** buffer_table) {
+  EpilogueGemm<uint16_t, float>(hmo::codegen::F16Product, lhs, rhs, batch, m, n, k, transpose_lhs,
+                                transpose_rhs, product_out, epilogue, buffer_table);
+}
+
 extern "C" void __hmo_cpu_gemm_epilogue_s8_s32(const int8_t* lhs, const int8_t* rhs, int64_t batch,
                                                int64_t m, int64_t n, int64_t k,
                                                int32_t transpose_lhs, int32_t transpose_rhs,
@@ -199,6 +209,13 @@ extern "C" void __hmo_cpu_gemm_bf16_f32(float* out, const uint16_t* lhs, const u
                                         int64_t batch, int64_t m, int64_t n, int64_t k,
                                         int32_t transpose_lhs, int32_t transpose_rhs) {
   BatchedGemm<uint16_t, float>(hmo::codegen::Bf16Product, out, lhs, rhs, batch, m, n, k,
+                               transpose_lhs, transpose_rhs);
+}
+
+extern "C" void __hmo_cpu_gemm_f16_f32(float* out, const uint16_t* lhs, const uint16_t* rhs,
+                                       int64_t batch, int64_t m, int64_t n, int64_t k,
+                                       int32_t transpose_lhs, int32_t transpose_rhs) {
+  BatchedGemm<uint16_t, float>(hmo::codegen::F16Product, out, lhs, rhs, batch, m, n, k,
                                transpose_lhs, transpose_rhs);
 }
 

@@ -166,32 +166,37 @@ ENTRY e {{
              n, flops / generated * 1e-9, flops / blas * 1e-9, blas / generated);
 }
 
-// The module `text` (a format string whose {0} is the element type) in bf16
-// against the same module in f32, both on the intra-op threads: the bf16
-// path must not be slower than widening to f32 was.
-void Bf16VsF32(const std::string& name, const std::string& text, double flops) {
-  std::unique_ptr<CpuExecutable> bf16 = CompileOrDie(fmt::format(fmt::runtime(text), "bf16"));
+// The module `text` (a format string whose {0} is the element type) in
+// `narrow` (bf16, f16) against the same module in f32, both on the intra-op
+// threads: the narrow path must not be much slower than widening to f32 was
+// (`goal`: f32 time over narrow time).
+void NarrowVsF32(const std::string& name, const char* narrow, const std::string& text,
+                 double flops, double goal) {
+  std::unique_ptr<CpuExecutable> narrow_executable =
+      CompileOrDie(fmt::format(fmt::runtime(text), narrow));
   std::unique_ptr<CpuExecutable> f32 = CompileOrDie(fmt::format(fmt::runtime(text), "f32"));
-  OwnBuffers bf16_buffers(*bf16), f32_buffers(*f32);
-  const auto [bf16_seconds, f32_seconds] = PairedMedianSeconds(
-      15, [&] { bf16_buffers.Run(*bf16); }, [&] { f32_buffers.Run(*f32); });
-  fmt::print("{}: hmo bf16 {:7.2f} GFLOP/s, hmo f32 {:7.2f} GFLOP/s, ratio {:.2f} (goal >= 1.00)\n",
-             name, flops / bf16_seconds * 1e-9, flops / f32_seconds * 1e-9,
-             f32_seconds / bf16_seconds);
+  OwnBuffers narrow_buffers(*narrow_executable), f32_buffers(*f32);
+  const auto [narrow_seconds, f32_seconds] =
+      PairedMedianSeconds(15, [&] { narrow_buffers.Run(*narrow_executable); },
+                          [&] { f32_buffers.Run(*f32); });
+  fmt::print("{}: hmo {} {:7.2f} GFLOP/s, hmo f32 {:7.2f} GFLOP/s, ratio {:.2f} (goal >= {:.2f})\n",
+             name, narrow, flops / narrow_seconds * 1e-9, flops / f32_seconds * 1e-9,
+             f32_seconds / narrow_seconds, goal);
 }
 
-// A bf16 dot into f32 (the runtime's oneDNN bf16 GEMM) against the f32 dot.
-void Bf16DotVsF32Dot(int64_t n) {
-  Bf16VsF32(fmt::format("dot bf16 n={:>5}", n),
-            fmt::format(R"(HloModule dot
+// A bf16 dot into f32 (the runtime's oneDNN bf16 GEMM), and an f16 one (the
+// BLAS on widened blocks), against the f32 dot.
+void NarrowDotVsF32Dot(const char* narrow, int64_t n, double goal) {
+  NarrowVsF32(fmt::format("dot {} n={:>5}", narrow, n), narrow,
+              fmt::format(R"(HloModule dot
 ENTRY e {{{{
   a = {{0}}[{0},{0}]{{{{1,0}}}} parameter(0)
   b = {{0}}[{0},{0}]{{{{1,0}}}} parameter(1)
   ROOT d = f32[{0},{0}]{{{{1,0}}}} dot(a, b), lhs_contracting_dims={{{{1}}}}, rhs_contracting_dims={{{{0}}}}
 }}}}
 )",
-                        n),
-            2.0 * n * n * n);
+                          n),
+              2.0 * n * n * n, goal);
 }
 
 // A 3x3 same-padded convolution of a batch of n x n images with `features`
@@ -199,7 +204,7 @@ ENTRY e {{{{
 // f32 sums rounded once) against f32.
 void Bf16ConvVsF32Conv(int64_t n, int64_t features) {
   constexpr int64_t kBatch = 8;
-  Bf16VsF32(fmt::format("conv bf16 8x{0}x{0}x{1} 3x3", n, features),
+  NarrowVsF32(fmt::format("conv bf16 8x{0}x{0}x{1} 3x3", n, features), "bf16",
             fmt::format(R"(HloModule conv
 ENTRY e {{{{
   x = {{0}}[{2},{0},{0},{1}]{{{{3,2,1,0}}}} parameter(0)
@@ -208,7 +213,7 @@ ENTRY e {{{{
 }}}}
 )",
                         n, features, kBatch),
-            2.0 * kBatch * n * n * features * features * 9);
+            2.0 * kBatch * n * n * features * features * 9, 1.0);
 }
 
 // Times `fused_text` against `separate_text` (the same computation with the
@@ -393,7 +398,8 @@ int main(int argc, char** argv) {
   }
   for (int64_t n : quick ? std::vector<int64_t>{256} : std::vector<int64_t>{256, 1024}) {
     hmo::cpu::DotVsBlas(n);
-    hmo::cpu::Bf16DotVsF32Dot(n);
+    hmo::cpu::NarrowDotVsF32Dot("bf16", n, 1.0);
+    hmo::cpu::NarrowDotVsF32Dot("f16", n, 0.9);
   }
   hmo::cpu::Bf16ConvVsF32Conv(quick ? 16 : 56, 64);
   for (int64_t n : quick ? std::vector<int64_t>{256} : std::vector<int64_t>{256, 1024, 2048}) {

@@ -52,8 +52,8 @@ bool WorthAGemm(const HloInstruction& dot) {
 // How a dot of 16-bit floats (operands and result) reaches a runtime GEMM.
 enum class HalfFloatDot {
   kNone,           // not such a dot
-  kWidenedResult,  // bf16 operands as they are, an f32 product, narrowed after
-  kUpcast,         // f16 (or mixed): operands widened to f32, narrowed after
+  kWidenedResult,  // bf16 or f16 operands as they are, an f32 product, narrowed after
+  kUpcast,         // mixed bf16 and f16: operands widened to f32, narrowed after
 };
 
 HalfFloatDot HalfFloatDotKind(const HloInstruction& dot) {
@@ -61,9 +61,7 @@ HalfFloatDot HalfFloatDotKind(const HloInstruction& dot) {
   const PrimitiveType lhs = dot.operand(0)->shape().element_type();
   const PrimitiveType rhs = dot.operand(1)->shape().element_type();
   if (!IsHalfFloat(out) || !IsHalfFloat(lhs) || !IsHalfFloat(rhs)) return HalfFloatDot::kNone;
-  const bool all_bf16 =
-      out == PrimitiveType::BF16 && lhs == PrimitiveType::BF16 && rhs == PrimitiveType::BF16;
-  return all_bf16 ? HalfFloatDot::kWidenedResult : HalfFloatDot::kUpcast;
+  return out == lhs && lhs == rhs ? HalfFloatDot::kWidenedResult : HalfFloatDot::kUpcast;
 }
 
 Shape WithElementType(Shape shape, PrimitiveType type) {

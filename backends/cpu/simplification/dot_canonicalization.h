@@ -4,17 +4,16 @@
 // dot-canonicalization: rewrites floating-point dots the runtime GEMM cannot
 // take into dots it can, as XLA:CPU does before fusion (its operand upcasting
 // and DotDecomposer):
-//   - a dot whose operands and result are bf16 keeps its bf16 operands and
-//     gets an f32 result that a convert narrows back to bf16: the runtime's
-//     bf16 GEMM multiplies the bf16 values and accumulates in f32 (oneDNN),
-//     the rounding XLA:CPU's f32 dot between converts gives, without the
+//   - a dot whose operands and result are bf16 (or all f16) keeps its
+//     operands and gets an f32 result that a convert narrows back: the
+//     runtime's bf16 (f16) GEMM multiplies the 16-bit values and accumulates
+//     in f32 (oneDNN; the BLAS on blocks widened in bounded scratch), the
+//     rounding XLA:CPU's f32 dot between converts gives, without the
 //     operands' f32 copies;
-//   - a dot whose operands and result are f16 (or mix f16 and bf16) is
-//     computed in f32: converts to f32 on the operands, the dot in f32, a
-//     convert back to the result's type (XLA's optimized CPU modules carry
-//     the same converts);
+//   - a dot that mixes f16 and bf16 is computed in f32: converts to f32 on
+//     the operands, the dot in f32, a convert back to the result's type;
 //   - a dot of element types a runtime GEMM takes (gemm_plan.h's
-//     RuntimeGemmElementTypes: f32, f64, bf16 into f32, s8 into s32) with a row-major
+//     RuntimeGemmElementTypes: f32, f64, bf16 or f16 into f32, s8 into s32) with a row-major
 //     result whose operands are not laid out as matrices gets a transpose on
 //     each such operand, to
 //     [batch, free, contracting] (lhs) or [batch, contracting, free] (rhs)

@@ -1,5 +1,6 @@
-// __hmo_cpu_gemm_f32/f64/bf16_f32 against a naive triple loop.
+// __hmo_cpu_gemm_f32/f64/bf16_f32/f16_f32/s8_s32 against a naive triple loop.
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -76,30 +77,39 @@ INSTANTIATE_TEST_SUITE_P(
                       GemmCase{1, 41, 300, 100, false, true}, GemmCase{5, 64, 64, 64, false, true},
                       GemmCase{3, 130, 33, 96, true, false}));
 
-// bf16 operands: the exact products of the bf16 values summed in f32, so
-// against the naive loop over the same (widened) values the error is f32
-// summation's, not bf16 rounding's.
-class GemmBf16Test : public ::testing::TestWithParam<GemmCase> {};
-
-TEST_P(GemmBf16Test, MatchesNaiveLoopOverTheBf16Values) {
-  const GemmCase c = GetParam();
+// 16-bit float operands: the exact products of their values summed in
+// f32, so against the naive loop over the same (widened) values the error is
+// f32 summation's, not the narrow type's rounding.
+template <typename Narrow, typename Widen, typename Gemm>
+void ExpectNarrowGemmMatchesNaiveLoop(const GemmCase& c, Narrow narrow, Widen widen, Gemm gemm) {
   std::vector<float> lhs = Random<float>(c.batch * c.m * c.k, 3);
   std::vector<float> rhs = Random<float>(c.batch * c.k * c.n, 4);
   std::vector<uint16_t> lhs_bits, rhs_bits;
   for (float& v : lhs) {
-    lhs_bits.push_back(hmo::half_float_bits::F32ToBf16(v));
-    v = hmo::half_float_bits::Bf16ToF32(lhs_bits.back());
+    lhs_bits.push_back(narrow(v));
+    v = widen(lhs_bits.back());
   }
   for (float& v : rhs) {
-    rhs_bits.push_back(hmo::half_float_bits::F32ToBf16(v));
-    v = hmo::half_float_bits::Bf16ToF32(rhs_bits.back());
+    rhs_bits.push_back(narrow(v));
+    v = widen(rhs_bits.back());
   }
   std::vector<float> out(c.batch * c.m * c.n, 123.0f);  // Must be overwritten.
-  __hmo_cpu_gemm_bf16_f32(out.data(), lhs_bits.data(), rhs_bits.data(), c.batch, c.m, c.n, c.k,
-                          c.transpose_lhs, c.transpose_rhs);
+  gemm(out.data(), lhs_bits.data(), rhs_bits.data(), c.batch, c.m, c.n, c.k, c.transpose_lhs,
+       c.transpose_rhs);
   const auto expected =
       NaiveGemm(lhs, rhs, c.batch, c.m, c.n, c.k, c.transpose_lhs, c.transpose_rhs);
-  for (size_t i = 0; i < out.size(); ++i) ASSERT_NEAR(out[i], expected[i], 1e-4f) << "at " << i;
+  // The sums' f32 rounding grows with k.
+  const float tolerance = 1e-4f * std::max<float>(1.0f, static_cast<float>(c.k) / 100.0f);
+  for (size_t i = 0; i < out.size(); ++i) {
+    ASSERT_NEAR(out[i], expected[i], tolerance) << "at " << i;
+  }
+}
+
+class GemmBf16Test : public ::testing::TestWithParam<GemmCase> {};
+
+TEST_P(GemmBf16Test, MatchesNaiveLoopOverTheBf16Values) {
+  ExpectNarrowGemmMatchesNaiveLoop(GetParam(), hmo::half_float_bits::F32ToBf16,
+                                   hmo::half_float_bits::Bf16ToF32, __hmo_cpu_gemm_bf16_f32);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -111,6 +121,27 @@ INSTANTIATE_TEST_SUITE_P(
                       GemmCase{1, 200, 70, 90, false, false}, GemmCase{1, 200, 71, 90, true, true},
                       GemmCase{1, 40, 301, 100, false, true},
                       GemmCase{5, 64, 64, 64, true, false}));
+
+class GemmF16Test : public ::testing::TestWithParam<GemmCase> {};
+
+TEST_P(GemmF16Test, MatchesNaiveLoopOverTheF16Values) {
+  ExpectNarrowGemmMatchesNaiveLoop(GetParam(), hmo::half_float_bits::F32ToF16,
+                                   hmo::half_float_bits::F16ToF32, __hmo_cpu_gemm_f16_f32);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, GemmF16Test,
+    ::testing::Values(GemmCase{1, 5, 7, 4, false, false}, GemmCase{3, 5, 7, 4, true, false},
+                      GemmCase{3, 5, 7, 4, false, true}, GemmCase{3, 5, 7, 4, true, true},
+                      GemmCase{2, 17, 13, 33, true, false}, GemmCase{2, 3, 4, 0, false, false},
+                      GemmCase{1, 200, 70, 90, false, false}, GemmCase{1, 200, 71, 90, true, true},
+                      GemmCase{5, 64, 64, 64, true, false},
+                      // More than one widened block along every side (256 rows and
+                      // columns, 1024 deep), in each transpose.
+                      GemmCase{1, 300, 270, 1100, false, false},
+                      GemmCase{1, 300, 270, 1100, true, true},
+                      GemmCase{1, 261, 300, 1030, true, false},
+                      GemmCase{1, 261, 300, 1030, false, true}));
 
 // s8 operands into s32: exact, so equal to the naive loop's sums.
 class GemmS8Test : public ::testing::TestWithParam<GemmCase> {};

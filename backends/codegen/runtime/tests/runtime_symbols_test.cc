@@ -17,7 +17,8 @@ TEST(RuntimeSymbolsTest, ListsEveryFunctionWithItsAddress) {
     EXPECT_TRUE(names.insert(name).second) << "duplicate " << name;
   }
   EXPECT_EQ(names, (std::set<std::string>{
-                       "__hmo_cpu_gemm_f32", "__hmo_cpu_gemm_f64", "__hmo_cpu_gemm_bf16_f32",
+                       "__hmo_cpu_gemm_f32", "__hmo_cpu_gemm_f64", "__hmo_cpu_gemm_bf16_f32", "__hmo_cpu_gemm_f16_f32",
+ "__hmo_cpu_gemm_epilogue_f16_f32",
                        "__hmo_cpu_gemm_s8_s32", "__hmo_cpu_gemm_epilogue_f32",
                        "__hmo_cpu_gemm_epilogue_f64", "__hmo_cpu_gemm_epilogue_bf16_f32",
                        "__hmo_cpu_gemm_epilogue_s8_s32", "__hmo_cpu_conv2d_f32",

@@ -1,6 +1,6 @@
-// Dots of narrow types through cpu-default and the CPU backend: a bf16 dot
-// keeps its bf16 operands and becomes the runtime's bf16 GEMM into f32
-// (oneDNN) narrowed after, a bf16 dot into f32 and an s8 dot into s32 take
+// Dots of narrow types through cpu-default and the CPU backend: a bf16 (f16)
+// dot keeps its 16-bit operands and becomes the runtime's bf16 (f16) GEMM
+// into f32 narrowed after, a bf16 dot into f32 and an s8 dot into s32 take
 // their runtime GEMMs as they are; the results equal the evaluator's on the
 // unoptimized module.
 
@@ -22,9 +22,9 @@ namespace hmo::cpu {
 namespace {
 
 constexpr char kNarrowDots[] =
-    R"(HloModule narrow_dots, entry_computation_layout={(f32[64,48]{1,0}, f32[48,32]{1,0}, s8[40,64]{1,0}, s8[64,24]{0,1})->(bf16[64,32]{1,0}, f32[48,48]{1,0}, s32[40,24]{1,0})}
+    R"(HloModule narrow_dots, entry_computation_layout={(f32[64,48]{1,0}, f32[48,32]{1,0}, s8[40,64]{1,0}, s8[64,24]{0,1})->(bf16[64,32]{1,0}, f32[48,48]{1,0}, s32[40,24]{1,0}, f16[32,64]{1,0})}
 
-ENTRY %main (w: f32[64,48], x: f32[48,32], a: s8[40,64], b: s8[64,24]) -> (bf16[64,32], f32[48,48], s32[40,24]) {
+ENTRY %main (w: f32[64,48], x: f32[48,32], a: s8[40,64], b: s8[64,24]) -> (bf16[64,32], f32[48,48], s32[40,24], f16[32,64]) {
   %w = f32[64,48]{1,0} parameter(0)
   %x = f32[48,32]{1,0} parameter(1)
   %w16 = bf16[64,48]{1,0} convert(%w)
@@ -34,11 +34,14 @@ ENTRY %main (w: f32[64,48], x: f32[48,32], a: s8[40,64], b: s8[64,24]) -> (bf16[
   %a = s8[40,64]{1,0} parameter(2)
   %b = s8[64,24]{0,1} parameter(3)
   %c = s32[40,24]{1,0} dot(%a, %b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-  ROOT %out = (bf16[64,32]{1,0}, f32[48,48]{1,0}, s32[40,24]{1,0}) tuple(%y, %g, %c)
+  %wh = f16[64,48]{1,0} convert(%w)
+  %xh = f16[48,32]{1,0} convert(%x)
+  %h = f16[32,64]{1,0} dot(%xh, %wh), lhs_contracting_dims={0}, rhs_contracting_dims={1}
+  ROOT %out = (bf16[64,32]{1,0}, f32[48,48]{1,0}, s32[40,24]{1,0}, f16[32,64]{1,0}) tuple(%y, %g, %c, %h)
 }
 )";
 
-TEST(NarrowDotTest, Bf16AndS8DotsRunOnTheirOwnGemmsAndMatchTheEvaluator) {
+TEST(NarrowDotTest, Bf16F16AndS8DotsRunOnTheirOwnGemmsAndMatchTheEvaluator) {
   const std::filesystem::path directory =
       std::filesystem::temp_directory_path() / ("hmo_narrow_dots_" + std::to_string(::getpid()));
   std::filesystem::create_directories(directory);
@@ -49,7 +52,7 @@ TEST(NarrowDotTest, Bf16AndS8DotsRunOnTheirOwnGemmsAndMatchTheEvaluator) {
       "run " + std::string(HMO_SOURCE_DIR) + "/pipelines/cpu-default.yaml " + input.string() +
       " --check --seed 3 -o " + optimized.string());
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
-  EXPECT_THAT(run.out, ::testing::HasSubstr("check: ok (3 outputs")) << run.out << run.err;
+  EXPECT_THAT(run.out, ::testing::HasSubstr("check: ok (4 outputs")) << run.out << run.err;
 
   std::ifstream text(optimized);
   const std::string module_text((std::istreambuf_iterator<char>(text)),
@@ -57,7 +60,7 @@ TEST(NarrowDotTest, Bf16AndS8DotsRunOnTheirOwnGemmsAndMatchTheEvaluator) {
   absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(module_text);
   ASSERT_TRUE(module.ok()) << module.status();
   // Each dot, alone or in an output fusion with its narrowing epilogue.
-  int bf16_gemms = 0, s8_gemms = 0;
+  int bf16_gemms = 0, f16_gemms = 0, s8_gemms = 0;
   for (const HloComputation* computation : (*module)->computations()) {
     for (const HloInstruction* instruction : computation->instructions()) {
       if (instruction->opcode() != HloOpcode::kDot) continue;
@@ -66,10 +69,12 @@ TEST(NarrowDotTest, Bf16AndS8DotsRunOnTheirOwnGemmsAndMatchTheEvaluator) {
           codegen::RuntimeGemmElementTypes(*instruction);
       ASSERT_TRUE(types.has_value()) << instruction->ToString();
       bf16_gemms += *types == codegen::GemmElementTypes::kBf16ToF32;
+      f16_gemms += *types == codegen::GemmElementTypes::kF16ToF32;
       s8_gemms += *types == codegen::GemmElementTypes::kS8ToS32;
     }
   }
   EXPECT_EQ(bf16_gemms, 2) << module_text;
+  EXPECT_EQ(f16_gemms, 1) << module_text;
   EXPECT_EQ(s8_gemms, 1) << module_text;
   std::filesystem::remove_all(directory);
 }

@@ -120,6 +120,22 @@ ENTRY e {
   ROOT f = bf16[4,64,80]{2,1,0} fusion(q, k), kind=kOutput, calls=fused
 }
 )"},
+        // An f16 dot into f32 (widened blocks for the BLAS), narrowed to
+        // f16 after a tanh.
+        OutputFusionCase{"F16TanhNarrowed", R"(HloModule f16_tanh
+fused {
+  x = f16[96,80]{1,0} parameter(0)
+  w = f16[120,80]{1,0} parameter(1)
+  d = f32[96,120]{1,0} dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={1}
+  t = f32[96,120]{1,0} tanh(d)
+  ROOT n = f16[96,120]{1,0} convert(t)
+}
+ENTRY e {
+  x = f16[96,80]{1,0} parameter(0)
+  w = f16[120,80]{1,0} parameter(1)
+  ROOT f = f16[96,120]{1,0} fusion(x, w), kind=kOutput, calls=fused
+}
+)"},
         // s8 x s8 -> s32, dequantized into f32.
         OutputFusionCase{"S8Dequantized", R"(HloModule s8_dequantized
 fused {

@@ -1,5 +1,6 @@
-// dot-canonicalization: which dots become f32 GEMMs (converts around a
-// bf16/f16 dot, transposes on operands out of GEMM order), which stay, and
+// dot-canonicalization: which dots become runtime GEMMs (bf16/f16 GEMMs into
+// f32 narrowed after, converts around a mixed one, transposes on operands
+// out of GEMM order), which stay, and
 // that the rewritten module computes what the original did.
 
 #include "cpu/simplification/dot_canonicalization.h"
@@ -41,34 +42,45 @@ const HloInstruction* OnlyDot(const HloModule& module) {
   return found;
 }
 
-// A bf16 dot keeps its bf16 operands (no f32 copies) and becomes the bf16
-// GEMM's f32 product, narrowed to bf16 by a convert.
-TEST(DotCanonicalizationTest, Bf16DotIsABf16GemmIntoF32NarrowedAfter) {
-  constexpr std::string_view kText = R"(
+// A bf16 (or f16) dot keeps its 16-bit operands (no f32 copies) and becomes
+// the bf16 (f16) GEMM's f32 product, narrowed back by a convert.
+void ExpectNarrowGemmIntoF32NarrowedAfter(std::string_view type,
+                                          codegen::GemmElementTypes gemm_types) {
+  const std::string text = absl::StrReplaceAll(R"(
 HloModule m, is_scheduled=true
 ENTRY e {
-  x = bf16[64,16]{1,0} parameter(0)
-  w = bf16[16,64]{1,0} parameter(1)
-  ROOT d = bf16[64,64]{1,0} dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  x = T[64,16]{1,0} parameter(0)
+  w = T[16,64]{1,0} parameter(1)
+  ROOT d = T[64,64]{1,0} dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
 }
-)";
-  std::unique_ptr<HloModule> module = ParseTestModule(kText);
+)",
+                                               {{"T[", std::string(type) + "["}});
+  std::unique_ptr<HloModule> module = ParseTestModule(text);
   absl::StatusOr<bool> changed = RunCanonicalization(*module);
   ASSERT_TRUE(changed.ok()) << changed.status();
   EXPECT_TRUE(*changed);
   const HloInstruction* root = module->entry_computation()->root_instruction();
   ASSERT_EQ(root->opcode(), HloOpcode::kConvert);
-  EXPECT_EQ(root->shape().element_type(), PrimitiveType::BF16);
+  EXPECT_EQ(root->shape().element_type(),
+            module->entry_computation()->parameter_instruction(0)->shape().element_type());
   const HloInstruction* dot = OnlyDot(*module);
   ASSERT_NE(dot, nullptr);
   EXPECT_EQ(dot->shape().element_type(), PrimitiveType::F32);
   EXPECT_EQ(dot->operand(0)->opcode(), HloOpcode::kParameter);
   EXPECT_EQ(dot->operand(1)->opcode(), HloOpcode::kParameter);
-  EXPECT_EQ(codegen::RuntimeGemmElementTypes(*dot), codegen::GemmElementTypes::kBf16ToF32);
+  EXPECT_EQ(codegen::RuntimeGemmElementTypes(*dot), gemm_types);
   EXPECT_TRUE(codegen::GemmPlanFor(*dot).has_value());
   EXPECT_TRUE(module->schedule().Verify().ok());
   EXPECT_TRUE(VerifyHloModule(*module).ok()) << module->ToString();
-  testing::ExpectPassKeepsValues<DotCanonicalization>(kText);
+  testing::ExpectPassKeepsValues<DotCanonicalization>(text);
+}
+
+TEST(DotCanonicalizationTest, Bf16DotIsABf16GemmIntoF32NarrowedAfter) {
+  ExpectNarrowGemmIntoF32NarrowedAfter("bf16", codegen::GemmElementTypes::kBf16ToF32);
+}
+
+TEST(DotCanonicalizationTest, F16DotIsAnF16GemmIntoF32NarrowedAfter) {
+  ExpectNarrowGemmIntoF32NarrowedAfter("f16", codegen::GemmElementTypes::kF16ToF32);
 }
 
 // A weight cast to bf16 once and read by two dots (forward and backward) is
@@ -109,14 +121,14 @@ ENTRY e {
   testing::ExpectPassKeepsValues<DotCanonicalization>(kText);
 }
 
-// An f16 dot (no f16 GEMM) is an f32 GEMM between converts, as XLA:CPU's
-// optimized modules have it.
-TEST(DotCanonicalizationTest, F16DotIsAnF32GemmBetweenConverts) {
+// A dot mixing f16 and bf16 (no GEMM takes both) is an f32 GEMM between
+// converts.
+TEST(DotCanonicalizationTest, MixedHalfFloatDotIsAnF32GemmBetweenConverts) {
   constexpr std::string_view kText = R"(
 HloModule m, is_scheduled=true
 ENTRY e {
   x = f16[64,16]{1,0} parameter(0)
-  w = f16[16,64]{1,0} parameter(1)
+  w = bf16[16,64]{1,0} parameter(1)
   ROOT d = f16[64,64]{1,0} dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
 }
 )";

@@ -64,9 +64,9 @@ GemmPlan GemmSizes(const HloInstruction& dot);
 std::optional<GemmPlan> GemmPlanFor(const HloInstruction& dot);
 
 // The element types a runtime GEMM multiplies in (runtime_functions.h):
-// operands and result all f32 or all f64, bf16 operands with an f32 result
-// (accumulated in f32), or s8 operands with an s32 result.
-enum class GemmElementTypes { kF32, kF64, kBf16ToF32, kS8ToS32 };
+// operands and result all f32 or all f64, bf16 or f16 operands with an f32
+// result (accumulated in f32), or s8 operands with an s32 result.
+enum class GemmElementTypes { kF32, kF64, kBf16ToF32, kF16ToF32, kS8ToS32 };
 
 // Which of those `dot`'s element types are, or nullopt when no runtime GEMM
 // takes them (a generated loop computes it, or dot-canonicalization first

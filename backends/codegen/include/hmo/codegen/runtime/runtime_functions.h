@@ -45,6 +45,12 @@ void __hmo_cpu_gemm_f64(double* out, const double* lhs, const double* rhs, int64
 void __hmo_cpu_gemm_bf16_f32(float* out, const uint16_t* lhs, const uint16_t* rhs, int64_t batch,
                              int64_t m, int64_t n, int64_t k, int32_t transpose_lhs,
                              int32_t transpose_rhs);
+// With f16 operands (their bits) and an f32 result: the products of the f16
+// values accumulated in f32 (the BLAS on blocks widened into bounded
+// per-thread scratch).
+void __hmo_cpu_gemm_f16_f32(float* out, const uint16_t* lhs, const uint16_t* rhs, int64_t batch,
+                            int64_t m, int64_t n, int64_t k, int32_t transpose_lhs,
+                            int32_t transpose_rhs);
 // And with s8 operands and an s32 result (accumulated in s32; oneDNN).
 void __hmo_cpu_gemm_s8_s32(int32_t* out, const int8_t* lhs, const int8_t* rhs, int64_t batch,
                            int64_t m, int64_t n, int64_t k, int32_t transpose_lhs,
@@ -83,6 +89,10 @@ void __hmo_cpu_gemm_epilogue_bf16_f32(const uint16_t* lhs, const uint16_t* rhs, 
                                       int64_t m, int64_t n, int64_t k, int32_t transpose_lhs,
                                       int32_t transpose_rhs, float* product_out,
                                       HmoCpuGemmEpilogue epilogue, char** buffer_table);
+void __hmo_cpu_gemm_epilogue_f16_f32(const uint16_t* lhs, const uint16_t* rhs, int64_t batch,
+                                     int64_t m, int64_t n, int64_t k, int32_t transpose_lhs,
+                                     int32_t transpose_rhs, float* product_out,
+                                     HmoCpuGemmEpilogue epilogue, char** buffer_table);
 void __hmo_cpu_gemm_epilogue_s8_s32(const int8_t* lhs, const int8_t* rhs, int64_t batch, int64_t m,
                                     int64_t n, int64_t k, int32_t transpose_lhs,
                                     int32_t transpose_rhs, int32_t* product_out,
