@@ -1,7 +1,7 @@
 // Kernel body of convolution (op_emitters.h).
 //
 // The 2-D convolution the runtime computes (convolution_plan.h) calls
-// __hmo_cpu_conv2d_f32 / _bf16 (runtime_functions.h,
+// __hmo_cpu_conv2d_f32 / _bf16 / _f16 (runtime_functions.h,
 // RuntimeConvolutionFunction) when the target has the runtime. Everything else (other dim_labels, ranks, layouts, element types,
 // batch groups; any convolution without the runtime) is a parallel loop over
 // the output with inner loops, following XLA's evaluator:

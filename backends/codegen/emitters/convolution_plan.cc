@@ -27,6 +27,7 @@ struct RuntimeConvolution {
 constexpr RuntimeConvolution kRuntimeConvolutions[] = {
     {PrimitiveType::F32, "__hmo_cpu_conv2d_f32", "__hmo_cpu_conv2d_epilogue_f32"},
     {PrimitiveType::BF16, "__hmo_cpu_conv2d_bf16", "__hmo_cpu_conv2d_epilogue_bf16"},
+    {PrimitiveType::F16, "__hmo_cpu_conv2d_f16", "__hmo_cpu_conv2d_epilogue_f16"},
 };
 
 }  // namespace

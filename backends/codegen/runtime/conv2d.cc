@@ -1,4 +1,4 @@
-// 2-D f32 and bf16 convolutions (NHWC input, HWIO filter, NHWC output).
+// 2-D f32, bf16 and f16 convolutions (NHWC input, HWIO filter, NHWC output).
 //
 // General and grouped convolutions lower to im2col + one SGEMM per (band of
 // output rows, group), the bands split among the intra-op threads: the patch
@@ -10,10 +10,10 @@
 // K = kernel taps and N = channel multiplier — too thin for BLAS — so they run
 // a direct loop whose innermost dimension is the contiguous output feature.
 //
-// A bf16 convolution runs the same code on bf16 patches: its GEMMs multiply
-// the bf16 values exactly and accumulate in f32 (narrow_products.h), into a
-// band-sized f32 scratch rounded to bf16 once per output; its depthwise loop
-// accumulates each output pixel in f32. The scratch is bounded by the band,
+// A bf16 (f16) convolution runs the same code on bf16 (f16) patches: its
+// GEMMs multiply the 16-bit values exactly and accumulate in f32
+// (narrow_products.h), into a band-sized f32 scratch rounded once per
+// output; its depthwise loop accumulates each output pixel in f32. The scratch is bounded by the band,
 // not by the image, as XLA:CPU's convolution scratch is.
 
 #include <cblas.h>
@@ -62,15 +62,14 @@ bool IsPointwise(const HmoCpuConv2DShape& s) {
          s.output_cols == s.input_cols;
 }
 
-// One element type's convolution arithmetic: T is stored, products are
-// accumulated in f32.
-template <typename T>
-struct ConvElement;
-
-template <>
-struct ConvElement<float> {
+// One element type's convolution arithmetic: Storage is stored, products
+// are accumulated in f32.
+struct F32Element {
+  using Storage = float;
   static constexpr bool kNarrow = false;
-  static float Round(float value) { return value; }
+  static void RoundRow(const float* from, int64_t count, float* to) {
+    std::copy(from, from + count, to);
+  }
   // C[m x n] = A[m x k] * B[k x n] with the given leading dimensions.
   static void Gemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
                    int64_t ldb, float* c, int64_t ldc) {
@@ -81,17 +80,32 @@ struct ConvElement<float> {
   static float Widen(float value) { return value; }
 };
 
-template <>
-struct ConvElement<uint16_t> {  // bf16 bits
+// A 16-bit float type (its bits): `Product` multiplies narrow matrices into
+// f32 (narrow_products.h).
+template <float (*kWiden)(uint16_t), auto kProduct,
+          void (*kRoundRow)(const float*, int64_t, uint16_t*)>
+struct HalfFloatElement {
+  using Storage = uint16_t;
   static constexpr bool kNarrow = true;
-  static uint16_t Round(float value) { return hmo::half_float_bits::F32ToBf16(value); }
+  static void RoundRow(const float* from, int64_t count, uint16_t* to) {
+    kRoundRow(from, count, to);
+  }
   static void Gemm(int64_t m, int64_t n, int64_t k, const uint16_t* a, int64_t lda,
                    const uint16_t* b, int64_t ldb, float* c, int64_t ldc) {
-    hmo::codegen::ParallelGemm<uint16_t, float>(hmo::codegen::Bf16Product, CblasNoTrans,
-                                                CblasNoTrans, m, n, k, a, lda, b, ldb, c, ldc);
+    hmo::codegen::ParallelGemm<uint16_t, float>(kProduct, CblasNoTrans, CblasNoTrans, m, n, k, a,
+                                                lda, b, ldb, c, ldc);
   }
-  static float Widen(uint16_t value) { return hmo::half_float_bits::Bf16ToF32(value); }
+  static float Widen(uint16_t value) { return kWiden(value); }
 };
+
+void RoundRowToBf16(const float* from, int64_t count, uint16_t* to) {
+  for (int64_t i = 0; i < count; ++i) to[i] = hmo::half_float_bits::F32ToBf16(from[i]);
+}
+
+using Bf16Element =
+    HalfFloatElement<hmo::half_float_bits::Bf16ToF32, hmo::codegen::Bf16Product, RoundRowToBf16>;
+using F16Element = HalfFloatElement<hmo::half_float_bits::F16ToF32, hmo::codegen::F16Product,
+                                    hmo::codegen::RoundRowToF16>;
 
 // Where a convolution's product goes: into `output` (the NHWC output, which
 // an epilogue may then overwrite in place), or, with `output` null, into
@@ -115,10 +129,9 @@ struct ProductSink {
 // Patch rows are built here unless the convolution is pointwise (the input
 // already is the patch matrix, read in place); a narrow type's products go to
 // `products` and are rounded into the band's tile.
-template <typename T>
+template <typename Element, typename T = typename Element::Storage>
 void ConvolveIm2Col(const ProductSink<T>& sink, const T* input, const T* filter,
                     const HmoCpuConv2DShape& s, bool pointwise) {
-  using Element = ConvElement<T>;
   const int64_t groups = s.feature_group_count;
   const int64_t group_inputs = s.input_features / groups;
   const int64_t group_outputs = s.output_features / groups;
@@ -196,9 +209,8 @@ void ConvolveIm2Col(const ProductSink<T>& sink, const T* input, const T* filter,
                         filter + g * group_outputs, s.output_features, products.data(),
                         group_outputs);
           for (int64_t p = 0; p < band_pixels; ++p) {
-            T* out = tile + p * tile_ld;
-            const float* product = products.data() + p * group_outputs;
-            for (int64_t o = 0; o < group_outputs; ++o) out[o] = Element::Round(product[o]);
+            Element::RoundRow(products.data() + p * group_outputs, group_outputs,
+                              tile + p * tile_ld);
           }
         } else {
           Element::Gemm(band_pixels, group_outputs, patch, band_patches, patch,
@@ -216,10 +228,9 @@ void ConvolveIm2Col(const ProductSink<T>& sink, const T* input, const T* filter,
 
 // Each output pixel's features are accumulated in f32 (in its tile for f32),
 // the output rows split among the intra-op threads, one tile per row.
-template <typename T>
+template <typename Element, typename T = typename Element::Storage>
 void ConvolveDepthwise(const ProductSink<T>& sink, const T* input, const T* filter,
                        const HmoCpuConv2DShape& s) {
-  using Element = ConvElement<T>;
   // Output feature o belongs to group o / multiplier, whose one input feature
   // is that same index.
   const int64_t features = s.output_features;
@@ -261,9 +272,7 @@ void ConvolveDepthwise(const ProductSink<T>& sink, const T* input, const T* filt
             }
           }
         }
-        if constexpr (Element::kNarrow) {
-          for (int64_t o = 0; o < features; ++o) out[o] = Element::Round(sum[o]);
-        }
+        if constexpr (Element::kNarrow) Element::RoundRow(sum, features, out);
       }
       sink.Finish(row_tile, features, t * s.output_cols, (t + 1) * s.output_cols, 0, features);
     }
@@ -275,7 +284,7 @@ void ConvolveDepthwise(const ProductSink<T>& sink, const T* input, const T* filt
   });
 }
 
-template <typename T>
+template <typename Element, typename T = typename Element::Storage>
 void Convolve(const ProductSink<T>& sink, const T* input, const T* filter,
               const HmoCpuConv2DShape& s) {
   const int64_t output_elements = s.batch * s.output_rows * s.output_cols * s.output_features;
@@ -301,46 +310,61 @@ void Convolve(const ProductSink<T>& sink, const T* input, const T* filter,
     }
     return;
   }
-  if constexpr (!ConvElement<T>::kNarrow) {
+  if constexpr (!Element::kNarrow) {
     if (IsPointwise(s) && sink.epilogue == nullptr) {
       // A 1x1 kernel over an undilated, unpadded, unstrided image: the NHWC
       // input already is the [pixels, features] patch matrix, one GEMM.
       const int64_t pixels = s.batch * s.input_rows * s.input_cols;
-      ConvElement<T>::Gemm(pixels, s.output_features, s.input_features, input, s.input_features,
+      Element::Gemm(pixels, s.output_features, s.input_features, input, s.input_features,
                            filter, s.output_features, sink.output, s.output_features);
       return;
     }
   }
   if (group_inputs == 1 && s.feature_group_count > 1) {
-    ConvolveDepthwise(sink, input, filter, s);
+    ConvolveDepthwise<Element>(sink, input, filter, s);
     return;
   }
   // A narrow pointwise convolution (or one with an epilogue) reads its
   // input in place, in bands whose products fit the band scratch.
-  ConvolveIm2Col(sink, input, filter, s, IsPointwise(s));
+  ConvolveIm2Col<Element>(sink, input, filter, s, IsPointwise(s));
 }
 
 }  // namespace
 
 extern "C" void __hmo_cpu_conv2d_f32(float* output, const float* input, const float* filter,
                                      const HmoCpuConv2DShape* shape) {
-  Convolve(ProductSink<float>{output}, input, filter, *shape);
+  Convolve<F32Element>(ProductSink<float>{output}, input, filter, *shape);
 }
 
 extern "C" void __hmo_cpu_conv2d_bf16(uint16_t* output, const uint16_t* input,
                                       const uint16_t* filter, const HmoCpuConv2DShape* shape) {
-  Convolve(ProductSink<uint16_t>{output}, input, filter, *shape);
+  Convolve<Bf16Element>(ProductSink<uint16_t>{output}, input, filter, *shape);
+}
+
+extern "C" void __hmo_cpu_conv2d_f16(uint16_t* output, const uint16_t* input,
+                                     const uint16_t* filter, const HmoCpuConv2DShape* shape) {
+  Convolve<F16Element>(ProductSink<uint16_t>{output}, input, filter, *shape);
 }
 
 extern "C" void __hmo_cpu_conv2d_epilogue_f32(const float* input, const float* filter,
                                               const HmoCpuConv2DShape* shape, float* product_out,
                                               HmoCpuGemmEpilogue epilogue, char** buffer_table) {
-  Convolve(ProductSink<float>{product_out, epilogue, buffer_table}, input, filter, *shape);
+  Convolve<F32Element>(ProductSink<float>{product_out, epilogue, buffer_table}, input, filter,
+                       *shape);
 }
 
 extern "C" void __hmo_cpu_conv2d_epilogue_bf16(const uint16_t* input, const uint16_t* filter,
                                                const HmoCpuConv2DShape* shape,
                                                uint16_t* product_out, HmoCpuGemmEpilogue epilogue,
                                                char** buffer_table) {
-  Convolve(ProductSink<uint16_t>{product_out, epilogue, buffer_table}, input, filter, *shape);
+  Convolve<Bf16Element>(ProductSink<uint16_t>{product_out, epilogue, buffer_table}, input, filter,
+                        *shape);
+}
+
+extern "C" void __hmo_cpu_conv2d_epilogue_f16(const uint16_t* input, const uint16_t* filter,
+                                              const HmoCpuConv2DShape* shape,
+                                              uint16_t* product_out, HmoCpuGemmEpilogue epilogue,
+                                              char** buffer_table) {
+  Convolve<F16Element>(ProductSink<uint16_t>{product_out, epilogue, buffer_table}, input, filter,
+                       *shape);
 }

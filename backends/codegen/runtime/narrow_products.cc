@@ -34,9 +34,24 @@ __attribute__((target("f16c,avx"))) void WidenF16RowF16c(const uint16_t* from, i
   for (; i < count; ++i) to[i] = hmo::half_float_bits::F16ToF32(from[i]);
 }
 
-void WidenF16Row(const uint16_t* from, int64_t count, float* to) {
+// `count` f32 values rounded to f16 (nearest even), eight at a time with F16C.
+__attribute__((target("f16c,avx"))) void RoundRowToF16F16c(const float* from, int64_t count,
+                                                            uint16_t* to) {
+  int64_t i = 0;
+  for (; i + 8 <= count; i += 8) {
+    const __m128i half = _mm256_cvtps_ph(_mm256_loadu_ps(from + i), _MM_FROUND_TO_NEAREST_INT);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(to + i), half);
+  }
+  for (; i < count; ++i) to[i] = hmo::half_float_bits::F32ToF16(from[i]);
+}
+
+bool HostHasF16c() {
   static const bool has_f16c = __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx");
-  if (has_f16c) {
+  return has_f16c;
+}
+
+void WidenF16Row(const uint16_t* from, int64_t count, float* to) {
+  if (HostHasF16c()) {
     WidenF16RowF16c(from, count, to);
     return;
   }
@@ -55,12 +70,23 @@ void WidenF16Block(const uint16_t* data, int64_t ld, int64_t row_begin, int64_t 
 
 // F16Product's blocks: the product is computed a (rows x columns) block of C
 // at a time, summed over blocks of the contraction; each operand block is at
-// most kF16BlockDepth x kF16BlockSide widened floats.
-constexpr int64_t kF16BlockSide = 256;
+// most kMaxScratchElements widened floats. Blocks of many rows keep the
+// BLAS's packing of each rhs block (once per call) small next to its work.
+constexpr int64_t kF16BlockRows = 1024;
+constexpr int64_t kF16BlockColumns = 256;
 constexpr int64_t kF16BlockDepth = 1024;
-static_assert(kF16BlockSide * kF16BlockDepth <= kMaxScratchElements);
+static_assert(kF16BlockRows * kF16BlockDepth <= kMaxScratchElements);
+static_assert(kF16BlockColumns * kF16BlockDepth <= kMaxScratchElements);
 
 }  // namespace
+
+void RoundRowToF16(const float* from, int64_t count, uint16_t* to) {
+  if (HostHasF16c()) {
+    RoundRowToF16F16c(from, count, to);
+    return;
+  }
+  for (int64_t i = 0; i < count; ++i) to[i] = hmo::half_float_bits::F32ToF16(from[i]);
+}
 
 void F16Product(CBLAS_TRANSPOSE trans_a, CBLAS_TRANSPOSE trans_b, int64_t rows, int64_t columns,
                 int64_t k, const uint16_t* a, int64_t lda, const uint16_t* b, int64_t ldb,
@@ -68,10 +94,10 @@ void F16Product(CBLAS_TRANSPOSE trans_a, CBLAS_TRANSPOSE trans_b, int64_t rows, 
   const bool ta = trans_a != CblasNoTrans;
   const bool tb = trans_b != CblasNoTrans;
   thread_local std::vector<float> a_block, b_block;
-  a_block.resize(static_cast<size_t>(kF16BlockSide * kF16BlockDepth));
-  b_block.resize(static_cast<size_t>(kF16BlockSide * kF16BlockDepth));
-  for (int64_t r0 = 0; r0 < rows; r0 += kF16BlockSide) {
-    const int64_t r1 = std::min(rows, r0 + kF16BlockSide);
+  a_block.resize(static_cast<size_t>(kF16BlockRows * kF16BlockDepth));
+  b_block.resize(static_cast<size_t>(kF16BlockColumns * kF16BlockDepth));
+  for (int64_t r0 = 0; r0 < rows; r0 += kF16BlockRows) {
+    const int64_t r1 = std::min(rows, r0 + kF16BlockRows);
     for (int64_t p0 = 0; p0 < k; p0 += kF16BlockDepth) {
       const int64_t p1 = std::min(k, p0 + kF16BlockDepth);
       // op(A)'s block [r0, r1) x [p0, p1), stored as A stores it.
@@ -80,8 +106,8 @@ void F16Product(CBLAS_TRANSPOSE trans_a, CBLAS_TRANSPOSE trans_b, int64_t rows, 
       } else {
         WidenF16Block(a, lda, r0, r1, p0, p1, a_block.data());
       }
-      for (int64_t c0 = 0; c0 < columns; c0 += kF16BlockSide) {
-        const int64_t c1 = std::min(columns, c0 + kF16BlockSide);
+      for (int64_t c0 = 0; c0 < columns; c0 += kF16BlockColumns) {
+        const int64_t c1 = std::min(columns, c0 + kF16BlockColumns);
         if (tb) {
           WidenF16Block(b, ldb, c0, c1, p0, p1, b_block.data());
         } else {

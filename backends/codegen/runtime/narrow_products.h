@@ -29,6 +29,10 @@ void F16Product(CBLAS_TRANSPOSE trans_a, CBLAS_TRANSPOSE trans_b, int64_t rows, 
                 int64_t k, const uint16_t* a, int64_t lda, const uint16_t* b, int64_t ldb,
                 float* c, int64_t ldc);
 
+// `count` f32 values rounded to f16 (nearest even; F16C where the host has
+// it), as half_float_bits::F32ToF16 rounds each.
+void RoundRowToF16(const float* from, int64_t count, uint16_t* to);
+
 // C (rows x columns, s32) = op(A) x op(B), A and B s8, accumulated in s32
 // (oneDNN, or a loop); exact while the sums fit s32.
 void S8Product(CBLAS_TRANSPOSE trans_a, CBLAS_TRANSPOSE trans_b, int64_t rows, int64_t columns,

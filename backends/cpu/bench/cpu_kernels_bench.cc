@@ -200,20 +200,20 @@ ENTRY e {{{{
 }
 
 // A 3x3 same-padded convolution of a batch of n x n images with `features`
-// input and output features, bf16 in and out (bf16 patches, oneDNN's GEMM,
-// f32 sums rounded once) against f32.
-void Bf16ConvVsF32Conv(int64_t n, int64_t features) {
+// input and output features, bf16 (f16) in and out (16-bit patches, oneDNN's
+// GEMM or the BLAS on widened blocks, f32 sums rounded once) against f32.
+void NarrowConvVsF32Conv(const char* narrow, int64_t n, int64_t features, double goal) {
   constexpr int64_t kBatch = 8;
-  NarrowVsF32(fmt::format("conv bf16 8x{0}x{0}x{1} 3x3", n, features), "bf16",
-            fmt::format(R"(HloModule conv
+  NarrowVsF32(fmt::format("conv {} 8x{}x{}x{} 3x3", narrow, n, n, features), narrow,
+              fmt::format(R"(HloModule conv
 ENTRY e {{{{
   x = {{0}}[{2},{0},{0},{1}]{{{{3,2,1,0}}}} parameter(0)
   w = {{0}}[3,3,{1},{1}]{{{{3,2,1,0}}}} parameter(1)
   ROOT c = {{0}}[{2},{0},{0},{1}]{{{{3,2,1,0}}}} convolution(x, w), window={{{{size=3x3 pad=1_1x1_1}}}}, dim_labels=b01f_01io->b01f
 }}}}
 )",
-                        n, features, kBatch),
-            2.0 * kBatch * n * n * features * features * 9, 1.0);
+                          n, features, kBatch),
+              2.0 * kBatch * n * n * features * features * 9, goal);
 }
 
 // Times `fused_text` against `separate_text` (the same computation with the
@@ -401,7 +401,8 @@ int main(int argc, char** argv) {
     hmo::cpu::NarrowDotVsF32Dot("bf16", n, 1.0);
     hmo::cpu::NarrowDotVsF32Dot("f16", n, 0.9);
   }
-  hmo::cpu::Bf16ConvVsF32Conv(quick ? 16 : 56, 64);
+  hmo::cpu::NarrowConvVsF32Conv("bf16", quick ? 16 : 56, 64, 1.0);
+  hmo::cpu::NarrowConvVsF32Conv("f16", quick ? 16 : 56, 64, 0.9);
   for (int64_t n : quick ? std::vector<int64_t>{256} : std::vector<int64_t>{256, 1024, 2048}) {
     hmo::cpu::OutputFusionVsDotThenLoop(n);
   }

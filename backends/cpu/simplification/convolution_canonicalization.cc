@@ -30,7 +30,8 @@ bool IsCandidate(const HloInstruction& conv) {
     return false;
   }
   const PrimitiveType type = conv.shape().element_type();
-  if ((type != PrimitiveType::F32 && type != PrimitiveType::BF16) || !IsPlainRank4(conv.shape()) ||
+  if (codegen::RuntimeConvolutionFunction(type, /*with_epilogue=*/false) == nullptr ||
+      !IsPlainRank4(conv.shape()) ||
       !IsPlainRank4(conv.operand(0)->shape()) || !IsPlainRank4(conv.operand(1)->shape()) ||
       conv.operand(0)->shape().element_type() != type ||
       conv.operand(1)->shape().element_type() != type || conv.batch_group_count() != 1 ||

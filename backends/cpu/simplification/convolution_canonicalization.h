@@ -1,7 +1,7 @@
 #ifndef HMO_BACKENDS_CPU_SIMPLIFICATION_CONVOLUTION_CANONICALIZATION_H_
 #define HMO_BACKENDS_CPU_SIMPLIFICATION_CONVOLUTION_CANONICALIZATION_H_
 
-// convolution-canonicalization: a 2-D f32 or bf16 convolution the runtime
+// convolution-canonicalization: a 2-D f32, bf16 or f16 convolution the runtime
 // convolution does not compute as it stands (convolution_plan.h: other
 // dim_labels or layouts, as JAX's gradient convolutions have) is rewritten,
 // as XLA:CPU's ConvCanonicalization does, into transposes of its input to

@@ -1,4 +1,4 @@
-// __hmo_cpu_conv2d_f32 and _bf16 against a reference that materializes the dilated,
+// __hmo_cpu_conv2d_f32, _bf16 and _f16 against a reference that materializes the dilated,
 // padded input and the dilated kernel and then slides a plain window; their
 // epilogue forms (__hmo_cpu_conv2d_epilogue_*) against the plain ones.
 
@@ -6,10 +6,12 @@
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "hmo/base/half_float_bits.h"
 #include "hmo/codegen/runtime/intra_op_threads.h"
 #include "hmo/codegen/runtime/runtime_functions.h"
 
@@ -131,34 +133,63 @@ TEST_P(Conv2DTest, MatchesReference) {
   for (size_t i = 0; i < out.size(); ++i) ASSERT_NEAR(out[i], expected[i], 1e-4f) << "at " << i;
 }
 
-// The same shapes in bf16: the reference convolves the bf16 values exactly
-// (in double); one rounding of an f32 sum to bf16 (half an ulp, 2^-9
-// relative) plus the f32 sum's own error is all a correct result differs by.
-TEST_P(Conv2DTest, Bf16MatchesReferenceRoundedOnce) {
-  const HmoCpuConv2DShape s = ShapeFor(GetParam());
-  const auto narrow = [](std::vector<float> values) {
-    std::vector<uint16_t> bits;
-    for (float& v : values) bits.push_back(__hmo_cpu_f32_to_bf16(v));
-    return bits;
-  };
-  const auto widen = [](const std::vector<uint16_t>& bits) {
-    std::vector<float> values;
-    for (uint16_t b : bits) values.push_back(__hmo_cpu_bf16_to_f32(b));
-    return values;
-  };
-  const auto input = narrow(Random(s.batch * s.input_rows * s.input_cols * s.input_features, 21));
-  const auto filter =
-      narrow(Random(s.kernel_rows * s.kernel_cols * (s.input_features / s.feature_group_count) *
-                        s.output_features,
-                    22));
+// A 16-bit float type of the runtime convolutions: its conversions, its
+// convolution and its epilogue form, and the relative error of one rounding
+// (half an ulp) with the f32 sum's own error.
+struct NarrowConv {
+  uint16_t (*narrow)(float);
+  float (*widen)(uint16_t);
+  void (*convolve)(uint16_t*, const uint16_t*, const uint16_t*, const HmoCpuConv2DShape*);
+  void (*convolve_with_epilogue)(const uint16_t*, const uint16_t*, const HmoCpuConv2DShape*,
+                                 uint16_t*, HmoCpuGemmEpilogue, char**);
+  float relative_error;
+};
+
+const NarrowConv kBf16Conv = {__hmo_cpu_f32_to_bf16, __hmo_cpu_bf16_to_f32, __hmo_cpu_conv2d_bf16,
+                              __hmo_cpu_conv2d_epilogue_bf16, 0x1p-8f};
+const NarrowConv kF16Conv = {__hmo_cpu_f32_to_f16, __hmo_cpu_f16_to_f32, __hmo_cpu_conv2d_f16,
+                             __hmo_cpu_conv2d_epilogue_f16, 0x1p-10f};
+
+std::vector<uint16_t> Narrowed(const NarrowConv& type, const std::vector<float>& values) {
+  std::vector<uint16_t> bits;
+  for (float v : values) bits.push_back(type.narrow(v));
+  return bits;
+}
+
+// The shape's input and filter in `type`, from seeds `seed` and `seed + 1`.
+std::pair<std::vector<uint16_t>, std::vector<uint16_t>> NarrowOperands(const NarrowConv& type,
+                                                                      const HmoCpuConv2DShape& s,
+                                                                      uint32_t seed) {
+  return {Narrowed(type, Random(s.batch * s.input_rows * s.input_cols * s.input_features, seed)),
+          Narrowed(type, Random(s.kernel_rows * s.kernel_cols *
+                                    (s.input_features / s.feature_group_count) * s.output_features,
+                                seed + 1))};
+}
+
+// The reference convolves the narrow values exactly (in double); one
+// rounding of an f32 sum plus the f32 sum's own error is all a correct
+// result differs by.
+void ExpectNarrowMatchesReferenceRoundedOnce(const NarrowConv& type, const HmoCpuConv2DShape& s) {
+  const auto [input, filter] = NarrowOperands(type, s, 21);
   std::vector<uint16_t> out(s.batch * s.output_rows * s.output_cols * s.output_features, 0x7fc0);
-  __hmo_cpu_conv2d_bf16(out.data(), input.data(), filter.data(), &s);
-  const auto expected = Reference(s, widen(input), widen(filter));
+  type.convolve(out.data(), input.data(), filter.data(), &s);
+  std::vector<float> wide_input, wide_filter;
+  for (uint16_t v : input) wide_input.push_back(type.widen(v));
+  for (uint16_t v : filter) wide_filter.push_back(type.widen(v));
+  const auto expected = Reference(s, wide_input, wide_filter);
   ASSERT_EQ(out.size(), expected.size());
   for (size_t i = 0; i < out.size(); ++i) {
-    const float actual = __hmo_cpu_bf16_to_f32(out[i]);
-    ASSERT_NEAR(actual, expected[i], std::abs(expected[i]) * 0x1p-8f + 1e-5f) << "at " << i;
+    ASSERT_NEAR(type.widen(out[i]), expected[i], std::abs(expected[i]) * type.relative_error + 1e-5f)
+        << "at " << i;
   }
+}
+
+TEST_P(Conv2DTest, Bf16MatchesReferenceRoundedOnce) {
+  ExpectNarrowMatchesReferenceRoundedOnce(kBf16Conv, ShapeFor(GetParam()));
+}
+
+TEST_P(Conv2DTest, F16MatchesReferenceRoundedOnce) {
+  ExpectNarrowMatchesReferenceRoundedOnce(kF16Conv, ShapeFor(GetParam()));
 }
 
 // What the test's epilogue saw: each tile's values copied out by output
@@ -199,16 +230,14 @@ void CollectConvTile(char** buffer_table, const void* tile, int64_t ld, int64_t 
   }
 }
 
-float Widen(float value) { return value; }
-float Widen(uint16_t bf16) { return __hmo_cpu_bf16_to_f32(bf16); }
-
 // Runs `epilogue_conv` with the collecting epilogue, into scratch
 // (in_place false) or into the output, on three intra-op threads, and
 // checks every output element reached the epilogue once with `expected`'s
-// value, within the scratch bound.
-template <typename T, typename EpilogueConv>
-void ExpectEpilogueSeesEveryOutputOnce(EpilogueConv epilogue_conv, const HmoCpuConv2DShape& s,
-                                       const std::vector<T>& expected, bool in_place) {
+// value (`widen` reads a T as f32), within the scratch bound.
+template <typename T, typename EpilogueConv, typename Widen>
+void ExpectEpilogueSeesEveryOutputOnce(EpilogueConv epilogue_conv, Widen widen,
+                                       const HmoCpuConv2DShape& s, const std::vector<T>& expected,
+                                       bool in_place) {
   const int64_t previous_threads = hmo::codegen::IntraOpThreadCount();
   hmo::codegen::SetIntraOpThreadCount(3);
   CollectedTiles<T> collected;
@@ -228,8 +257,8 @@ void ExpectEpilogueSeesEveryOutputOnce(EpilogueConv epilogue_conv, const HmoCpuC
     ASSERT_EQ(collected.visits[i].load(), 1) << "output " << i;
     // The bands (and so the library's blocking) may differ from the plain
     // call's: an f32 sum's last bits, or one bf16 rounding, may differ.
-    const float actual = Widen(collected.values[i]);
-    const float wanted = Widen(expected[i]);
+    const float actual = widen(collected.values[i]);
+    const float wanted = widen(expected[i]);
     ASSERT_NEAR(actual, wanted, std::abs(wanted) * 0x1p-7f + 1e-5f) << "output " << i;
   }
 }
@@ -249,33 +278,32 @@ TEST_P(Conv2DTest, EpilogueSeesThePlainConvolution) {
           __hmo_cpu_conv2d_epilogue_f32(input.data(), filter.data(), &s, product_out, epilogue,
                                         table);
         },
-        s, expected, in_place);
+        [](float value) { return value; }, s, expected, in_place);
   }
 }
 
-TEST_P(Conv2DTest, Bf16EpilogueSeesThePlainConvolution) {
-  const HmoCpuConv2DShape s = ShapeFor(GetParam());
-  const auto narrow = [](std::vector<float> values) {
-    std::vector<uint16_t> bits;
-    for (float& v : values) bits.push_back(__hmo_cpu_f32_to_bf16(v));
-    return bits;
-  };
-  const auto input = narrow(Random(s.batch * s.input_rows * s.input_cols * s.input_features, 41));
-  const auto filter =
-      narrow(Random(s.kernel_rows * s.kernel_cols * (s.input_features / s.feature_group_count) *
-                        s.output_features,
-                    42));
+void ExpectNarrowEpilogueSeesThePlainConvolution(const NarrowConv& type,
+                                                 const HmoCpuConv2DShape& s) {
+  const auto [input, filter] = NarrowOperands(type, s, 41);
   std::vector<uint16_t> expected(s.batch * s.output_rows * s.output_cols * s.output_features);
-  __hmo_cpu_conv2d_bf16(expected.data(), input.data(), filter.data(), &s);
+  type.convolve(expected.data(), input.data(), filter.data(), &s);
   for (bool in_place : {false, true}) {
     SCOPED_TRACE(in_place ? "in place" : "scratch");
     ExpectEpilogueSeesEveryOutputOnce<uint16_t>(
         [&](uint16_t* product_out, HmoCpuGemmEpilogue epilogue, char** table) {
-          __hmo_cpu_conv2d_epilogue_bf16(input.data(), filter.data(), &s, product_out, epilogue,
-                                         table);
+          type.convolve_with_epilogue(input.data(), filter.data(), &s, product_out, epilogue,
+                                      table);
         },
-        s, expected, in_place);
+        [&](uint16_t bits) { return type.widen(bits); }, s, expected, in_place);
   }
+}
+
+TEST_P(Conv2DTest, Bf16EpilogueSeesThePlainConvolution) {
+  ExpectNarrowEpilogueSeesThePlainConvolution(kBf16Conv, ShapeFor(GetParam()));
+}
+
+TEST_P(Conv2DTest, F16EpilogueSeesThePlainConvolution) {
+  ExpectNarrowEpilogueSeesThePlainConvolution(kF16Conv, ShapeFor(GetParam()));
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -341,6 +369,49 @@ TEST(Conv2DBf16Test, WidensAccumulatesInF32AndRoundsOnce) {
   __hmo_cpu_conv2d_bf16(actual.data(), input.data(), filter.data(), &s);
   for (int64_t i = 0; i < outputs; ++i) {
     EXPECT_EQ(actual[i], __hmo_cpu_f32_to_bf16(expected[i])) << "output " << i;
+  }
+}
+
+TEST(Conv2DF16Test, RoundsEachSumAsF32ToF16Does) {
+  // A pointwise convolution of two input features into 16 outputs, out[o] =
+  // a + b * 2^-(o % 4): every product is exact and the f32 sum is rounded
+  // once, so each output must be F32ToF16 of that sum bit for bit, across
+  // f16's whole range (subnormals, ties, sums past the largest f16).
+  constexpr int64_t kPixels = 4096;
+  constexpr int64_t kOutputs = 16;
+  HmoCpuConv2DShape s{};
+  s.batch = 1;
+  s.input_rows = s.output_rows = 1;
+  s.input_cols = s.output_cols = kPixels;
+  s.input_features = 2;
+  s.kernel_rows = s.kernel_cols = 1;
+  s.output_features = kOutputs;
+  s.stride_rows = s.stride_cols = 1;
+  s.lhs_dilation_rows = s.lhs_dilation_cols = 1;
+  s.rhs_dilation_rows = s.rhs_dilation_cols = 1;
+  s.feature_group_count = 1;
+  std::mt19937 random(9);
+  std::uniform_int_distribution<int> bits(0, 0xffff);
+  std::vector<uint16_t> input(kPixels * 2), filter(2 * kOutputs);
+  for (uint16_t& v : input) {
+    do {
+      v = static_cast<uint16_t>(bits(random));
+    } while ((v & 0x7c00) == 0x7c00);  // finite values only
+  }
+  for (int64_t o = 0; o < kOutputs; ++o) {
+    filter[o] = hmo::half_float_bits::F32ToF16(1.0f);
+    filter[kOutputs + o] = hmo::half_float_bits::F32ToF16(std::ldexp(1.0f, -(o % 4)));
+  }
+  std::vector<uint16_t> out(kPixels * kOutputs);
+  __hmo_cpu_conv2d_f16(out.data(), input.data(), filter.data(), &s);
+  for (int64_t p = 0; p < kPixels; ++p) {
+    const float a = hmo::half_float_bits::F16ToF32(input[2 * p]);
+    const float b = hmo::half_float_bits::F16ToF32(input[2 * p + 1]);
+    for (int64_t o = 0; o < kOutputs; ++o) {
+      const float sum = a + b * std::ldexp(1.0f, -(o % 4));
+      ASSERT_EQ(out[p * kOutputs + o], hmo::half_float_bits::F32ToF16(sum))
+          << "pixel " << p << " output " << o << ": " << a << " + " << b;
+    }
   }
 }
 

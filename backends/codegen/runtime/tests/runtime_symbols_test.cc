@@ -23,7 +23,8 @@ TEST(RuntimeSymbolsTest, ListsEveryFunctionWithItsAddress) {
                        "__hmo_cpu_gemm_epilogue_f64", "__hmo_cpu_gemm_epilogue_bf16_f32",
                        "__hmo_cpu_gemm_epilogue_s8_s32", "__hmo_cpu_conv2d_f32",
                        "__hmo_cpu_conv2d_bf16", "__hmo_cpu_conv2d_epilogue_f32",
- "__hmo_cpu_conv2d_epilogue_bf16", "__hmo_cpu_sort", "__hmo_cpu_f16_to_f32",
+ "__hmo_cpu_conv2d_epilogue_bf16", "__hmo_cpu_conv2d_f16",
+ "__hmo_cpu_conv2d_epilogue_f16", "__hmo_cpu_sort", "__hmo_cpu_f16_to_f32",
                        "__hmo_cpu_f32_to_f16", "__hmo_cpu_bf16_to_f32", "__hmo_cpu_f32_to_bf16",
                        "__hmo_cpu_parallel_for", "__hmo_cpu_run_kernel_graph"}));
   for (const auto& [name, address] : symbols) {

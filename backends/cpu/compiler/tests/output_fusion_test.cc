@@ -226,6 +226,24 @@ ENTRY e {
   ROOT f = f32[1,8,7,10]{3,2,1,0} fusion(x, w, scale), kind=kOutput, calls=fused
 }
 )"},
+        // An f16 convolution (f16 patches, widened blocks for the BLAS)
+        // with a bias, in place in its f16 output.
+        OutputFusionCase{"F16ConvBias", R"(HloModule f16_conv_bias
+fused {
+  x = f16[2,12,10,8]{3,2,1,0} parameter(0)
+  w = f16[3,3,8,12]{3,2,1,0} parameter(1)
+  bias = f16[12]{0} parameter(2)
+  c = f16[2,12,10,12]{3,2,1,0} convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+  b = f16[2,12,10,12]{3,2,1,0} broadcast(bias), dimensions={3}
+  ROOT s = f16[2,12,10,12]{3,2,1,0} add(c, b)
+}
+ENTRY e {
+  x = f16[2,12,10,8]{3,2,1,0} parameter(0)
+  w = f16[3,3,8,12]{3,2,1,0} parameter(1)
+  bias = f16[12]{0} parameter(2)
+  ROOT f = f16[2,12,10,12]{3,2,1,0} fusion(x, w, bias), kind=kOutput, calls=fused
+}
+)"},
         // A depthwise convolution plus a residual that shares the output's
         // buffer: each element is read before it is written.
         OutputFusionCase{"DepthwiseConvResidualSharesTheOutput", R"(HloModule depthwise_residual

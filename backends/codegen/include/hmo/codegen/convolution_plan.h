@@ -2,7 +2,7 @@
 #define HMO_CODEGEN_CONVOLUTION_PLAN_H_
 
 // Which convolutions the runtime's 2-D convolution (__hmo_cpu_conv2d_*,
-// runtime_functions.h) computes: f32, or bf16 accumulated in f32, in
+// runtime_functions.h) computes: f32, or bf16 or f16 accumulated in f32, in
 // TensorFlow's order (dim_labels b01f_01io->b01f), every array row-major,
 // batch_group_count 1, no window reversal; any strides, padding, dilations
 // and feature groups. The CPU backend emits such a convolution as one call

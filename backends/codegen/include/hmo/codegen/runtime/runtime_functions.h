@@ -201,12 +201,16 @@ void __hmo_cpu_conv2d_f32(float* output, const float* input, const float* filter
 // bounded per band of output rows, not by the operands' sizes.
 void __hmo_cpu_conv2d_bf16(uint16_t* output, const uint16_t* input, const uint16_t* filter,
                            const HmoCpuConv2DShape* shape);
+// And for f16 (raw f16 bits): the same arithmetic, its GEMMs on f16 patches
+// (the BLAS on blocks widened into bounded scratch), rounded to f16 once.
+void __hmo_cpu_conv2d_f16(uint16_t* output, const uint16_t* input, const uint16_t* filter,
+                          const HmoCpuConv2DShape* shape);
 
 // A convolution with an epilogue (an output fusion): the convolution above,
 // its output handed to `epilogue` (HmoCpuGemmEpilogue) a tile at a time as
 // the product of one GEMM whose rows are the output pixels (batch, row,
 // column, row-major) and whose columns are the output features; batch_index
-// is 0. A bf16 tile holds the rounded bf16 results. With `product_out` null
+// is 0. A bf16 (f16) tile holds the rounded bf16 (f16) results. With `product_out` null
 // the tiles are scratch the runtime owns (bounded per intra-op thread as the
 // convolution's other scratch); otherwise the output is written to
 // product_out (NHWC, as `output` above) and each tile is its region there,
@@ -219,6 +223,9 @@ void __hmo_cpu_conv2d_epilogue_f32(const float* input, const float* filter,
 void __hmo_cpu_conv2d_epilogue_bf16(const uint16_t* input, const uint16_t* filter,
                                     const HmoCpuConv2DShape* shape, uint16_t* product_out,
                                     HmoCpuGemmEpilogue epilogue, char** buffer_table);
+void __hmo_cpu_conv2d_epilogue_f16(const uint16_t* input, const uint16_t* filter,
+                                   const HmoCpuConv2DShape* shape, uint16_t* product_out,
+                                   HmoCpuGemmEpilogue epilogue, char** buffer_table);
 
 // ---------------------------------------------------------------------------
 // Multi-operand sort.
