@@ -123,6 +123,50 @@ def build_gpt_bf16_adam():
     return _lm_spec("gpt_bf16_adam_step", False, jnp.bfloat16)
 
 
+@real_size("gpt_f16_adam", "The GPT-style step of gpt_bf16_adam with f16 matmuls (f16 GEMMs, "
+           "no f16 GEMM instructions on most x86 hosts), f32 norms and Adam; donated")
+def build_gpt_f16_adam():
+    import jax.numpy as jnp
+    return _lm_spec("gpt_f16_adam_step", False, jnp.float16)
+
+
+@real_size("mobilenet_bf16_infer", "MobileNet-style bf16 inference (batch 16, 64x64x3): a 3x3 stem, "
+           "4 blocks of depthwise 3x3 + pointwise 1x1 convolutions, each with bias and relu6, "
+           "global pool, dense")
+def build_mobilenet_bf16_infer():
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+    rng = _rng()
+    widths = [32, 64, 128, 128, 256]
+    params = {"stem": _normal(rng, (3, 3, 3, widths[0]), 0.3),
+              "stem_b": _normal(rng, (widths[0],), 0.1),
+              "blocks": [{"dw": _normal(rng, (3, 3, 1, c_in), 0.3),
+                          "dw_b": _normal(rng, (c_in,), 0.1),
+                          "pw": _normal(rng, (1, 1, c_in, c_out), 1 / np.sqrt(c_in)),
+                          "pw_b": _normal(rng, (c_out,), 0.1)}
+                         for c_in, c_out in zip(widths[:-1], widths[1:])],
+              "w": _normal(rng, (widths[-1], 10), 1 / np.sqrt(widths[-1]))}
+    x = _normal(rng, (16, 64, 64, 3))
+
+    def conv(h, w, groups=1, stride=1):
+        return jax.lax.conv_general_dilated(
+            h, w.astype(jnp.bfloat16), window_strides=(stride, stride), padding="SAME",
+            dimension_numbers=("NHWC", "HWIO", "NHWC"), feature_group_count=groups)
+
+    def relu6(h, b):
+        return jnp.clip(h + b.astype(jnp.bfloat16), 0, 6)
+
+    def mobilenet_bf16_infer(p, x):
+        h = relu6(conv(x.astype(jnp.bfloat16), p["stem"]), p["stem_b"])
+        for i, blk in enumerate(p["blocks"]):
+            h = relu6(conv(h, blk["dw"], groups=h.shape[-1], stride=2 if i % 2 else 1), blk["dw_b"])
+            h = relu6(conv(h, blk["pw"]), blk["pw_b"])
+        return jnp.mean(h.astype(jnp.float32), axis=(1, 2)) @ p["w"]
+
+    return dict(fn=mobilenet_bf16_infer, args=(params, x))
+
+
 @real_size("transformer_scan_large", "f32 transformer LM training step, 4 layers stacked under "
            "lax.scan (d=256, seq 128, batch 8, vocab 2048), Adam; donated")
 def build_transformer_scan_large():

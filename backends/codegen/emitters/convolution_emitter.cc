@@ -2,9 +2,10 @@
 //
 // The 2-D convolution the runtime computes (convolution_plan.h) calls
 // __hmo_cpu_conv2d_f32 / _bf16 / _f16 (runtime_functions.h,
-// RuntimeConvolutionFunction) when the target has the runtime. Everything else (other dim_labels, ranks, layouts, element types,
-// batch groups; any convolution without the runtime) is a parallel loop over
-// the output with inner loops, following XLA's evaluator:
+// RuntimeConvolutionFunction) when the target has the runtime. Everything
+// else (other dim_labels, ranks, layouts, element types, batch groups; any
+// convolution without the runtime) is a parallel loop over the output with
+// inner loops, following XLA's evaluator:
 //   out[b, o, s...] = sum over input features z of the group, kernel
 //                     positions k: lhs[b', g*Cg + z, x...] * rhs[z, o, k...]
 // with feature group g = o / (O / feature_group_count), Cg the kernel's input

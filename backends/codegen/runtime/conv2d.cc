@@ -98,12 +98,8 @@ struct HalfFloatElement {
   static float Widen(uint16_t value) { return kWiden(value); }
 };
 
-void RoundRowToBf16(const float* from, int64_t count, uint16_t* to) {
-  for (int64_t i = 0; i < count; ++i) to[i] = hmo::half_float_bits::F32ToBf16(from[i]);
-}
-
-using Bf16Element =
-    HalfFloatElement<hmo::half_float_bits::Bf16ToF32, hmo::codegen::Bf16Product, RoundRowToBf16>;
+using Bf16Element = HalfFloatElement<hmo::half_float_bits::Bf16ToF32, hmo::codegen::Bf16Product,
+                                     hmo::codegen::RoundRowToBf16>;
 using F16Element = HalfFloatElement<hmo::half_float_bits::F16ToF32, hmo::codegen::F16Product,
                                     hmo::codegen::RoundRowToF16>;
 

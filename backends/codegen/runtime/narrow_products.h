@@ -14,8 +14,9 @@
 namespace hmo::codegen {
 
 // C (rows x columns, f32) = op(A) x op(B), A and B bf16 (their bits): the
-// exact products of the bf16 values accumulated in f32 (oneDNN, or the
-// operands widened and multiplied by the BLAS).
+// exact products of the bf16 values accumulated in f32 (oneDNN; or, where
+// oneDNN refuses one, blocks of the operands widened into bounded scratch
+// and multiplied by the BLAS, as F16Product).
 void Bf16Product(CBLAS_TRANSPOSE trans_a, CBLAS_TRANSPOSE trans_b, int64_t rows, int64_t columns,
                  int64_t k, const uint16_t* a, int64_t lda, const uint16_t* b, int64_t ldb,
                  float* c, int64_t ldc);
@@ -32,6 +33,10 @@ void F16Product(CBLAS_TRANSPOSE trans_a, CBLAS_TRANSPOSE trans_b, int64_t rows, 
 // `count` f32 values rounded to f16 (nearest even; F16C where the host has
 // it), as half_float_bits::F32ToF16 rounds each.
 void RoundRowToF16(const float* from, int64_t count, uint16_t* to);
+
+// `count` f32 values rounded to bf16 (nearest even; AVX2 where the host has
+// it), as half_float_bits::F32ToBf16 rounds each.
+void RoundRowToBf16(const float* from, int64_t count, uint16_t* to);
 
 // C (rows x columns, s32) = op(A) x op(B), A and B s8, accumulated in s32
 // (oneDNN, or a loop); exact while the sums fit s32.

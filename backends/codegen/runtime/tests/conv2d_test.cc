@@ -372,11 +372,14 @@ TEST(Conv2DBf16Test, WidensAccumulatesInF32AndRoundsOnce) {
   }
 }
 
-TEST(Conv2DF16Test, RoundsEachSumAsF32ToF16Does) {
-  // A pointwise convolution of two input features into 16 outputs, out[o] =
-  // a + b * 2^-(o % 4): every product is exact and the f32 sum is rounded
-  // once, so each output must be F32ToF16 of that sum bit for bit, across
-  // f16's whole range (subnormals, ties, sums past the largest f16).
+// A pointwise convolution of two input features into 16 outputs, out[o] =
+// a + b * 2^-(o % 4): every product is exact and the f32 sum is rounded
+// once, so each output must be `round` of that sum bit for bit, across the
+// type's range (ties, sums past the largest finite value); `exponent` is
+// the type's exponent mask (inputs are finite) and inputs have at least
+// `lowest_exponent` in that field.
+void ExpectEachSumRoundedOnce(const NarrowConv& type, uint16_t (*round)(float), uint16_t exponent,
+                              uint16_t lowest_exponent) {
   constexpr int64_t kPixels = 4096;
   constexpr int64_t kOutputs = 16;
   HmoCpuConv2DShape s{};
@@ -396,23 +399,34 @@ TEST(Conv2DF16Test, RoundsEachSumAsF32ToF16Does) {
   for (uint16_t& v : input) {
     do {
       v = static_cast<uint16_t>(bits(random));
-    } while ((v & 0x7c00) == 0x7c00);  // finite values only
+    } while ((v & exponent) == exponent || (v & exponent) < lowest_exponent);
   }
   for (int64_t o = 0; o < kOutputs; ++o) {
-    filter[o] = hmo::half_float_bits::F32ToF16(1.0f);
-    filter[kOutputs + o] = hmo::half_float_bits::F32ToF16(std::ldexp(1.0f, -(o % 4)));
+    filter[o] = type.narrow(1.0f);
+    filter[kOutputs + o] = type.narrow(std::ldexp(1.0f, -(o % 4)));
   }
   std::vector<uint16_t> out(kPixels * kOutputs);
-  __hmo_cpu_conv2d_f16(out.data(), input.data(), filter.data(), &s);
+  type.convolve(out.data(), input.data(), filter.data(), &s);
   for (int64_t p = 0; p < kPixels; ++p) {
-    const float a = hmo::half_float_bits::F16ToF32(input[2 * p]);
-    const float b = hmo::half_float_bits::F16ToF32(input[2 * p + 1]);
+    const float a = type.widen(input[2 * p]);
+    const float b = type.widen(input[2 * p + 1]);
     for (int64_t o = 0; o < kOutputs; ++o) {
       const float sum = a + b * std::ldexp(1.0f, -(o % 4));
-      ASSERT_EQ(out[p * kOutputs + o], hmo::half_float_bits::F32ToF16(sum))
+      ASSERT_EQ(out[p * kOutputs + o], round(sum))
           << "pixel " << p << " output " << o << ": " << a << " + " << b;
     }
   }
+}
+
+TEST(Conv2DNarrowTest, F16RoundsEachSumAsF32ToF16Does) {
+  // Subnormals included: the f16 GEMM multiplies widened f32 values.
+  ExpectEachSumRoundedOnce(kF16Conv, hmo::half_float_bits::F32ToF16, 0x7c00, 0);
+}
+
+TEST(Conv2DNarrowTest, Bf16RoundsEachSumAsF32ToBf16Does) {
+  // Magnitudes of 2^-63 and above: oneDNN's bf16 instructions flush
+  // subnormal products to zero, as the CPU's bf16 dot-product instructions do.
+  ExpectEachSumRoundedOnce(kBf16Conv, hmo::half_float_bits::F32ToBf16, 0x7f80, 64 << 7);
 }
 
 }  // namespace
