@@ -92,8 +92,8 @@ void WidenBlock(WidenRow widen_row, const uint16_t* data, int64_t ld, int64_t ro
   }
 }
 
-// WidenedProduct's blocks: the product is computed a (rows x columns) block of C
-// at a time, summed over blocks of the contraction; each operand block is at
+// WidenedProduct's blocks: the product is computed a (rows x columns) block
+// of C at a time, summed over blocks of the contraction; each operand block is at
 // most kMaxScratchElements widened floats. Blocks of many rows keep the
 // BLAS's packing of each rhs block (once per call) small next to its work.
 constexpr int64_t kWidenedBlockRows = 1024;
@@ -110,9 +110,14 @@ void WidenedProduct(WidenRow widen_row, CBLAS_TRANSPOSE trans_a, CBLAS_TRANSPOSE
                     const uint16_t* b, int64_t ldb, float* c, int64_t ldc) {
   const bool ta = trans_a != CblasNoTrans;
   const bool tb = trans_b != CblasNoTrans;
+  // Kept between calls (grown to the largest blocks yet): the scratch is
+  // mapped once per thread, and no larger than the products need.
   thread_local std::vector<float> a_block, b_block;
-  a_block.resize(static_cast<size_t>(kWidenedBlockRows * kWidenedBlockDepth));
-  b_block.resize(static_cast<size_t>(kWidenedBlockColumns * kWidenedBlockDepth));
+  const int64_t depth = std::min(k, kWidenedBlockDepth);
+  const size_t a_size = static_cast<size_t>(std::min(rows, kWidenedBlockRows) * depth);
+  const size_t b_size = static_cast<size_t>(std::min(columns, kWidenedBlockColumns) * depth);
+  if (a_block.size() < a_size) a_block.resize(a_size);
+  if (b_block.size() < b_size) b_block.resize(b_size);
   for (int64_t r0 = 0; r0 < rows; r0 += kWidenedBlockRows) {
     const int64_t r1 = std::min(rows, r0 + kWidenedBlockRows);
     for (int64_t p0 = 0; p0 < k; p0 += kWidenedBlockDepth) {
