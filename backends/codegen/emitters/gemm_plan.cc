@@ -96,8 +96,8 @@ constexpr RuntimeGemm kRuntimeGemms[] = {
      "__hmo_cpu_gemm_epilogue_f64"},
     {GemmElementTypes::kBf16ToF32, PrimitiveType::BF16, PrimitiveType::F32,
      "__hmo_cpu_gemm_bf16_f32", "__hmo_cpu_gemm_epilogue_bf16_f32"},
-    {GemmElementTypes::kF16ToF32, PrimitiveType::F16, PrimitiveType::F32,
-     "__hmo_cpu_gemm_f16_f32", "__hmo_cpu_gemm_epilogue_f16_f32"},
+    {GemmElementTypes::kF16ToF32, PrimitiveType::F16, PrimitiveType::F32, "__hmo_cpu_gemm_f16_f32",
+     "__hmo_cpu_gemm_epilogue_f16_f32"},
     {GemmElementTypes::kS8ToS32, PrimitiveType::S8, PrimitiveType::S32, "__hmo_cpu_gemm_s8_s32",
      "__hmo_cpu_gemm_epilogue_s8_s32"},
 };

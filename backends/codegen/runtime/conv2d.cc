@@ -13,8 +13,8 @@
 // A bf16 (f16) convolution runs the same code on bf16 (f16) patches: its
 // GEMMs multiply the 16-bit values exactly and accumulate in f32
 // (narrow_products.h), into a band-sized f32 scratch rounded once per
-// output; its depthwise loop accumulates each output pixel in f32. The scratch is bounded by the band,
-// not by the image, as XLA:CPU's convolution scratch is.
+// output; its depthwise loop accumulates each output pixel in f32. The scratch is bounded by the
+// band, not by the image, as XLA:CPU's convolution scratch is.
 
 #include <cblas.h>
 
@@ -241,7 +241,8 @@ void ConvolveDepthwise(const ProductSink<T>& sink, const T* input, const T* filt
     for (int64_t t = first_row; t < last_row; ++t) {
       const int64_t r = t % s.output_rows;
       const T* image = input + (t / s.output_rows) * s.input_rows * s.input_cols * s.input_features;
-      T* row_tile = sink.output != nullptr ? sink.output + t * s.output_cols * features : tile.data();
+      T* row_tile =
+          sink.output != nullptr ? sink.output + t * s.output_cols * features : tile.data();
       for (int64_t c = 0; c < s.output_cols; ++c) {
         T* out = row_tile + c * features;
         float* sum;
@@ -290,11 +291,10 @@ void Convolve(const ProductSink<T>& sink, const T* input, const T* filter,
     // An empty contraction: every output is the empty sum, in tiles of
     // whole pixels within the scratch bound.
     const int64_t pixels = output_elements / s.output_features;
-    const int64_t tile_pixels = std::clamp<int64_t>(
-        hmo::codegen::kMaxScratchElements / s.output_features, 1, pixels);
-    std::vector<T> zeros(sink.output == nullptr ? static_cast<size_t>(tile_pixels * s.output_features)
-                                                : 0,
-                         T(0));
+    const int64_t tile_pixels =
+        std::clamp<int64_t>(hmo::codegen::kMaxScratchElements / s.output_features, 1, pixels);
+    std::vector<T> zeros(
+        sink.output == nullptr ? static_cast<size_t>(tile_pixels * s.output_features) : 0, T(0));
     for (int64_t first = 0; first < pixels; first += tile_pixels) {
       const int64_t last = std::min(first + tile_pixels, pixels);
       T* tile = zeros.data();
@@ -311,8 +311,8 @@ void Convolve(const ProductSink<T>& sink, const T* input, const T* filter,
       // A 1x1 kernel over an undilated, unpadded, unstrided image: the NHWC
       // input already is the [pixels, features] patch matrix, one GEMM.
       const int64_t pixels = s.batch * s.input_rows * s.input_cols;
-      Element::Gemm(pixels, s.output_features, s.input_features, input, s.input_features,
-                           filter, s.output_features, sink.output, s.output_features);
+      Element::Gemm(pixels, s.output_features, s.input_features, input, s.input_features, filter,
+                    s.output_features, sink.output, s.output_features);
       return;
     }
   }
@@ -358,9 +358,8 @@ extern "C" void __hmo_cpu_conv2d_epilogue_bf16(const uint16_t* input, const uint
 }
 
 extern "C" void __hmo_cpu_conv2d_epilogue_f16(const uint16_t* input, const uint16_t* filter,
-                                              const HmoCpuConv2DShape* shape,
-                                              uint16_t* product_out, HmoCpuGemmEpilogue epilogue,
-                                              char** buffer_table) {
+                                              const HmoCpuConv2DShape* shape, uint16_t* product_out,
+                                              HmoCpuGemmEpilogue epilogue, char** buffer_table) {
   Convolve<F16Element>(ProductSink<uint16_t>{product_out, epilogue, buffer_table}, input, filter,
                        *shape);
 }

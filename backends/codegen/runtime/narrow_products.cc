@@ -14,7 +14,7 @@ namespace {
 
 // `count` f16 values widened to f32, eight at a time with F16C.
 __attribute__((target("f16c,avx"))) void WidenF16RowF16c(const uint16_t* from, int64_t count,
-                                                          float* to) {
+                                                         float* to) {
   int64_t i = 0;
   for (; i + 8 <= count; i += 8) {
     const __m128i half = _mm_loadu_si128(reinterpret_cast<const __m128i*>(from + i));
@@ -25,7 +25,7 @@ __attribute__((target("f16c,avx"))) void WidenF16RowF16c(const uint16_t* from, i
 
 // `count` f32 values rounded to f16 (nearest even), eight at a time with F16C.
 __attribute__((target("f16c,avx"))) void RoundRowToF16F16c(const float* from, int64_t count,
-                                                            uint16_t* to) {
+                                                           uint16_t* to) {
   int64_t i = 0;
   for (; i + 8 <= count; i += 8) {
     const __m128i half = _mm256_cvtps_ph(_mm256_loadu_ps(from + i), _MM_FROUND_TO_NEAREST_INT);
@@ -37,7 +37,7 @@ __attribute__((target("f16c,avx"))) void RoundRowToF16F16c(const float* from, in
 // `count` f32 values rounded to bf16 as half_float_bits::F32ToBf16 rounds
 // each (nearest even; a NaN stays a quiet NaN), eight at a time with AVX2.
 __attribute__((target("avx2"))) void RoundRowToBf16Avx2(const float* from, int64_t count,
-                                                         uint16_t* to) {
+                                                        uint16_t* to) {
   const __m256i one = _mm256_set1_epi32(1);
   const __m256i round = _mm256_set1_epi32(0x7fff);
   const __m256i magnitude = _mm256_set1_epi32(0x7fffffff);
@@ -164,8 +164,8 @@ void RoundRowToF16(const float* from, int64_t count, uint16_t* to) {
 }
 
 void F16Product(CBLAS_TRANSPOSE trans_a, CBLAS_TRANSPOSE trans_b, int64_t rows, int64_t columns,
-                int64_t k, const uint16_t* a, int64_t lda, const uint16_t* b, int64_t ldb,
-                float* c, int64_t ldc) {
+                int64_t k, const uint16_t* a, int64_t lda, const uint16_t* b, int64_t ldb, float* c,
+                int64_t ldc) {
   WidenedProduct(WidenF16Row, trans_a, trans_b, rows, columns, k, a, lda, b, ldb, c, ldc);
 }
 

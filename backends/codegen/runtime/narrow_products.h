@@ -4,8 +4,8 @@
 // Matrix products of narrow operands as ParallelGemm products
 // (parallel_gemm.h): oneDNN where it takes the product, another exact way
 // where it refuses one; f16 operands (no f16 GEMM on most x86 hosts) widened
-// block by block into bounded f32 scratch for the BLAS. The dot GEMMs (gemm.cc) and the convolutions
-// (conv2d.cc) both multiply through these.
+// block by block into bounded f32 scratch for the BLAS. The dot GEMMs (gemm.cc) and the
+// convolutions (conv2d.cc) both multiply through these.
 
 #include <cblas.h>
 
@@ -27,8 +27,8 @@ void Bf16Product(CBLAS_TRANSPOSE trans_a, CBLAS_TRANSPOSE trans_b, int64_t rows,
 // where the host has it) into per-thread scratch of at most
 // kMaxScratchElements floats each and multiplied by the BLAS.
 void F16Product(CBLAS_TRANSPOSE trans_a, CBLAS_TRANSPOSE trans_b, int64_t rows, int64_t columns,
-                int64_t k, const uint16_t* a, int64_t lda, const uint16_t* b, int64_t ldb,
-                float* c, int64_t ldc);
+                int64_t k, const uint16_t* a, int64_t lda, const uint16_t* b, int64_t ldb, float* c,
+                int64_t ldc);
 
 // `count` f32 values rounded to f16 (nearest even; F16C where the host has
 // it), as half_float_bits::F32ToF16 rounds each.

@@ -170,15 +170,14 @@ ENTRY e {{
 // `narrow` (bf16, f16) against the same module in f32, both on the intra-op
 // threads: the narrow path must not be much slower than widening to f32 was
 // (`goal`: f32 time over narrow time).
-void NarrowVsF32(const std::string& name, const char* narrow, const std::string& text,
-                 double flops, double goal) {
+void NarrowVsF32(const std::string& name, const char* narrow, const std::string& text, double flops,
+                 double goal) {
   std::unique_ptr<CpuExecutable> narrow_executable =
       CompileOrDie(fmt::format(fmt::runtime(text), narrow));
   std::unique_ptr<CpuExecutable> f32 = CompileOrDie(fmt::format(fmt::runtime(text), "f32"));
   OwnBuffers narrow_buffers(*narrow_executable), f32_buffers(*f32);
-  const auto [narrow_seconds, f32_seconds] =
-      PairedMedianSeconds(15, [&] { narrow_buffers.Run(*narrow_executable); },
-                          [&] { f32_buffers.Run(*f32); });
+  const auto [narrow_seconds, f32_seconds] = PairedMedianSeconds(
+      15, [&] { narrow_buffers.Run(*narrow_executable); }, [&] { f32_buffers.Run(*f32); });
   fmt::print("{}: hmo {} {:7.2f} GFLOP/s, hmo f32 {:7.2f} GFLOP/s, ratio {:.2f} (goal >= {:.2f})\n",
              name, narrow, flops / narrow_seconds * 1e-9, flops / f32_seconds * 1e-9,
              f32_seconds / narrow_seconds, goal);

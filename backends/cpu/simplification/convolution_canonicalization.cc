@@ -31,9 +31,8 @@ bool IsCandidate(const HloInstruction& conv) {
   }
   const PrimitiveType type = conv.shape().element_type();
   if (codegen::RuntimeConvolutionFunction(type, /*with_epilogue=*/false) == nullptr ||
-      !IsPlainRank4(conv.shape()) ||
-      !IsPlainRank4(conv.operand(0)->shape()) || !IsPlainRank4(conv.operand(1)->shape()) ||
-      conv.operand(0)->shape().element_type() != type ||
+      !IsPlainRank4(conv.shape()) || !IsPlainRank4(conv.operand(0)->shape()) ||
+      !IsPlainRank4(conv.operand(1)->shape()) || conv.operand(0)->shape().element_type() != type ||
       conv.operand(1)->shape().element_type() != type || conv.batch_group_count() != 1 ||
       conv.window().dimensions.size() != 2) {
     return false;

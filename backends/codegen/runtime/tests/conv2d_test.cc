@@ -158,8 +158,8 @@ std::vector<uint16_t> Narrowed(const NarrowConv& type, const std::vector<float>&
 
 // The shape's input and filter in `type`, from seeds `seed` and `seed + 1`.
 std::pair<std::vector<uint16_t>, std::vector<uint16_t>> NarrowOperands(const NarrowConv& type,
-                                                                      const HmoCpuConv2DShape& s,
-                                                                      uint32_t seed) {
+                                                                       const HmoCpuConv2DShape& s,
+                                                                       uint32_t seed) {
   return {Narrowed(type, Random(s.batch * s.input_rows * s.input_cols * s.input_features, seed)),
           Narrowed(type, Random(s.kernel_rows * s.kernel_cols *
                                     (s.input_features / s.feature_group_count) * s.output_features,
@@ -179,7 +179,8 @@ void ExpectNarrowMatchesReferenceRoundedOnce(const NarrowConv& type, const HmoCp
   const auto expected = Reference(s, wide_input, wide_filter);
   ASSERT_EQ(out.size(), expected.size());
   for (size_t i = 0; i < out.size(); ++i) {
-    ASSERT_NEAR(type.widen(out[i]), expected[i], std::abs(expected[i]) * type.relative_error + 1e-5f)
+    ASSERT_NEAR(type.widen(out[i]), expected[i],
+                std::abs(expected[i]) * type.relative_error + 1e-5f)
         << "at " << i;
   }
 }
@@ -207,8 +208,7 @@ struct CollectedTiles {
 
 template <typename T>
 void CollectConvTile(char** buffer_table, const void* tile, int64_t ld, int64_t batch_index,
-                     int64_t row_begin, int64_t row_end, int64_t column_begin,
-                     int64_t column_end) {
+                     int64_t row_begin, int64_t row_end, int64_t column_begin, int64_t column_end) {
   auto& collected = *reinterpret_cast<CollectedTiles<T>*>(buffer_table[0]);
   const auto* values = static_cast<const T*>(tile);
   if (batch_index != 0) collected.tiles_in_output = false;

@@ -266,8 +266,7 @@ ENTRY e {
 
 // Plans `fused` and `separate` (the same computation with the product in
 // its own buffer) and expects the fused plan `product_bytes` smaller.
-void ExpectPlanSmallerBy(const char* fused_text, const char* separate_text,
-                         int64_t product_bytes) {
+void ExpectPlanSmallerBy(const char* fused_text, const char* separate_text, int64_t product_bytes) {
   absl::StatusOr<std::unique_ptr<HloModule>> fused = ParseHloModule(fused_text);
   absl::StatusOr<std::unique_ptr<HloModule>> separate = ParseHloModule(separate_text);
   ASSERT_TRUE(fused.ok() && separate.ok());

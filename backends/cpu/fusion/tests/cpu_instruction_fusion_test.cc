@@ -655,10 +655,8 @@ ENTRY e {
   const HloInstruction* fused_relu = entry->root_instruction()->operand(0);
   ASSERT_EQ(fused_relu->opcode(), HloOpcode::kFusion);
   EXPECT_EQ(fused_relu->fusion_kind(), FusionKind::kOutput);
-  EXPECT_EQ(CountOpcode(*fused_relu->fused_instructions_computation(), HloOpcode::kConvolution),
-            1);
-  EXPECT_EQ(entry->root_instruction()->operand(1)->operand(0)->opcode(),
-            HloOpcode::kConvolution);
+  EXPECT_EQ(CountOpcode(*fused_relu->fused_instructions_computation(), HloOpcode::kConvolution), 1);
+  EXPECT_EQ(entry->root_instruction()->operand(1)->operand(0)->opcode(), HloOpcode::kConvolution);
   ExpectVerifiedAndRoundTrips(*module);
   ExpectSameValues(*reference, *module);
 }
