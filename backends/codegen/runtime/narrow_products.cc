@@ -68,12 +68,20 @@ bool HostHasF16c() {
   return has_f16c;
 }
 
-void WidenF16Row(const uint16_t* from, int64_t count, float* to) {
-  if (HostHasF16c()) {
-    WidenF16RowF16c(from, count, to);
+// `count` values converted by `vector_row` where the host has its
+// instructions, else one at a time by `one` (the same conversion).
+template <typename From, typename To>
+void ConvertRow(bool host_has_vector_row, void (*vector_row)(const From*, int64_t, To*),
+                To (*one)(From), const From* from, int64_t count, To* to) {
+  if (host_has_vector_row) {
+    vector_row(from, count, to);
     return;
   }
-  for (int64_t i = 0; i < count; ++i) to[i] = hmo::half_float_bits::F16ToF32(from[i]);
+  for (int64_t i = 0; i < count; ++i) to[i] = one(from[i]);
+}
+
+void WidenF16Row(const uint16_t* from, int64_t count, float* to) {
+  ConvertRow(HostHasF16c(), WidenF16RowF16c, hmo::half_float_bits::F16ToF32, from, count, to);
 }
 
 void WidenBf16Row(const uint16_t* from, int64_t count, float* to) {
@@ -148,19 +156,11 @@ void WidenedProduct(WidenRow widen_row, CBLAS_TRANSPOSE trans_a, CBLAS_TRANSPOSE
 }  // namespace
 
 void RoundRowToBf16(const float* from, int64_t count, uint16_t* to) {
-  if (HostHasAvx2()) {
-    RoundRowToBf16Avx2(from, count, to);
-    return;
-  }
-  for (int64_t i = 0; i < count; ++i) to[i] = hmo::half_float_bits::F32ToBf16(from[i]);
+  ConvertRow(HostHasAvx2(), RoundRowToBf16Avx2, hmo::half_float_bits::F32ToBf16, from, count, to);
 }
 
 void RoundRowToF16(const float* from, int64_t count, uint16_t* to) {
-  if (HostHasF16c()) {
-    RoundRowToF16F16c(from, count, to);
-    return;
-  }
-  for (int64_t i = 0; i < count; ++i) to[i] = hmo::half_float_bits::F32ToF16(from[i]);
+  ConvertRow(HostHasF16c(), RoundRowToF16F16c, hmo::half_float_bits::F32ToF16, from, count, to);
 }
 
 void F16Product(CBLAS_TRANSPOSE trans_a, CBLAS_TRANSPOSE trans_b, int64_t rows, int64_t columns,
