@@ -13,7 +13,7 @@ namespace hmo::codegen {
 namespace {
 
 // `count` f16 values widened to f32, eight at a time with F16C.
-__attribute__((target("f16c,avx"))) void WidenF16RowF16c(const uint16_t* from, int64_t count,
+__attribute__((target("avx2,f16c"))) void WidenF16RowF16c(const uint16_t* from, int64_t count,
                                                          float* to) {
   int64_t i = 0;
   for (; i + 8 <= count; i += 8) {
@@ -24,7 +24,7 @@ __attribute__((target("f16c,avx"))) void WidenF16RowF16c(const uint16_t* from, i
 }
 
 // `count` f32 values rounded to f16 (nearest even), eight at a time with F16C.
-__attribute__((target("f16c,avx"))) void RoundRowToF16F16c(const float* from, int64_t count,
+__attribute__((target("avx2,f16c"))) void RoundRowToF16F16c(const float* from, int64_t count,
                                                            uint16_t* to) {
   int64_t i = 0;
   for (; i + 8 <= count; i += 8) {
@@ -58,14 +58,11 @@ __attribute__((target("avx2"))) void RoundRowToBf16Avx2(const float* from, int64
   for (; i < count; ++i) to[i] = hmo::half_float_bits::F32ToBf16(from[i]);
 }
 
+// Every x86 CPU with AVX2 also has F16C (which came first), so one check
+// serves both kinds of rows.
 bool HostHasAvx2() {
   static const bool has_avx2 = __builtin_cpu_supports("avx2");
   return has_avx2;
-}
-
-bool HostHasF16c() {
-  static const bool has_f16c = __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx");
-  return has_f16c;
 }
 
 // `count` values converted by `vector_row` where the host has its
@@ -81,7 +78,7 @@ void ConvertRow(bool host_has_vector_row, void (*vector_row)(const From*, int64_
 }
 
 void WidenF16Row(const uint16_t* from, int64_t count, float* to) {
-  ConvertRow(HostHasF16c(), WidenF16RowF16c, hmo::half_float_bits::F16ToF32, from, count, to);
+  ConvertRow(HostHasAvx2(), WidenF16RowF16c, hmo::half_float_bits::F16ToF32, from, count, to);
 }
 
 void WidenBf16Row(const uint16_t* from, int64_t count, float* to) {
@@ -160,7 +157,7 @@ void RoundRowToBf16(const float* from, int64_t count, uint16_t* to) {
 }
 
 void RoundRowToF16(const float* from, int64_t count, uint16_t* to) {
-  ConvertRow(HostHasF16c(), RoundRowToF16F16c, hmo::half_float_bits::F32ToF16, from, count, to);
+  ConvertRow(HostHasAvx2(), RoundRowToF16F16c, hmo::half_float_bits::F32ToF16, from, count, to);
 }
 
 void F16Product(CBLAS_TRANSPOSE trans_a, CBLAS_TRANSPOSE trans_b, int64_t rows, int64_t columns,

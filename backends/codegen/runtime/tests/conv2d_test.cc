@@ -284,7 +284,10 @@ TEST_P(Conv2DTest, EpilogueSeesThePlainConvolution) {
 
 void ExpectNarrowEpilogueSeesThePlainConvolution(const NarrowConv& type,
                                                  const HmoCpuConv2DShape& s) {
-  const auto [input, filter] = NarrowOperands(type, s, 41);
+  // Named, not bound: the lambda below captures them.
+  const auto operands = NarrowOperands(type, s, 41);
+  const std::vector<uint16_t>& input = operands.first;
+  const std::vector<uint16_t>& filter = operands.second;
   std::vector<uint16_t> expected(s.batch * s.output_rows * s.output_cols * s.output_features);
   type.convolve(expected.data(), input.data(), filter.data(), &s);
   for (bool in_place : {false, true}) {
