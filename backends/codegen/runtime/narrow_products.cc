@@ -14,7 +14,7 @@ namespace {
 
 // `count` f16 values widened to f32, eight at a time with F16C.
 __attribute__((target("avx2,f16c"))) void WidenF16RowF16c(const uint16_t* from, int64_t count,
-                                                         float* to) {
+                                                          float* to) {
   int64_t i = 0;
   for (; i + 8 <= count; i += 8) {
     const __m128i half = _mm_loadu_si128(reinterpret_cast<const __m128i*>(from + i));
@@ -25,7 +25,7 @@ __attribute__((target("avx2,f16c"))) void WidenF16RowF16c(const uint16_t* from, 
 
 // `count` f32 values rounded to f16 (nearest even), eight at a time with F16C.
 __attribute__((target("avx2,f16c"))) void RoundRowToF16F16c(const float* from, int64_t count,
-                                                           uint16_t* to) {
+                                                            uint16_t* to) {
   int64_t i = 0;
   for (; i + 8 <= count; i += 8) {
     const __m128i half = _mm256_cvtps_ph(_mm256_loadu_ps(from + i), _MM_FROUND_TO_NEAREST_INT);
