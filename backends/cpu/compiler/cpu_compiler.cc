@@ -10,6 +10,7 @@
 #include "hmo/codegen/fusion_emitter.h"
 #include "cpu/codegen/module_emitter.h"
 #include "cpu/compiler/cpu_collectives.h"
+#include "cpu/simplification/widened_dot_operands.h"
 #include "fmt/format.h"
 #include "hmo/analysis/buffer_plan_checker.h"
 #include "hmo/base/status_macros.h"
@@ -61,13 +62,15 @@ absl::Status DumpIr(const llvm::Module& module, const std::string& path) {
 
 TargetMemoryModel CpuMemoryModel() {
   // The expanded fusions of XLA's optimized modules are fused again into
-  // loop, reduction and output fusions around their other instructions.
+  // loop, reduction and output fusions around their other instructions;
+  // their f32 dots of widened 16-bit operands read the 16-bit values.
   TargetMemoryModel model = codegen::EmittedMemoryModel(
       "cpu", kCpuBufferAlignment, codegen::EmittedFusions::kLoopReductionAndOutput,
-      [](HloModule& module, const std::vector<HloInstruction*>& expanded) {
-        return codegen::RegroupExpandedInstructions(
-                   module, expanded, codegen::EmittedFusions::kLoopReductionAndOutput)
-            .status();
+      [](HloModule& module, const std::vector<HloInstruction*>& expanded) -> absl::Status {
+        HMO_RETURN_IF_ERROR(codegen::RegroupExpandedInstructions(
+                                module, expanded, codegen::EmittedFusions::kLoopReductionAndOutput)
+                                .status());
+        return NarrowWidenedDotOperands(module).status();
       });
   // Constants are read from the code's read-only data and thread-local
   // values (reducers, comparators) live in registers: neither takes arena

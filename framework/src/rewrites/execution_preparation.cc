@@ -26,8 +26,7 @@ absl::StatusOr<std::unique_ptr<HloModule>> CloneForExecution(
   if (options.expand_fusion) {
     std::vector<HloInstruction*> expanded;
     HMO_RETURN_IF_ERROR(ExpandFusions(*clone, options.expand_fusion, &expanded).status());
-    if (options.regroup_expanded && !expanded.empty())
-      HMO_RETURN_IF_ERROR(options.regroup_expanded(*clone, expanded));
+    if (options.regroup_expanded) HMO_RETURN_IF_ERROR(options.regroup_expanded(*clone, expanded));
   }
   HMO_RETURN_IF_ERROR(FlattenCallGraph(*clone).status());
   HMO_RETURN_IF_ERROR(ConformControlFlowLayouts(*clone).status());

@@ -12,7 +12,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "cpu/compiler/cpu_compiler.h"
 #include "hmo/codegen/gemm_plan.h"
+#include "hmo/eval/hlo_evaluator.h"
+#include "hmo/execution/literal_comparison.h"
+#include "hmo/execution/random_literals.h"
 #include "hmo/ir/hlo_computation.h"
 #include "hmo/text/hlo_parser.h"
 #include "support/hmo_cli_runner.h"
@@ -77,6 +81,70 @@ TEST(NarrowDotTest, Bf16F16AndS8DotsRunOnTheirOwnGemmsAndMatchTheEvaluator) {
   EXPECT_EQ(f16_gemms, 1) << module_text;
   EXPECT_EQ(s8_gemms, 1) << module_text;
   std::filesystem::remove_all(directory);
+}
+
+// XLA:CPU's optimized modules widen bf16 dot operands to f32 in the fusions
+// producing them (here one transposes after widening, one rounds to bf16 and
+// widens again, one is a plain convert). The CPU backend's preparation makes
+// the dots read the bf16 values (NarrowWidenedDotOperands): every dot is the
+// bf16 GEMM, and the results equal the evaluator's on the module as given.
+TEST(NarrowDotTest, XlaWidenedBf16OperandsRunOnTheBf16Gemm) {
+  constexpr char kWidened[] = R"(HloModule widened
+fused_a {
+  a = bf16[96,128]{1,0} parameter(0)
+  c = f32[96,128]{1,0} convert(a)
+  t = f32[128,96]{0,1} transpose(c), dimensions={1,0}
+  ROOT k = f32[128,96]{1,0} copy(t)
+}
+fused_b {
+  b = f32[96,80]{1,0} parameter(0)
+  s = f32[96,80]{1,0} multiply(b, b)
+  n = bf16[96,80]{1,0} convert(s)
+  ROOT w = f32[96,80]{1,0} convert(n)
+}
+dot_fusion {
+  x = f32[128,96]{1,0} parameter(0)
+  y = f32[96,80]{1,0} parameter(1)
+  d = f32[128,80]{1,0} dot(x, y), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT e = f32[128,80]{1,0} exponential(d)
+}
+ENTRY e {
+  a = bf16[96,128]{1,0} parameter(0)
+  b = f32[96,80]{1,0} parameter(1)
+  c = bf16[80,64]{1,0} parameter(2)
+  fa = f32[128,96]{1,0} fusion(a), kind=kLoop, calls=fused_a
+  fb = f32[96,80]{1,0} fusion(b), kind=kLoop, calls=fused_b
+  d1 = f32[128,80]{1,0} fusion(fa, fb), kind=kOutput, calls=dot_fusion
+  cw = f32[80,64]{1,0} convert(c)
+  d2 = f32[96,64]{1,0} dot(fb, cw), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT r = (f32[128,80]{1,0}, f32[96,64]{1,0}) tuple(d1, d2)
+}
+)";
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(kWidened);
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<std::unique_ptr<HloModule>> prepared = CpuMemoryModel().prepare(**module);
+  ASSERT_TRUE(prepared.ok()) << prepared.status();
+  int bf16_gemms = 0;
+  for (const HloComputation* computation : (*prepared)->computations()) {
+    for (const HloInstruction* instruction : computation->instructions()) {
+      if (instruction->opcode() != HloOpcode::kDot) continue;
+      EXPECT_EQ(codegen::RuntimeGemmElementTypes(*instruction),
+                codegen::GemmElementTypes::kBf16ToF32)
+          << instruction->ToString();
+      ++bf16_gemms;
+    }
+  }
+  EXPECT_EQ(bf16_gemms, 2);
+  const std::vector<Literal> arguments = MakeRandomArguments(**module, 7);
+  absl::StatusOr<std::unique_ptr<CpuExecutable>> executable =
+      CompileForCpu(**module, CpuCompileOptions{});
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  absl::StatusOr<Literal> actual = (*executable)->Execute(arguments, nullptr);
+  ASSERT_TRUE(actual.ok()) << actual.status();
+  absl::StatusOr<Literal> expected = HloEvaluator().Evaluate(**module, arguments);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  absl::Status same = CompareLiterals(*expected, *actual, LiteralComparisonOptions{});
+  EXPECT_TRUE(same.ok()) << same;
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 // and checking that a rewritten module computes what the original did.
 
 #include <cstdint>
+#include <functional>
 #include <string_view>
 #include <vector>
 
@@ -28,15 +29,15 @@ absl::StatusOr<bool> RunPassOn(HloModule& module) {
   return pass.Run(module, context);
 }
 
-// Parses `text` twice, runs `Pass` on one copy and evaluates both on the
+// Parses `text` twice, runs `rewrite` on one copy and evaluates both on the
 // same arguments (integers 2, floats a small repeating ramp): the results
 // must be equal.
-template <typename Pass>
-void ExpectPassKeepsValues(std::string_view text) {
+inline void ExpectRewriteKeepsValues(std::string_view text,
+                                     const std::function<absl::Status(HloModule&)>& rewrite) {
   std::unique_ptr<HloModule> rewritten = test_support::ParseTestModule(text);
   std::unique_ptr<HloModule> reference = test_support::ParseTestModule(text);
-  absl::StatusOr<bool> changed = RunPassOn<Pass>(*rewritten);
-  ASSERT_TRUE(changed.ok()) << changed.status();
+  absl::Status status = rewrite(*rewritten);
+  ASSERT_TRUE(status.ok()) << status;
   std::vector<Literal> arguments;
   for (const HloInstruction* parameter : reference->entry_computation()->parameter_instructions()) {
     Literal literal(parameter->shape());
@@ -52,6 +53,12 @@ void ExpectPassKeepsValues(std::string_view text) {
   ASSERT_TRUE(expected.ok()) << expected.status();
   ASSERT_TRUE(actual.ok()) << actual.status();
   EXPECT_EQ(*expected, *actual) << expected->ToString() << "\n" << actual->ToString();
+}
+
+// ExpectRewriteKeepsValues with `Pass` as the rewrite.
+template <typename Pass>
+void ExpectPassKeepsValues(std::string_view text) {
+  ExpectRewriteKeepsValues(text, [](HloModule& module) { return RunPassOn<Pass>(module).status(); });
 }
 
 }  // namespace hmo::cpu::testing

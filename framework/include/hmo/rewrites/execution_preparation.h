@@ -34,10 +34,11 @@ namespace hmo {
 struct ExecutionPreparationOptions {
   // Fusions for which this returns true are expanded (null: none).
   std::function<bool(const HloInstruction& fusion)> expand_fusion;
-  // Called after the expansion with the instructions it added (when there
-  // are any): a backend fuses them again into fusions its emitters emit
-  // whole, so the expanded fusions' intermediates need no buffers (null:
-  // they stay one instruction each).
+  // Called after the expansion with the instructions it added (possibly
+  // none): a backend fuses them again into fusions its emitters emit whole,
+  // so the expanded fusions' intermediates need no buffers, and may rewrite
+  // other instructions into forms its emitters compute better (null: the
+  // expanded instructions stay one instruction each).
   std::function<absl::Status(HloModule& module, const std::vector<HloInstruction*>& expanded)>
       regroup_expanded;
 };
