@@ -39,8 +39,7 @@ bool MovesValuesOnly(const HloInstruction& instruction) {
 }
 
 bool HasControlEdges(const HloInstruction& instruction) {
-  return !instruction.control_predecessors().empty() ||
-         !instruction.control_successors().empty();
+  return !instruction.control_predecessors().empty() || !instruction.control_successors().empty();
 }
 
 // How an f32 dot operand widens a 16-bit value: `chain` runs from the
@@ -95,7 +94,8 @@ bool IsF32Dot(const HloInstruction& dot) {
 std::optional<DotSite> FindDotSite(HloInstruction& instruction) {
   if (HasControlEdges(instruction)) return std::nullopt;
   if (IsF32Dot(instruction)) return DotSite{&instruction, {0, 1}};
-  if (instruction.opcode() != HloOpcode::kFusion || !codegen::IsOutputFusionEmittable(instruction)) {
+  if (instruction.opcode() != HloOpcode::kFusion ||
+      !codegen::IsOutputFusionEmittable(instruction)) {
     return std::nullopt;
   }
   const HloComputation* fused = instruction.fused_instructions_computation();
@@ -238,8 +238,7 @@ std::vector<std::pair<HloInstruction*, Widening>> NarrowableProducers(
 
 // Narrows `producer` (NarrowableProducers) and makes its readers read the
 // 16-bit value.
-absl::Status NarrowProducer(HloModule& module, HloInstruction* producer,
-                            const Widening& widening) {
+absl::Status NarrowProducer(HloModule& module, HloInstruction* producer, const Widening& widening) {
   HloInstruction* bypassed = BypassedValue(producer, widening);
   HloInstruction* value = bypassed != nullptr ? bypassed : producer;
   if (bypassed == nullptr) HMO_RETURN_IF_ERROR(NarrowFusion(producer, widening));
@@ -264,7 +263,8 @@ absl::StatusOr<int64_t> NarrowWidenedDotOperands(HloModule& module) {
   for (HloComputation* computation : module.MakeNonfusionComputations()) {
     absl::flat_hash_map<HloInstruction*, DotSite> sites;
     for (HloInstruction* instruction : computation->instructions()) {
-      if (std::optional<DotSite> site = FindDotSite(*instruction)) sites.emplace(instruction, *site);
+      if (std::optional<DotSite> site = FindDotSite(*instruction))
+        sites.emplace(instruction, *site);
     }
     if (sites.empty()) continue;
     for (auto& [producer, widening] : NarrowableProducers(*computation, sites)) {

@@ -58,7 +58,8 @@ inline void ExpectRewriteKeepsValues(std::string_view text,
 // ExpectRewriteKeepsValues with `Pass` as the rewrite.
 template <typename Pass>
 void ExpectPassKeepsValues(std::string_view text) {
-  ExpectRewriteKeepsValues(text, [](HloModule& module) { return RunPassOn<Pass>(module).status(); });
+  ExpectRewriteKeepsValues(text,
+                           [](HloModule& module) { return RunPassOn<Pass>(module).status(); });
 }
 
 }  // namespace hmo::cpu::testing
