@@ -13,10 +13,8 @@
 #include <gtest/gtest.h>
 
 #include "cpu/compiler/cpu_compiler.h"
+#include "cpu_execution_expectations.h"
 #include "hmo/codegen/gemm_plan.h"
-#include "hmo/eval/hlo_evaluator.h"
-#include "hmo/execution/literal_comparison.h"
-#include "hmo/execution/random_literals.h"
 #include "hmo/ir/hlo_computation.h"
 #include "hmo/text/hlo_parser.h"
 #include "support/hmo_cli_runner.h"
@@ -135,16 +133,7 @@ ENTRY e {
     }
   }
   EXPECT_EQ(bf16_gemms, 2);
-  const std::vector<Literal> arguments = MakeRandomArguments(**module, 7);
-  absl::StatusOr<std::unique_ptr<CpuExecutable>> executable =
-      CompileForCpu(**module, CpuCompileOptions{});
-  ASSERT_TRUE(executable.ok()) << executable.status();
-  absl::StatusOr<Literal> actual = (*executable)->Execute(arguments, nullptr);
-  ASSERT_TRUE(actual.ok()) << actual.status();
-  absl::StatusOr<Literal> expected = HloEvaluator().Evaluate(**module, arguments);
-  ASSERT_TRUE(expected.ok()) << expected.status();
-  absl::Status same = CompareLiterals(*expected, *actual, LiteralComparisonOptions{});
-  EXPECT_TRUE(same.ok()) << same;
+  testing::ExpectCpuMatchesTheEvaluator(**module, 7);
 }
 
 }  // namespace

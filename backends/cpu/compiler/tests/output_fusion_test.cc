@@ -13,11 +13,9 @@
 #include <gtest/gtest.h>
 
 #include "cpu/compiler/cpu_compiler.h"
+#include "cpu_execution_expectations.h"
 #include "hmo/analysis/target_memory_model.h"
 #include "hmo/codegen/fusion_emitter.h"
-#include "hmo/eval/hlo_evaluator.h"
-#include "hmo/execution/literal_comparison.h"
-#include "hmo/execution/random_literals.h"
 #include "hmo/ir/hlo_computation.h"
 #include "hmo/text/hlo_parser.h"
 
@@ -48,16 +46,7 @@ void ExpectMatchesTheEvaluator(const std::string& text) {
     }
   }
   EXPECT_EQ(output_fusions, 1);
-  const std::vector<Literal> arguments = MakeRandomArguments(**module, 5);
-  absl::StatusOr<std::unique_ptr<CpuExecutable>> executable =
-      CompileForCpu(**module, CpuCompileOptions{});
-  ASSERT_TRUE(executable.ok()) << executable.status();
-  absl::StatusOr<Literal> actual = (*executable)->Execute(arguments, nullptr);
-  ASSERT_TRUE(actual.ok()) << actual.status();
-  absl::StatusOr<Literal> expected = HloEvaluator().Evaluate(**module, arguments);
-  ASSERT_TRUE(expected.ok()) << expected.status();
-  absl::Status same = CompareLiterals(*expected, *actual, LiteralComparisonOptions{});
-  EXPECT_TRUE(same.ok()) << same;
+  testing::ExpectCpuMatchesTheEvaluator(**module, 5);
 }
 
 class OutputFusionTest : public ::testing::TestWithParam<OutputFusionCase> {};
