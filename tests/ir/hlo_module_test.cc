@@ -124,6 +124,27 @@ TEST(HloModuleTest, RemoveComputations) {
   EXPECT_TRUE(m.schedule().Verify().ok());
 }
 
+TEST(HloModuleTest, RemoveDeadInstructionTakesItsScheduleEntryAndFusedComputation) {
+  auto parsed = ParseHloModule(kModule);
+  ASSERT_TRUE(parsed.ok());
+  HloModule& m = **parsed;
+  HloComputation* e = m.entry_computation();
+  HloInstruction* f = e->GetInstructionWithName("f");
+  HloInstruction* p = e->GetInstructionWithName("p");
+  // Still read by the reduce and the tuple: refused, nothing changed.
+  EXPECT_FALSE(m.RemoveDeadInstruction(f).ok());
+  EXPECT_NE(m.GetComputationWithName("fused"), nullptr);
+  // Once nothing reads it: the fusion, its schedule entry and its fused
+  // computation go; the schedule still verifies.
+  ASSERT_TRUE(e->GetInstructionWithName("r")->ReplaceOperandWith(0, p).ok());
+  ASSERT_TRUE(e->root_instruction()->ReplaceOperandWith(0, p).ok());
+  ASSERT_TRUE(m.RemoveDeadInstruction(f).ok());
+  EXPECT_EQ(e->GetInstructionWithName("f"), nullptr);
+  EXPECT_EQ(m.GetComputationWithName("fused"), nullptr);
+  EXPECT_EQ(m.schedule().sequence(e).size(), 4);
+  EXPECT_TRUE(m.schedule().Verify().ok());
+}
+
 TEST(HloModuleTest, UniqueNames) {
   HloModule m("names");
   EXPECT_EQ(m.GetUniqueName("add"), "add");

@@ -241,24 +241,7 @@ class LoopFuser::Impl {
     fusion->DetachFromOperands();
     for (HloInstruction* operand : operands) fusion->AppendOperand(operand);
 
-    if (producer->IsDead()) return RemoveProducer(producer);
-    return absl::OkStatus();
-  }
-
-  // Removes a producer whose last user absorbed it, with its fused
-  // computation when it was a fusion.
-  absl::Status RemoveProducer(HloInstruction* producer) {
-    HloComputation* parent = producer->parent();
-    HloComputation* called = producer->opcode() == HloOpcode::kFusion
-                                 ? producer->fused_instructions_computation()
-                                 : nullptr;
-    HMO_RETURN_IF_ERROR(parent->RemoveInstruction(producer));
-    if (module_.has_schedule() && module_.schedule().is_computation_scheduled(parent)) {
-      module_.schedule().GetOrCreateSequence(parent).remove_instruction(producer);
-    }
-    if (called != nullptr && called->caller_instructions().empty()) {
-      HMO_RETURN_IF_ERROR(module_.RemoveComputation(called));
-    }
+    if (producer->IsDead()) return module_.RemoveDeadInstruction(producer);
     return absl::OkStatus();
   }
 

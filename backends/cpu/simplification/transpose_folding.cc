@@ -104,10 +104,7 @@ absl::StatusOr<bool> TransposeFolding::Run(HloModule& module, PassContext& /*con
             std::find(operands.begin(), operands.end(), transpose) != operands.end()) {
           continue;
         }
-        if (scheduled) {
-          module.schedule().GetOrCreateSequence(computation).remove_instruction(transpose);
-        }
-        HMO_RETURN_IF_ERROR(computation->RemoveInstruction(transpose));
+        HMO_RETURN_IF_ERROR(module.RemoveDeadInstruction(transpose));
       }
     }
   }

@@ -11,7 +11,6 @@
 #include "hmo/codegen/fusion_emitter.h"
 #include "hmo/ir/hlo_computation.h"
 #include "hmo/ir/hlo_instruction.h"
-#include "hmo/ir/hlo_schedule.h"
 
 namespace hmo::cpu {
 namespace {
@@ -114,23 +113,6 @@ std::optional<DotSite> FindDotSite(HloInstruction& instruction) {
     return site;
   }
   return std::nullopt;
-}
-
-// Removes `instruction` (dead) from its computation and schedule, with its
-// fused computation.
-absl::Status RemoveDead(HloModule& module, HloInstruction* instruction) {
-  HloComputation* parent = instruction->parent();
-  HloComputation* called = instruction->opcode() == HloOpcode::kFusion
-                               ? instruction->fused_instructions_computation()
-                               : nullptr;
-  HMO_RETURN_IF_ERROR(parent->RemoveInstruction(instruction));
-  if (module.has_schedule() && module.schedule().is_computation_scheduled(parent)) {
-    module.schedule().GetOrCreateSequence(parent).remove_instruction(instruction);
-  }
-  if (called != nullptr && called->caller_instructions().empty()) {
-    HMO_RETURN_IF_ERROR(module.RemoveComputation(called));
-  }
-  return absl::OkStatus();
 }
 
 // The 16-bit value outside any fusion that `producer` widens when the
@@ -252,7 +234,7 @@ absl::Status NarrowProducer(HloModule& module, HloInstruction* producer, const W
       }
     }
   }
-  if (value != producer) HMO_RETURN_IF_ERROR(RemoveDead(module, producer));
+  if (value != producer) HMO_RETURN_IF_ERROR(module.RemoveDeadInstruction(producer));
   return absl::OkStatus();
 }
 

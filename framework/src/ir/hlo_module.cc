@@ -7,7 +7,9 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "hmo/base/status_macros.h"
 #include "hmo/ir/hlo_printer.h"
+#include "hmo/ir/hlo_schedule.h"
 
 namespace hmo {
 
@@ -70,6 +72,21 @@ absl::Status HloModule::RemoveComputation(HloComputation* computation) {
   }
   return absl::NotFoundError(
       StrCat("computation ", computation->name(), " is not in module ", name_));
+}
+
+absl::Status HloModule::RemoveDeadInstruction(HloInstruction* instruction) {
+  HloComputation* parent = instruction->parent();
+  HloComputation* called = instruction->opcode() == HloOpcode::kFusion
+                               ? instruction->fused_instructions_computation()
+                               : nullptr;
+  HMO_RETURN_IF_ERROR(parent->RemoveInstruction(instruction));
+  if (schedule_ && schedule_->is_computation_scheduled(parent)) {
+    schedule_->GetOrCreateSequence(parent).remove_instruction(instruction);
+  }
+  if (called != nullptr && called->caller_instructions().empty()) {
+    HMO_RETURN_IF_ERROR(RemoveComputation(called));
+  }
+  return absl::OkStatus();
 }
 
 int64_t HloModule::RemoveUnusedComputations() {

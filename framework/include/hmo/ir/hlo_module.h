@@ -96,6 +96,11 @@ class HloModule {
 
   // Removes a computation. Errors: it is the entry or still has callers.
   absl::Status RemoveComputation(HloComputation* computation);
+  // Removes `instruction` (dead: no users, not a root, no control edges)
+  // from its computation and, when that computation is scheduled, from its
+  // sequence; a fusion's fused computation goes too once nothing else calls
+  // it. Errors as HloComputation::RemoveInstruction.
+  absl::Status RemoveDeadInstruction(HloInstruction* instruction);
   // Removes every computation not reachable from the entry; returns how many.
   int64_t RemoveUnusedComputations();
 
