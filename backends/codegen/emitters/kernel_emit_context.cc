@@ -112,9 +112,9 @@ absl::Status KernelEmitContext::EmitLoopNest(
 
 absl::Status KernelEmitContext::EmitOutputLoopNest(
     std::string_view name, const Shape& shape,
-    const std::function<absl::Status(const IrArray::Index&)>& body) {
-  if (part_ == nullptr) return codegen::EmitLoopNest(builder_, name, shape, body);
-  return codegen::EmitLoopNestPart(builder_, name, shape, part_, parts_, body);
+    const std::function<absl::Status(const IrArray::Index&)>& body, const LoopTiling* tiling) {
+  if (part_ == nullptr) return codegen::EmitLoopNest(builder_, name, shape, body, tiling);
+  return codegen::EmitLoopNestPart(builder_, name, shape, part_, parts_, body, tiling);
 }
 
 absl::Status KernelEmitContext::EmitOutputLinearLoop(

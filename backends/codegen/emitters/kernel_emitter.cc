@@ -1,6 +1,7 @@
 #include "hmo/codegen/dynamic_slicing.h"
 #include "hmo/codegen/kernel_emitter.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,7 @@
 #include "hmo/codegen/fusion_emitter.h"
 #include "hmo/codegen/loop_emitter.h"
 #include "hmo/codegen/op_emitters.h"
+#include "hmo/codegen/transposed_reads.h"
 #include "hmo/base/status_macros.h"
 #include "hmo/ir/custom_call_targets.h"
 
@@ -153,12 +155,21 @@ absl::Status EmitElementLoop(KernelEmitContext& context, const IrArray& output,
           return absl::OkStatus();
         });
   }
-  return context.EmitOutputLoopNest("loop", output.shape(),
-                                    [&](const IrArray::Index& index) -> absl::Status {
-                                      HMO_ASSIGN_OR_RETURN(llvm::Value * v, generator(index));
-                                      output.EmitWriteElement(index, v, b);
-                                      return absl::OkStatus();
-                                    });
+  // An operand read transposed: the loop runs in tiles.
+  std::optional<LoopTiling> tiling;
+  const Shape& kernel_shape = context.instruction().shape();
+  if (kernel_shape.IsArray() && kernel_shape.dimensions() == output.shape().dimensions() &&
+      output.minor_to_major() == IrArray(nullptr, kernel_shape).minor_to_major()) {
+    tiling = TransposedReadTiling(context.instruction());
+  }
+  return context.EmitOutputLoopNest(
+      "loop", output.shape(),
+      [&](const IrArray::Index& index) -> absl::Status {
+        HMO_ASSIGN_OR_RETURN(llvm::Value * v, generator(index));
+        output.EmitWriteElement(index, v, b);
+        return absl::OkStatus();
+      },
+      tiling.has_value() ? &*tiling : nullptr);
 }
 
 bool HasOpEmitter(const HloInstruction& instruction) {

@@ -58,6 +58,41 @@ ENTRY e {
 })");
 }
 
+// Kernels reading an operand transposed loop in tiles (transposed_reads.h),
+// the last tiles clipped: a page-strided copy, XLA's widened dot operand
+// read through a bitcast, a 16-bit transpose, dimensions no tile divides.
+TEST(PartitionedKernelTest, TiledLoopsOfTransposedReads) {
+  ExpectSameForEveryThreadCount(R"(
+HloModule m
+ENTRY e {
+  x = f32[1024,1030]{1,0} parameter(0)
+  ROOT c = f32[1024,1030]{0,1} copy(x)
+})");
+  ExpectSameForEveryThreadCount(R"(
+HloModule m
+fused {
+  p0 = f32[3,40,700]{2,1,0} parameter(0)
+  p1 = f32[3,40,700]{2,1,0} parameter(1)
+  add = f32[3,40,700]{2,1,0} add(p0, p1)
+  n = bf16[3,40,700]{2,1,0} convert(add)
+  w = f32[3,40,700]{2,1,0} convert(n)
+  t = f32[700,3,40]{0,2,1} transpose(w), dimensions={2,0,1}
+  copy = f32[700,3,40]{2,1,0} copy(t)
+  ROOT b = f32[700,120]{1,0} bitcast(copy)
+}
+ENTRY e {
+  a = f32[3,40,700]{2,1,0} parameter(0)
+  b = f32[3,40,700]{2,1,0} parameter(1)
+  ROOT f = f32[700,120]{1,0} fusion(a, b), kind=kLoop, calls=fused
+})");
+  ExpectSameForEveryThreadCount(R"(
+HloModule m
+ENTRY e {
+  x = bf16[5,300,333]{2,1,0} parameter(0)
+  ROOT t = bf16[5,333,300]{2,1,0} transpose(x), dimensions={0,2,1}
+})");
+}
+
 TEST(PartitionedKernelTest, MultiOutputFusionWithLeadingUnitDimensions) {
   ExpectSameForEveryThreadCount(R"(
 HloModule m

@@ -37,6 +37,7 @@
 #include "absl/types/span.h"
 #include "hmo/codegen/element_generator.h"
 #include "hmo/codegen/ir_array.h"
+#include "hmo/codegen/loop_emitter.h"
 #include "hmo/analysis/buffer_assignment.h"
 #include "hmo/ir/hlo_computation.h"
 #include "hmo/ir/hlo_instruction.h"
@@ -147,8 +148,10 @@ class KernelEmitContext {
   // kernel a part of a partitioned kernel (SetOutputPartition), they emit
   // only this part's share (EmitLoopNestPart / EmitPartRange), so that the
   // parts, run on separate threads, together compute the output once.
+  // `tiling`: as EmitLoopNest's.
   absl::Status EmitOutputLoopNest(std::string_view name, const Shape& shape,
-                                  const std::function<absl::Status(const IrArray::Index&)>& body);
+                                  const std::function<absl::Status(const IrArray::Index&)>& body,
+                                  const LoopTiling* tiling = nullptr);
   // The same over linear indices [0, count) (a flat loop).
   absl::Status EmitOutputLinearLoop(std::string_view name, int64_t count,
                                     const std::function<absl::Status(llvm::Value*)>& body);

@@ -25,19 +25,36 @@ absl::Status EmitForLoop(llvm::IRBuilderBase& b, std::string_view name, llvm::Va
                          llvm::Value* end, int64_t step,
                          const std::function<absl::Status(llvm::Value* iv)>& body);
 
+// A loop nest that visits `dimension` and the most-minor dimension of more
+// than one index in tiles of `rows` x `columns` indices (the last ones
+// clipped): the tiles in the dimensions' places in the nest, then within
+// each tile `dimension`, then the most-minor one innermost. For kernels
+// whose output's minor dimension reads an operand with a large stride
+// (transposed_reads.h). Nothing changes when `dimension` is the most-minor
+// one or has one index.
+struct LoopTiling {
+  int64_t dimension = 0;
+  int64_t rows = 1;
+  int64_t columns = 1;
+};
+
 // Calls body(index) for every index of `shape` (an array shape; its layout,
-// or the default, orders the loops). A shape with no elements emits nothing;
-// a scalar calls body once with an empty index and no loop.
+// or the default, orders the loops; `tiling`, when given, tiles two of
+// them). A shape with no elements emits nothing; a scalar calls body once
+// with an empty index and no loop.
 absl::Status EmitLoopNest(llvm::IRBuilderBase& b, std::string_view name, const Shape& shape,
-                          const std::function<absl::Status(const IrArray::Index& index)>& body);
+                          const std::function<absl::Status(const IrArray::Index& index)>& body,
+                          const LoopTiling* tiling = nullptr);
 
 // Part `part` of `parts` (i64 values, 0 <= part < parts) of EmitLoopNest's
 // iterations: the outermost loop whose dimension has more than one index
-// runs over [size*part/parts, size*(part+1)/parts), the loops inside it over
-// everything. The parts together visit every index once.
+// runs over [size*part/parts, size*(part+1)/parts) (a tiled one over its
+// tiles so), the loops inside it over everything. The parts together visit
+// every index once.
 absl::Status EmitLoopNestPart(llvm::IRBuilderBase& b, std::string_view name, const Shape& shape,
                               llvm::Value* part, llvm::Value* parts,
-                              const std::function<absl::Status(const IrArray::Index& index)>& body);
+                              const std::function<absl::Status(const IrArray::Index& index)>& body,
+                              const LoopTiling* tiling = nullptr);
 
 // [count*part/parts, count*(part+1)/parts) as i64 values.
 std::pair<llvm::Value*, llvm::Value*> EmitPartRange(llvm::IRBuilderBase& b, int64_t count,
