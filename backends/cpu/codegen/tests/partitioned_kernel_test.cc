@@ -93,6 +93,35 @@ ENTRY e {
 })");
 }
 
+// A reduce-window taking its outputs in lanes (reduce_window_emitter.cc):
+// the parts split the blocks of lanes, the last block partial.
+TEST(PartitionedKernelTest, ReduceWindowInLanes) {
+  ExpectSameForEveryThreadCount(R"(
+HloModule m
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[64,2000] parameter(0)
+  z = f32[] constant(0)
+  ROOT r = f32[2,1000] reduce-window(x, z), window={size=32x2 stride=32x2 pad=0_0x1_1}, to_apply=sum
+})");
+  ExpectSameForEveryThreadCount(R"(
+HloModule m
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[64,1001] parameter(0)
+  z = f32[] constant(0)
+  ROOT r = f32[2,1001] reduce-window(x, z), window={size=32x1 stride=32x1}, to_apply=sum
+})");
+}
+
 TEST(PartitionedKernelTest, MultiOutputFusionWithLeadingUnitDimensions) {
   ExpectSameForEveryThreadCount(R"(
 HloModule m

@@ -91,5 +91,58 @@ ENTRY e {
 )");
 }
 
+// Windows that move by one element along the minor dimension of input and
+// output take outputs in lanes: XLA's tree reduction of a large sum (f16
+// windows of whole rows), padding and window dilation along the lanes,
+// variadic windows; output dimensions no lane count divides.
+TEST(ReduceWindowEmitterTest, OutputsInLanesAlongTheMinorDimension) {
+  ExpectMatchesEvaluator(R"(
+HloModule m
+sum {
+  a = f16[] parameter(0)
+  b = f16[] parameter(1)
+  ROOT s = f16[] add(a, b)
+}
+ENTRY e {
+  x = f16[8,128,40] parameter(0)
+  z = f16[] constant(0)
+  ROOT r = f16[1,4,40] reduce-window(x, z), window={size=8x32x1 stride=8x32x1}, to_apply=sum
+}
+)");
+  ExpectMatchesEvaluator(R"(
+HloModule m
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[4,50] parameter(0)
+  z = f32[] constant(0.5)
+  ROOT r = f32[4,50] reduce-window(x, z), window={size=3x5 pad=1_1x4_4 rhs_dilate=1x2}, to_apply=sum
+}
+)");
+  ExpectMatchesEvaluator(R"(
+HloModule m
+argmin {
+  av = f32[] parameter(0)
+  ai = s32[] parameter(1)
+  bv = f32[] parameter(2)
+  bi = s32[] parameter(3)
+  lt = pred[] compare(av, bv), direction=LT
+  v = f32[] select(lt, av, bv)
+  i = s32[] select(lt, ai, bi)
+  ROOT r = (f32[], s32[]) tuple(v, i)
+}
+ENTRY e {
+  x = f32[7,37] parameter(0)
+  idx = s32[7,37] iota(), iota_dimension=0
+  v0 = f32[] constant(inf)
+  i0 = s32[] constant(-1)
+  ROOT r = (f32[3,37], s32[3,37]) reduce-window(x, idx, v0, i0), window={size=3x1 stride=2x1}, to_apply=argmin
+}
+)");
+}
+
 }  // namespace
 }  // namespace hmo::cpu

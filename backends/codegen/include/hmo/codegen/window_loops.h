@@ -109,18 +109,24 @@ inline llvm::Value* EmitInRange(llvm::IRBuilderBase& b, llvm::Value* value, int6
   return b.CreateICmpULT(value, I64(b, limit));
 }
 
+// An accumulator: a `type` value at `address`.
+struct Accumulator {
+  llvm::Type* type = nullptr;
+  llvm::Value* address = nullptr;
+};
+
 // One reduction step of reduce and reduce-window: the N accumulators
 // become to_apply(accumulators..., inputs[i](index)...), each input a
 // compute-type element generator (an array reader, or a fused expression).
 inline absl::Status EmitAccumulateStep(KernelEmitContext& context, const HloInstruction& op,
-                                       const std::vector<llvm::AllocaInst*>& accumulators,
+                                       const std::vector<Accumulator>& accumulators,
                                        const std::vector<ElementGenerator>& inputs,
                                        const IrArray::Index& index) {
   llvm::IRBuilderBase& b = context.builder();
   const size_t n = accumulators.size();
   std::vector<llvm::Value*> args;
-  for (llvm::AllocaInst* accumulator : accumulators) {
-    args.push_back(b.CreateLoad(accumulator->getAllocatedType(), accumulator));
+  for (const Accumulator& accumulator : accumulators) {
+    args.push_back(b.CreateLoad(accumulator.type, accumulator.address));
   }
   for (size_t i = 0; i < n; ++i) {
     absl::StatusOr<llvm::Value*> value = inputs[i](index);
@@ -135,15 +141,27 @@ inline absl::Status EmitAccumulateStep(KernelEmitContext& context, const HloInst
                                       ": to_apply of " + op.name() +
                                       " does not return one value per input");
   }
-  for (size_t i = 0; i < n; ++i) b.CreateStore((*results)[i], accumulators[i]);
+  for (size_t i = 0; i < n; ++i) b.CreateStore((*results)[i], accumulators[i].address);
   return absl::OkStatus();
 }
 
-// The same step reading arrays.
+// The same step with each accumulator an alloca of its type.
 inline absl::Status EmitAccumulateStep(KernelEmitContext& context, const HloInstruction& op,
-                                       const std::vector<llvm::AllocaInst*>& accumulators,
-                                       const std::vector<IrArray>& inputs,
+                                       const std::vector<llvm::AllocaInst*>& allocas,
+                                       const std::vector<ElementGenerator>& inputs,
                                        const IrArray::Index& index) {
+  std::vector<Accumulator> accumulators;
+  for (llvm::AllocaInst* alloca : allocas) {
+    accumulators.push_back(Accumulator{alloca->getAllocatedType(), alloca});
+  }
+  return EmitAccumulateStep(context, op, accumulators, inputs, index);
+}
+
+// The same step reading arrays.
+template <typename Accumulators>
+absl::Status EmitAccumulateStep(KernelEmitContext& context, const HloInstruction& op,
+                                const Accumulators& accumulators,
+                                const std::vector<IrArray>& inputs, const IrArray::Index& index) {
   llvm::IRBuilderBase& b = context.builder();
   std::vector<ElementGenerator> readers;
   for (const IrArray& input : inputs) {
