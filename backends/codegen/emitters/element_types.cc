@@ -73,6 +73,34 @@ llvm::Value* FloatToBFloatBits(llvm::Value* value, llvm::IRBuilderBase& b) {
   return b.CreateTrunc(b.CreateSelect(is_nan, nan, rounded), b.getInt16Ty());
 }
 
+// float -> the nearest f16 value (ties to even) as a float, without the
+// f16 bits in between: x + M rounds x to a multiple of f16's step at x's
+// exponent e (2^(e-10), and 2^-24 below f16's normals) when
+// M = 1.5 * 2^(e+13), whose binade has that step as its ulp; subtracting M
+// is exact. The sign is x's (zeros keep theirs); magnitudes above f16's
+// largest finite one become inf, NaN the quiet NaN the f16 bits give back.
+// A third of FloatToHalfBits followed by HalfBitsToFloat, and the same
+// values.
+llvm::Value* RoundFloatToHalf(llvm::Value* value, llvm::IRBuilderBase& b) {
+  llvm::Type* i32 = b.getInt32Ty();
+  llvm::Type* f32 = b.getFloatTy();
+  llvm::Value* x = b.CreateBitCast(value, i32);
+  llvm::Value* sign = b.CreateAnd(x, 0x80000000u);
+  llvm::Value* exponent = b.CreateAnd(x, 0x7f800000);
+  llvm::Value* min_normal = b.getInt32(0x38800000);  // 2^-14
+  exponent = b.CreateSelect(b.CreateICmpULT(exponent, min_normal), min_normal, exponent);
+  llvm::Value* magic =
+      b.CreateBitCast(b.CreateOr(b.CreateAdd(exponent, b.getInt32(13 << 23)), 0x00400000), f32);
+  llvm::Value* rounded = b.CreateFSub(b.CreateFAdd(value, magic), magic);
+  llvm::Value* magnitude = b.CreateAnd(b.CreateBitCast(rounded, i32), 0x7fffffff);
+  // 65504 is f16's largest finite value; NaN compares unordered.
+  llvm::Value* overflow = b.CreateICmpUGT(magnitude, b.getInt32(0x477fe000));
+  magnitude = b.CreateSelect(overflow, b.getInt32(0x7f800000), magnitude);
+  llvm::Value* is_nan = b.CreateFCmpUNO(value, value);
+  magnitude = b.CreateSelect(is_nan, b.getInt32(0x7fc00000), magnitude);
+  return b.CreateBitCast(b.CreateOr(magnitude, sign), f32);
+}
+
 }  // namespace
 
 bool IsSupportedElementType(PrimitiveType type) { return IsComputableElementType(type); }
@@ -118,6 +146,17 @@ llvm::Value* EmitStorageToCompute(PrimitiveType type, llvm::Value* stored, llvm:
       return BFloatBitsToFloat(stored, b);
     default:
       return stored;
+  }
+}
+
+llvm::Value* EmitRoundToStorage(PrimitiveType type, llvm::Value* value, llvm::IRBuilderBase& b) {
+  switch (type) {
+    case PrimitiveType::F16:
+      return RoundFloatToHalf(value, b);
+    case PrimitiveType::BF16:
+      return BFloatBitsToFloat(FloatToBFloatBits(value, b), b);
+    default:
+      return value;
   }
 }
 

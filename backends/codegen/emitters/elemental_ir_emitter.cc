@@ -165,7 +165,7 @@ llvm::Value* ElementalIrEmitter::CallLibm(const char* name_f32, const char* name
 
 llvm::Value* ElementalIrEmitter::RoundToType(PrimitiveType type, llvm::Value* value) {
   if (type != PrimitiveType::F16 && type != PrimitiveType::BF16) return value;
-  return EmitStorageToCompute(type, EmitComputeToStorage(type, value, b_), b_);
+  return EmitRoundToStorage(type, value, b_);
 }
 
 llvm::Value* ElementalIrEmitter::EmitFloatMax(llvm::Value* a, llvm::Value* b, bool is_max) {

@@ -4,6 +4,11 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "hmo/base/half_float_bits.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -120,6 +125,62 @@ ENTRY e {
   auto result = RunHlo(kHlo, {R1F(PrimitiveType::F16, {2048, 1})});
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_THAT(AsDoubles(*result), ElementsAre(2048, 3));
+}
+
+// Inside a fusion an f16 value is an f32 rounded to f16's values in f32
+// (EmitRoundToStorage): it must be exactly what the f16 bits give back, for
+// every f16 value, both f32 neighbours of each, the midpoints between
+// consecutive f16 values (ties) and their neighbours, overflow, infinities
+// and NaNs (the quiet NaN of their sign, as an f16 stored and loaded).
+TEST(ConvertTest, HalfRoundingInsideAFusionIsTheF16BitsRoundTrip) {
+  std::vector<float> values;
+  for (uint32_t h = 0; h < 0x10000; ++h) {
+    const float f = half_float_bits::F16ToF32(static_cast<uint16_t>(h));
+    values.push_back(f);
+    values.push_back(std::nextafter(f, std::numeric_limits<float>::infinity()));
+    values.push_back(std::nextafter(f, -std::numeric_limits<float>::infinity()));
+    if ((h & 0x7fff) < 0x7bff) {  // finite, below the largest finite value
+      const float next = half_float_bits::F16ToF32(static_cast<uint16_t>(h + 1));
+      const float middle = f + (next - f) / 2;
+      values.push_back(middle);
+      values.push_back(std::nextafter(middle, std::numeric_limits<float>::infinity()));
+      values.push_back(std::nextafter(middle, -std::numeric_limits<float>::infinity()));
+    }
+  }
+  for (float f : {65519.99f, 65520.0f, 65536.0f, 1e30f, 3e38f, 1e-30f, 0.0f}) {
+    values.push_back(f);
+    values.push_back(-f);
+  }
+  const int64_t n = static_cast<int64_t>(values.size());
+  const std::string hlo = absl::StrCat(R"(
+HloModule m
+fused {
+  p = f32[)", n, R"(] parameter(0)
+  h = f16[)", n, R"(] convert(p)
+  w = f32[)", n, R"(] convert(h)
+  ROOT bits = u32[)", n, R"(] bitcast-convert(w)
+}
+ENTRY e {
+  x = f32[)", n, R"(] parameter(0)
+  ROOT f = u32[)", n, R"(] fusion(x), kind=kLoop, calls=fused
+})");
+  Literal argument(Shape(PrimitiveType::F32, {n}));
+  for (int64_t i = 0; i < n; ++i) argument.SetFromDouble(i, values[i]);
+  auto result = RunHlo(hlo, {argument});
+  ASSERT_TRUE(result.ok()) << result.status();
+  int64_t mismatches = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const float expected = half_float_bits::F16ToF32(half_float_bits::F32ToF16(values[i]));
+    uint32_t expected_bits;
+    std::memcpy(&expected_bits, &expected, sizeof(expected_bits));
+    // A NaN becomes the quiet NaN of its sign (payloads are not kept).
+    if (std::isnan(expected)) expected_bits = (expected_bits & 0x80000000u) | 0x7fc00000u;
+    if (static_cast<uint32_t>(result->GetAsUint64(i)) != expected_bits && ++mismatches <= 5) {
+      ADD_FAILURE() << "f32 " << values[i] << ": got bits " << std::hex << result->GetAsUint64(i)
+                    << ", want " << expected_bits;
+    }
+  }
+  EXPECT_EQ(mismatches, 0);
 }
 
 TEST(ConvertTest, FloatWidthChanges) {
