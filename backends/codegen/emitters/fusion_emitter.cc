@@ -1,5 +1,6 @@
 #include "hmo/codegen/fusion_emitter.h"
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -134,20 +135,50 @@ bool IsLoopFusionEmittable(const HloInstruction& fusion) {
   return true;
 }
 
-bool IsReductionFusionEmittable(const HloInstruction& fusion) {
+std::vector<const HloInstruction*> FusedRootReduces(const HloInstruction& fusion) {
   const HloComputation* fused = fusion.fused_instructions_computation();
-  if (fused == nullptr) return false;
+  if (fused == nullptr) return {};
+  const HloInstruction* root = fused->root_instruction();
+  auto is_reduce = [](const HloInstruction* instruction) {
+    const int64_t n = instruction->operand_count() / 2;
+    return instruction->opcode() == HloOpcode::kReduce && instruction->to_apply() != nullptr &&
+           n >= 1 && instruction->operand_count() == 2 * n;
+  };
+  if (root->opcode() != HloOpcode::kTuple) {
+    if (!is_reduce(root)) return {};
+    return {root};
+  }
+  // Sibling reduces: array-shaped, each once, read by the tuple only, over
+  // inputs of one set of dimensions reduced along the same ones.
+  std::vector<const HloInstruction*> reduces;
+  for (const HloInstruction* output : root->operands()) {
+    if (!is_reduce(output) || !output->shape().IsArray() || output->user_count() != 1 ||
+        std::find(reduces.begin(), reduces.end(), output) != reduces.end()) {
+      return {};
+    }
+    if (!reduces.empty() &&
+        (output->operand(0)->shape().dimensions() !=
+             reduces[0]->operand(0)->shape().dimensions() ||
+         output->dimensions() != reduces[0]->dimensions())) {
+      return {};
+    }
+    reduces.push_back(output);
+  }
+  return reduces;
+}
+
+bool IsReductionFusionEmittable(const HloInstruction& fusion) {
+  const std::vector<const HloInstruction*> reduces = FusedRootReduces(fusion);
+  if (reduces.empty()) return false;
   for (const HloInstruction* operand : fusion.operands()) {
     if (!operand->shape().IsArray()) return false;
   }
-  const HloInstruction* root = fused->root_instruction();
-  const int64_t n = root->operand_count() / 2;
-  if (root->opcode() != HloOpcode::kReduce || root->to_apply() == nullptr || n < 1 ||
-      root->operand_count() != 2 * n) {
-    return false;
-  }
-  for (const HloInstruction* instruction : fused->instructions()) {
-    if (instruction == root || instruction->opcode() == HloOpcode::kParameter) continue;
+  const HloInstruction* root = fusion.fused_instructions_computation()->root_instruction();
+  for (const HloInstruction* instruction : fusion.fused_instructions_computation()->instructions()) {
+    if (instruction == root || instruction->opcode() == HloOpcode::kParameter ||
+        std::find(reduces.begin(), reduces.end(), instruction) != reduces.end()) {
+      continue;
+    }
     if (!IsFusibleElemental(*instruction)) return false;
   }
   return true;
@@ -242,21 +273,28 @@ namespace {
 
 absl::Status EmitReductionFusion(KernelEmitContext& context, std::vector<IrArray> parameters) {
   const HloInstruction& fusion = context.instruction();
-  const HloInstruction& reduce = *fusion.fused_instructions_computation()->root_instruction();
-  const int64_t n = reduce.operand_count() / 2;
+  const std::vector<const HloInstruction*> reduces = FusedRootReduces(fusion);
+  const bool multi_output = reduces.size() > 1;
   FusedGenerators generators(context.builder(), context.module(), std::move(parameters));
-  std::vector<ElementGenerator> inputs, inits;
-  std::vector<IrArray> outputs;
-  for (int64_t i = 0; i < n; ++i) {
-    HMO_ASSIGN_OR_RETURN(ElementGenerator input, generators.Get(*reduce.operand(i)));
-    HMO_ASSIGN_OR_RETURN(ElementGenerator init, generators.Get(*reduce.operand(n + i)));
-    HMO_ASSIGN_OR_RETURN(IrArray output, reduce.shape().IsTuple() ? context.OutputArray({i})
-                                                                  : context.OutputArray());
-    inputs.push_back(std::move(input));
-    inits.push_back(std::move(init));
-    outputs.push_back(std::move(output));
+  std::vector<ReduceLoopOperands> operands;
+  for (size_t k = 0; k < reduces.size(); ++k) {
+    const HloInstruction& reduce = *reduces[k];
+    const int64_t n = reduce.operand_count() / 2;
+    ReduceLoopOperands reduce_operands{&reduce, {}, {}, {}};
+    for (int64_t i = 0; i < n; ++i) {
+      HMO_ASSIGN_OR_RETURN(ElementGenerator input, generators.Get(*reduce.operand(i)));
+      HMO_ASSIGN_OR_RETURN(ElementGenerator init, generators.Get(*reduce.operand(n + i)));
+      const ShapeIndex index = multi_output          ? ShapeIndex{static_cast<int64_t>(k)}
+                               : reduce.shape().IsTuple() ? ShapeIndex{i}
+                                                          : ShapeIndex{};
+      HMO_ASSIGN_OR_RETURN(IrArray output, context.OutputArray(index));
+      reduce_operands.inputs.push_back(std::move(input));
+      reduce_operands.inits.push_back(std::move(init));
+      reduce_operands.outputs.push_back(std::move(output));
+    }
+    operands.push_back(std::move(reduce_operands));
   }
-  return EmitReduceLoops(context, reduce, inputs, inits, outputs);
+  return EmitReduceLoops(context, operands);
 }
 
 // Splits `linear` (a row-major position over `sizes`) into one index per

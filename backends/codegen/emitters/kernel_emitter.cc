@@ -192,12 +192,20 @@ bool HasOpEmitter(const HloInstruction& instruction) {
 }
 
 bool IsPartitionableKernel(const HloInstruction& instruction) {
-  if (!instruction.shape().IsArray() || !NeedsKernel(instruction)) return false;
+  if (!NeedsKernel(instruction)) return false;
+  // A multi-output reduction fusion's parts split its outputs' one index
+  // space, as a single reduce's split its output's.
+  if (instruction.opcode() == HloOpcode::kFusion && IsReductionFusionEmittable(instruction)) {
+    bool all_column = true;
+    for (const HloInstruction* reduce : FusedRootReduces(instruction)) {
+      if (!reduce->shape().IsArray()) return false;
+      all_column = all_column && IsColumnReduction(*reduce);
+    }
+    return !all_column;
+  }
+  if (!instruction.shape().IsArray()) return false;
   if (instruction.opcode() == HloOpcode::kReduce) return !IsColumnReduction(instruction);
   if (instruction.opcode() == HloOpcode::kFusion) {
-    if (IsReductionFusionEmittable(instruction)) {
-      return !IsColumnReduction(*instruction.fused_instructions_computation()->root_instruction());
-    }
     if (!IsLoopFusionEmittable(instruction)) return false;
     for (const HloInstruction* fused :
          instruction.fused_instructions_computation()->instructions()) {

@@ -6,7 +6,8 @@
 // reduced dimension innermost), acc = f(acc..., input_values...). The output
 // is one array (N == 1) or a tuple of N arrays, all with the kept dimensions
 // of the inputs in increasing order. A reduction fusion (fusion_emitter.h)
-// runs the same loops with its fused expressions as the inputs.
+// runs the same loops with its fused expressions as the inputs, one set of
+// accumulators per reduce of a multi-output one.
 
 #include <algorithm>
 #include <cstdint>
@@ -81,22 +82,23 @@ bool AccumulatesInItsOwnType(PrimitiveType type) {
 // over consecutive elements and independent outputs (it vectorizes); each
 // output still takes its inputs in increasing reduced index, as in the
 // general form.
-absl::Status EmitColumnReduction(KernelEmitContext& context, const HloInstruction& reduce,
-                                 const std::vector<ElementGenerator>& inputs,
-                                 const std::vector<ElementGenerator>& inits,
-                                 const std::vector<IrArray>& outputs) {
-  const int64_t n = static_cast<int64_t>(inputs.size());
+absl::Status EmitColumnReduction(KernelEmitContext& context,
+                                 const std::vector<ReduceLoopOperands>& reduces) {
   llvm::IRBuilder<>& b = context.builder();
   HMO_RETURN_IF_ERROR(context.EmitLoopNest(
-      "reduce.init", outputs[0].shape(), [&](const IrArray::Index& index) -> absl::Status {
-        for (int64_t i = 0; i < n; ++i) {
-          HMO_ASSIGN_OR_RETURN(llvm::Value * init, inits[i](IrArray::Index{}));
-          outputs[i].EmitWriteElement(index, init, b);
+      "reduce.init", reduces[0].outputs[0].shape(),
+      [&](const IrArray::Index& index) -> absl::Status {
+        for (const ReduceLoopOperands& r : reduces) {
+          for (size_t i = 0; i < r.outputs.size(); ++i) {
+            HMO_ASSIGN_OR_RETURN(llvm::Value * init, r.inits[i](IrArray::Index{}));
+            r.outputs[i].EmitWriteElement(index, init, b);
+          }
         }
         return absl::OkStatus();
       }));
-  const Shape& input_shape = reduce.operand(0)->shape();
-  const std::vector<int64_t>& reduced = reduce.dimensions();
+  const HloInstruction& first = *reduces[0].reduce;
+  const Shape& input_shape = first.operand(0)->shape();
+  const std::vector<int64_t>& reduced = first.dimensions();
   std::vector<int64_t> kept;
   for (int64_t d = 0; d < input_shape.rank(); ++d) {
     if (std::find(reduced.begin(), reduced.end(), d) == reduced.end()) kept.push_back(d);
@@ -105,19 +107,22 @@ absl::Status EmitColumnReduction(KernelEmitContext& context, const HloInstructio
       "reduce.column", input_shape, [&](const IrArray::Index& index) -> absl::Status {
         IrArray::Index out_index;
         for (int64_t d : kept) out_index.push_back(index[d]);
-        std::vector<llvm::Value*> args;
-        for (int64_t i = 0; i < n; ++i) args.push_back(outputs[i].EmitReadElement(out_index, b));
-        for (int64_t i = 0; i < n; ++i) {
-          HMO_ASSIGN_OR_RETURN(llvm::Value * x, inputs[i](index));
-          args.push_back(x);
+        for (const ReduceLoopOperands& r : reduces) {
+          const size_t n = r.inputs.size();
+          std::vector<llvm::Value*> args;
+          for (size_t i = 0; i < n; ++i) args.push_back(r.outputs[i].EmitReadElement(out_index, b));
+          for (size_t i = 0; i < n; ++i) {
+            HMO_ASSIGN_OR_RETURN(llvm::Value * x, r.inputs[i](index));
+            args.push_back(x);
+          }
+          HMO_ASSIGN_OR_RETURN(std::vector<llvm::Value*> results,
+                               context.EmitScalarComputation(*r.reduce->to_apply(), args));
+          if (results.size() != n) {
+            return absl::InvalidArgumentError("CPU reduce: to_apply of " + r.reduce->name() +
+                                              " does not return one value per input");
+          }
+          for (size_t i = 0; i < n; ++i) r.outputs[i].EmitWriteElement(out_index, results[i], b);
         }
-        HMO_ASSIGN_OR_RETURN(std::vector<llvm::Value*> results,
-                             context.EmitScalarComputation(*reduce.to_apply(), args));
-        if (static_cast<int64_t>(results.size()) != n) {
-          return absl::InvalidArgumentError("CPU reduce: to_apply of " + reduce.name() +
-                                            " does not return one value per input");
-        }
-        for (int64_t i = 0; i < n; ++i) outputs[i].EmitWriteElement(out_index, results[i], b);
         return absl::OkStatus();
       });
 }
@@ -136,20 +141,27 @@ bool IsColumnReduction(const HloInstruction& reduce) {
   return true;
 }
 
-absl::Status EmitReduceLoops(KernelEmitContext& context, const HloInstruction& reduce,
-                             const std::vector<ElementGenerator>& inputs,
-                             const std::vector<ElementGenerator>& inits,
-                             const std::vector<IrArray>& outputs) {
-  const int64_t n = static_cast<int64_t>(inputs.size());
+absl::Status EmitReduceLoops(KernelEmitContext& context,
+                             const std::vector<ReduceLoopOperands>& reduces) {
+  if (reduces.empty()) return absl::InvalidArgumentError("CPU reduce: no reduce to emit");
+  const HloInstruction& first = *reduces[0].reduce;
+  for (const ReduceLoopOperands& r : reduces) {
+    if (r.reduce->operand(0)->shape().dimensions() != first.operand(0)->shape().dimensions() ||
+        r.reduce->dimensions() != first.dimensions() || r.inputs.empty() ||
+        r.inputs.size() != r.inits.size() || r.inputs.size() != r.outputs.size()) {
+      return absl::InvalidArgumentError("CPU reduce: " + r.reduce->name() + " and " + first.name() +
+                                        " do not share one set of reduction loops");
+    }
+  }
   llvm::IRBuilder<>& b = context.builder();
   // The outputs hold partial results: they must share no byte with the input.
-  if (!context.partitioned() && IsColumnReduction(reduce) &&
-      !OutputsOverlapOperands(context.assignment(), context.instruction())) {
-    return EmitColumnReduction(context, reduce, inputs, inits, outputs);
-  }
-  const Shape& input_shape = reduce.operand(0)->shape();
+  bool column = !context.partitioned() &&
+                !OutputsOverlapOperands(context.assignment(), context.instruction());
+  for (const ReduceLoopOperands& r : reduces) column = column && IsColumnReduction(*r.reduce);
+  if (column) return EmitColumnReduction(context, reduces);
+  const Shape& input_shape = first.operand(0)->shape();
   const int64_t rank = static_cast<int64_t>(input_shape.dimensions().size());
-  const std::vector<int64_t>& reduced = reduce.dimensions();
+  const std::vector<int64_t>& reduced = first.dimensions();
   std::vector<int64_t> kept;
   for (int64_t d = 0; d < rank; ++d) {
     if (std::find(reduced.begin(), reduced.end(), d) == reduced.end()) kept.push_back(d);
@@ -159,19 +171,28 @@ absl::Status EmitReduceLoops(KernelEmitContext& context, const HloInstruction& r
   std::vector<int64_t> reduced_sizes;
   for (int64_t d : reduced_sorted) reduced_sizes.push_back(input_shape.dimensions()[d]);
 
-  std::vector<llvm::AllocaInst*> accumulators;
-  for (int64_t i = 0; i < n; ++i) {
-    HMO_ASSIGN_OR_RETURN(
-        llvm::Type * type,
-        ComputeType(reduce.operand(n + i)->shape().element_type(), context.llvm_context()));
-    accumulators.push_back(context.EmitEntryAlloca(type, "reduce.acc" + std::to_string(i)));
+  // One set of accumulators per reduce, advancing together: each reduce
+  // combines its inputs in the same order as alone.
+  std::vector<std::vector<llvm::AllocaInst*>> accumulators(reduces.size());
+  for (size_t k = 0; k < reduces.size(); ++k) {
+    const HloInstruction& reduce = *reduces[k].reduce;
+    const int64_t n = static_cast<int64_t>(reduces[k].inputs.size());
+    for (int64_t i = 0; i < n; ++i) {
+      HMO_ASSIGN_OR_RETURN(
+          llvm::Type * type,
+          ComputeType(reduce.operand(n + i)->shape().element_type(), context.llvm_context()));
+      accumulators[k].push_back(context.EmitEntryAlloca(
+          type, "reduce.acc" + std::to_string(k) + "." + std::to_string(i)));
+    }
   }
 
   return context.EmitParallelLoop(
-      "reduce", outputs[0].shape(), [&](const IrArray::Index& out_index) -> absl::Status {
-        for (int64_t i = 0; i < n; ++i) {
-          HMO_ASSIGN_OR_RETURN(llvm::Value * init, inits[i](IrArray::Index{}));
-          b.CreateStore(init, accumulators[i]);
+      "reduce", reduces[0].outputs[0].shape(), [&](const IrArray::Index& out_index) -> absl::Status {
+        for (size_t k = 0; k < reduces.size(); ++k) {
+          for (size_t i = 0; i < accumulators[k].size(); ++i) {
+            HMO_ASSIGN_OR_RETURN(llvm::Value * init, reduces[k].inits[i](IrArray::Index{}));
+            b.CreateStore(init, accumulators[k][i]);
+          }
         }
         IrArray::Index input_index(rank);
         for (size_t k = 0; k < kept.size(); ++k) input_index[kept[k]] = out_index[k];
@@ -179,11 +200,19 @@ absl::Status EmitReduceLoops(KernelEmitContext& context, const HloInstruction& r
         HMO_RETURN_IF_ERROR(EmitIndexLoops(
             context, reduced_sizes, ivs, [&](const std::vector<llvm::Value*>& r) -> absl::Status {
               for (size_t k = 0; k < r.size(); ++k) input_index[reduced_sorted[k]] = r[k];
-              return EmitAccumulateStep(context, reduce, accumulators, inputs, input_index);
+              for (size_t k = 0; k < reduces.size(); ++k) {
+                HMO_RETURN_IF_ERROR(EmitAccumulateStep(context, *reduces[k].reduce,
+                                                       accumulators[k], reduces[k].inputs,
+                                                       input_index));
+              }
+              return absl::OkStatus();
             }));
-        for (int64_t i = 0; i < n; ++i) {
-          outputs[i].EmitWriteElement(
-              out_index, b.CreateLoad(accumulators[i]->getAllocatedType(), accumulators[i]), b);
+        for (size_t k = 0; k < reduces.size(); ++k) {
+          for (size_t i = 0; i < accumulators[k].size(); ++i) {
+            llvm::AllocaInst* accumulator = accumulators[k][i];
+            reduces[k].outputs[i].EmitWriteElement(
+                out_index, b.CreateLoad(accumulator->getAllocatedType(), accumulator), b);
+          }
         }
         return absl::OkStatus();
       });
@@ -197,18 +226,17 @@ absl::Status EmitReduce(KernelEmitContext& context) {
                                       " needs N inputs, N inits and to_apply");
   }
   llvm::IRBuilder<>& b = context.builder();
-  std::vector<ElementGenerator> inputs, inits;
-  std::vector<IrArray> outputs;
+  ReduceLoopOperands operands{&reduce, {}, {}, {}};
   for (int64_t i = 0; i < n; ++i) {
     HMO_ASSIGN_OR_RETURN(IrArray input, context.OperandArray(i));
     HMO_ASSIGN_OR_RETURN(IrArray init, context.OperandArray(n + i));
     HMO_ASSIGN_OR_RETURN(IrArray output, reduce.shape().IsTuple() ? context.OutputArray({i})
                                                                   : context.OutputArray());
-    inputs.push_back(FusedGenerators::ArrayReader(b, std::move(input)));
-    inits.push_back(FusedGenerators::ArrayReader(b, std::move(init)));
-    outputs.push_back(std::move(output));
+    operands.inputs.push_back(FusedGenerators::ArrayReader(b, std::move(input)));
+    operands.inits.push_back(FusedGenerators::ArrayReader(b, std::move(init)));
+    operands.outputs.push_back(std::move(output));
   }
-  return EmitReduceLoops(context, reduce, inputs, inits, outputs);
+  return EmitReduceLoops(context, {operands});
 }
 
 }  // namespace hmo::codegen

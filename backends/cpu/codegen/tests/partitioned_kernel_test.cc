@@ -122,6 +122,29 @@ ENTRY e {
 })");
 }
 
+// A multi-output reduction fusion: the parts split the outputs' rows.
+TEST(PartitionedKernelTest, MultiOutputRowReductions) {
+  ExpectSameForEveryThreadCount(R"(
+HloModule m
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+fused {
+  x = f32[517,611] parameter(0)
+  zero = f32[] constant(0)
+  sq = f32[517,611] multiply(x, x)
+  s = f32[517] reduce(x, zero), dimensions={1}, to_apply=sum
+  s2 = f32[517] reduce(sq, zero), dimensions={1}, to_apply=sum
+  ROOT t = (f32[517], f32[517]) tuple(s, s2)
+}
+ENTRY e {
+  p = f32[517,611] parameter(0)
+  ROOT f = (f32[517], f32[517]) fusion(p), kind=kInput, calls=fused
+})");
+}
+
 TEST(PartitionedKernelTest, MultiOutputFusionWithLeadingUnitDimensions) {
   ExpectSameForEveryThreadCount(R"(
 HloModule m

@@ -1,7 +1,8 @@
 // Reduction fusions (kInput, rooted at a reduce): the fused elementwise
 // producers computed inside the reduction loop give what the evaluator
-// gives, for row and column reductions, a variadic (arg-max) reduce and a
-// bf16 input accumulated in f32 (as a column reduction); and such a fusion
+// gives, for row and column reductions, a variadic (arg-max) reduce, a
+// bf16 input accumulated in f32 (as a column reduction) and multi-output
+// fusions of sibling reduces; and such a fusion
 // stays whole through the
 // CPU compiler's preparation (its producers are no buffers of the plan).
 // Reduce and reduce-window inside loop fusions, likewise.
@@ -29,8 +30,11 @@ void ExpectOneKernelMatchingTheEvaluator(std::string_view text, FusionForm form)
   ASSERT_EQ(fusion->opcode(), HloOpcode::kFusion);
   if (form == FusionForm::kReduction) {
     EXPECT_TRUE(codegen::IsReductionFusionEmittable(*fusion));
-    const HloInstruction* reduce = fusion->fused_instructions_computation()->root_instruction();
-    EXPECT_EQ(codegen::IsColumnReduction(*reduce), reduce->dimensions() == std::vector<int64_t>{0});
+    for (const HloInstruction* reduce : codegen::FusedRootReduces(*fusion)) {
+      EXPECT_EQ(codegen::IsColumnReduction(*reduce),
+                reduce->dimensions() == std::vector<int64_t>{0} &&
+                    reduce->shape().element_type() == PrimitiveType::F32);
+    }
   } else {
     EXPECT_TRUE(codegen::IsLoopFusionEmittable(*fusion));
   }
@@ -122,6 +126,140 @@ ENTRY e {
   p = f32[6,50] parameter(0)
   ROOT f = (f32[6], s32[6]) fusion(p), kind=kInput, calls=fused
 })");
+}
+
+// Multi-output reduction fusions (a tuple of sibling reduces, XLA:GPU's
+// kind, and cpu-fusion's of reductions sharing an operand): one pass over
+// the input, each reduce's accumulators as alone: row reductions of
+// different computations, column ones, and a bf16 output beside an f32 one
+// (the bf16 one accumulates in f32: both then take the row form).
+TEST(ReductionFusionTest, MultiOutputSiblingReductions) {
+  ExpectMatchesEvaluator(R"(
+HloModule m
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+mx {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] maximum(a, b)
+}
+fused {
+  x = f32[33,70] parameter(0)
+  zero = f32[] constant(0)
+  lowest = f32[] constant(-inf)
+  sq = f32[33,70] multiply(x, x)
+  s = f32[33] reduce(x, zero), dimensions={1}, to_apply=sum
+  s2 = f32[33] reduce(sq, zero), dimensions={1}, to_apply=sum
+  m = f32[33] reduce(x, lowest), dimensions={1}, to_apply=mx
+  ROOT t = (f32[33], f32[33], f32[33]) tuple(s, s2, m)
+}
+ENTRY e {
+  p = f32[33,70] parameter(0)
+  ROOT f = (f32[33], f32[33], f32[33]) fusion(p), kind=kInput, calls=fused
+})");
+  ExpectMatchesEvaluator(R"(
+HloModule m
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+fused {
+  x = f32[40,9] parameter(0)
+  y = f32[40,9] parameter(1)
+  zero = f32[] constant(0)
+  d = f32[40,9] subtract(x, y)
+  s = f32[9] reduce(x, zero), dimensions={0}, to_apply=sum
+  sd = f32[9] reduce(d, zero), dimensions={0}, to_apply=sum
+  ROOT t = (f32[9], f32[9]) tuple(s, sd)
+}
+ENTRY e {
+  p = f32[40,9] parameter(0)
+  q = f32[40,9] parameter(1)
+  ROOT f = (f32[9], f32[9]) fusion(p, q), kind=kInput, calls=fused
+})");
+  ExpectMatchesEvaluator(R"(
+HloModule m
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+sum16 {
+  a = bf16[] parameter(0)
+  b = bf16[] parameter(1)
+  ROOT s = bf16[] add(a, b)
+}
+fused {
+  x = bf16[40,9] parameter(0)
+  w = f32[40,9] convert(x)
+  zero = f32[] constant(0)
+  zero16 = bf16[] constant(0)
+  s = f32[9] reduce(w, zero), dimensions={0}, to_apply=sum
+  s16 = bf16[9] reduce(x, zero16), dimensions={0}, to_apply=sum16
+  ROOT t = (f32[9], bf16[9]) tuple(s, s16)
+}
+ENTRY e {
+  p = bf16[40,9] parameter(0)
+  ROOT f = (f32[9], bf16[9]) fusion(p), kind=kInput, calls=fused
+})");
+}
+
+TEST(ReductionFusionTest, TuplesOfOtherReducesAreNoReductionFusion) {
+  // Reduced along different dimensions, or a reduce also read by another
+  // output: not one set of loops.
+  for (const char* text : {R"(
+HloModule m
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+fused {
+  x = f32[8,8] parameter(0)
+  zero = f32[] constant(0)
+  r0 = f32[8] reduce(x, zero), dimensions={0}, to_apply=sum
+  r1 = f32[8] reduce(x, zero), dimensions={1}, to_apply=sum
+  ROOT t = (f32[8], f32[8]) tuple(r0, r1)
+}
+ENTRY e {
+  p = f32[8,8] parameter(0)
+  ROOT f = (f32[8], f32[8]) fusion(p), kind=kInput, calls=fused
+})",
+                           R"(
+HloModule m
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+fused {
+  x = f32[8,8] parameter(0)
+  zero = f32[] constant(0)
+  r = f32[8] reduce(x, zero), dimensions={1}, to_apply=sum
+  n = f32[8] negate(r)
+  ROOT t = (f32[8], f32[8]) tuple(r, n)
+}
+ENTRY e {
+  p = f32[8,8] parameter(0)
+  ROOT f = (f32[8], f32[8]) fusion(p), kind=kInput, calls=fused
+})"}) {
+    absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+    ASSERT_TRUE(module.ok()) << module.status();
+    const HloInstruction* fusion = (*module)->entry_computation()->root_instruction();
+    EXPECT_TRUE(codegen::FusedRootReduces(*fusion).empty());
+    EXPECT_FALSE(codegen::IsReductionFusionEmittable(*fusion));
+    // The compiler expands it and still computes it.
+    const std::vector<Literal> arguments = RampArguments(**module);
+    absl::StatusOr<Literal> expected = HloEvaluator().Evaluate(**module, arguments);
+    ASSERT_TRUE(expected.ok()) << expected.status();
+    absl::StatusOr<Literal> actual = CompileAndRun(**module, arguments);
+    ASSERT_TRUE(actual.ok()) << actual.status();
+    EXPECT_EQ(*expected, *actual);
+  }
 }
 
 // XLA:CPU leaves reductions inside loop fusions (XLA's layer-norm step:

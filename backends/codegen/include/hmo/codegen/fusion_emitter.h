@@ -20,6 +20,8 @@
 // an output fusion: a dot's or convolution's epilogue applied to the
 // library's product tiles (IsOutputFusionEmittable).
 
+#include <vector>
+
 #include "absl/status/status.h"
 #include "hmo/codegen/kernel_emit_context.h"
 
@@ -35,9 +37,17 @@ absl::Status EmitFusionKernel(KernelEmitContext& context);
 bool IsLoopFusionEmittable(const HloInstruction& fusion);
 
 // Whether EmitFusionKernel emits `fusion` as a reduction fusion: array
-// operands, the fused root a reduce (one or several inputs), every other
-// fused instruction elemental on arrays.
+// operands, the fused root a reduce (one or several inputs) or a tuple of
+// sibling reduces (a multi-output reduction fusion: FusedRootReduces),
+// every other fused instruction elemental on arrays.
 bool IsReductionFusionEmittable(const HloInstruction& fusion);
+
+// The reduces a reduction fusion's root computes: the root when it is a
+// reduce; the tuple's operands when the root is a tuple of array-shaped
+// reduces read by the tuple only, each once, all over inputs of the same
+// dimensions reduced along the same dimensions (EmitReduceLoops runs them
+// in one pass, output i the i-th reduce's); else none.
+std::vector<const HloInstruction*> FusedRootReduces(const HloInstruction& fusion);
 
 // Whether EmitFusionKernel emits `fusion` as an output fusion (XLA's kOutput
 // fusions: a dot or convolution with its elementwise epilogue): array

@@ -27,8 +27,8 @@ bool HasOpEmitter(const HloInstruction& instruction);
 // loop over its output (KernelEmitContext::EmitOutputLoopNest /
 // EmitOutputLinearLoop / EmitParallelLoop, and entry-block allocas): an
 // elementwise instruction, a loop fusion without dynamic-update-slices, an
-// array-shaped reduce or reduction fusion that is not a column reduction
-// (op_emitters.h). Such a kernel can be partitioned
+// array-shaped reduce or reduction fusion (or a multi-output one of
+// array-shaped reduces) that is not a column reduction (op_emitters.h). Such a kernel can be partitioned
 // (KernelEmitContext::SetOutputPartition) and its parts run concurrently,
 // provided its output shares no bytes with an operand.
 bool IsPartitionableKernel(const HloInstruction& instruction);

@@ -46,10 +46,21 @@ absl::Status EmitReduce(KernelEmitContext& context);            // reduce_emitte
 // not partitioned and its outputs share no byte with what it reads, as a
 // column reduction (accumulating in the outputs, input in memory order).
 bool IsColumnReduction(const HloInstruction& reduce);
-absl::Status EmitReduceLoops(KernelEmitContext& context, const HloInstruction& reduce,
-                             const std::vector<ElementGenerator>& inputs,
-                             const std::vector<ElementGenerator>& inits,
-                             const std::vector<IrArray>& outputs);
+// One reduce of a kernel's reduction loops: its N inputs and N inits
+// (element generators of the compute type) and its N outputs.
+struct ReduceLoopOperands {
+  const HloInstruction* reduce = nullptr;
+  std::vector<ElementGenerator> inputs, inits;
+  std::vector<IrArray> outputs;
+};
+// The loops of one or several reduces of the same input dimensions and
+// reduced dimensions (a multi-output reduction fusion's): one pass over the
+// input indices in which every reduce takes its step, each in the order it
+// takes alone. A column reduction when every reduce is one
+// (IsColumnReduction), the kernel is not partitioned and its outputs share
+// no byte with what it reads.
+absl::Status EmitReduceLoops(KernelEmitContext& context,
+                             const std::vector<ReduceLoopOperands>& reduces);
 absl::Status EmitReduceWindow(KernelEmitContext& context);      // reduce_window_emitter.cc
 absl::Status EmitGather(KernelEmitContext& context);            // gather_emitter.cc
 absl::Status EmitScatter(KernelEmitContext& context);           // scatter_emitter.cc
