@@ -12,6 +12,7 @@
 #include "hmo/base/status_macros.h"
 #include "hmo/codegen/elemental_ir_emitter.h"
 #include "hmo/codegen/fusion_emitter.h"
+#include "hmo/codegen/op_emitters.h"
 #include "hmo/ir/hlo_computation.h"
 #include "hmo/ir/hlo_module.h"
 #include "hmo/ir/hlo_schedule.h"
@@ -101,6 +102,65 @@ void UniquifyNamesWithinBody(HloComputation& body) {
   }
 }
 
+// The reduce a sibling reduction kernel computes: `instruction` itself (an
+// array-shaped reduce) or the root of a reduction fusion of one such reduce;
+// null for any other instruction, and for one with control edges.
+const HloInstruction* SiblingReduce(const HloInstruction& instruction) {
+  if (!instruction.control_predecessors().empty() || !instruction.control_successors().empty() ||
+      instruction.IsRoot() || instruction.HasSideEffect()) {
+    return nullptr;
+  }
+  const HloInstruction* reduce = &instruction;
+  if (instruction.opcode() == HloOpcode::kFusion) {
+    if (instruction.fusion_kind() != FusionKind::kInput ||
+        !IsReductionFusionEmittable(instruction)) {
+      return nullptr;
+    }
+    const std::vector<const HloInstruction*> reduces = FusedRootReduces(instruction);
+    if (reduces.size() != 1) return nullptr;
+    reduce = reduces[0];
+  }
+  if (reduce->opcode() != HloOpcode::kReduce || !reduce->shape().IsArray() ||
+      reduce->to_apply() == nullptr) {
+    return nullptr;
+  }
+  for (const HloInstruction* operand : instruction.operands()) {
+    if (!operand->shape().IsArray()) return nullptr;
+  }
+  return reduce;
+}
+
+// Whether two sibling reduction kernels run in one set of loops of the same
+// form: inputs of one set of dimensions reduced along the same ones, both
+// column reductions or neither.
+bool ShareReductionLoops(const HloInstruction& a, const HloInstruction& b) {
+  const HloInstruction* ra = SiblingReduce(a);
+  const HloInstruction* rb = SiblingReduce(b);
+  return ra != nullptr && rb != nullptr &&
+         ra->operand(0)->shape().dimensions() == rb->operand(0)->shape().dimensions() &&
+         ra->dimensions() == rb->dimensions() &&
+         ra->shape().dimensions() == rb->shape().dimensions() &&
+         IsColumnReduction(*ra) == IsColumnReduction(*rb);
+}
+
+// Whether `to` is `from` or depends on it (through operands or control edges).
+bool Reaches(const HloInstruction* from, const HloInstruction* to) {
+  std::vector<const HloInstruction*> pending = {from};
+  absl::flat_hash_set<const HloInstruction*> seen = {from};
+  while (!pending.empty()) {
+    const HloInstruction* current = pending.back();
+    pending.pop_back();
+    if (current == to) return true;
+    for (const std::vector<HloInstruction*>* next :
+         {&current->users(), &current->control_successors()}) {
+      for (const HloInstruction* user : *next) {
+        if (seen.insert(user).second) pending.push_back(user);
+      }
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 class LoopFuser::Impl {
@@ -128,6 +188,52 @@ class LoopFuser::Impl {
     }
   }
 
+  absl::StatusOr<int64_t> FuseSiblingReductions(HloComputation* computation) {
+    if (module_.has_schedule() && module_.schedule().is_computation_scheduled(computation)) {
+      return 0;
+    }
+    std::vector<HloInstruction*> candidates;
+    for (HloInstruction* instruction : computation->MakeInstructionPostOrder()) {
+      if (SiblingReduce(*instruction) != nullptr &&
+          (may_fuse_ == nullptr || may_fuse_(*instruction))) {
+        candidates.push_back(instruction);
+      }
+    }
+    absl::flat_hash_set<const HloInstruction*> merged;
+    int64_t fusions = 0;
+    for (size_t a = 0; a < candidates.size(); ++a) {
+      if (merged.contains(candidates[a])) continue;
+      std::vector<HloInstruction*> group = {candidates[a]};
+      absl::flat_hash_set<const HloInstruction*> read;
+      auto note_operands = [&](const HloInstruction* member) {
+        for (const HloInstruction* operand : member->operands()) {
+          if (!ShapeUtil::IsEffectiveScalar(operand->shape())) read.insert(operand);
+        }
+      };
+      note_operands(candidates[a]);
+      for (size_t b = a + 1; b < candidates.size(); ++b) {
+        HloInstruction* candidate = candidates[b];
+        if (merged.contains(candidate) || !ShareReductionLoops(*group[0], *candidate)) continue;
+        bool shares = false;
+        for (const HloInstruction* operand : candidate->operands()) shares |= read.contains(operand);
+        // Neither may depend on the other: one fusion computes both.
+        bool independent = shares;
+        for (const HloInstruction* member : group) {
+          if (!independent) break;
+          independent = !Reaches(member, candidate) && !Reaches(candidate, member);
+        }
+        if (!independent) continue;
+        group.push_back(candidate);
+        note_operands(candidate);
+      }
+      if (group.size() < 2) continue;
+      merged.insert(group.begin(), group.end());
+      HMO_RETURN_IF_ERROR(MergeSiblings(computation, group));
+      ++fusions;
+    }
+    return fusions;
+  }
+
   absl::StatusOr<bool> FuseProductIntoEpilogue(HloInstruction* consumer) {
     const bool loop_fusion = consumer->opcode() == HloOpcode::kFusion &&
                              consumer->fusion_kind() == FusionKind::kLoop &&
@@ -153,6 +259,61 @@ class LoopFuser::Impl {
   }
 
  private:
+  // Replaces the sibling reduction kernels `group` by one multi-output
+  // reduction fusion computing each (output i: group[i]'s value), read
+  // through get-tuple-elements.
+  absl::Status MergeSiblings(HloComputation* computation, const std::vector<HloInstruction*>& group) {
+    // Scalar constants (a plain reduce's init) go inside, as cpu-fusion
+    // fuses them into existing fusions.
+    auto body = std::make_unique<HloComputation>(module_.GetUniqueName(kFusedComputationName));
+    absl::flat_hash_map<const HloInstruction*, HloInstruction*> value_of;
+    std::vector<HloInstruction*> operands;
+    for (const HloInstruction* member : group) {
+      for (HloInstruction* operand : member->operands()) {
+        if (value_of.contains(operand) ||
+            std::find(operands.begin(), operands.end(), operand) != operands.end()) {
+          continue;
+        }
+        if (operand->opcode() == HloOpcode::kConstant &&
+            ShapeUtil::IsEffectiveScalar(operand->shape())) {
+          value_of[operand] =
+              body->AddInstruction(operand->CloneWithNewOperands(operand->shape(), {}));
+          continue;
+        }
+        operands.push_back(operand);
+      }
+    }
+    for (int64_t i = 0; i < static_cast<int64_t>(operands.size()); ++i) {
+      value_of[operands[i]] = body->AddParameter(
+          HloInstruction::CreateParameter(i, operands[i]->shape(), absl::StrCat("param_", i)));
+    }
+    std::vector<HloInstruction*> outputs;
+    std::vector<Shape> shapes;
+    for (const HloInstruction* member : group) {
+      outputs.push_back(CloneProducer(*member, value_of, *body));
+      shapes.push_back(member->shape());
+    }
+    body->set_root_instruction(body->AddInstruction(HloInstruction::CreateTuple(outputs)));
+    UniquifyNamesWithinBody(*body);
+    HloComputation* fused = module_.AddComputation(std::move(body), /*is_entry=*/false,
+                                                   /*uniquify_names=*/false);
+    std::unique_ptr<HloInstruction> fusion = HloInstruction::CreateFusion(
+        ShapeUtil::MakeTupleShape(shapes), FusionKind::kInput, operands, fused);
+    fusion->SetAndSanitizeName(kFusionName);
+    HloInstruction* added = computation->AddInstruction(std::move(fusion));
+    if (!IsReductionFusionEmittable(*added)) {
+      return absl::InternalError("cpu-fusion: " + added->name() +
+                                 " is no multi-output reduction fusion the backend emits");
+    }
+    for (int64_t i = 0; i < static_cast<int64_t>(group.size()); ++i) {
+      HloInstruction* output = computation->AddInstruction(
+          HloInstruction::CreateGetTupleElement(group[i]->shape(), added, i));
+      HMO_RETURN_IF_ERROR(group[i]->ReplaceAllUsesWith(output));
+      HMO_RETURN_IF_ERROR(module_.RemoveDeadInstruction(group[i]));
+    }
+    return absl::OkStatus();
+  }
+
   // Whether `product` (an operand of `consumer`, a kLoop fusion or an
   // elementwise instruction) can become the dot or convolution of an output
   // fusion with `consumer` as its epilogue (IsOutputFusionEmittable): one
@@ -258,6 +419,10 @@ LoopFuser::~LoopFuser() = default;
 
 absl::StatusOr<bool> LoopFuser::FuseIntoConsumer(HloInstruction* consumer) {
   return impl_->FuseIntoConsumer(consumer);
+}
+
+absl::StatusOr<int64_t> LoopFuser::FuseSiblingReductions(HloComputation* computation) {
+  return impl_->FuseSiblingReductions(computation);
 }
 
 absl::StatusOr<bool> LoopFuser::FuseProductIntoEpilogue(HloInstruction* consumer) {

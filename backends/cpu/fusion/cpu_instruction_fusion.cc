@@ -52,6 +52,9 @@ absl::StatusOr<bool> CpuInstructionFusion::Run(HloModule& module, PassContext& /
       HMO_ASSIGN_OR_RETURN(bool fused, fuser.FuseProductIntoEpilogue(consumer));
       changed |= fused;
     }
+    // Then reductions of a shared input into multi-output reduction fusions.
+    HMO_ASSIGN_OR_RETURN(int64_t siblings, fuser.FuseSiblingReductions(computation));
+    changed |= siblings > 0;
   }
   return changed;
 }

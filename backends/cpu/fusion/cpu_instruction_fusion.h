@@ -60,6 +60,16 @@
 // epilogue to each tile of the library's product, and the product has no
 // buffer of its own.
 //
+// Sibling reductions: last, in each computation that has no schedule yet,
+// reductions (array-shaped reduces, and the reduction fusions just made of
+// one) that share a non-scalar operand and reduce inputs of the same
+// dimensions along the same ones (all column reductions or none; neither
+// depending on the other; no control edges) become one multi-output
+// reduction fusion (kInput, root a tuple of the reduces), read through
+// get-tuple-elements (LoopFuser::FuseSiblingReductions): the shared input
+// is read once and the reductions' scalar steps interleave, as XLA's
+// multi-output fusion does on GPUs.
+//
 // Result structure: the first fusion into C replaces C by a kLoop fusion (kInput for a reduce)
 // named "fusion" (uniquified: "fusion.1", ...) calling a computation named
 // "fused_computation" ("fused_computation.1", ...). The fused computation's
@@ -70,9 +80,11 @@
 // computation when no user is left; a removed producer fusion's computation
 // is removed from the module.
 //
-// Cycles: fusions are single-output and P is only duplicated, never moved,
+// Cycles: producer fusions are single-output and P is only duplicated, never moved,
 // while it has other users, so the fusion's operands are P's operands and C's
-// other operands, all of which precede C; no cycle can appear.
+// other operands, all of which precede C; no cycle can appear. A
+// multi-output reduction fusion takes sibling reductions neither of which
+// depends on the other.
 //
 // Control dependencies: C's control edges move to the fusion that replaces
 // it; producers with control edges are not fused.
@@ -93,8 +105,9 @@ class CpuInstructionFusion : public HloPass {
  public:
   static constexpr std::string_view kName = "cpu-fusion";
   static constexpr std::string_view kDescription =
-      "Fuse elementwise producers into their consumers as kLoop and reduction fusions, and dots "
-      "into their elementwise epilogues as output fusions (CPU backend)";
+      "Fuse elementwise producers into their consumers as kLoop and reduction fusions, dots "
+      "into their elementwise epilogues as output fusions, and reductions of a shared input "
+      "into multi-output reduction fusions (CPU backend)";
 
   // The pass has no options.
   static PassOptionSchema OptionSchema() { return PassOptionSchema(); }

@@ -17,6 +17,7 @@
 #include "hmo/ir/hlo_module.h"
 #include "hmo/ir/hlo_schedule.h"
 #include "hmo/pass/analysis_manager.h"
+#include "hmo/codegen/fusion_emitter.h"
 #include "hmo/pass/pass_context.h"
 #include "hmo/pass/pass_registry.h"
 #include "hmo/plugin/plugin_registries.h"
@@ -659,6 +660,87 @@ ENTRY e {
   EXPECT_EQ(entry->root_instruction()->operand(1)->operand(0)->opcode(), HloOpcode::kConvolution);
   ExpectVerifiedAndRoundTrips(*module);
   ExpectSameValues(*reference, *module);
+}
+
+// Reductions of one input along the same dimensions (layer norm's sum and
+// sum of squares, a max beside them) become one multi-output reduction
+// fusion read through get-tuple-elements; a reduction of another form
+// (along other dimensions), and one reading what another computes (the
+// variance of the deviations from the mean), stay apart.
+TEST(CpuInstructionFusionTest, SiblingReductionsBecomeOneMultiOutputFusion) {
+  auto module = ParseTestModule(R"(
+HloModule siblings
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+mx {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+ENTRY e {
+  x = f32[64,128] parameter(0)
+  zero = f32[] constant(0)
+  lowest = f32[] constant(-inf)
+  s = f32[64] reduce(x, zero), dimensions={1}, to_apply=sum
+  sq = f32[64,128] multiply(x, x)
+  s2 = f32[64] reduce(sq, zero), dimensions={1}, to_apply=sum
+  m = f32[64] reduce(x, lowest), dimensions={1}, to_apply=mx
+  columns = f32[128] reduce(x, zero), dimensions={0}, to_apply=sum
+  mean = f32[64] negate(s)
+  mb = f32[64,128] broadcast(mean), dimensions={0}
+  d = f32[64,128] add(x, mb)
+  d2 = f32[64,128] multiply(d, d)
+  var = f32[64] reduce(d2, zero), dimensions={1}, to_apply=sum
+  ROOT t = (f32[64], f32[64], f32[128], f32[64], f32[64]) tuple(s2, m, columns, var, s)
+}
+)");
+  std::unique_ptr<HloModule> reference = module->Clone();
+  ASSERT_TRUE(RunFusion(*module));
+  ExpectVerifiedAndRoundTrips(*module);
+  const HloInstruction* root = module->entry_computation()->root_instruction();
+  // s2, m and s: get-tuple-elements of one fusion whose root is a tuple of
+  // three reduces; the columns and the variance are kernels of their own.
+  const HloInstruction* multi = nullptr;
+  for (int64_t i : {0, 1, 4}) {
+    const HloInstruction* output = root->operand(i);
+    ASSERT_EQ(output->opcode(), HloOpcode::kGetTupleElement) << output->ToString();
+    if (multi == nullptr) multi = output->operand(0);
+    EXPECT_EQ(output->operand(0), multi);
+  }
+  ASSERT_EQ(multi->opcode(), HloOpcode::kFusion);
+  EXPECT_EQ(multi->fusion_kind(), FusionKind::kInput);
+  EXPECT_EQ(OperandNames(*multi), (std::vector<std::string>{"x"}));
+  EXPECT_EQ(codegen::FusedRootReduces(*multi).size(), 3u);
+  EXPECT_TRUE(codegen::IsReductionFusionEmittable(*multi));
+  EXPECT_NE(root->operand(2)->opcode(), HloOpcode::kGetTupleElement);
+  EXPECT_NE(root->operand(3)->opcode(), HloOpcode::kGetTupleElement);
+  ExpectSameValues(*reference, *module);
+}
+
+TEST(CpuInstructionFusionTest, ScheduledComputationsKeepTheirSiblingReductionsApart) {
+  auto module = ParseTestModule(R"(
+HloModule scheduled, is_scheduled=true
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[64,128] parameter(0)
+  zero = f32[] constant(0)
+  s = f32[64] reduce(x, zero), dimensions={1}, to_apply=sum
+  n = f32[64] negate(s)
+  s2 = f32[64] reduce(x, zero), dimensions={1}, to_apply=sum
+  ROOT t = (f32[64], f32[64]) tuple(n, s2)
+}
+)");
+  ASSERT_TRUE(module->has_schedule());
+  RunFusion(*module);
+  EXPECT_EQ(CountOpcodeInModule(*module, HloOpcode::kGetTupleElement), 0);
+  EXPECT_TRUE(module->schedule().Verify().ok());
 }
 
 }  // namespace

@@ -6,12 +6,14 @@
 // fusions (expanded_fusion_regrouping.h, both backends) share: a consumer
 // absorbs its fusible producers one at a time until none qualifies; then an
 // elementwise consumer of a dot or convolution may absorb it as an output
-// fusion.
+// fusion, and reductions of a shared input may become one multi-output
+// reduction fusion.
 
 #include <functional>
 #include <memory>
 
 #include "absl/status/statusor.h"
+#include "hmo/ir/hlo_computation.h"
 #include "hmo/ir/hlo_instruction.h"
 #include "hmo/ir/hlo_module.h"
 #include "hmo/codegen/fusion/loop_fusion_rules.h"
@@ -39,6 +41,18 @@ class LoopFuser {
   // through the epilogue into the output, never into a buffer of its own.
   // Returns whether it fused.
   absl::StatusOr<bool> FuseProductIntoEpilogue(HloInstruction* consumer);
+
+  // Fuses sibling reduction kernels of `computation` (array-shaped reduces,
+  // and reduction fusions of one such reduce) that share a non-scalar
+  // operand and run in one set of loops of one form (inputs of the same
+  // dimensions reduced along the same ones; all column reductions or none)
+  // into multi-output reduction fusions (kInput, a tuple of the reduces;
+  // fusion_emitter.h: FusedRootReduces), read through get-tuple-elements:
+  // the shared input is read once, the reduces' steps interleave. Kernels
+  // one of which depends on another, or with control edges, stay apart. A
+  // scheduled computation is left alone (one fusion cannot take two places
+  // in its sequence). Returns how many fusions were made.
+  absl::StatusOr<int64_t> FuseSiblingReductions(HloComputation* computation);
 
  private:
   class Impl;
