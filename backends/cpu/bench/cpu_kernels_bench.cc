@@ -12,6 +12,15 @@
 //   output fusion  dot f32[n,n] with a bias-add + relu epilogue as one
 //                output fusion, against the dot into its own buffer and a
 //                loop fusion after it (goal: >= 1.0)
+//   transpose    a layout-changing copy f32[n,n]{1,0} -> {0,1} (a tiled
+//                loop: transposed_reads.h), against memcpy of the same bytes
+//                (goal: >= 0.5 of memcpy bandwidth)
+//   f16 loop     a chain of f16 multiplies and adds over f16[N] (each step
+//                rounded to f16), against the same chain in f32 (no goal:
+//                how much the rounding costs)
+//   siblings     a sum and a sum of squares of one f32[n,n] input along its
+//                rows as one multi-output reduction fusion, against the two
+//                reductions as kernels of their own (goal: >= 1.0)
 //   --modules F  (only this, on the module files given) each module with
 //                independent kernels run at the same time against every
 //                kernel called in schedule order (goal: >= 1.0)
@@ -143,6 +152,52 @@ ENTRY e {{
              n, bytes / fusion * 1e-9, bytes / copy * 1e-9, copy / fusion);
 }
 
+void TransposeVsMemcpy(int64_t n) {
+  const std::string text = fmt::format(R"(HloModule transpose
+ENTRY e {{
+  a = f32[{0},{0}]{{1,0}} parameter(0)
+  ROOT c = f32[{0},{0}]{{0,1}} copy(a)
+}}
+)",
+                                       n);
+  std::unique_ptr<CpuExecutable> executable = CompileOrDie(text);
+  OwnBuffers buffers(*executable);
+  std::vector<float> source(n * n, 1.0f), destination(n * n, 0.0f);
+  const auto [transpose, copy] = PairedMedianSeconds(
+      21, [&] { buffers.Run(*executable); },
+      [&] { std::memcpy(destination.data(), source.data(), source.size() * sizeof(float)); });
+  const double bytes = 8.0 * static_cast<double>(n * n);
+  fmt::print("transpose n={:>5}: copy {:7.2f} GB/s, memcpy {:7.2f} GB/s, ratio {:.2f} (goal >= 0.50)\n",
+             n, bytes / transpose * 1e-9, bytes / copy * 1e-9, copy / transpose);
+}
+
+void HalfLoopVsF32Loop(int64_t n) {
+  const std::string chain = R"(HloModule chain
+fused {{
+  a = {1}[{0}]{{0}} parameter(0)
+  b = {1}[{0}]{{0}} parameter(1)
+  m1 = {1}[{0}]{{0}} multiply(a, b)
+  s1 = {1}[{0}]{{0}} add(m1, a)
+  m2 = {1}[{0}]{{0}} multiply(s1, s1)
+  s2 = {1}[{0}]{{0}} subtract(m2, b)
+  m3 = {1}[{0}]{{0}} multiply(s2, m1)
+  ROOT s3 = {1}[{0}]{{0}} add(m3, s1)
+}}
+ENTRY e {{
+  a = {1}[{0}]{{0}} parameter(0)
+  b = {1}[{0}]{{0}} parameter(1)
+  ROOT f = {1}[{0}]{{0}} fusion(a, b), kind=kLoop, calls=fused
+}}
+)";
+  std::unique_ptr<CpuExecutable> half = CompileOrDie(fmt::format(fmt::runtime(chain), n, "f16"));
+  std::unique_ptr<CpuExecutable> single = CompileOrDie(fmt::format(fmt::runtime(chain), n, "f32"));
+  OwnBuffers half_buffers(*half), single_buffers(*single);
+  const auto [half_seconds, single_seconds] = PairedMedianSeconds(
+      21, [&] { half_buffers.Run(*half); }, [&] { single_buffers.Run(*single); });
+  fmt::print("f16 loop n={:>9}: f16 {:.3f} ms, f32 {:.3f} ms, ratio {:.2f} (no goal)\n", n,
+             half_seconds * 1e3, single_seconds * 1e3, single_seconds / half_seconds);
+}
+
 void DotVsBlas(int64_t n) {
   const std::string text = fmt::format(R"(HloModule dot
 ENTRY e {{
@@ -233,6 +288,52 @@ void FusedVsSeparate(const std::string& fused_label, const std::string& fused_te
   fmt::print("{} {:.3f} ms, {} {:.3f} ms, ratio {:.2f} (goal >= 1.00); arenas {} B vs {} B\n",
              fused_label, fused_seconds * 1e3, separate_label, separate_seconds * 1e3,
              separate_seconds / fused_seconds, arena(*fused), arena(*separate));
+}
+
+// A row sum and a row sum of squares of one input as one multi-output
+// reduction fusion against the two reductions run as kernels of their own.
+void SiblingReductionsVsSeparate(int64_t n) {
+  const std::string computations = R"(HloModule siblings
+sum {{
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}}
+fused_sum {{
+  x = f32[{0},{0}]{{1,0}} parameter(0)
+  zero = f32[] constant(0)
+  ROOT s = f32[{0}]{{0}} reduce(x, zero), dimensions={{1}}, to_apply=sum
+}}
+fused_squares {{
+  x = f32[{0},{0}]{{1,0}} parameter(0)
+  sq = f32[{0},{0}]{{1,0}} multiply(x, x)
+  zero = f32[] constant(0)
+  ROOT s = f32[{0}]{{0}} reduce(sq, zero), dimensions={{1}}, to_apply=sum
+}}
+fused_both {{
+  x = f32[{0},{0}]{{1,0}} parameter(0)
+  zero = f32[] constant(0)
+  s = f32[{0}]{{0}} reduce(x, zero), dimensions={{1}}, to_apply=sum
+  sq = f32[{0},{0}]{{1,0}} multiply(x, x)
+  s2 = f32[{0}]{{0}} reduce(sq, zero), dimensions={{1}}, to_apply=sum
+  ROOT t = (f32[{0}]{{0}}, f32[{0}]{{0}}) tuple(s, s2)
+}}
+)";
+  const std::string fused = computations + R"(ENTRY e {{
+  x = f32[{0},{0}]{{1,0}} parameter(0)
+  ROOT f = (f32[{0}]{{0}}, f32[{0}]{{0}}) fusion(x), kind=kInput, calls=fused_both
+}}
+)";
+  const std::string separate = computations + R"(ENTRY e {{
+  x = f32[{0},{0}]{{1,0}} parameter(0)
+  s = f32[{0}]{{0}} fusion(x), kind=kInput, calls=fused_sum
+  s2 = f32[{0}]{{0}} fusion(x), kind=kInput, calls=fused_squares
+  ROOT t = (f32[{0}]{{0}}, f32[{0}]{{0}}) tuple(s, s2)
+}}
+)";
+  FusedVsSeparate(fmt::format("siblings n={:>5}: one multi-output reduction", n),
+                  fmt::format(fmt::runtime(fused), n), "two reductions",
+                  fmt::format(fmt::runtime(separate), n));
 }
 
 // A dot with a bias-add and relu epilogue as one output fusion (the
@@ -395,6 +496,11 @@ int main(int argc, char** argv) {
   for (int64_t n : quick ? std::vector<int64_t>{1 << 20} : std::vector<int64_t>{1 << 20, 1 << 24}) {
     hmo::cpu::ElementwiseVsMemcpy(n);
   }
+  for (int64_t n : quick ? std::vector<int64_t>{1024} : std::vector<int64_t>{1024, 4096}) {
+    hmo::cpu::TransposeVsMemcpy(n);
+    hmo::cpu::SiblingReductionsVsSeparate(n);
+  }
+  hmo::cpu::HalfLoopVsF32Loop(quick ? 1 << 20 : 1 << 24);
   for (int64_t n : quick ? std::vector<int64_t>{256} : std::vector<int64_t>{256, 1024}) {
     hmo::cpu::DotVsBlas(n);
     hmo::cpu::NarrowDotVsF32Dot("bf16", n, 1.0);
