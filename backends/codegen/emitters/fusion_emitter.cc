@@ -157,8 +157,7 @@ std::vector<const HloInstruction*> FusedRootReduces(const HloInstruction& fusion
       return {};
     }
     if (!reduces.empty() &&
-        (output->operand(0)->shape().dimensions() !=
-             reduces[0]->operand(0)->shape().dimensions() ||
+        (output->operand(0)->shape().dimensions() != reduces[0]->operand(0)->shape().dimensions() ||
          output->dimensions() != reduces[0]->dimensions())) {
       return {};
     }
@@ -174,7 +173,8 @@ bool IsReductionFusionEmittable(const HloInstruction& fusion) {
     if (!operand->shape().IsArray()) return false;
   }
   const HloInstruction* root = fusion.fused_instructions_computation()->root_instruction();
-  for (const HloInstruction* instruction : fusion.fused_instructions_computation()->instructions()) {
+  for (const HloInstruction* instruction :
+       fusion.fused_instructions_computation()->instructions()) {
     if (instruction == root || instruction->opcode() == HloOpcode::kParameter ||
         std::find(reduces.begin(), reduces.end(), instruction) != reduces.end()) {
       continue;
@@ -284,7 +284,7 @@ absl::Status EmitReductionFusion(KernelEmitContext& context, std::vector<IrArray
     for (int64_t i = 0; i < n; ++i) {
       HMO_ASSIGN_OR_RETURN(ElementGenerator input, generators.Get(*reduce.operand(i)));
       HMO_ASSIGN_OR_RETURN(ElementGenerator init, generators.Get(*reduce.operand(n + i)));
-      const ShapeIndex index = multi_output          ? ShapeIndex{static_cast<int64_t>(k)}
+      const ShapeIndex index = multi_output               ? ShapeIndex{static_cast<int64_t>(k)}
                                : reduce.shape().IsTuple() ? ShapeIndex{i}
                                                           : ShapeIndex{};
       HMO_ASSIGN_OR_RETURN(IrArray output, context.OutputArray(index));

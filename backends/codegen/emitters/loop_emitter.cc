@@ -46,7 +46,8 @@ namespace {
 absl::Status EmitLoopNestImpl(
     llvm::IRBuilderBase& b, std::string_view name, const Shape& shape,
     const std::function<std::pair<llvm::Value*, llvm::Value*>(int64_t)>* outer_range,
-    const LoopTiling* tiling, const std::function<absl::Status(const IrArray::Index& index)>& body) {
+    const LoopTiling* tiling,
+    const std::function<absl::Status(const IrArray::Index& index)>& body) {
   for (int64_t d : shape.dimensions()) {
     if (d == 0) return absl::OkStatus();
   }
@@ -148,10 +149,10 @@ std::pair<llvm::Value*, llvm::Value*> EmitPartRange(llvm::IRBuilderBase& b, int6
   return {begin, end};
 }
 
-absl::Status EmitLoopNestPart(
-    llvm::IRBuilderBase& b, std::string_view name, const Shape& shape, llvm::Value* part,
-    llvm::Value* parts, const std::function<absl::Status(const IrArray::Index& index)>& body,
-    const LoopTiling* tiling) {
+absl::Status EmitLoopNestPart(llvm::IRBuilderBase& b, std::string_view name, const Shape& shape,
+                              llvm::Value* part, llvm::Value* parts,
+                              const std::function<absl::Status(const IrArray::Index& index)>& body,
+                              const LoopTiling* tiling) {
   const std::function<std::pair<llvm::Value*, llvm::Value*>(int64_t)> range = [&](int64_t size) {
     return EmitPartRange(b, size, part, parts);
   };

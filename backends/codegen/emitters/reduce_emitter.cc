@@ -85,17 +85,17 @@ bool AccumulatesInItsOwnType(PrimitiveType type) {
 absl::Status EmitColumnReduction(KernelEmitContext& context,
                                  const std::vector<ReduceLoopOperands>& reduces) {
   llvm::IRBuilder<>& b = context.builder();
-  HMO_RETURN_IF_ERROR(context.EmitLoopNest(
-      "reduce.init", reduces[0].outputs[0].shape(),
-      [&](const IrArray::Index& index) -> absl::Status {
-        for (const ReduceLoopOperands& r : reduces) {
-          for (size_t i = 0; i < r.outputs.size(); ++i) {
-            HMO_ASSIGN_OR_RETURN(llvm::Value * init, r.inits[i](IrArray::Index{}));
-            r.outputs[i].EmitWriteElement(index, init, b);
-          }
-        }
-        return absl::OkStatus();
-      }));
+  HMO_RETURN_IF_ERROR(context.EmitLoopNest("reduce.init", reduces[0].outputs[0].shape(),
+                                           [&](const IrArray::Index& index) -> absl::Status {
+                                             for (const ReduceLoopOperands& r : reduces) {
+                                               for (size_t i = 0; i < r.outputs.size(); ++i) {
+                                                 HMO_ASSIGN_OR_RETURN(llvm::Value * init,
+                                                                      r.inits[i](IrArray::Index{}));
+                                                 r.outputs[i].EmitWriteElement(index, init, b);
+                                               }
+                                             }
+                                             return absl::OkStatus();
+                                           }));
   const HloInstruction& first = *reduces[0].reduce;
   const Shape& input_shape = first.operand(0)->shape();
   const std::vector<int64_t>& reduced = first.dimensions();
@@ -187,7 +187,8 @@ absl::Status EmitReduceLoops(KernelEmitContext& context,
   }
 
   return context.EmitParallelLoop(
-      "reduce", reduces[0].outputs[0].shape(), [&](const IrArray::Index& out_index) -> absl::Status {
+      "reduce", reduces[0].outputs[0].shape(),
+      [&](const IrArray::Index& out_index) -> absl::Status {
         for (size_t k = 0; k < reduces.size(); ++k) {
           for (size_t i = 0; i < accumulators[k].size(); ++i) {
             HMO_ASSIGN_OR_RETURN(llvm::Value * init, reduces[k].inits[i](IrArray::Index{}));
@@ -201,9 +202,8 @@ absl::Status EmitReduceLoops(KernelEmitContext& context,
             context, reduced_sizes, ivs, [&](const std::vector<llvm::Value*>& r) -> absl::Status {
               for (size_t k = 0; k < r.size(); ++k) input_index[reduced_sorted[k]] = r[k];
               for (size_t k = 0; k < reduces.size(); ++k) {
-                HMO_RETURN_IF_ERROR(EmitAccumulateStep(context, *reduces[k].reduce,
-                                                       accumulators[k], reduces[k].inputs,
-                                                       input_index));
+                HMO_RETURN_IF_ERROR(EmitAccumulateStep(context, *reduces[k].reduce, accumulators[k],
+                                                       reduces[k].inputs, input_index));
               }
               return absl::OkStatus();
             }));

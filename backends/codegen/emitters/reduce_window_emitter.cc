@@ -96,9 +96,8 @@ absl::Status EmitReduceWindow(KernelEmitContext& context) {
 
   // (Lanes are for loops a thread runs over many outputs, the CPU's; a GPU
   // thread takes one output, its neighbours the next ones.)
-  const int64_t lane_dimension = context.parallel_iterations_run_concurrently()
-                                     ? -1
-                                     : LaneDimension(rw, outputs[0].shape());
+  const int64_t lane_dimension =
+      context.parallel_iterations_run_concurrently() ? -1 : LaneDimension(rw, outputs[0].shape());
   if (lane_dimension >= 0) {
     std::vector<llvm::AllocaInst*> lanes;
     for (int64_t i = 0; i < n; ++i) {
@@ -119,21 +118,22 @@ absl::Status EmitReduceWindow(KernelEmitContext& context) {
             count = b.CreateSelect(b.CreateICmpSLT(left, count), left, count);
           }
           // Calls body(lane, output index) for every lane of the block.
-          auto for_each_lane = [&](const std::function<absl::Status(
-                                       llvm::Value*, const IrArray::Index&)>& body) {
-            return context.EmitForLoop("reduce_window.lane", I64(b, 0), count, 1,
-                                       [&](llvm::Value* lane) -> absl::Status {
-                                         IrArray::Index out_index = block;
-                                         out_index[lane_dimension] = b.CreateAdd(first, lane);
-                                         return body(lane, out_index);
-                                       });
-          };
+          auto for_each_lane =
+              [&](const std::function<absl::Status(llvm::Value*, const IrArray::Index&)>& body) {
+                return context.EmitForLoop("reduce_window.lane", I64(b, 0), count, 1,
+                                           [&](llvm::Value* lane) -> absl::Status {
+                                             IrArray::Index out_index = block;
+                                             out_index[lane_dimension] = b.CreateAdd(first, lane);
+                                             return body(lane, out_index);
+                                           });
+              };
           auto lane_accumulators = [&](llvm::Value* lane) {
             std::vector<Accumulator> at_lane;
             for (int64_t i = 0; i < n; ++i) {
               llvm::Type* type = lanes[i]->getAllocatedType();
-              at_lane.push_back(Accumulator{accumulators[i]->getAllocatedType(),
-                                            b.CreateInBoundsGEP(type, lanes[i], {I64(b, 0), lane})});
+              at_lane.push_back(
+                  Accumulator{accumulators[i]->getAllocatedType(),
+                              b.CreateInBoundsGEP(type, lanes[i], {I64(b, 0), lane})});
             }
             return at_lane;
           };
@@ -162,8 +162,8 @@ absl::Status EmitReduceWindow(KernelEmitContext& context) {
               [&](llvm::Value* lane, const IrArray::Index& out_index) -> absl::Status {
                 const std::vector<Accumulator> at_lane = lane_accumulators(lane);
                 for (int64_t i = 0; i < n; ++i) {
-                  outputs[i].EmitWriteElement(
-                      out_index, b.CreateLoad(at_lane[i].type, at_lane[i].address), b);
+                  outputs[i].EmitWriteElement(out_index,
+                                              b.CreateLoad(at_lane[i].type, at_lane[i].address), b);
                 }
                 return absl::OkStatus();
               });

@@ -177,7 +177,8 @@ class TransposedReadSearch {
     for (int64_t d = 0; d < output_.rank(); ++d) {
       if (d != minor_ && output_.dimensions(static_cast<int>(d)) > 1 && stride(d) == 1) {
         const int64_t element_bytes = ByteWidth(shape.element_type());
-        reads_.push_back(TransposedRead{number, bytes, d, element_bytes, stride(minor_) * element_bytes});
+        reads_.push_back(
+            TransposedRead{number, bytes, d, element_bytes, stride(minor_) * element_bytes});
         return;
       }
     }
@@ -253,10 +254,10 @@ std::optional<LoopTiling> TransposedReadTiling(const HloInstruction& instruction
   }
   LoopTiling tiling;
   tiling.dimension = largest->dimension;
-  tiling.columns = page_strided.empty()
-                       ? kTileColumns
-                       : std::max<int64_t>(kMinTileColumns,
-                                           kL1Ways / static_cast<int64_t>(page_strided.size()));
+  tiling.columns =
+      page_strided.empty()
+          ? kTileColumns
+          : std::max<int64_t>(kMinTileColumns, kL1Ways / static_cast<int64_t>(page_strided.size()));
   tiling.rows = kTileRowBytes / std::max<int64_t>(largest->element_bytes, 1);
   // The tiles of a most-major tiled dimension are what the kernel's parts
   // split: enough of them for every part.

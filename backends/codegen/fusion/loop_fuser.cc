@@ -215,7 +215,8 @@ class LoopFuser::Impl {
         HloInstruction* candidate = candidates[b];
         if (merged.contains(candidate) || !ShareReductionLoops(*group[0], *candidate)) continue;
         bool shares = false;
-        for (const HloInstruction* operand : candidate->operands()) shares |= read.contains(operand);
+        for (const HloInstruction* operand : candidate->operands())
+          shares |= read.contains(operand);
         // Neither may depend on the other: one fusion computes both.
         bool independent = shares;
         for (const HloInstruction* member : group) {
@@ -262,7 +263,8 @@ class LoopFuser::Impl {
   // Replaces the sibling reduction kernels `group` by one multi-output
   // reduction fusion computing each (output i: group[i]'s value), read
   // through get-tuple-elements.
-  absl::Status MergeSiblings(HloComputation* computation, const std::vector<HloInstruction*>& group) {
+  absl::Status MergeSiblings(HloComputation* computation,
+                             const std::vector<HloInstruction*>& group) {
     // Scalar constants (a plain reduce's init) go inside, as cpu-fusion
     // fuses them into existing fusions.
     auto body = std::make_unique<HloComputation>(module_.GetUniqueName(kFusedComputationName));

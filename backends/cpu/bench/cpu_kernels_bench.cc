@@ -167,8 +167,9 @@ ENTRY e {{
       21, [&] { buffers.Run(*executable); },
       [&] { std::memcpy(destination.data(), source.data(), source.size() * sizeof(float)); });
   const double bytes = 8.0 * static_cast<double>(n * n);
-  fmt::print("transpose n={:>5}: copy {:7.2f} GB/s, memcpy {:7.2f} GB/s, ratio {:.2f} (goal >= 0.50)\n",
-             n, bytes / transpose * 1e-9, bytes / copy * 1e-9, copy / transpose);
+  fmt::print(
+      "transpose n={:>5}: copy {:7.2f} GB/s, memcpy {:7.2f} GB/s, ratio {:.2f} (goal >= 0.50)\n", n,
+      bytes / transpose * 1e-9, bytes / copy * 1e-9, copy / transpose);
 }
 
 void HalfLoopVsF32Loop(int64_t n) {

@@ -196,9 +196,10 @@ class ModuleEmitter {
     }
     // The parts split the output's indices (a multi-output kernel's outputs
     // share one index space: its first output's).
-    const Shape& output = instruction.shape().IsTuple() && !instruction.shape().tuple_shapes().empty()
-                              ? instruction.shape().tuple_shapes()[0]
-                              : instruction.shape();
+    const Shape& output =
+        instruction.shape().IsTuple() && !instruction.shape().tuple_shapes().empty()
+            ? instruction.shape().tuple_shapes()[0]
+            : instruction.shape();
     if (bytes < 2 * codegen::kMinPartBytes || !output.IsArray() ||
         ShapeUtil::ElementsIn(output) < 2 || !codegen::IsPartitionableKernel(instruction)) {
       return 1;

@@ -87,21 +87,24 @@ ENTRY e {
   x = f32[512,512]{1,0} parameter(0)
   y = f32[512,512]{1,0} parameter(1)
   ROOT s = f32[512,512]{1,0} add(x, y)
-})").has_value());
+})")
+                   .has_value());
   // A broadcast along the minor dimension reads one element many times.
   EXPECT_FALSE(TilingOfRoot(R"(
 HloModule m
 ENTRY e {
   x = f32[512]{0} parameter(0)
   ROOT b = f32[512,512]{1,0} broadcast(x), dimensions={0}
-})").has_value());
+})")
+                   .has_value());
   // 16 KiB fits in L1 whatever the order.
   EXPECT_FALSE(TilingOfRoot(R"(
 HloModule m
 ENTRY e {
   x = f32[64,64]{1,0} parameter(0)
   ROOT t = f32[64,64]{1,0} transpose(x), dimensions={1,0}
-})").has_value());
+})")
+                   .has_value());
   // An operand read through a gather has no index the walk knows.
   EXPECT_FALSE(TilingOfRoot(R"(
 HloModule m
@@ -115,7 +118,8 @@ ENTRY e {
   x = f32[1024,1024]{1,0} parameter(0)
   i = s32[1024,1]{1,0} parameter(1)
   ROOT f = f32[1024,1024]{0,1} fusion(x, i), kind=kLoop, calls=fused
-})").has_value());
+})")
+                   .has_value());
 }
 
 }  // namespace

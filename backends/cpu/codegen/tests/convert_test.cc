@@ -155,14 +155,20 @@ TEST(ConvertTest, HalfRoundingInsideAFusionIsTheF16BitsRoundTrip) {
   const std::string hlo = absl::StrCat(R"(
 HloModule m
 fused {
-  p = f32[)", n, R"(] parameter(0)
-  h = f16[)", n, R"(] convert(p)
-  w = f32[)", n, R"(] convert(h)
-  ROOT bits = u32[)", n, R"(] bitcast-convert(w)
+  p = f32[)",
+                                       n, R"(] parameter(0)
+  h = f16[)",
+                                       n, R"(] convert(p)
+  w = f32[)",
+                                       n, R"(] convert(h)
+  ROOT bits = u32[)",
+                                       n, R"(] bitcast-convert(w)
 }
 ENTRY e {
-  x = f32[)", n, R"(] parameter(0)
-  ROOT f = u32[)", n, R"(] fusion(x), kind=kLoop, calls=fused
+  x = f32[)",
+                                       n, R"(] parameter(0)
+  ROOT f = u32[)",
+                                       n, R"(] fusion(x), kind=kLoop, calls=fused
 })");
   Literal argument(Shape(PrimitiveType::F32, {n}));
   for (int64_t i = 0; i < n; ++i) argument.SetFromDouble(i, values[i]);

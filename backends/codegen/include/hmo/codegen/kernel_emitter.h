@@ -28,9 +28,9 @@ bool HasOpEmitter(const HloInstruction& instruction);
 // EmitOutputLinearLoop / EmitParallelLoop, and entry-block allocas): an
 // elementwise instruction, a loop fusion without dynamic-update-slices, an
 // array-shaped reduce or reduction fusion (or a multi-output one of
-// array-shaped reduces) that is not a column reduction (op_emitters.h). Such a kernel can be partitioned
-// (KernelEmitContext::SetOutputPartition) and its parts run concurrently,
-// provided its output shares no bytes with an operand.
+// array-shaped reduces) that is not a column reduction (op_emitters.h). Such a kernel can be
+// partitioned (KernelEmitContext::SetOutputPartition) and its parts run concurrently, provided its
+// output shares no bytes with an operand.
 bool IsPartitionableKernel(const HloInstruction& instruction);
 
 // A part of a partitioned kernel does at least this many bytes of work
