@@ -39,6 +39,14 @@ absl::Status EmitForLoop(llvm::IRBuilderBase& b, std::string_view name, llvm::Va
   return absl::OkStatus();
 }
 
+int64_t MostMinorDimensionOfMoreThanOneIndex(const Shape& shape) {
+  const Layout layout = ShapeUtil::LayoutOrDefault(shape);
+  for (int64_t dim : layout.minor_to_major()) {
+    if (shape.dimensions(static_cast<int>(dim)) > 1) return dim;
+  }
+  return -1;
+}
+
 namespace {
 
 // EmitLoopNest, with the outermost loop over more than one index restricted
@@ -58,12 +66,7 @@ absl::Status EmitLoopNestImpl(
   // one index, when they differ.
   int64_t tiled = -1, minor = -1;
   if (tiling != nullptr) {
-    for (int64_t dim : minor_to_major) {
-      if (size_of(dim) > 1) {
-        minor = dim;
-        break;
-      }
-    }
+    minor = MostMinorDimensionOfMoreThanOneIndex(shape);
     if (minor >= 0 && tiling->dimension != minor && tiling->dimension < shape.rank() &&
         size_of(tiling->dimension) > 1 && (tiling->rows > 1 || tiling->columns > 1)) {
       tiled = tiling->dimension;

@@ -37,24 +37,9 @@ constexpr int64_t kReduceWindowLanes = 16;
 
 // The dimension along which `rw` takes outputs in lanes, or -1.
 int64_t LaneDimension(const HloInstruction& rw, const Shape& output) {
-  const Shape& input = rw.operand(0)->shape();
-  const std::vector<int64_t> output_order = ShapeUtil::LayoutOrDefault(output).minor_to_major();
-  const std::vector<int64_t> input_order = ShapeUtil::LayoutOrDefault(input).minor_to_major();
-  int64_t minor = -1;
-  for (int64_t d : output_order) {
-    if (output.dimensions(static_cast<int>(d)) > 1) {
-      minor = d;
-      break;
-    }
-  }
+  const int64_t minor = MostMinorDimensionOfMoreThanOneIndex(output);
   if (minor < 0 || output.dimensions(static_cast<int>(minor)) < kReduceWindowLanes) return -1;
-  int64_t input_minor = -1;
-  for (int64_t d : input_order) {
-    if (input.dimensions(static_cast<int>(d)) > 1) {
-      input_minor = d;
-      break;
-    }
-  }
+  const int64_t input_minor = MostMinorDimensionOfMoreThanOneIndex(rw.operand(0)->shape());
   const WindowDimension& window = rw.window().dimensions[minor];
   if (input_minor != minor || window.stride != 1 || window.base_dilation != 1) return -1;
   return minor;

@@ -213,13 +213,7 @@ std::optional<LoopTiling> TransposedReadTiling(const HloInstruction& instruction
   const Shape& output = instruction.shape();
   if (!output.IsArray() || output.rank() < 2) return std::nullopt;
   const std::vector<int64_t> minor_to_major = MinorToMajor(output);
-  int64_t minor = -1;
-  for (int64_t d : minor_to_major) {
-    if (output.dimensions(static_cast<int>(d)) > 1) {
-      minor = d;
-      break;
-    }
-  }
+  const int64_t minor = MostMinorDimensionOfMoreThanOneIndex(output);
   if (minor < 0) return std::nullopt;
   Probe probe(1 + output.rank(), std::vector<int64_t>(output.rank(), 0));
   for (int64_t d = 0; d < output.rank(); ++d) {

@@ -25,6 +25,11 @@ absl::Status EmitForLoop(llvm::IRBuilderBase& b, std::string_view name, llvm::Va
                          llvm::Value* end, int64_t step,
                          const std::function<absl::Status(llvm::Value* iv)>& body);
 
+// The dimension of `shape` (an array; its layout or the default) that is
+// most minor in memory among those of more than one index, or -1 when there
+// is none: the dimension an element-by-element loop runs innermost.
+int64_t MostMinorDimensionOfMoreThanOneIndex(const Shape& shape);
+
 // A loop nest that visits `dimension` and the most-minor dimension of more
 // than one index in tiles of `rows` x `columns` indices (the last ones
 // clipped): the tiles in the dimensions' places in the nest, then within
