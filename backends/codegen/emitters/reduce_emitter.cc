@@ -154,8 +154,10 @@ absl::Status EmitReduceLoops(KernelEmitContext& context,
     }
   }
   llvm::IRBuilder<>& b = context.builder();
-  // The outputs hold partial results: they must share no byte with the input.
-  bool column = !context.partitioned() &&
+  // The outputs hold partial results: they must share no byte with the
+  // input, and one thread must run the whole loop (a GPU's threads each
+  // run the kernel: they would all update the outputs at once).
+  bool column = !context.partitioned() && !context.parallel_iterations_run_concurrently() &&
                 !OutputsOverlapOperands(context.assignment(), context.instruction());
   for (const ReduceLoopOperands& r : reduces) column = column && IsColumnReduction(*r.reduce);
   if (column) return EmitColumnReduction(context, reduces);

@@ -253,6 +253,35 @@ ENTRY main {
   EXPECT_TRUE(fusion_kernel);
 }
 
+TEST(GpuKernelModuleTest, ColumnReductionGivesEachOutputAThread) {
+  // The CPU accumulates a column reduction in its outputs on one thread; a
+  // GPU's threads all run the kernel, so each output element is a
+  // grid-stride iteration reducing its column.
+  Emitted e = Emit(R"(
+HloModule column, is_scheduled=true
+
+add {
+  l = f32[] parameter(0)
+  r = f32[] parameter(1)
+  ROOT s = f32[] add(l, r)
+}
+
+ENTRY main {
+  x = f32[40,9] parameter(0)
+  z = f32[] constant(0)
+  ROOT red = f32[9] reduce(x, z), dimensions={0}, to_apply=add
+}
+)");
+  ASSERT_TRUE(e.kernels.ok()) << e.kernels.status();
+  const GpuKernel* kernel = nullptr;
+  for (const GpuKernel& k : e.kernels->kernels) {
+    if (k.instruction->opcode() == HloOpcode::kReduce) kernel = &k;
+  }
+  ASSERT_NE(kernel, nullptr);
+  EXPECT_EQ(kernel->element_count, 9);
+  ExpectPtxasAccepts(e.kernels->ptx, "column_reduction");
+}
+
 TEST(LibdeviceMathTest, TableMapsIntrinsicsAndLibmNames) {
   EXPECT_EQ(LibdeviceNameFor("llvm.exp", 32), "__nv_expf");
   EXPECT_EQ(LibdeviceNameFor("llvm.exp", 64), "__nv_exp");

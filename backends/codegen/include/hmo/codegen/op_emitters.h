@@ -43,8 +43,9 @@ absl::Status EmitReduce(KernelEmitContext& context);            // reduce_emitte
 // A reduce whose kept dimensions are all more minor in memory than its
 // reduced ones and whose outputs hold the accumulator type exactly (f32,
 // f64, 32/64-bit integers): EmitReduceLoops emits it, when its kernel is
-// not partitioned and its outputs share no byte with what it reads, as a
-// column reduction (accumulating in the outputs, input in memory order).
+// not partitioned, runs on one thread and its outputs share no byte with
+// what it reads, as a column reduction (accumulating in the outputs, input
+// in memory order).
 bool IsColumnReduction(const HloInstruction& reduce);
 // One reduce of a kernel's reduction loops: its N inputs and N inits
 // (element generators of the compute type) and its N outputs.
@@ -57,8 +58,8 @@ struct ReduceLoopOperands {
 // reduced dimensions (a multi-output reduction fusion's): one pass over the
 // input indices in which every reduce takes its step, each in the order it
 // takes alone. A column reduction when every reduce is one
-// (IsColumnReduction), the kernel is not partitioned and its outputs share
-// no byte with what it reads.
+// (IsColumnReduction), the kernel is not partitioned, one thread runs its
+// loops (not a GPU's grid) and its outputs share no byte with what it reads.
 absl::Status EmitReduceLoops(KernelEmitContext& context,
                              const std::vector<ReduceLoopOperands>& reduces);
 absl::Status EmitReduceWindow(KernelEmitContext& context);      // reduce_window_emitter.cc
