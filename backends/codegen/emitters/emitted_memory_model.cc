@@ -7,6 +7,18 @@
 
 namespace hmo::codegen {
 
+bool EmitsFusionWhole(EmittedFusions fusions, const HloInstruction& fusion) {
+  switch (fusions) {
+    case EmittedFusions::kLoop:
+      return IsLoopFusionEmittable(fusion);
+    case EmittedFusions::kLoopAndReduction:
+      return IsLoopFusionEmittable(fusion) || IsReductionFusionEmittable(fusion);
+    case EmittedFusions::kLoopReductionAndOutput:
+      return IsFusionEmittable(fusion);
+  }
+  return false;
+}
+
 TargetMemoryModel EmittedMemoryModel(
     std::string target, int64_t alignment, EmittedFusions fusions,
     std::function<absl::Status(HloModule&, const std::vector<HloInstruction*>&)> regroup_expanded) {
@@ -20,8 +32,7 @@ TargetMemoryModel EmittedMemoryModel(
     ExecutionPreparationOptions preparation;
     preparation.regroup_expanded = regroup_expanded;
     preparation.expand_fusion = [fusions](const HloInstruction& fusion) {
-      return fusions == EmittedFusions::kLoopReductionAndOutput ? !IsFusionEmittable(fusion)
-                                                                : !IsLoopFusionEmittable(fusion);
+      return !EmitsFusionWhole(fusions, fusion);
     };
     return CloneForExecution(module, preparation);
   };

@@ -16,9 +16,10 @@ absl::StatusOr<int64_t> RegroupExpandedInstructions(HloModule& module,
   const absl::flat_hash_set<const HloInstruction*> from_expansion(expanded.begin(), expanded.end());
   absl::flat_hash_set<const HloComputation*> computations;
   for (const HloInstruction* instruction : expanded) computations.insert(instruction->parent());
-  const bool reductions_and_outputs = fusions_emitted == EmittedFusions::kLoopReductionAndOutput;
+  const bool reductions = fusions_emitted != EmittedFusions::kLoop;
+  const bool outputs = fusions_emitted == EmittedFusions::kLoopReductionAndOutput;
   LoopFuser fuser(
-      module, reductions_and_outputs ? ReductionHosts::kAnySize : ReductionHosts::kNone,
+      module, reductions ? ReductionHosts::kAnySize : ReductionHosts::kNone,
       [&](const HloInstruction& producer) { return from_expansion.contains(&producer); });
   int64_t fusions = 0;
   for (HloComputation* computation : module.MakeNonfusionComputations()) {
@@ -36,7 +37,7 @@ absl::StatusOr<int64_t> RegroupExpandedInstructions(HloModule& module,
       if (fused) ++fusions;
     }
     // Then each expanded dot or convolution into its epilogue.
-    if (!reductions_and_outputs) continue;
+    if (!outputs) continue;
     for (HloInstruction* consumer : computation->MakeInstructionPostOrder()) {
       if (consumer->parent() != computation) continue;
       HMO_ASSIGN_OR_RETURN(bool fused, fuser.FuseProductIntoEpilogue(consumer));

@@ -128,10 +128,11 @@ absl::Status EmitOutputLoop(llvm::IRBuilder<>& b, const std::vector<IrArray>& ou
   });
 }
 
-absl::StatusOr<int64_t> EmitFusion(KernelEmitContext& context) {
+// A loop fusion's kernel: every fused instruction has an elemental form
+// (whatever XLA's label). Reduction fusions are the shared emitter's
+// (EmitWithOpEmitter).
+absl::StatusOr<int64_t> EmitLoopFusion(KernelEmitContext& context) {
   const HloInstruction& fusion = context.instruction();
-  // The kind is XLA's label (kLoop, or a kInput/kCustom reduction); what
-  // matters is that every fused instruction has an elemental form.
   if (!codegen::IsLoopFusionEmittable(fusion)) {
     return NotSupported(fusion, "a " + std::string(FusionKindString(fusion.fusion_kind())) +
                                     " fusion whose instructions are not all elemental");
@@ -274,10 +275,12 @@ absl::StatusOr<int64_t> EmitElemental(KernelEmitContext& context) {
   return output.element_count();
 }
 
-// Opcodes whose kernel is a shared op emitter (hmo/codegen/op_emitters.h).
-// The shared op emitter, with a grid-stride parallel loop, no runtime
-// calls, and outputs that scatter/sort update in place initialized by the
-// launcher (prologue copies).
+// Opcodes whose kernel is a shared op emitter (hmo/codegen/op_emitters.h),
+// and reduction fusions (hmo/codegen/fusion_emitter.h: the reduce's loops
+// with the fused producers computed inside them). The shared emitter, with
+// a grid-stride parallel loop, no runtime calls, and outputs that
+// scatter/sort update in place initialized by the launcher (prologue
+// copies).
 absl::StatusOr<int64_t> EmitWithOpEmitter(KernelEmitContext& context, const GridStrideLoopEmitter& loops) {
   // codegen::EmitKernelBody dispatches HasOpEmitter opcodes to op_emitters.h.
   absl::Status status = codegen::EmitKernelBody(context);
@@ -346,10 +349,16 @@ class KernelIrEmitter {
     target.runtime_calls_available = false;
     target.launcher_initializes_outputs = true;
     KernelEmitContext emit_context(b, module_, *kernel, kernel->getArg(0), assignment_, instruction, target);
-    absl::StatusOr<int64_t> count =
-        instruction.opcode() == HloOpcode::kFusion ? EmitFusion(emit_context)
-        : codegen::HasOpEmitter(instruction)       ? EmitWithOpEmitter(emit_context, loops)
-                                                   : EmitElemental(emit_context);
+    absl::StatusOr<int64_t> count;
+    if (instruction.opcode() == HloOpcode::kFusion) {
+      count = codegen::IsReductionFusionEmittable(instruction)
+                  ? EmitWithOpEmitter(emit_context, loops)
+                  : EmitLoopFusion(emit_context);
+    } else if (codegen::HasOpEmitter(instruction)) {
+      count = EmitWithOpEmitter(emit_context, loops);
+    } else {
+      count = EmitElemental(emit_context);
+    }
     if (!count.ok()) {
       kernel->eraseFromParent();
       return count.status();

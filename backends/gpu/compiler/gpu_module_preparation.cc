@@ -11,15 +11,15 @@
 namespace hmo::gpu {
 
 TargetMemoryModel GpuMemoryModel(std::string target) {
-  // The fusions its kernels cannot emit (all but loop fusions) are
-  // expanded, and their elementwise instructions fused again into loop
-  // fusions around the others.
+  // The fusions its kernels cannot emit (all but loop and reduction
+  // fusions: an output fusion's product is a cuBLAS call, without an
+  // epilogue) are expanded, and their elementwise instructions fused again
+  // into loop fusions and reduction fusions around the others.
+  constexpr codegen::EmittedFusions kFusions = codegen::EmittedFusions::kLoopAndReduction;
   TargetMemoryModel model = codegen::EmittedMemoryModel(
-      std::move(target), kGpuBufferAlignment, codegen::EmittedFusions::kLoop,
+      std::move(target), kGpuBufferAlignment, kFusions,
       [](HloModule& module, const std::vector<HloInstruction*>& expanded) {
-        return codegen::RegroupExpandedInstructions(module, expanded,
-                                                    codegen::EmittedFusions::kLoop)
-            .status();
+        return codegen::RegroupExpandedInstructions(module, expanded, kFusions).status();
       });
   // Constants are uploaded into the device arena once; thread-local values
   // get their slices there too.

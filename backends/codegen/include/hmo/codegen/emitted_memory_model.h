@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "hmo/analysis/target_memory_model.h"
+#include "hmo/ir/hlo_instruction.h"
 
 namespace hmo::codegen {
 
@@ -26,8 +27,13 @@ namespace hmo::codegen {
 // preparation expands the others into their instructions.
 enum class EmittedFusions {
   kLoop,                    // IsLoopFusionEmittable
-  kLoopReductionAndOutput,  // IsFusionEmittable: loop, reduction and output fusions
+  kLoopAndReduction,        // and IsReductionFusionEmittable (the GPU's)
+  kLoopReductionAndOutput,  // IsFusionEmittable: and output fusions (the CPU's)
 };
+
+// Whether a backend emitting `fusions` keeps `fusion` whole (else the
+// preparation expands it).
+bool EmitsFusionWhole(EmittedFusions fusions, const HloInstruction& fusion);
 
 // `regroup_expanded`, when given, fuses the expanded fusions' instructions
 // again into fusions the backend emits (ExecutionPreparationOptions).

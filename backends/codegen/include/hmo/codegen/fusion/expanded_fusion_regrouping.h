@@ -4,15 +4,16 @@
 // The execution preparation expands the fusions a backend's kernels cannot
 // emit whole (an XLA-optimized module's output fusions with a reduction in
 // them, multi-output fusions of non-elemental instructions, ...; for the GPU
-// every fusion but loop fusions). Run one kernel per instruction, every
+// every fusion but loop and reduction fusions). Run one kernel per instruction, every
 // intermediate of such a fusion would be a buffer of its own.
 // RegroupExpandedInstructions fuses the expanded instructions again into
 // fusions the backend does emit whole (`fusions`): the non-elemental
 // instructions stay kernels of their own, and the elementwise rest becomes
 // loop fusions reading them; where the backend emits them
-// (kLoopReductionAndOutput, the CPU), each reduction becomes a reduction
-// fusion with its elementwise producers computed inside its loop (whatever
-// its size: XLA fused it) and a dot or convolution read only by its
+// (kLoopAndReduction, the GPU; kLoopReductionAndOutput, the CPU), each
+// reduction becomes a reduction fusion with its elementwise producers
+// computed inside its loop (whatever its size: XLA fused it), and where it
+// emits output fusions (the CPU) a dot or convolution read only by its
 // elementwise epilogue an output fusion with it. Only expanded instructions are fused with each
 // other; the module's other instructions are left as they are.
 //

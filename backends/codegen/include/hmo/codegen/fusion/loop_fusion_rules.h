@@ -22,9 +22,9 @@ enum class ReductionHosts {
   // Reductions of inputs below kMaxInnerReductionBytes (cpu-fusion).
   kBelowPartSize,
   // Every reduction: what an XLA-optimized module fused into one reduction
-  // fusion stays one (the CPU's regrouping of expanded fusions).
+  // fusion stays one (the regrouping of expanded fusions).
   kAnySize,
-  // None: a target whose kernels emit loop fusions only (the GPU's).
+  // None: a target whose kernels emit loop fusions only.
   kNone,
 };
 
