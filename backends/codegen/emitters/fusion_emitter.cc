@@ -23,7 +23,7 @@ namespace hmo::codegen {
 namespace {
 
 absl::Status FusionError(const HloInstruction& fusion, std::string_view why) {
-  return absl::UnimplementedError("CPU codegen: fusion " + fusion.name() + ": " + std::string(why));
+  return absl::UnimplementedError("codegen: fusion " + fusion.name() + ": " + std::string(why));
 }
 
 // Every fused instruction works element by element on arrays of the
@@ -68,31 +68,91 @@ bool CanUseFlatLoop(const HloComputation& fused, const std::vector<IrArray>& par
   return true;
 }
 
-// Writes the update of `dus` into `target` (the updated buffer viewed with
-// the dynamic-update-slice's shape), visiting only the update region.
-absl::Status EmitInPlaceUpdate(KernelEmitContext& context, FusedGenerators& generators,
-                               const HloInstruction& dus, const IrArray& target) {
-  llvm::IRBuilder<>& b = context.builder();
-  const Shape& update_shape = dus.operand(1)->shape();
+// Above this many bytes an in-place update that must be computed before it
+// is written (PlannedUpdate::staged) is refused: its values live on the
+// kernel's stack.
+constexpr int64_t kMaxStagedUpdateBytes = 64 * 1024;
+
+// An in-place dynamic-update-slice of a fusion kernel: `target` is the
+// updated buffer viewed with the dynamic-update-slice's shape; `starts` its
+// clamped start indices.
+struct PlannedUpdate {
+  const HloInstruction* dus = nullptr;
+  IrArray target;
   std::vector<llvm::Value*> starts;
+  // Whether the update's values are computed into the kernel's stack (in
+  // the target's layout order, `staged_values`) before any output is
+  // written: computing them in place could read an element this kernel
+  // already wrote.
+  bool staged = false;
+  IrArray staged_values;
+};
+
+// The update region's loop shape: the update's dimensions in the target's
+// layout order, for contiguous writes.
+Shape UpdateLoopShape(const PlannedUpdate& update) {
+  const Shape& update_shape = update.dus->operand(1)->shape();
+  return Shape(update_shape.element_type(), update_shape.dimensions(),
+               Layout(update.target.minor_to_major()));
+}
+
+absl::Status EmitUpdateStarts(KernelEmitContext& context, FusedGenerators& generators,
+                              PlannedUpdate& update) {
+  const HloInstruction& dus = *update.dus;
+  const Shape& update_shape = dus.operand(1)->shape();
   for (int64_t d = 0; d < update_shape.rank(); ++d) {
     HMO_ASSIGN_OR_RETURN(ElementGenerator start, generators.Get(*dus.operand(2 + d)));
     HMO_ASSIGN_OR_RETURN(llvm::Value * raw, start(IrArray::Index{}));
-    starts.push_back(EmitClampedSliceStart(b, raw, dus.operand(2 + d)->shape().element_type(),
-                                           dus.shape().dimensions(static_cast<int>(d)) -
-                                               update_shape.dimensions(static_cast<int>(d))));
+    update.starts.push_back(
+        EmitClampedSliceStart(context.builder(), raw, dus.operand(2 + d)->shape().element_type(),
+                              dus.shape().dimensions(static_cast<int>(d)) -
+                                  update_shape.dimensions(static_cast<int>(d))));
   }
-  HMO_ASSIGN_OR_RETURN(ElementGenerator update, generators.Get(*dus.operand(1)));
-  // Loop in the target's layout order for contiguous writes.
-  Shape loop_shape(update_shape.element_type(), update_shape.dimensions(),
-                   Layout(target.minor_to_major()));
-  return context.EmitLoopNest("dus", loop_shape, [&](const IrArray::Index& index) -> absl::Status {
-    HMO_ASSIGN_OR_RETURN(llvm::Value * value, update(index));
-    IrArray::Index position(index.size());
-    for (size_t d = 0; d < index.size(); ++d) position[d] = b.CreateAdd(starts[d], index[d]);
-    target.EmitWriteElement(position, value, b);
-    return absl::OkStatus();
-  });
+  return absl::OkStatus();
+}
+
+// Computes the update's values into a stack array (a sequential kernel's).
+absl::Status EmitStagedUpdate(KernelEmitContext& context, FusedGenerators& generators,
+                              PlannedUpdate& update) {
+  const Shape loop_shape = UpdateLoopShape(update);
+  llvm::IRBuilder<>& b = context.builder();
+  HMO_ASSIGN_OR_RETURN(llvm::Type * element,
+                       StorageType(loop_shape.element_type(), context.llvm_context()));
+  llvm::AllocaInst* storage = context.EmitEntryAlloca(
+      llvm::ArrayType::get(element, static_cast<uint64_t>(ShapeUtil::ElementsIn(loop_shape))),
+      "staged_update");
+  IrArray staged(storage, loop_shape);
+  HMO_ASSIGN_OR_RETURN(ElementGenerator values, generators.Get(*update.dus->operand(1)));
+  HMO_RETURN_IF_ERROR(context.EmitLoopNest(
+      "dus.stage", loop_shape, [&](const IrArray::Index& index) -> absl::Status {
+        HMO_ASSIGN_OR_RETURN(llvm::Value * value, values(index));
+        staged.EmitWriteElement(index, value, b);
+        return absl::OkStatus();
+      }));
+  update.staged_values = std::move(staged);
+  return absl::OkStatus();
+}
+
+// Writes the update into its place, visiting only the update region: the
+// kernel's loop over it (EmitOutputLoopNest: on a GPU, its grid-stride loop).
+absl::Status EmitInPlaceUpdate(KernelEmitContext& context, FusedGenerators& generators,
+                               const PlannedUpdate& update) {
+  llvm::IRBuilder<>& b = context.builder();
+  ElementGenerator values;
+  if (update.staged) {
+    values = FusedGenerators::ArrayReader(b, update.staged_values);
+  } else {
+    HMO_ASSIGN_OR_RETURN(values, generators.Get(*update.dus->operand(1)));
+  }
+  return context.EmitOutputLoopNest("dus", UpdateLoopShape(update),
+                                    [&](const IrArray::Index& index) -> absl::Status {
+                                      HMO_ASSIGN_OR_RETURN(llvm::Value * value, values(index));
+                                      IrArray::Index position(index.size());
+                                      for (size_t d = 0; d < index.size(); ++d)
+                                        position[d] = b.CreateAdd(update.starts[d], index[d]);
+                                      update.target.EmitWriteElement(position, value, b);
+                                      return absl::OkStatus();
+                                    });
 }
 
 // Whether `instruction` (not a reduction fusion's root) can be computed
@@ -554,8 +614,8 @@ absl::Status EmitFusionKernel(KernelEmitContext& context) {
   std::vector<IrArray> outputs;
   std::vector<const HloInstruction*> expressions;
   std::vector<std::set<BufferAssignment::Slice>> output_slices;
-  std::vector<std::pair<const HloInstruction*, IrArray>> in_place;
-  std::vector<std::set<BufferAssignment::Slice>> in_place_slices;
+  std::vector<PlannedUpdate> updates;
+  std::vector<std::set<BufferAssignment::Slice>> update_slices;
   const bool multi_output = root->opcode() == HloOpcode::kTuple;
   const int64_t output_count = multi_output ? root->operand_count() : 1;
   for (int64_t i = 0; i < output_count; ++i) {
@@ -565,8 +625,11 @@ absl::Status EmitFusionKernel(KernelEmitContext& context) {
     if (const HloInstruction* dus =
             FusedInPlaceUpdate(fusion, expression, index, context.assignment())) {
       const Shape& updated_shape = fusion.operand(dus->operand(0)->parameter_number())->shape();
-      in_place.emplace_back(dus, IrArray(array.base(), updated_shape));
-      in_place_slices.push_back(context.assignment().GetAllSlices(&fusion, index));
+      PlannedUpdate update;
+      update.dus = dus;
+      update.target = IrArray(array.base(), updated_shape);
+      updates.push_back(std::move(update));
+      update_slices.push_back(context.assignment().GetAllSlices(&fusion, index));
       continue;
     }
     if (!outputs.empty() && array.shape().dimensions() != outputs[0].shape().dimensions()) {
@@ -577,14 +640,52 @@ absl::Status EmitFusionKernel(KernelEmitContext& context) {
     output_slices.push_back(context.assignment().GetAllSlices(&fusion, index));
   }
 
+  // The fused parameters whose buffers the kernel writes: those an update
+  // changes in place, and those an element-by-element output reuses.
+  std::vector<const HloInstruction*> written;
+  for (const PlannedUpdate& update : updates) written.push_back(update.dus->operand(0));
+  for (int64_t i = 0; i < fusion.operand_count(); ++i) {
+    const auto slices = context.assignment().GetAllSlices(fusion.operand(i), {});
+    if (std::find(output_slices.begin(), output_slices.end(), slices) != output_slices.end())
+      written.push_back(fused->parameter_instruction(i));
+  }
+  // An update computed in place must read no element the kernel writes
+  // before it reads it: it reads its own buffer only where it writes, and
+  // no other written buffer. Where loop iterations run concurrently (a
+  // GPU), any other update races with the writes; a sequential kernel
+  // computes such an update first (staged), then writes.
+  for (PlannedUpdate& update : updates) {
+    bool in_place = UpdateReadsItsBufferOnlyWhereItWrites(*update.dus);
+    for (const HloInstruction* parameter : written) {
+      if (parameter != update.dus->operand(0) && DependsOn(*update.dus, *parameter))
+        in_place = false;
+    }
+    if (in_place) continue;
+    if (context.parallel_iterations_run_concurrently()) {
+      return FusionError(fusion, "in-place dynamic-update-slice " + update.dus->name() +
+                                     " whose update reads the updated buffer, or another buffer "
+                                     "the kernel writes, elsewhere than where it writes");
+    }
+    const int64_t bytes = ShapeUtil::ByteSizeOf(update.dus->operand(1)->shape());
+    if (bytes > kMaxStagedUpdateBytes) {
+      return FusionError(fusion,
+                         "in-place dynamic-update-slice " + update.dus->name() +
+                             " whose update reads a buffer the kernel writes, with an update of " +
+                             std::to_string(bytes) + " bytes (at most " +
+                             std::to_string(kMaxStagedUpdateBytes) +
+                             " are computed before they are written)");
+    }
+    update.staged = true;
+  }
+
   {
     // An in-place update's buffer is an output like the others: the operand
     // it updates overlaps it and is not marked; the rest are.
     std::vector<IrArray*> output_arrays, inputs;
     std::vector<std::set<BufferAssignment::Slice>> input_slices;
     for (IrArray& output : outputs) output_arrays.push_back(&output);
-    for (auto& [dus, target] : in_place) output_arrays.push_back(&target);
-    output_slices.insert(output_slices.end(), in_place_slices.begin(), in_place_slices.end());
+    for (PlannedUpdate& update : updates) output_arrays.push_back(&update.target);
+    output_slices.insert(output_slices.end(), update_slices.begin(), update_slices.end());
     for (int64_t i = 0; i < fusion.operand_count(); ++i) {
       inputs.push_back(&parameters[i]);
       input_slices.push_back(ReadSlices(context.assignment(), *fusion.operand(i)));
@@ -593,10 +694,20 @@ absl::Status EmitFusionKernel(KernelEmitContext& context) {
                              input_slices);
   }
 
-  // The element-by-element outputs first: in-place updates then overwrite
+  // Before anything is written: the updates' start indices and the staged
+  // updates' values.
+  FusedGenerators update_generators(b, context.module(), parameters);
+  for (PlannedUpdate& update : updates) {
+    HMO_RETURN_IF_ERROR(EmitUpdateStarts(context, update_generators, update));
+    if (update.staged) {
+      HMO_RETURN_IF_ERROR(EmitStagedUpdate(context, update_generators, update));
+    }
+  }
+
+  // The element-by-element outputs next: in-place updates then overwrite
   // buffers the other outputs may still have read.
   if (!outputs.empty()) {
-    const bool flat = in_place.empty() && CanUseFlatLoop(*fused, parameters, outputs);
+    const bool flat = updates.empty() && CanUseFlatLoop(*fused, parameters, outputs);
     std::vector<IrArray> loop_parameters = parameters;
     if (flat) {
       for (IrArray& parameter : loop_parameters) {
@@ -633,9 +744,8 @@ absl::Status EmitFusionKernel(KernelEmitContext& context) {
           }));
     }
   }
-  FusedGenerators generators(b, context.module(), parameters);
-  for (const auto& [dus, target] : in_place) {
-    HMO_RETURN_IF_ERROR(EmitInPlaceUpdate(context, generators, *dus, target));
+  for (const PlannedUpdate& update : updates) {
+    HMO_RETURN_IF_ERROR(EmitInPlaceUpdate(context, update_generators, update));
   }
   return absl::OkStatus();
 }

@@ -113,12 +113,20 @@ absl::Status KernelEmitContext::EmitLoopNest(
 absl::Status KernelEmitContext::EmitOutputLoopNest(
     std::string_view name, const Shape& shape,
     const std::function<absl::Status(const IrArray::Index&)>& body, const LoopTiling* tiling) {
-  if (part_ == nullptr) return codegen::EmitLoopNest(builder_, name, shape, body, tiling);
-  return codegen::EmitLoopNestPart(builder_, name, shape, part_, parts_, body, tiling);
+  if (part_ != nullptr)
+    return codegen::EmitLoopNestPart(builder_, name, shape, part_, parts_, body, tiling);
+  if (parallel_iterations_run_concurrently())
+    return target_.parallel_loops->EmitLoop(builder_, name, shape, body);
+  return codegen::EmitLoopNest(builder_, name, shape, body, tiling);
 }
 
 absl::Status KernelEmitContext::EmitOutputLinearLoop(
     std::string_view name, int64_t count, const std::function<absl::Status(llvm::Value*)>& body) {
+  if (part_ == nullptr && parallel_iterations_run_concurrently()) {
+    return target_.parallel_loops->EmitLoop(
+        builder_, name, Shape(PrimitiveType::S8, {count}),
+        [&](const IrArray::Index& index) { return body(index[0]); });
+  }
   if (part_ == nullptr) {
     return codegen::EmitForLoop(builder_, name, builder_.getInt64(0), builder_.getInt64(count), 1,
                                 body);

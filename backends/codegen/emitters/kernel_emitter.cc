@@ -19,9 +19,8 @@ namespace hmo::codegen {
 namespace {
 
 absl::Status NotSupported(const HloInstruction& instruction) {
-  return absl::UnimplementedError(
-      "CPU codegen: " + std::string(HloOpcodeString(instruction.opcode())) + " instruction " +
-      instruction.name() + " is not supported");
+  return absl::UnimplementedError("codegen: " + std::string(HloOpcodeString(instruction.opcode())) +
+                                  " instruction " + instruction.name() + " is not supported");
 }
 
 // An element-by-element instruction whose arrays all have the output's
@@ -59,7 +58,7 @@ absl::Status EmitInPlaceDynamicUpdateSlice(KernelEmitContext& context, const IrA
     starts.push_back(EmitClampedSliceStart(b, raw, start_array.element_type(), limit));
   }
   HMO_ASSIGN_OR_RETURN(IrArray update, context.OperandArray(1));
-  return context.EmitLoopNest(
+  return context.EmitOutputLoopNest(
       "dus", update.shape(), [&](const IrArray::Index& index) -> absl::Status {
         IrArray::Index target(index.size());
         for (size_t d = 0; d < index.size(); ++d) target[d] = b.CreateAdd(starts[d], index[d]);

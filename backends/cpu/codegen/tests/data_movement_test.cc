@@ -247,5 +247,92 @@ ENTRY e {
   EXPECT_THAT(AsInts(result->tuple_elements()[1]), ElementsAre(0, 0, 0, 0, -10, -20));
 }
 
+// An in-place update reading its own buffer at other positions than it
+// writes (valid HLO that XLA's fusion passes never form): computed in place,
+// element k would read element k - 1 after it was written. The kernel
+// computes the update before it writes it.
+TEST(DataMovementTest, InPlaceUpdateReadingItsBufferElsewhereIsComputedFirst) {
+  constexpr const char* kHlo = R"(
+HloModule m
+fused {
+  buffer = f32[16] parameter(0)
+  start = s32[] parameter(1)
+  window = f32[8] slice(buffer), slice={[0:8]}
+  ROOT d = f32[16] dynamic-update-slice(buffer, window, start)
+}
+ENTRY e {
+  x = f32[16] parameter(0)
+  i = s32[] parameter(1)
+  n = f32[16] negate(x)
+  ROOT f = f32[16] fusion(n, i), kind=kLoop, calls=fused
+})";
+  std::vector<double> x(16);
+  for (int k = 0; k < 16; ++k) x[k] = k + 1;
+  auto result =
+      RunHlo(kHlo, {R1F(PrimitiveType::F32, x), Literal::CreateR0FromInt(PrimitiveType::S32, 1)});
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_THAT(AsDoubles(*result),
+              ElementsAre(-1, -1, -2, -3, -4, -5, -6, -7, -8, -10, -11, -12, -13, -14, -15, -16));
+}
+
+// Two in-place updates of one fusion (outputs of one shape: the fusion is
+// emitted whole), the second reading the first's buffer at the row the
+// first writes: it reads the parameter's value, from before the first
+// update.
+TEST(DataMovementTest, InPlaceUpdateReadingAnotherUpdatedBufferSeesItsOldValue) {
+  constexpr const char* kHlo = R"(
+HloModule m, input_output_alias={ {0}: (0, {}), {1}: (2, {}) }
+fused {
+  p0 = s32[4,2] parameter(0)
+  p1 = s32[1,2] parameter(1)
+  p2 = s32[4,2] parameter(2)
+  i = s32[] parameter(3)
+  z = s32[] constant(0)
+  d0 = s32[4,2] dynamic-update-slice(p0, p1, i, z)
+  row = s32[1,2] dynamic-slice(p0, i, z), dynamic_slice_sizes={1,2}
+  d1 = s32[4,2] dynamic-update-slice(p2, row, i, z)
+  ROOT t = (s32[4,2], s32[4,2]) tuple(d0, d1)
+}
+ENTRY e {
+  p0 = s32[4,2] parameter(0)
+  p1 = s32[1,2] parameter(1)
+  p2 = s32[4,2] parameter(2)
+  i = s32[] parameter(3)
+  ROOT f = (s32[4,2], s32[4,2]) fusion(p0, p1, p2, i), kind=kLoop, calls=fused
+})";
+  auto result = RunHlo(kHlo, {FromInts(Shape(PrimitiveType::S32, {4, 2}), {1, 2, 3, 4, 5, 6, 7, 8}),
+                              FromInts(Shape(PrimitiveType::S32, {1, 2}), {10, 20}),
+                              FromInts(Shape(PrimitiveType::S32, {4, 2}), {0, 0, 0, 0, 0, 0, 0, 0}),
+                              Literal::CreateR0FromInt(PrimitiveType::S32, 1)});
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_THAT(AsInts(result->tuple_elements()[0]), ElementsAre(1, 2, 10, 20, 5, 6, 7, 8));
+  EXPECT_THAT(AsInts(result->tuple_elements()[1]), ElementsAre(0, 0, 3, 4, 0, 0, 0, 0));
+}
+
+// Such an update is computed on the kernel's stack; one too large for it is
+// refused with the fusion's name, never run in place.
+TEST(DataMovementTest, LargeInPlaceUpdateReadingItsBufferElsewhereIsRefused) {
+  constexpr const char* kHlo = R"(
+HloModule m
+fused {
+  buffer = f32[65536] parameter(0)
+  start = s32[] parameter(1)
+  window = f32[32768] slice(buffer), slice={[0:32768]}
+  ROOT d = f32[65536] dynamic-update-slice(buffer, window, start)
+}
+ENTRY e {
+  x = f32[65536] parameter(0)
+  i = s32[] parameter(1)
+  n = f32[65536] negate(x)
+  ROOT shifted = f32[65536] fusion(n, i), kind=kLoop, calls=fused
+})";
+  auto result = RunHlo(kHlo, {R1F(PrimitiveType::F32, std::vector<double>(65536, 1.0)),
+                              Literal::CreateR0FromInt(PrimitiveType::S32, 1)});
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kUnimplemented) << result.status();
+  EXPECT_THAT(std::string(result.status().message()),
+              ::testing::HasSubstr("fusion shifted: in-place dynamic-update-slice d"));
+}
+
 }  // namespace
 }  // namespace hmo::cpu::testing

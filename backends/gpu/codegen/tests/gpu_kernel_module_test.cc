@@ -386,6 +386,42 @@ namespace {
 using testing::Emit;
 using testing::Emitted;
 
+TEST(GpuKernelModuleTest, InPlaceUpdateThatReadsAnotherUpdatedBufferIsRejected) {
+  // The second update reads the first's buffer at the row the first writes:
+  // the sequential CPU kernel computes it before writing; a GPU's threads
+  // write rows while others read them, so the emitter refuses it.
+  Emitted e = Emit(R"(
+HloModule two_updates, is_scheduled=true
+
+fused {
+  p0 = s32[4,2] parameter(0)
+  p1 = s32[1,2] parameter(1)
+  p2 = s32[4,2] parameter(2)
+  i = s32[] parameter(3)
+  z = s32[] constant(0)
+  d0 = s32[4,2] dynamic-update-slice(p0, p1, i, z)
+  row = s32[1,2] dynamic-slice(p0, i, z), dynamic_slice_sizes={1,2}
+  d1 = s32[4,2] dynamic-update-slice(p2, row, i, z)
+  ROOT t = (s32[4,2], s32[4,2]) tuple(d0, d1)
+}
+
+ENTRY main {
+  a = s32[4,2] parameter(0)
+  u = s32[1,2] parameter(1)
+  b = s32[4,2] parameter(2)
+  i = s32[] parameter(3)
+  na = s32[4,2] negate(a)
+  nb = s32[4,2] negate(b)
+  ROOT f = (s32[4,2], s32[4,2]) fusion(na, u, nb, i), kind=kLoop, calls=fused
+}
+)");
+  ASSERT_FALSE(e.kernels.ok());
+  EXPECT_EQ(e.kernels.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_NE(std::string(e.kernels.status().message()).find("in-place dynamic-update-slice d1"),
+            std::string::npos)
+      << e.kernels.status();
+}
+
 TEST(GpuKernelModuleTest, InPlaceUpdateThatReadsItsOwnBufferIsRejected) {
   Emitted e = Emit(R"(
 HloModule dus_self, is_scheduled=true

@@ -8,7 +8,8 @@
 //     the slice lies inside the array;
 //   - when a dynamic-update-slice writes its array operand's buffer in place
 //     (buffer assignment gave its result that very buffer), so only the
-//     update region is written.
+//     update region is written;
+//   - when such an update can be computed straight into its place.
 
 #include <cstdint>
 
@@ -42,6 +43,21 @@ const HloInstruction* FusedInPlaceUpdate(const HloInstruction& fusion,
                                          const HloInstruction* expression,
                                          const ShapeIndex& output_index,
                                          const BufferAssignment& assignment);
+
+// Whether a fused dynamic-update-slice `dus` of a fused parameter, updated in
+// place, can compute its update element by element straight into the
+// parameter's buffer, in any order and with the elements written
+// concurrently: the update reads that parameter only at the position each
+// of its elements is written to, through dynamic-slices of it with `dus`'s
+// start indices and the update's dimensions, reaching the update through
+// elementwise instructions of the update's dimensions alone (XLA:GPU's
+// condition for in-place fusions). Any other read may see an element the
+// update already wrote.
+bool UpdateReadsItsBufferOnlyWhereItWrites(const HloInstruction& dus);
+
+// Whether `value` (an instruction of a fused computation) is computed from
+// `instruction` (itself included).
+bool DependsOn(const HloInstruction& value, const HloInstruction& instruction);
 
 }  // namespace hmo::codegen
 

@@ -143,11 +143,14 @@ class KernelEmitContext {
   // In a partitioned kernel, this part's share of it (EmitLoopNestPart).
   absl::Status EmitParallelLoop(std::string_view name, const Shape& shape,
                                 const std::function<absl::Status(const IrArray::Index&)>& body);
-  // Element-by-element kernels (elementwise instructions, loop fusions) emit
-  // their one loop over the output through these. When the caller made the
-  // kernel a part of a partitioned kernel (SetOutputPartition), they emit
-  // only this part's share (EmitLoopNestPart / EmitPartRange), so that the
-  // parts, run on separate threads, together compute the output once.
+  // Element-by-element kernels (elementwise instructions, loop fusions,
+  // in-place updates) emit their loops over the output through these. When
+  // the caller made the kernel a part of a partitioned kernel
+  // (SetOutputPartition), they emit only this part's share
+  // (EmitLoopNestPart / EmitPartRange), so that the parts, run on separate
+  // threads, together compute the output once. Where the parallel loop's
+  // iterations run concurrently (a GPU's grid-stride loop) they are that
+  // loop, each iteration one element (`tiling` is then not used).
   // `tiling`: as EmitLoopNest's.
   absl::Status EmitOutputLoopNest(std::string_view name, const Shape& shape,
                                   const std::function<absl::Status(const IrArray::Index&)>& body,
