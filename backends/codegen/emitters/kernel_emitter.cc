@@ -11,6 +11,7 @@
 #include "hmo/codegen/fusion_emitter.h"
 #include "hmo/codegen/loop_emitter.h"
 #include "hmo/codegen/op_emitters.h"
+#include "hmo/codegen/transposed_blocks.h"
 #include "hmo/codegen/transposed_reads.h"
 #include "hmo/base/status_macros.h"
 #include "hmo/ir/custom_call_targets.h"
@@ -160,6 +161,9 @@ absl::Status EmitElementLoop(KernelEmitContext& context, const IrArray& output,
   if (kernel_shape.IsArray() && kernel_shape.dimensions() == output.shape().dimensions() &&
       output.minor_to_major() == IrArray(nullptr, kernel_shape).minor_to_major()) {
     tiling = TransposedReadTiling(context.instruction());
+  }
+  if (tiling.has_value() && CanEmitTransposedBlocks(context, output, *tiling)) {
+    return EmitTransposedBlocks(context, output, generator, *tiling);
   }
   return context.EmitOutputLoopNest(
       "loop", output.shape(),

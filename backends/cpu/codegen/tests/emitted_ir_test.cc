@@ -245,6 +245,32 @@ ENTRY e {
   EXPECT_EQ(optimized.find("memcheck"), std::string::npos) << optimized;
 }
 
+TEST(EmittedIrTest, TransposingCopyRunsInBlocksTransposedInRegisters) {
+  // A layout-changing copy reads its operand with a page stride along the
+  // output's lines: it runs in 16x16 blocks (transposed_blocks.h), each
+  // computed with the operand's lines innermost (vector loads), transposed
+  // by shuffles and stored as whole vectors.
+  constexpr const char* kHlo = R"(
+HloModule m, is_scheduled=true
+ENTRY e {
+  x = f32[512,1024]{1,0} parameter(0)
+  ROOT c = f32[512,1024]{0,1} copy(x)
+})";
+  Compiled c = Emit(kHlo);
+  ASSERT_NE(c.emitted.module, nullptr);
+  const std::string kernel = PrintFunction(*c.emitted.module, "c");
+  EXPECT_NE(kernel.find("transposed_block"), std::string::npos) << kernel;
+  EXPECT_NE(kernel.find("shufflevector <16 x i32>"), std::string::npos) << kernel;
+  // 512 x 1024 elements: 32 x 64 blocks, no clipped one.
+  EXPECT_EQ(kernel.find("block.clipped"), std::string::npos) << kernel;
+  OptimizeForHost(*c.emitted.module);
+  const std::string optimized = PrintFunction(*c.emitted.module, "c");
+  // The operand's lines loaded as vectors, the block kept in registers, the
+  // output's lines stored as vectors.
+  EXPECT_NE(optimized.find("load <16 x i32>"), std::string::npos) << optimized;
+  EXPECT_EQ(optimized.find("alloca"), std::string::npos) << optimized;
+  EXPECT_NE(optimized.find("store <16 x i32>"), std::string::npos) << optimized;
+}
 
 TEST(EmittedIrTest, MultiOutputFusionUpdatesBothBuffersInPlaceThroughBitcast) {
   // Both outputs are dynamic-update-slices of the fusion's own operand

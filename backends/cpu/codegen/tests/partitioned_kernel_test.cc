@@ -93,6 +93,44 @@ ENTRY e {
 })");
 }
 
+// Blocks transposed in registers (transposed_blocks.h): whole blocks only,
+// a 16-bit fusion reading one operand transposed and one not, with clipped
+// blocks, a 32-bit integer transpose, and a transpose whose tiled dimension
+// is the output's most-major one, with a dimension of two indices between.
+TEST(PartitionedKernelTest, TransposedBlocks) {
+  ExpectSameForEveryThreadCount(R"(
+HloModule m
+ENTRY e {
+  x = f32[480,160]{1,0} parameter(0)
+  ROOT c = f32[480,160]{0,1} copy(x)
+})");
+  ExpectSameForEveryThreadCount(R"(
+HloModule m
+fused {
+  a = f16[200,333]{1,0} parameter(0)
+  b = f16[333,200]{1,0} parameter(1)
+  t = f16[333,200]{1,0} transpose(a), dimensions={1,0}
+  ROOT s = f16[333,200]{1,0} add(t, b)
+}
+ENTRY e {
+  a = f16[200,333]{1,0} parameter(0)
+  b = f16[333,200]{1,0} parameter(1)
+  ROOT f = f16[333,200]{1,0} fusion(a, b), kind=kLoop, calls=fused
+})");
+  ExpectSameForEveryThreadCount(R"(
+HloModule m
+ENTRY e {
+  x = s32[4,33,700]{2,1,0} parameter(0)
+  ROOT t = s32[4,700,33]{2,1,0} transpose(x), dimensions={0,2,1}
+})");
+  ExpectSameForEveryThreadCount(R"(
+HloModule m
+ENTRY e {
+  x = f32[600,2,40]{2,1,0} parameter(0)
+  ROOT t = f32[40,2,600]{2,1,0} transpose(x), dimensions={2,1,0}
+})");
+}
+
 // A reduce-window taking its outputs in lanes (reduce_window_emitter.cc):
 // the parts split the blocks of lanes, the last block partial.
 TEST(PartitionedKernelTest, ReduceWindowInLanes) {
