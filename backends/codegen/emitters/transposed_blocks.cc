@@ -6,6 +6,7 @@
 
 #include "hmo/base/status_macros.h"
 #include "hmo/codegen/element_types.h"
+#include "hmo/ir/hlo_computation.h"
 #include "llvm/IR/DerivedTypes.h"
 
 namespace hmo::codegen {
@@ -16,6 +17,34 @@ constexpr int64_t kRunBytes = 2048;
 
 // Runs outermost need at least this many of them.
 constexpr int64_t kMinOuterRuns = 8;
+
+// Whether `instruction` (an element-by-element kernel) only moves elements:
+// copies, transposes, layout changes, slices, broadcasts. Then a block's
+// values are loads LLVM turns into vector loads of the operand's lines; any
+// arithmetic among them (a fusion computing its values) leaves the block's
+// loop scalar, and slower than the tiled loop.
+bool MovesElementsOnly(const HloInstruction& instruction) {
+  auto moves_elements = [](const HloInstruction& i) {
+    switch (i.opcode()) {
+      case HloOpcode::kParameter:
+      case HloOpcode::kConstant:
+      case HloOpcode::kBitcast:
+      case HloOpcode::kBroadcast:
+      case HloOpcode::kCopy:
+      case HloOpcode::kReshape:
+      case HloOpcode::kSlice:
+      case HloOpcode::kTranspose:
+        return true;
+      default:
+        return false;
+    }
+  };
+  if (instruction.opcode() != HloOpcode::kFusion) return moves_elements(instruction);
+  for (const HloInstruction* fused : instruction.fused_instructions_computation()->instructions()) {
+    if (!moves_elements(*fused)) return false;
+  }
+  return true;
+}
 
 // The block's rows transposed in place: rows[c][a] becomes rows[a][c].
 // Stage s (1, 2, 4, ...) exchanges bit s of the row and the lane index
@@ -44,6 +73,7 @@ void EmitTransposeInRegisters(llvm::IRBuilderBase& b, std::vector<llvm::Value*>&
 bool CanEmitTransposedBlocks(const KernelEmitContext& context, const IrArray& output,
                              const LoopTiling& tiling) {
   if (context.parallel_iterations_run_concurrently()) return false;
+  if (!MovesElementsOnly(context.instruction())) return false;
   const int bits = primitive_util::BitWidth(output.element_type());
   if (bits != 16 && bits != 32) return false;
   if (primitive_util::IsComplexType(output.element_type())) return false;

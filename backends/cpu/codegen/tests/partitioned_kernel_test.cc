@@ -94,9 +94,10 @@ ENTRY e {
 }
 
 // Blocks transposed in registers (transposed_blocks.h): whole blocks only,
-// a 16-bit fusion reading one operand transposed and one not, with clipped
-// blocks, a 32-bit integer transpose, and a transpose whose tiled dimension
-// is the output's most-major one, with a dimension of two indices between.
+// a 16-bit fusion of a slice and a transpose with clipped blocks, a 32-bit
+// integer transpose, and a transpose whose tiled dimension is the output's
+// most-major one, with a dimension of two indices between. And a fusion
+// with arithmetic beside its transposed read, which loops in tiles.
 TEST(PartitionedKernelTest, TransposedBlocks) {
   ExpectSameForEveryThreadCount(R"(
 HloModule m
@@ -116,6 +117,17 @@ ENTRY e {
   a = f16[200,333]{1,0} parameter(0)
   b = f16[333,200]{1,0} parameter(1)
   ROOT f = f16[333,200]{1,0} fusion(a, b), kind=kLoop, calls=fused
+})");
+  ExpectSameForEveryThreadCount(R"(
+HloModule m
+fused {
+  a = bf16[210,340]{1,0} parameter(0)
+  s = bf16[200,333]{1,0} slice(a), slice={[5:205], [7:340]}
+  ROOT t = bf16[333,200]{1,0} transpose(s), dimensions={1,0}
+}
+ENTRY e {
+  a = bf16[210,340]{1,0} parameter(0)
+  ROOT f = bf16[333,200]{1,0} fusion(a), kind=kLoop, calls=fused
 })");
   ExpectSameForEveryThreadCount(R"(
 HloModule m

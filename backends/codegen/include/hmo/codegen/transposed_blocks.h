@@ -28,8 +28,11 @@ inline constexpr int64_t kTransposedBlock = 16;
 
 // Whether EmitTransposedBlocks emits the loop over `output` (the kernel's
 // output array) tiled as `tiling`: a kernel whose loop iterations one thread
-// runs in order (not a GPU's), an element type stored in 16 or 32 bits, and
-// both tiled dimensions of at least kTransposedBlock indices.
+// runs in order (not a GPU's), that only moves elements (a copy, transpose
+// or layout change, possibly fused with bitcasts, slices and broadcasts: no
+// arithmetic, which keeps the block's loop from vectorizing), an element
+// type stored in 16 or 32 bits, and both tiled dimensions of at least
+// kTransposedBlock indices.
 bool CanEmitTransposedBlocks(const KernelEmitContext& context, const IrArray& output,
                              const LoopTiling& tiling);
 
