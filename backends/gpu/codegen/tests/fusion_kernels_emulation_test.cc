@@ -14,6 +14,7 @@
 #include "gtest/gtest.h"
 #include "hmo/ir/hlo_computation.h"
 #include "hmo/text/hlo_parser.h"
+#include "gpu_codegen_test_support.h"
 #include "host_kernel_emulation.h"
 
 namespace hmo::gpu {
@@ -119,6 +120,14 @@ ENTRY main {
 
 TEST(GpuFusionKernelsEmulationTest, MultiOutputColumnReductionGivesEachOutputAThread) {
   EXPECT_EQ(CountFusions(kColumnSiblings, FusionKind::kInput), 1);
+  // One kernel, a grid-stride iteration per output column, PTX that ptxas
+  // takes.
+  testing::Emitted e = testing::Emit(kColumnSiblings);
+  ASSERT_TRUE(e.kernels.ok()) << e.kernels.status();
+  ASSERT_EQ(e.kernels->kernels.size(), 1u);
+  EXPECT_EQ(e.kernels->kernels.front().instruction->opcode(), HloOpcode::kFusion);
+  EXPECT_EQ(e.kernels->kernels.front().element_count, 64);
+  testing::ExpectPtxasAccepts(e.kernels->ptx, "multi_output_reduction");
   const Literal x = Iota({1100, 64}, 1, -2);
   std::vector<double> sum(64, 0), squares(64, 0);
   for (int64_t i = 0; i < 1100; ++i) {

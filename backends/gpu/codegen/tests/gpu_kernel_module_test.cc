@@ -282,42 +282,6 @@ ENTRY main {
   ExpectPtxasAccepts(e.kernels->ptx, "column_reduction");
 }
 
-TEST(GpuKernelModuleTest, LargeMultiOutputReductionFusionIsOneKernel) {
-  // Reducing more than a loop fusion computes inside its loop: the
-  // preparation keeps the reduction fusion (it expanded it when the GPU
-  // emitted loop fusions only), one kernel with a thread per output column.
-  Emitted e = Emit(R"(
-HloModule siblings, is_scheduled=true
-
-add {
-  l = f32[] parameter(0)
-  r = f32[] parameter(1)
-  ROOT s = f32[] add(l, r)
-}
-
-fused {
-  x = f32[1100,64] parameter(0)
-  z = f32[] parameter(1)
-  sum = f32[64] reduce(x, z), dimensions={0}, to_apply=add
-  sq = f32[1100,64] multiply(x, x)
-  squares = f32[64] reduce(sq, z), dimensions={0}, to_apply=add
-  ROOT t = (f32[64], f32[64]) tuple(sum, squares)
-}
-
-ENTRY main {
-  x = f32[1100,64] parameter(0)
-  z = f32[] constant(0)
-  ROOT f = (f32[64], f32[64]) fusion(x, z), kind=kInput, calls=fused
-}
-)");
-  ASSERT_TRUE(e.kernels.ok()) << e.kernels.status();
-  ASSERT_EQ(e.kernels->kernels.size(), 1u);
-  const GpuKernel& kernel = e.kernels->kernels.front();
-  EXPECT_EQ(kernel.instruction->opcode(), HloOpcode::kFusion);
-  EXPECT_EQ(kernel.element_count, 64);
-  ExpectPtxasAccepts(e.kernels->ptx, "multi_output_reduction");
-}
-
 TEST(LibdeviceMathTest, TableMapsIntrinsicsAndLibmNames) {
   EXPECT_EQ(LibdeviceNameFor("llvm.exp", 32), "__nv_expf");
   EXPECT_EQ(LibdeviceNameFor("llvm.exp", 64), "__nv_exp");
